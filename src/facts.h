@@ -1,0 +1,307 @@
+/* Facts: plain structs describing the machine, read through the sysroot
+ * layer by the facts_<source>.c readers. Checks only look at these structs.
+ *
+ * Conventions: a `char *` is owned by the struct (freed by facts_release);
+ * NULL means "not known / not present". Each reader that found something it
+ * could not parse stores a `struct fact_error` so a check can report `error`
+ * with evidence instead of guessing. Parsers that work on strings are exposed
+ * here for unit tests. */
+#ifndef ROCMCHECK_FACTS_H
+#define ROCMCHECK_FACTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sysroot.h"
+#include "util.h"
+
+enum vendor { VENDOR_NONE = 0, VENDOR_AMD, VENDOR_NVIDIA, VENDOR_INTEL, VENDOR_OTHER };
+const char *vendor_name(enum vendor v); /* "amd", "nvidia", "intel", "other", NULL */
+
+/* Something present but unreadable or unparseable. */
+struct fact_error {
+	char *path;
+	char *message;
+};
+
+struct fact_errors {
+	struct fact_error *v;
+	size_t n;
+};
+void fact_errors_add(struct fact_errors *e, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- facts_os.c: /etc/os-release (falls back to /usr/lib/os-release) ---- */
+struct os_facts {
+	bool present;
+	char *path;                 /* the file read */
+	char *id, *id_like, *version_id, *version_codename, *pretty_name, *name, *variant_id;
+};
+/* Parse os-release text (shell-style KEY=value with quotes and escapes). 0 or -EINVAL. */
+int os_release_parse(const char *text, struct os_facts *os);
+
+/* ---- facts_system.c: kernel, cmdline, modules, container, WSL, Secure Boot, CPU ---- */
+struct kernel_facts {
+	char *release;              /* "6.5.0-35-generic" (uname or proc/sys/kernel/osrelease) */
+	char *release_source;       /* "host.ini [uname] release", "uname(2)", "/proc/sys/kernel/osrelease" */
+	bool parsed;
+	unsigned major, minor, patch;
+	char *arch;                 /* uname machine */
+	char *nodename;
+	char *proc_version;         /* /proc/version */
+	char *cmdline;              /* /proc/cmdline */
+};
+/* "6.5.0-35-generic" -> 6,5,0. 0 or -EINVAL. */
+int kernel_release_parse(const char *s, unsigned *major, unsigned *minor, unsigned *patch);
+
+enum container_kind { CONTAINER_NONE = 0, CONTAINER_DOCKER, CONTAINER_PODMAN, CONTAINER_OTHER };
+
+struct system_facts {
+	struct strvec modules;      /* /proc/modules names */
+	bool modules_read;
+	enum container_kind container;
+	char *container_evidence;   /* "/.dockerenv", "/run/.containerenv", "/proc/1/cgroup: docker" */
+	bool wsl;
+	char *wsl_evidence;
+	bool dxg_present;           /* /dev/dxg (WSL GPU) */
+	int secure_boot;            /* -1 unknown/no EFI var, 0 off, 1 on */
+	char *secure_boot_path;
+	bool efi;                   /* /sys/firmware/efi exists */
+	bool dkms_amdgpu;           /* /var/lib/dkms/amdgpu or updates/dkms/amdgpu.ko* for the running release */
+	char *dkms_amdgpu_evidence;
+	struct strvec dkms_amdgpu_versions; /* directory names under /var/lib/dkms/amdgpu */
+	bool cpu_amd;               /* /proc/cpuinfo vendor_id AuthenticAMD */
+	bool cpu_hypervisor;        /* "hypervisor" flag */
+	bool cpuinfo_read;
+	int iommu_passthrough_config; /* /boot/config-<release> CONFIG_IOMMU_DEFAULT_PASSTHROUGH: -1 unknown, 0, 1 */
+	bool headers_installed;     /* /lib/modules/<release>/build exists */
+};
+
+/* ---- facts_pci.c: /sys/bus/pci/devices ---- */
+struct pci_dev {
+	char *addr;                 /* "0000:03:00.0" */
+	unsigned vendor, device, subsys_vendor, subsys_device;
+	unsigned class_code;        /* 0x030000 */
+	char *driver;               /* basename of the driver link, NULL when unbound */
+	uint64_t vram_total, vram_used, gtt_total; /* bytes; 0 unknown */
+	char *link_speed, *link_width, *max_link_speed, *max_link_width; /* as sysfs writes them */
+	char *unique_id;            /* amdgpu unique_id / serial where present */
+	char *board_name;           /* amdgpu product_name / board_info where present */
+};
+bool pci_is_gpu_class(unsigned class_code); /* 0x03xxxx display or 0x12xxxx processing accelerator */
+
+/* ---- facts_kfd.c: /sys/class/kfd/kfd/topology/nodes ---- */
+struct kfd_node {
+	int id;                     /* node directory number */
+	uint64_t gpu_id;            /* 0 for CPU nodes */
+	bool readable;              /* properties could be read (EPERM in some containers) */
+	uint32_t gfx_target_version;
+	char arch[16];              /* "gfx1100" decoded from gfx_target_version, "" for CPU */
+	char *name;                 /* the `name` file */
+	unsigned vendor_id, device_id, location_id, domain;
+	int drm_render_minor;       /* -1 unknown */
+	unsigned simd_count, simd_per_cu, compute_units, num_xcc;
+	uint64_t local_mem_size;    /* usually 0 on current kernels */
+	uint64_t vram_bytes;        /* sum of mem_banks of heap_type 1 (public) / 2 (private) */
+	uint64_t unique_id;
+	unsigned max_engine_clk_fcompute;
+};
+/* "key value" lines; unknown keys tolerated. 0, or -EINVAL when a known key's
+ * value does not parse (the node keeps what parsed). */
+int kfd_properties_parse(const char *text, struct kfd_node *n);
+/* gfx_target_version -> "gfx1100" (decimal major, hex minor, hex stepping).
+ * Returns 0, or -EINVAL for 0 / out-of-range values. */
+int gfx_name_from_version(uint32_t v, char *buf, size_t bufsize);
+
+struct kfd_facts {
+	bool topology_present;      /* /sys/class/kfd/kfd/topology/nodes exists */
+	struct kfd_node *nodes;
+	size_t nnodes;
+};
+
+/* ---- facts_drm.c: /sys/class/drm/renderD* (+ libdrm on a live run) ---- */
+struct drm_render {
+	int minor;                  /* 128 */
+	char *dev_path;             /* "/dev/dri/renderD128" */
+	char *pci_addr;             /* from the device link */
+	char *driver;               /* "amdgpu", "nvidia", "i915", ... */
+	char *driver_version;       /* from libdrm drmGetVersion on a live run */
+};
+struct drm_facts {
+	struct drm_render *nodes;
+	size_t nnodes;
+	bool libdrm_used;           /* live run enriched with libdrm */
+};
+
+/* ---- facts_driver.c: amdgpu and nvidia kernel drivers ---- */
+struct driver_facts {
+	bool amdgpu_module;         /* /sys/module/amdgpu exists */
+	char *amdgpu_initstate;     /* "live", "coming", ...; NULL when absent */
+	char *amdgpu_version;       /* /sys/module/amdgpu/version (DKMS only) */
+	bool nvidia_module;         /* /sys/module/nvidia exists */
+	char *nvidia_version;       /* "550.54.14" */
+	bool nvidia_open;           /* "Open Kernel Module" */
+	char *nvidia_version_source;/* path it came from */
+	bool nouveau_module;        /* /sys/module/nouveau exists or in /proc/modules */
+};
+/* First line of /proc/driver/nvidia/version -> version and open flag. 0 or -EINVAL. */
+int nvidia_version_parse(const char *text, char **version, bool *open_module);
+
+/* ---- facts_rocm.c: ROCm installs, HIP runtimes, rocBLAS Tensile files ---- */
+enum rocm_source {
+	ROCM_SRC_INFO_VERSION,      /* /opt/rocm/.info/version */
+	ROCM_SRC_HEADER,            /* include/rocm-core/rocm_version.h */
+	ROCM_SRC_DIRNAME,           /* /opt/rocm-X.Y.Z */
+	ROCM_SRC_ROCM_PATH,         /* $ROCM_PATH */
+	ROCM_SRC_DISTRO,            /* /usr/lib/x86_64-linux-gnu/libamdhip64.so.N.N.N */
+};
+struct rocm_install {
+	char *path;                 /* "/opt/rocm-6.2.0", "/usr" for distro packages */
+	char *version;              /* "6.2.0" (or "6.3.2-66" as written) */
+	struct version ver;
+	enum rocm_source source;
+	char *source_path;          /* the file the version came from */
+	bool has_hip;               /* libamdhip64.so* in lib */
+	bool is_default;            /* what /opt/rocm points at (or the only one) */
+	char *rocblas_dir;          /* lib/rocblas/library when present */
+	struct strvec tensile_archs;/* gfx names with TensileLibrary*_gfxNNNN* files, sorted unique */
+};
+struct rocm_facts {
+	struct rocm_install *installs;
+	size_t ninstalls;
+	int active;                 /* index of the install that wins, -1 none */
+};
+/* Read ROCM_VERSION_MAJOR/MINOR/PATCH from rocm_version.h text. 0 or -EINVAL. */
+int rocm_version_header_parse(const char *text, struct version *v);
+/* Add the gfx name of every TensileLibrary*_gfxNNNN* name in `names`. */
+void tensile_archs_from_names(const struct strvec *names, struct strvec *archs);
+
+/* ---- facts_cuda.c: CUDA toolkits ---- */
+struct cuda_toolkit {
+	char *path;                 /* "/usr/local/cuda-12.4" */
+	char *version;              /* "12.4.131" */
+	struct version ver;
+	bool has_nvcc;
+};
+struct cuda_facts {
+	struct cuda_toolkit *toolkits;
+	size_t ntoolkits;
+	int active;                 /* /usr/local/cuda (or the only one); -1 none */
+};
+/* version.json text -> "cuda" version string. 0 or -EINVAL. */
+int cuda_version_json_parse(const char *text, char **version);
+
+/* ---- facts_python.c: PyTorch / TensorFlow installs ---- */
+enum fw_backend { FW_BACKEND_UNKNOWN = 0, FW_BACKEND_CPU, FW_BACKEND_ROCM, FW_BACKEND_CUDA };
+const char *fw_backend_name(enum fw_backend b); /* "cpu", "rocm", "cuda", NULL */
+
+struct framework {
+	char *name;                 /* "torch", "tensorflow", "tensorflow-rocm" */
+	char *version;              /* "2.4.0+rocm6.1" */
+	enum fw_backend backend;
+	char *backend_version;      /* "6.1" (ROCm from hip/tag) or "12.1" (CUDA) */
+	char *path;                 /* the package directory */
+	char *site;                 /* the site-packages directory */
+	bool bundled_hip;           /* lib/libamdhip64.so* */
+	bool bundled_cudart;        /* lib/libcudart* */
+	struct strvec tensile_archs;/* torch/lib/rocblas/library TensileLibrary*_gfx* */
+	bool has_rocblas_dir;
+};
+struct python_facts {
+	struct framework *v;
+	size_t n;
+	struct strvec sites_searched;
+};
+/* torch/version.py text -> version, backend and backend version (both styles:
+ * `cuda: Optional[str] = None` and `cuda = None`). 0 or -EINVAL. */
+int torch_version_py_parse(const char *text, char **version, enum fw_backend *backend,
+			   char **backend_version);
+
+/* ---- facts_env.c: environment variables of spec/checks.md ---- */
+struct hsa_override {
+	bool set;
+	char *raw;
+	bool valid;                 /* N.N.N, major<=63, minor<=255, stepping<=255 */
+	unsigned major, minor, stepping;
+	char arch[16];              /* the gfx name it stands for, "" when invalid */
+};
+/* Parse an HSA_OVERRIDE_GFX_VERSION value (as the runtime does: %u.%u.%u). */
+void hsa_override_parse(const char *value, struct hsa_override *o);
+
+struct env_facts {
+	struct hsa_override hsa_override;          /* HSA_OVERRIDE_GFX_VERSION */
+	struct hsa_override *hsa_override_node;    /* HSA_OVERRIDE_GFX_VERSION_<node>, indexed by KFD node id */
+	size_t nhsa_override_node;
+	const char *hip_visible, *rocr_visible, *cuda_visible, *gpu_device_ordinal; /* borrowed from sysroot */
+	const char *pytorch_rocm_arch;
+	const char *virtual_env, *conda_prefix, *rocm_path;
+	struct strvec blocking_vars;  /* "HIP_LAUNCH_BLOCKING=1" for each one set true */
+};
+
+/* ---- facts.c: the GPU inventory and the whole ---- */
+struct gpu {
+	int index;                  /* as `devices` numbers them: KFD GPU nodes in node order, then NVIDIA by PCI address */
+	enum vendor vendor;
+	char *name;                 /* marketing name (profile, else board name, else "AMD GPU 1002:744c") */
+	char arch[16];              /* "gfx1100"; NVIDIA: "sm_89" */
+	uint32_t gfx_target_version;
+	char *pci_addr;
+	unsigned pci_vendor, pci_device;
+	uint64_t vram_bytes;        /* 0 unknown */
+	uint64_t gtt_bytes;
+	bool integrated;            /* filled by inventory_annotate() */
+	char *family;               /* "RDNA3", filled by inventory_annotate() */
+	char *driver;
+	int kfd_node;               /* -1 for NVIDIA */
+	char *render_node;          /* "/dev/dri/renderD128" or NULL */
+	unsigned compute_units;
+	unsigned cc_major, cc_minor;/* NVIDIA compute capability from the profile; 0 unknown */
+	char *unique_id;
+	bool visible;               /* left visible by *_VISIBLE_DEVICES (after annotate) */
+	char *visible_id;           /* what to put in ROCR_VISIBLE_DEVICES for it */
+};
+
+struct facts {
+	struct sysroot *sr;         /* borrowed: the root the facts came from */
+	struct os_facts os;
+	struct kernel_facts kernel;
+	struct system_facts sys;
+	struct pci_dev *pci;        /* GPU-class PCI devices only, sorted by address */
+	size_t npci;
+	struct kfd_facts kfd;
+	struct drm_facts drm;
+	struct driver_facts drv;
+	struct rocm_facts rocm;
+	struct cuda_facts cuda;
+	struct python_facts py;
+	struct env_facts env;
+	const struct dev_node *kfd_dev; /* /dev/kfd, borrowed from sysroot */
+	struct gpu *gpus;
+	size_t ngpus;
+	struct fact_errors errors;  /* everything present but unparseable */
+};
+
+/* Readers, each filling its part; they never fail as a whole: what they
+ * cannot read is left NULL/false, what they cannot parse goes to errors. */
+void facts_read_os(struct facts *f);
+void facts_read_system(struct facts *f);
+void facts_read_pci(struct facts *f);
+void facts_read_kfd(struct facts *f);
+void facts_read_drm(struct facts *f);
+void facts_read_driver(struct facts *f);
+void facts_read_rocm(struct facts *f);
+void facts_read_cuda(struct facts *f);
+void facts_read_python(struct facts *f);
+void facts_read_env(struct facts *f);
+/* Build f->gpus from kfd + pci + drm (no profile needed). */
+void facts_build_gpus(struct facts *f);
+
+/* All of the above in order. */
+void facts_gather(struct facts *f, struct sysroot *sr);
+void facts_release(struct facts *f);
+
+/* The first fact error whose path starts with `prefix`, or NULL. */
+const struct fact_error *facts_error_for(const struct facts *f, const char *prefix);
+
+#endif

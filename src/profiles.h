@@ -1,0 +1,160 @@
+/* The profile database (spec/profiles.md): support matrices, GPU models and
+ * fix commands as INI data in profiles/, embedded at build time, replaceable
+ * with --profiles DIR. The file format is documented in
+ * man/rocmcheck-profiles.5; this header is what the checks query.
+ *
+ * Strings are owned by the database; every query returns borrowed pointers
+ * valid until profiles_free(). */
+#ifndef ROCMCHECK_PROFILES_H
+#define ROCMCHECK_PROFILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "facts.h"
+#include "util.h"
+
+struct prof_where {            /* where an entry was defined, for messages */
+	const char *file;
+	int line;
+};
+
+struct prof_os {
+	char *key;                 /* "ubuntu-22.04" */
+	char *id;                  /* os-release ID: "ubuntu", "rhel", "sles", "debian", "fedora" */
+	char *version;             /* "22.04", "9", "15" (matched by major.minor, or major when one part) */
+	char *name;                /* "Ubuntu 22.04 LTS" */
+	char *codename;            /* "jammy" */
+	char *pkg;                 /* "apt", "dnf", "zypper" */
+	bool community;            /* not in AMD's list (Fedora) */
+	struct strvec headers;     /* kernel headers packages, templates ("linux-headers-{kernel}") */
+	struct prof_where where;
+};
+
+struct prof_rocm_os {          /* one supported OS of a ROCm release */
+	char *os;                  /* key of a prof_os */
+	struct strvec kernels;     /* supported kernel series "5.15", "6.8" */
+	bool radeon;               /* Radeon (consumer) cards supported on it too */
+};
+
+struct prof_rocm {
+	char *version;             /* "6.2" (major.minor; point releases share the entry) */
+	struct version ver;
+	char *date;                /* "2024-08-02" */
+	struct strvec gfx_instinct;
+	struct strvec gfx_radeon;
+	struct prof_rocm_os *os;
+	size_t nos;
+	char *torch_index;         /* "https://download.pytorch.org/whl/rocm6.2" or NULL */
+	struct strvec torch_releases; /* "2.5" */
+	struct strvec dkms;        /* amdgpu DKMS versions shipped with it ("6.8.5") */
+	int driver_window_releases;/* kernel driver may differ by this many releases (2), 0 when by time */
+	int driver_window_months;  /* or by this many months (12) */
+	struct prof_where where;
+};
+
+struct prof_gfx {
+	char *arch;                /* "gfx1100" */
+	char *family;              /* "RDNA3" */
+	char *override;            /* "11.0.0" or NULL */
+	bool apu;                  /* exists only as an integrated GPU */
+	struct prof_where where;
+};
+
+struct prof_gpu_model {
+	char *key;
+	char *name;                /* "AMD Radeon RX 7900 XTX" */
+	enum vendor vendor;
+	char *arch;                /* "gfx1100", or "sm_89" for NVIDIA */
+	unsigned cc_major, cc_minor; /* NVIDIA compute capability */
+	unsigned *pci_ids;         /* device ids (vendor implied by `vendor`) */
+	size_t npci_ids;
+	double fp32_tflops, fp16_tflops, bandwidth_gbs; /* 0 unknown */
+	uint64_t vram_bytes;
+	unsigned board_power_w;
+	bool instinct;             /* data-centre line (wider OS support) */
+	struct prof_where where;
+};
+
+struct prof_cuda {
+	char *version;             /* "12.4" */
+	struct version ver;
+	char *min_driver;          /* "550.54.14": oldest Linux driver that runs it */
+	unsigned min_cc_major, min_cc_minor;
+	char *torch_index;         /* "https://download.pytorch.org/whl/cu124" */
+	struct prof_where where;
+};
+
+struct prof_fix {
+	char *id;                  /* "groups", "modprobe", "mok", ... */
+	char *text;                /* template */
+	struct strvec commands;    /* templates */
+	bool reboot, relogin;
+	struct prof_where where;
+};
+
+struct prof_route {            /* install commands for an OS and ROCm release */
+	char *os;                  /* prof_os key */
+	char *rocm;                /* "6.2", or "*" for every release */
+	struct strvec commands;    /* templates: {rocm_version}, {codename}, ... */
+	struct prof_where where;
+};
+
+struct profiles {
+	char *db_version;          /* "[database] version = 2026.11.29" */
+	double min_vram_gib;       /* for ML work; default 8 */
+	struct prof_os *os;              size_t nos;
+	struct prof_rocm *rocm;          size_t nrocm;     /* sorted by version ascending */
+	struct prof_gfx *gfx;            size_t ngfx;
+	struct prof_gpu_model *models;   size_t nmodels;
+	struct prof_cuda *cuda;          size_t ncuda;     /* sorted ascending */
+	struct prof_fix *fixes;          size_t nfixes;
+	struct prof_route *routes;       size_t nroutes;
+	struct strvec files;       /* names of the files loaded */
+	struct strvec sources;     /* every `source =` line, for `profiles show` */
+};
+
+/* Load every *.ini in `dir` (sorted by name), or the embedded database when
+ * dir is NULL. On any problem nothing is loaded: returns a negative value and
+ * appends one "FILE:LINE: message" per problem to `errors`. */
+int profiles_load(struct profiles **out, const char *dir, struct strvec *errors);
+void profiles_free(struct profiles *db);
+
+/* The embedded files (generated at build time). */
+struct embedded_file {
+	const char *name;
+	const char *data;
+	size_t len;
+};
+extern const struct embedded_file embedded_profiles[];
+extern const size_t embedded_profiles_count;
+
+/* ---- queries ---- */
+const struct prof_os *profiles_find_os(const struct profiles *db, const char *id, const char *version_id);
+const struct prof_os *profiles_os_by_key(const struct profiles *db, const char *key);
+/* Matches "6.2", "6.2.0", "6.3.2-66" to the entry of that major.minor. */
+const struct prof_rocm *profiles_find_rocm(const struct profiles *db, const char *version);
+const struct prof_rocm *profiles_newest_rocm(const struct profiles *db);
+const struct prof_rocm_os *prof_rocm_os(const struct prof_rocm *r, const char *os_key);
+/* Arch supported by the release (either list, or only Radeon when radeon_only). */
+bool prof_rocm_has_arch(const struct prof_rocm *r, const char *arch);
+/* The oldest release at or after `from` (NULL: any) that supports arch, or NULL. */
+const struct prof_rocm *profiles_first_rocm_with_arch(const struct profiles *db, const char *arch);
+const struct prof_rocm *profiles_newest_rocm_with_arch(const struct profiles *db, const char *arch);
+/* The release whose DKMS list holds this amdgpu DKMS version (matched by major.minor.patch), or NULL. */
+const struct prof_rocm *profiles_rocm_for_dkms(const struct profiles *db, const char *dkms_version);
+const struct prof_gfx *profiles_find_gfx(const struct profiles *db, const char *arch);
+const struct prof_gpu_model *profiles_find_model(const struct profiles *db, enum vendor v, unsigned pci_device);
+const struct prof_gpu_model *profiles_find_model_by_arch(const struct profiles *db, const char *arch);
+const struct prof_cuda *profiles_find_cuda(const struct profiles *db, const char *version);
+const struct prof_fix *profiles_find_fix(const struct profiles *db, const char *id);
+/* Install commands for an OS key and ROCm release (specific route first, then "*"). */
+const struct prof_route *profiles_find_route(const struct profiles *db, const char *os_key, const char *rocm);
+
+/* Placeholder filling: "{user}" -> value. `vars` is NULL-terminated pairs
+ * {name, value, name, value, ..., NULL}. Returns 0 and *out (caller frees), or
+ * -EINVAL with *out naming the unknown placeholder. "{{" is a literal brace. */
+int profiles_render(const char *tmpl, const char *const *vars, char **out);
+
+#endif

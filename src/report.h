@@ -1,0 +1,97 @@
+/* The report: what every renderer (out_text.c, out_json.c) is fed.
+ * Checks and probes append results; the summary is derived at the end.
+ * Strings in results are owned by the report. */
+#ifndef ROCMCHECK_REPORT_H
+#define ROCMCHECK_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "facts.h"
+#include "profiles.h"
+#include "util.h"
+
+enum status { ST_SKIP = 0, ST_PASS, ST_WARN, ST_FAIL, ST_ERROR }; /* ordered by severity */
+const char *status_name(enum status s);           /* "pass", ... */
+enum status status_worst(enum status a, enum status b);
+
+struct evidence {
+	char *path;                /* file, device or variable ("env:HSA_OVERRIDE_GFX_VERSION") */
+	char *value;
+};
+
+struct fix {
+	char *text;                /* NULL when the result has no fix */
+	struct strvec commands;
+	bool reboot, relogin;
+};
+
+struct check_def;              /* checks.h */
+
+struct check_result {
+	const struct check_def *def;
+	enum status status;
+	char *summary;
+	struct evidence *evidence;
+	size_t nevidence;
+	struct fix fix;
+	int gpu;                   /* GPU index, -1 for null */
+};
+
+struct probe_result {
+	char *id;                  /* "probe.gemm.fp32" */
+	int gpu;
+	char *backend;             /* "hip", "cuda", "cpu" */
+	enum status status;
+	char *summary;
+	unsigned m, n, k;          /* shape; 0 when not a GEMM-like probe */
+	double seconds, tflops, expected_tflops, ratio, max_rel_error;
+	double gbs, expected_gbs;  /* bandwidth probes; negative when absent */
+	char *verification;        /* "freivalds+sampled" */
+	long nan_count;            /* -1 absent */
+	char *variant;             /* "wmma", "plain", ... */
+	struct fix fix;
+};
+
+struct report {
+	const char *source_kind;   /* "live", "sysroot", "replay" */
+	const char *source_path;
+	const char *level;         /* "quick", "standard", "full" */
+	const struct facts *facts; /* borrowed */
+	const struct profiles *db; /* borrowed */
+	struct check_result *results;
+	size_t nresults;
+	struct probe_result *probes;
+	size_t nprobes;
+	/* derived by report_finish() */
+	enum status status;
+	size_t count[5];           /* indexed by enum status */
+	int exit_status;
+	bool fail_on_warn;
+};
+
+void report_init(struct report *r, const struct facts *f, const struct profiles *db);
+void report_release(struct report *r);
+
+/* Append a result and return it for filling. `gpu` is -1 for none. */
+struct check_result *report_add(struct report *r, const struct check_def *def,
+				enum status st, int gpu, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+void result_evidence(struct check_result *res, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Fill the result's fix from profile fix `fix_id` with placeholders `vars`
+ * (NULL-terminated name/value pairs; "{user}" etc.). Missing fix or a bad
+ * template gives a fix whose text says so (never silently no fix). */
+void result_fix_profile(struct check_result *res, const struct profiles *db,
+			const char *fix_id, const char *const *vars);
+/* A fix written by the check itself (text only or plus commands). */
+void result_fix_text(struct check_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void result_fix_command(struct check_result *res, const char *cmd);
+
+struct probe_result *report_add_probe(struct report *r, const char *id, int gpu, const char *backend);
+
+/* Compute status, counts and exit status (0 or 1). */
+void report_finish(struct report *r);
+
+#endif

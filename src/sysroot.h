@@ -1,0 +1,137 @@
+/* The sysroot layer: the only code that touches the machine's file system
+ * and the process's identity (spec/sysroot.md).
+ *
+ * A sysroot is either the live machine ("/", plus uname(2), getenv(3),
+ * getgroups(2), stat(2)/open(2) for device nodes) or a captured tree with
+ * `.rocmcheck/host.ini`. Every path given to these functions is absolute as
+ * on the machine ("/etc/os-release"); it is resolved inside the root the way
+ * chroot would: absolute symlink targets are re-rooted, ".." never climbs
+ * above the root, and nothing outside the root is ever opened.
+ *
+ * Every path read, listed or stat'ed is recorded (sysroot_recorded()), so a
+ * support bundle can copy exactly what the checks saw. */
+#ifndef ROCMCHECK_SYSROOT_H
+#define ROCMCHECK_SYSROOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+/* Largest file the layer reads; larger files give -EFBIG. */
+#define SYSROOT_MAX_FILE (1024 * 1024)
+/* Most entries returned by one listing; more give the first N sorted and -E2BIG is not raised. */
+#define SYSROOT_MAX_LIST 4096
+
+enum node_type { NODE_MISSING = 0, NODE_FILE, NODE_DIR, NODE_CHAR, NODE_BLOCK, NODE_OTHER };
+
+enum dev_access { ACCESS_UNKNOWN = 0, ACCESS_RW, ACCESS_RO, ACCESS_DENIED, ACCESS_MISSING };
+
+/* A device node as the checks see it (host.ini [device PATH] or stat+open). */
+struct dev_node {
+	char *path;            /* "/dev/kfd" */
+	enum node_type type;   /* NODE_CHAR, NODE_MISSING, ... */
+	unsigned mode;         /* permission bits, e.g. 0660; 0 when unknown */
+	char *owner;           /* user name or NULL */
+	char *group;           /* group name or NULL */
+	enum dev_access access;
+};
+
+struct env_entry {
+	char *name;
+	char *value;
+};
+
+/* Facts that are not files (host.ini sections, or syscalls on a live run). */
+struct host_info {
+	bool have_uname;
+	char *sysname, *release, *machine, *nodename;
+	bool have_user;
+	char *user;              /* effective user name; NULL when unknown */
+	long uid, gid;           /* -1 when unknown */
+	struct strvec groups;    /* group names of the process */
+	char *home;
+	char *sudo_user;         /* SUDO_USER when running as root via sudo */
+	struct env_entry *env;   /* only the variables rocmcheck reads */
+	size_t nenv;
+	char *captured_at, *capture_source;
+};
+
+struct sysroot {
+	int root_fd;
+	bool live;
+	char *path;              /* "/" or the DIR given */
+	struct host_info host;
+	struct strvec recorded;  /* every path touched, in order, unique */
+	/* device nodes already asked about (cache; live: from stat/open) */
+	struct dev_node *devs;
+	size_t ndevs;
+	char *host_ini_error;    /* "host.ini:12: message" when host.ini was malformed */
+};
+
+/* Open `dir` as a captured machine, or the live machine when dir is NULL.
+ * Returns 0, or a negative errno (-ENOENT, -ENOTDIR, -EACCES) when the root
+ * cannot be used; host.ini problems do not fail the open: they set
+ * host_ini_error and leave the affected facts unknown. */
+int sysroot_open(struct sysroot *sr, const char *dir);
+void sysroot_release(struct sysroot *sr);
+
+/* Read a whole file (at most SYSROOT_MAX_FILE bytes). On success *out is a
+ * NUL-terminated buffer the caller frees and *len its length (embedded NULs
+ * possible). Returns 0, -ENOENT, -EISDIR, -EFBIG, -EACCES, -ELOOP or another
+ * negative errno. */
+int sysroot_read(struct sysroot *sr, const char *path, char **out, size_t *len);
+
+/* Like sysroot_read, then trims trailing whitespace. Returns the same codes. */
+int sysroot_read_line(struct sysroot *sr, const char *path, char **out);
+
+/* Names in a directory (no "." or ".."), sorted, at most SYSROOT_MAX_LIST.
+ * Returns 0 and fills `names` (appended), or a negative errno. */
+int sysroot_list(struct sysroot *sr, const char *path, struct strvec *names);
+
+/* The type of what `path` resolves to (NODE_MISSING when it does not exist). */
+enum node_type sysroot_type(struct sysroot *sr, const char *path);
+bool sysroot_exists(struct sysroot *sr, const char *path);
+
+/* The target of the symlink `path` (its last component is not followed),
+ * as written in the link. Returns 0 or a negative errno (-EINVAL: not a link). */
+int sysroot_readlink(struct sysroot *sr, const char *path, char **out);
+
+/* Basename of a symlink's target, e.g. ".../device/driver" -> "amdgpu". */
+int sysroot_link_name(struct sysroot *sr, const char *path, char **out);
+
+/* The canonical path inside the root that `path` resolves to ("/sys/devices/..."),
+ * caller owns it. Returns 0 or a negative errno. */
+int sysroot_realpath(struct sysroot *sr, const char *path, char **out);
+
+/* Expand one glob-like pattern where '*' may appear in any component
+ * ("/opt/rocm-*", "/usr/lib/python3.*\/site-packages"): matching paths,
+ * sorted, appended to `out`. Listings walked are recorded. */
+void sysroot_glob(struct sysroot *sr, const char *pattern, struct strvec *out);
+
+/* Environment variable as seen by the checks: host.ini [env] or getenv(3)
+ * on a live run (only names in the known list are read live). Borrowed. */
+const char *sysroot_getenv(struct sysroot *sr, const char *name);
+
+/* Device node facts for `path` (host.ini, or stat+open on a live run). Borrowed;
+ * never NULL (an unknown node has type NODE_MISSING and access ACCESS_UNKNOWN
+ * in a sysroot without the section). */
+const struct dev_node *sysroot_device(struct sysroot *sr, const char *path);
+
+/* Every path recorded so far. Borrowed. */
+const struct strvec *sysroot_recorded(const struct sysroot *sr);
+
+/* Parse host.ini text into `host` and device nodes (exposed for tests).
+ * Returns 0, or the 1-based line of the first malformed line (and fills
+ * *err with "host.ini:LINE: message"). */
+int host_ini_parse(const char *text, struct host_info *host,
+		   struct dev_node **devs, size_t *ndevs, char **err);
+void host_info_release(struct host_info *h);
+
+/* Names of every environment variable rocmcheck reads (NULL-terminated);
+ * the only ones read on a live run and kept in bundles. */
+extern const char *const sysroot_env_names[];
+
+#endif

@@ -1,0 +1,392 @@
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void oom(void)
+{
+	fputs("rocmcheck: out of memory\n", stderr);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom();
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		oom();
+	return d;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	if (!s)
+		return NULL;
+	char *d = strndup(s, n);
+	if (!d)
+		oom();
+	return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return strbuf_detach(&sb);
+}
+
+/* ---- strbuf ---- */
+
+static char strbuf_empty[1];
+
+void strbuf_init(struct strbuf *sb)
+{
+	sb->buf = strbuf_empty;
+	sb->len = 0;
+	sb->alloc = 0;
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	strbuf_init(sb);
+}
+
+static void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	if (!sb->buf)
+		strbuf_init(sb);
+	size_t need = sb->len + extra + 1;
+	if (need <= sb->alloc)
+		return;
+	size_t a = sb->alloc ? sb->alloc : 64;
+	while (a < need)
+		a *= 2;
+	if (sb->alloc) {
+		sb->buf = xrealloc(sb->buf, a);
+	} else {
+		char *n = xmalloc(a);
+		memcpy(n, sb->buf, sb->len + 1);
+		sb->buf = n;
+	}
+	sb->alloc = a;
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+	strbuf_grow(sb, len);
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, char c)
+{
+	strbuf_add(sb, &c, 1);
+}
+
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	strbuf_grow(sb, (size_t)n);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+char *strbuf_detach(struct strbuf *sb)
+{
+	char *r;
+	if (!sb->buf || !sb->alloc)
+		r = xstrdup("");
+	else
+		r = sb->buf;
+	strbuf_init(sb);
+	return r;
+}
+
+const char *strbuf_cstr(struct strbuf *sb)
+{
+	return sb->buf ? sb->buf : "";
+}
+
+/* ---- strvec ---- */
+
+void strvec_init(struct strvec *sv)
+{
+	sv->v = NULL;
+	sv->n = 0;
+	sv->alloc = 0;
+}
+
+void strvec_release(struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	strvec_init(sv);
+}
+
+void strvec_push_owned(struct strvec *sv, char *s)
+{
+	if (sv->n + 1 >= sv->alloc) {
+		sv->alloc = sv->alloc ? sv->alloc * 2 : 8;
+		sv->v = xrealloc(sv->v, sv->alloc * sizeof(*sv->v));
+	}
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+}
+
+void strvec_push(struct strvec *sv, const char *s)
+{
+	strvec_push_owned(sv, xstrdup(s));
+}
+
+void strvec_pushf(struct strvec *sv, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	strvec_push_owned(sv, strbuf_detach(&sb));
+}
+
+bool strvec_contains(const struct strvec *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return true;
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strvec_sort(struct strvec *sv)
+{
+	if (sv->n > 1)
+		qsort(sv->v, sv->n, sizeof(*sv->v), cmp_str);
+}
+
+void strvec_split(struct strvec *sv, const char *s, const char *seps)
+{
+	while (s && *s) {
+		size_t skip = strspn(s, seps);
+		s += skip;
+		size_t len = strcspn(s, seps);
+		if (len)
+			strvec_push_owned(sv, xstrndup(s, len));
+		s += len;
+	}
+}
+
+/* ---- text ---- */
+
+char *str_trim(char *s)
+{
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+bool str_startswith(const char *s, const char *prefix)
+{
+	return s && !strncmp(s, prefix, strlen(prefix));
+}
+
+bool str_endswith(const char *s, const char *suffix)
+{
+	if (!s)
+		return false;
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+bool str_contains_ci(const char *hay, const char *needle)
+{
+	return hay && strcasestr(hay, needle) != NULL;
+}
+
+int parse_u64(const char *s, int base, uint64_t *out)
+{
+	if (!s)
+		return -EINVAL;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, base);
+	if (end == s)
+		return -EINVAL;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+int parse_i64(const char *s, int base, int64_t *out)
+{
+	if (!s)
+		return -EINVAL;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	char *end;
+	long long v = strtoll(s, &end, base);
+	if (end == s)
+		return -EINVAL;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*out = (int64_t)v;
+	return 0;
+}
+
+bool env_value_true(const char *v)
+{
+	if (!v)
+		return false;
+	while (isspace((unsigned char)*v))
+		v++;
+	if (!*v)
+		return false;
+	static const char *const no[] = { "0", "false", "no", "off", "n", "f" };
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++) {
+		size_t l = strlen(no[i]);
+		if (!strncasecmp(v, no[i], l)) {
+			const char *r = v + l;
+			while (isspace((unsigned char)*r))
+				r++;
+			if (!*r)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* ---- versions ---- */
+
+int version_parse(const char *s, struct version *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (!s)
+		return -EINVAL;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s == 'v' || *s == 'V')
+		s++;
+	/* Debian epoch "1:6.8.5" */
+	const char *colon = strchr(s, ':');
+	if (colon && colon > s && strspn(s, "0123456789") == (size_t)(colon - s))
+		s = colon + 1;
+	while (v->nparts < 4 && isdigit((unsigned char)*s)) {
+		unsigned long long x = 0;
+		int digits = 0;
+		while (isdigit((unsigned char)*s)) {
+			if (x < 100000000ULL)
+				x = x * 10 + (unsigned)(*s - '0');
+			else
+				return memset(v, 0, sizeof(*v)), -EINVAL;
+			s++;
+			digits++;
+		}
+		(void)digits;
+		v->part[v->nparts++] = (unsigned)x;
+		if (*s == '.' && isdigit((unsigned char)s[1]))
+			s++;
+		else
+			break;
+	}
+	return v->nparts ? 0 : -EINVAL;
+}
+
+int version_cmp_n(const struct version *a, const struct version *b, int n)
+{
+	for (int i = 0; i < n && i < 4; i++) {
+		if (a->part[i] != b->part[i])
+			return a->part[i] < b->part[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+int version_cmp(const struct version *a, const struct version *b)
+{
+	return version_cmp_n(a, b, 4);
+}
+
+char *version_str(const struct version *v, int n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (n > 4)
+		n = 4;
+	for (int i = 0; i < n; i++)
+		strbuf_addf(&sb, i ? ".%u" : "%u", v->part[i]);
+	return strbuf_detach(&sb);
+}

@@ -1,0 +1,84 @@
+/* Small shared helpers: allocation that aborts on OOM, a growable string
+ * buffer, a string vector, and version strings.
+ *
+ * Ownership follows the house style: x_init() sets up a struct the caller
+ * owns, x_release() frees its contents. A returned `char *` is the caller's,
+ * a `const char *` is borrowed. */
+#ifndef ROCMCHECK_UTIL_H
+#define ROCMCHECK_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);             /* NULL in, NULL out */
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Growable NUL-terminated buffer. `buf` is never NULL after init. */
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t alloc;
+};
+#define STRBUF_INIT { NULL, 0, 0 }
+void strbuf_init(struct strbuf *sb);
+void strbuf_release(struct strbuf *sb);
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, char c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+char *strbuf_detach(struct strbuf *sb);    /* caller owns the result; sb is reset */
+const char *strbuf_cstr(struct strbuf *sb); /* always a valid string, "" when empty */
+
+/* Vector of owned strings. */
+struct strvec {
+	char **v;
+	size_t n;
+	size_t alloc;
+};
+#define STRVEC_INIT { NULL, 0, 0 }
+void strvec_init(struct strvec *sv);
+void strvec_release(struct strvec *sv);
+void strvec_push(struct strvec *sv, const char *s);          /* copies s */
+void strvec_push_owned(struct strvec *sv, char *s);           /* takes s */
+void strvec_pushf(struct strvec *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool strvec_contains(const struct strvec *sv, const char *s);
+void strvec_sort(struct strvec *sv);
+/* Split on any of `seps`, skipping empty fields. */
+void strvec_split(struct strvec *sv, const char *s, const char *seps);
+
+/* Text helpers. */
+char *str_trim(char *s);                  /* in place; returns s moved past leading space */
+bool str_startswith(const char *s, const char *prefix);
+bool str_endswith(const char *s, const char *suffix);
+bool str_contains_ci(const char *hay, const char *needle);
+/* Strict unsigned parse of the whole string (after trimming); base 0 allowed.
+ * Returns 0, or -EINVAL / -ERANGE. */
+int parse_u64(const char *s, int base, uint64_t *out);
+int parse_i64(const char *s, int base, int64_t *out);
+/* A value that is "true" for environment switches: non-empty and not 0/false/no/off. */
+bool env_value_true(const char *v);
+
+/* Versions: up to 4 numeric components, parsed from the leading digits-and-dots
+ * of a string ("6.3.2-66" -> 6.3.2, "1:6.8.5.60202" -> 6.8.5.60202 after the
+ * epoch, "2.4.0+rocm6.1" -> 2.4.0). Missing components are 0. */
+struct version {
+	unsigned part[4];
+	int nparts;                           /* 0 means "not a version" */
+};
+int version_parse(const char *s, struct version *v); /* 0 or -EINVAL */
+int version_cmp(const struct version *a, const struct version *b);
+/* Compare only the first `n` components (n=2: "6.3" vs "6.3.2" are equal). */
+int version_cmp_n(const struct version *a, const struct version *b, int n);
+/* "6.3" style, n components; caller owns result. */
+char *version_str(const struct version *v, int n);
+
+#endif

@@ -1,0 +1,108 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static void test_strbuf(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	assert_string_equal(strbuf_cstr(&sb), "");
+	strbuf_addstr(&sb, "gfx");
+	strbuf_addf(&sb, "%d%x", 110, 0);
+	strbuf_addch(&sb, '!');
+	assert_string_equal(sb.buf, "gfx1100!");
+	char *s = strbuf_detach(&sb);
+	assert_string_equal(s, "gfx1100!");
+	free(s);
+	s = strbuf_detach(&sb);
+	assert_string_equal(s, "");
+	free(s);
+	strbuf_release(&sb);
+}
+
+static void test_strvec(void **state)
+{
+	(void)state;
+	struct strvec sv = STRVEC_INIT;
+	strvec_split(&sv, "  alice adm  sudo render ", " ");
+	assert_int_equal(sv.n, 4);
+	assert_true(strvec_contains(&sv, "render"));
+	assert_false(strvec_contains(&sv, "video"));
+	strvec_sort(&sv);
+	assert_string_equal(sv.v[0], "adm");
+	assert_null(sv.v[sv.n]);
+	strvec_release(&sv);
+}
+
+static void test_parse_numbers(void **state)
+{
+	(void)state;
+	uint64_t v;
+	assert_int_equal(parse_u64(" 42\n", 10, &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(parse_u64("0x1002", 0, &v), 0);
+	assert_int_equal(v, 0x1002);
+	assert_int_equal(parse_u64("99999999999999999999999", 10, &v), -ERANGE);
+	assert_int_equal(parse_u64("-1", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("12abc", 10, &v), -EINVAL);
+	assert_int_equal(parse_u64("", 10, &v), -EINVAL);
+}
+
+static void test_env_true(void **state)
+{
+	(void)state;
+	assert_true(env_value_true("1"));
+	assert_true(env_value_true("3"));
+	assert_true(env_value_true("yes"));
+	assert_false(env_value_true("0"));
+	assert_false(env_value_true(""));
+	assert_false(env_value_true(NULL));
+	assert_false(env_value_true("false"));
+	assert_false(env_value_true(" OFF "));
+}
+
+static void test_versions(void **state)
+{
+	(void)state;
+	struct version a, b;
+	assert_int_equal(version_parse("6.3.2-66", &a), 0);
+	assert_int_equal(a.nparts, 3);
+	assert_int_equal(a.part[2], 2);
+	assert_int_equal(version_parse("1:6.8.5.60202", &b), 0);
+	assert_int_equal(b.nparts, 4);
+	assert_int_equal(b.part[0], 6);
+	assert_int_equal(b.part[3], 60202);
+	assert_int_equal(version_parse("2.4.0+rocm6.1", &a), 0);
+	assert_int_equal(a.nparts, 3);
+	assert_int_equal(version_parse("abc", &a), -EINVAL);
+	assert_int_equal(version_parse("99999999999.1", &a), -EINVAL);
+	version_parse("6.10", &a);
+	version_parse("6.9.9", &b);
+	assert_true(version_cmp(&a, &b) > 0);
+	version_parse("6.3", &a);
+	version_parse("6.3.2", &b);
+	assert_int_equal(version_cmp_n(&a, &b, 2), 0);
+	assert_true(version_cmp(&a, &b) < 0);
+	char *s = version_str(&b, 2);
+	assert_string_equal(s, "6.3");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_strvec),
+		cmocka_unit_test(test_parse_numbers),
+		cmocka_unit_test(test_env_true),
+		cmocka_unit_test(test_versions),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
