@@ -5,6 +5,39 @@
  *
  * Strings are owned by the database; every query returns borrowed pointers
  * valid until profiles_free(). */
+/*
+ * The fix contract between profiles/fixes.ini and the checks. Each fix id
+ * below exists in the shipped profiles; its text and commands are templates
+ * whose placeholders the checks fill in (profiles validate rejects any other
+ * placeholder, see profile_placeholders[]):
+ *
+ *   groups              {user} {groups}                 relogin
+ *   amdgpu_load         {kernel} {headers_install}
+ *   mok_enroll                                          reboot
+ *   iommu_pt            {grub_update}                   reboot
+ *   kernel_supported    {kernel} {kernels} {os_name} {rocm_version}
+ *   rocm_install        {os_name} {rocm_version}        (the commands come from the route)
+ *   hsa_override_set    {override} {node} {arch}
+ *   hsa_override_unset  {var}
+ *   hsa_override_format {var} {override}
+ *   igpu_hide           {visible_id} {gpu_index}
+ *   visible_devices     {var} {vars}
+ *   launch_blocking     {vars}
+ *   torch_reinstall     {torch_index} {backend}
+ *   container_devices
+ *   nvidia_driver       {install}
+ *   nouveau             {grub_update}                   reboot
+ *   rocm_upgrade        {rocm_version} {arch}
+ *   rocm_window         {rocm_version} {driver_version}
+ *   pytorch_rocm_arch   {arch}
+ *   cuda_driver_upgrade {cuda_version} {min_driver}
+ *   vram_low            {vram} {min_vram}
+ *   wsl_route
+ *
+ * {headers_install} and {install} are rendered by the check from the OS
+ * entry's `install` template and `headers` list; {rocm_version} is
+ * "6.2" style unless the check says otherwise.
+ */
 #ifndef ROCMCHECK_PROFILES_H
 #define ROCMCHECK_PROFILES_H
 
@@ -29,6 +62,8 @@ struct prof_os {
 	char *pkg;                 /* "apt", "dnf", "zypper" */
 	bool community;            /* not in AMD's list (Fedora) */
 	struct strvec headers;     /* kernel headers packages, templates ("linux-headers-{kernel}") */
+	char *install;             /* package install template: "sudo apt-get install -y {packages}" */
+	char *grub_update;         /* "sudo update-grub" / "sudo grub2-mkconfig -o /boot/grub2/grub.cfg" */
 	struct prof_where where;
 };
 
@@ -156,5 +191,8 @@ const struct prof_route *profiles_find_route(const struct profiles *db, const ch
  * {name, value, name, value, ..., NULL}. Returns 0 and *out (caller frees), or
  * -EINVAL with *out naming the unknown placeholder. "{{" is a literal brace. */
 int profiles_render(const char *tmpl, const char *const *vars, char **out);
+
+/* Every placeholder name a fix or route template may use (NULL-terminated). */
+extern const char *const profile_placeholders[];
 
 #endif

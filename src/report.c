@@ -1,0 +1,190 @@
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+
+const char *status_name(enum status s)
+{
+	switch (s) {
+	case ST_PASS: return "pass";
+	case ST_WARN: return "warn";
+	case ST_FAIL: return "fail";
+	case ST_ERROR: return "error";
+	case ST_SKIP: return "skip";
+	}
+	return "error";
+}
+
+enum status status_worst(enum status a, enum status b)
+{
+	return a > b ? a : b;
+}
+
+void report_init(struct report *r, const struct facts *f, const struct profiles *db)
+{
+	memset(r, 0, sizeof(*r));
+	r->facts = f;
+	r->db = db;
+	r->source_kind = "live";
+	r->source_path = "/";
+	r->level = "standard";
+}
+
+static void fix_release(struct fix *fx)
+{
+	free(fx->text);
+	strvec_release(&fx->commands);
+	memset(fx, 0, sizeof(*fx));
+}
+
+void report_release(struct report *r)
+{
+	for (size_t i = 0; i < r->nresults; i++) {
+		struct check_result *c = &r->results[i];
+		free(c->summary);
+		for (size_t j = 0; j < c->nevidence; j++) {
+			free(c->evidence[j].path);
+			free(c->evidence[j].value);
+		}
+		free(c->evidence);
+		fix_release(&c->fix);
+	}
+	free(r->results);
+	for (size_t i = 0; i < r->nprobes; i++) {
+		struct probe_result *p = &r->probes[i];
+		free(p->id);
+		free(p->backend);
+		free(p->summary);
+		free(p->verification);
+		free(p->variant);
+		fix_release(&p->fix);
+	}
+	free(r->probes);
+	memset(r, 0, sizeof(*r));
+}
+
+struct check_result *report_add(struct report *r, const struct check_def *def,
+				enum status st, int gpu, const char *fmt, ...)
+{
+	r->results = xrealloc(r->results, (r->nresults + 1) * sizeof(*r->results));
+	struct check_result *c = &r->results[r->nresults++];
+	memset(c, 0, sizeof(*c));
+	c->def = def;
+	c->status = st;
+	c->gpu = gpu;
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	c->summary = strbuf_detach(&sb);
+	return c;
+}
+
+void result_evidence(struct check_result *res, const char *path, const char *fmt, ...)
+{
+	res->evidence = xrealloc(res->evidence, (res->nevidence + 1) * sizeof(*res->evidence));
+	struct evidence *e = &res->evidence[res->nevidence++];
+	e->path = xstrdup(path ? path : "");
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	e->value = strbuf_detach(&sb);
+}
+
+void result_fix_profile(struct check_result *res, const struct profiles *db,
+			const char *fix_id, const char *const *vars)
+{
+	const struct prof_fix *pf = db ? profiles_find_fix(db, fix_id) : NULL;
+	if (!pf) {
+		free(res->fix.text);
+		res->fix.text = xasprintf("(the profile database has no fix \"%s\"; see `rocmcheck checks --explain %s`)",
+					  fix_id, res->def ? res->def->id : fix_id);
+		return;
+	}
+	char *text = NULL;
+	if (profiles_render(pf->text, vars, &text) < 0) {
+		free(res->fix.text);
+		res->fix.text = xasprintf("(profile fix \"%s\" has an unknown placeholder %s)", fix_id,
+					  text ? text : "");
+		free(text);
+		return;
+	}
+	if (res->fix.text) {
+		/* a second fix on the same result: join the explanations */
+		char *joined = xasprintf("%s %s", res->fix.text, text);
+		free(res->fix.text);
+		free(text);
+		text = joined;
+	}
+	res->fix.text = text;
+	for (size_t i = 0; i < pf->commands.n; i++) {
+		char *cmd = NULL;
+		if (profiles_render(pf->commands.v[i], vars, &cmd) < 0) {
+			strvec_pushf(&res->fix.commands, "# profile fix \"%s\": unknown placeholder %s",
+				     fix_id, cmd ? cmd : "");
+			free(cmd);
+			continue;
+		}
+		strvec_push_owned(&res->fix.commands, cmd);
+	}
+	res->fix.reboot = res->fix.reboot || pf->reboot;
+	res->fix.relogin = res->fix.relogin || pf->relogin;
+}
+
+void result_fix_text(struct check_result *res, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	free(res->fix.text);
+	res->fix.text = strbuf_detach(&sb);
+}
+
+void result_fix_command(struct check_result *res, const char *cmd)
+{
+	strvec_push(&res->fix.commands, cmd);
+}
+
+struct probe_result *report_add_probe(struct report *r, const char *id, int gpu, const char *backend)
+{
+	r->probes = xrealloc(r->probes, (r->nprobes + 1) * sizeof(*r->probes));
+	struct probe_result *p = &r->probes[r->nprobes++];
+	memset(p, 0, sizeof(*p));
+	p->id = xstrdup(id);
+	p->gpu = gpu;
+	p->backend = xstrdup(backend);
+	p->status = ST_SKIP;
+	p->gbs = p->expected_gbs = -1;
+	p->tflops = p->expected_tflops = p->ratio = p->max_rel_error = p->seconds = -1;
+	p->nan_count = -1;
+	return p;
+}
+
+void report_finish(struct report *r)
+{
+	memset(r->count, 0, sizeof(r->count));
+	r->status = ST_SKIP;
+	bool any = false;
+	for (size_t i = 0; i < r->nresults; i++) {
+		r->count[r->results[i].status]++;
+		r->status = status_worst(r->status, r->results[i].status);
+		any = true;
+	}
+	for (size_t i = 0; i < r->nprobes; i++) {
+		r->count[r->probes[i].status]++;
+		r->status = status_worst(r->status, r->probes[i].status);
+		any = true;
+	}
+	if (!any)
+		r->status = ST_PASS;
+	bool bad = r->status >= ST_FAIL || (r->fail_on_warn && r->status == ST_WARN);
+	r->exit_status = bad ? 1 : 0;
+}
