@@ -329,7 +329,7 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, char **out,
 	/* sysfs and procfs report 4096 or 0 whatever the content: read until
 	 * EOF, but never more than the cap plus one byte. */
 	for (;;) {
-		if (used == alloc) {
+		if (used + 1 >= alloc) {
 			alloc = alloc ? alloc * 2 : 4096;
 			if (alloc > (size_t)SYSROOT_MAX_FILE + 2)
 				alloc = (size_t)SYSROOT_MAX_FILE + 2;
