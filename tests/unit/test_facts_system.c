@@ -258,6 +258,9 @@ static void test_hostile(void **state)
 	tree_mkdir(root, "proc/modules");           /* a directory where a file is expected */
 	tree_putn(root, "proc/cpuinfo", "\0\0\0\xff\xfe", 5);
 	tree_put(root, "proc/cmdline", "");
+	tree_putn(root, "proc/version", "Linux \x1b[31m\xff\xfe", 13);
+	tree_mkdir(root, "proc/1/cgroup");
+	tree_link(root, "/../../../../../etc/passwd", ".dockerenv");   /* dangling inside */
 	tree_facts(root, &sr, &f);
 	facts_read_system(&f);
 	assert_string_equal(f.kernel.release, "not-a-kernel");
@@ -270,6 +273,8 @@ static void test_hostile(void **state)
 	assert_true(f.sys.cpuinfo_read);
 	assert_false(f.sys.cpu_amd);
 	assert_string_equal(f.kernel.cmdline, "");
+	assert_string_equal(f.kernel.proc_version, "Linux ?[31m??");
+	assert_int_equal(f.sys.container, CONTAINER_NONE);
 	facts_release(&f);
 	sysroot_release(&sr);
 	tree_free(root);
