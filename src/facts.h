@@ -31,6 +31,9 @@ struct fact_errors {
 };
 void fact_errors_add(struct fact_errors *e, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Replace control characters and bytes that are not valid UTF-8 with '?',
+ * in place (facts and their errors end up in JSON). Returns s; NULL stays NULL. */
+char *facts_printable(char *s);
 
 /* ---- facts_os.c: /etc/os-release (falls back to /usr/lib/os-release) ---- */
 struct os_facts {
