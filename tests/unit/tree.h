@@ -20,14 +20,14 @@ struct tree {
 	bool opened;
 };
 
-static void tree_mkdirs(struct tree *t, const char *rel)
+static inline void tree_mkdirs(struct tree *t, const char *rel)
 {
 	char *cmd = xasprintf("mkdir -p '%s/%s'", t->dir, rel);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 }
 
-static void tree_put(struct tree *t, const char *rel, const char *content)
+static inline void tree_put(struct tree *t, const char *rel, const char *content)
 {
 	char *p = xasprintf("%s/%s", t->dir, rel);
 	char *slash = strrchr(p, '/');
@@ -45,7 +45,7 @@ static void tree_put(struct tree *t, const char *rel, const char *content)
 
 /* Make `rel` a symlink to `target` (written as given: absolute targets are
  * re-rooted by the sysroot layer). */
-static void tree_link(struct tree *t, const char *target, const char *rel)
+static inline void tree_link(struct tree *t, const char *target, const char *rel)
 {
 	char *p = xasprintf("%s/%s", t->dir, rel);
 	char *slash = strrchr(p, '/');
@@ -58,14 +58,14 @@ static void tree_link(struct tree *t, const char *target, const char *rel)
 	free(p);
 }
 
-static void tree_chmod(struct tree *t, const char *rel, mode_t mode)
+static inline void tree_chmod(struct tree *t, const char *rel, mode_t mode)
 {
 	char *p = xasprintf("%s/%s", t->dir, rel);
 	assert_int_equal(chmod(p, mode), 0);
 	free(p);
 }
 
-static void tree_new(struct tree *t)
+static inline void tree_new(struct tree *t)
 {
 	memset(t, 0, sizeof(*t));
 	snprintf(t->dir, sizeof(t->dir), "/tmp/rcfacts.XXXXXX");
@@ -73,7 +73,7 @@ static void tree_new(struct tree *t)
 }
 
 /* Open the tree as a sysroot and set up an empty facts struct on it. */
-static struct facts *tree_open(struct tree *t)
+static inline struct facts *tree_open(struct tree *t)
 {
 	assert_int_equal(sysroot_open(&t->sr, t->dir), 0);
 	memset(&t->f, 0, sizeof(t->f));
@@ -82,7 +82,7 @@ static struct facts *tree_open(struct tree *t)
 	return &t->f;
 }
 
-static void tree_free(struct tree *t)
+static inline void tree_free(struct tree *t)
 {
 	if (t->opened) {
 		facts_release(&t->f);
@@ -94,7 +94,7 @@ static void tree_free(struct tree *t)
 	free(cmd);
 }
 
-static bool has_error(const struct facts *f, const char *needle)
+static inline bool has_error(const struct facts *f, const char *needle)
 {
 	for (size_t i = 0; i < f->errors.n; i++)
 		if (strstr(f->errors.v[i].path, needle) || strstr(f->errors.v[i].message, needle))
