@@ -90,6 +90,8 @@ struct pci_dev {
 	char *board_name;           /* amdgpu product_name / board_info where present */
 };
 bool pci_is_gpu_class(unsigned class_code); /* 0x03xxxx display or 0x12xxxx processing accelerator */
+/* "0000:03:00.0" -> domain, bus, device, function; false when it is no PCI address. */
+bool pci_addr_parse(const char *s, unsigned *domain, unsigned *bus, unsigned *dev, unsigned *fn);
 
 /* ---- facts_kfd.c: /sys/class/kfd/kfd/topology/nodes ---- */
 struct kfd_node {

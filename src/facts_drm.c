@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,9 +55,8 @@ static void read_sysfs_node(struct facts *f, const char *name, int minor)
 		const char *base = strrchr(real, '/');
 		base = base ? base + 1 : real;
 		unsigned dom, bus, dv, fn;
-		char tail;
 		/* only a PCI parent has an address ("vgem" and platform devices do not) */
-		if (sscanf(base, "%x:%x:%x.%x%c", &dom, &bus, &dv, &fn, &tail) == 4)
+		if (pci_addr_parse(base, &dom, &bus, &dv, &fn))
 			n->pci_addr = xstrdup(base);
 	}
 	free(real);

@@ -3,6 +3,7 @@
  * the first hit per distribution name is the one `import` would load, and
  * every hit is reported (struct framework.active marks the winner). */
 #include "facts.h"
+#include "sysroot_dev.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -230,15 +231,6 @@ static struct framework *fw_add(struct facts *f, const char *name, const char *s
 	return fw;
 }
 
-static bool glob_any(struct sysroot *sr, const char *pattern)
-{
-	struct strvec m = STRVEC_INIT;
-	sysroot_glob(sr, pattern, &m);
-	bool any = m.n > 0;
-	strvec_release(&m);
-	return any;
-}
-
 /* Name and version from <site>/<entry>/METADATA (or PKG-INFO). */
 static void read_metadata(struct site_ctx *c, const char *entry, char **name, char **version)
 {
@@ -310,15 +302,15 @@ static void read_torch(struct site_ctx *c)
 	}
 
 	char *pat = xasprintf("%s/lib/libamdhip64.so*", pkg);
-	fw->bundled_hip = glob_any(f->sr, pat);
+	fw->bundled_hip = sysroot_glob_any(f->sr, pat);
 	free(pat);
 	pat = xasprintf("%s/lib/libcudart*", pkg);
-	fw->bundled_cudart = glob_any(f->sr, pat);
+	fw->bundled_cudart = sysroot_glob_any(f->sr, pat);
 	free(pat);
 	if (!fw->bundled_cudart) {
 		/* CUDA wheels since 2.1 take the runtime from nvidia-cuda-runtime-cu12 */
 		pat = xasprintf("%s/nvidia/cuda_runtime/lib/libcudart.so*", c->site);
-		fw->bundled_cudart = glob_any(f->sr, pat);
+		fw->bundled_cudart = sysroot_glob_any(f->sr, pat);
 		free(pat);
 	}
 	char *lib = xasprintf("%s/lib/rocblas/library", pkg);
