@@ -31,6 +31,10 @@ struct fact_errors {
 };
 void fact_errors_add(struct fact_errors *e, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* File text quoted in a fact error or kept as a string fact: at most `max`
+ * bytes (0: no limit), every byte outside printable ASCII as '?', so
+ * reports stay valid UTF-8 whatever the file held. Caller frees. */
+char *fact_printable(const char *s, size_t max);
 
 /* ---- facts_os.c: /etc/os-release (falls back to /usr/lib/os-release) ---- */
 struct os_facts {

@@ -60,9 +60,10 @@ static void read_sysfs_node(struct facts *f, const char *name, int minor)
 			n->pci_addr = xstrdup(base);
 	}
 	free(real);
-	char *drv = xasprintf("%s/driver", dev);
-	if (sysroot_link_name(f->sr, drv, &n->driver))
-		n->driver = NULL;
+	char *drv = xasprintf("%s/driver", dev), *drvname = NULL;
+	if (!sysroot_link_name(f->sr, drv, &drvname))
+		n->driver = fact_printable(drvname, 64);
+	free(drvname);
 	free(drv);
 	free(dev);
 }

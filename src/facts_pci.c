@@ -10,6 +10,18 @@
 
 #define PCI_DEVICES "/sys/bus/pci/devices"
 
+char *fact_printable(const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (max && n > max)
+		n = max;
+	char *r = xstrndup(s ? s : "", n);
+	for (char *p = r; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	return r;
+}
+
 bool pci_is_gpu_class(unsigned class_code)
 {
 	unsigned base = (class_code >> 16) & 0xff;
@@ -25,7 +37,9 @@ static int read_num(struct facts *f, const char *dir, const char *file, int base
 	int r = sysroot_read_line(f->sr, path, &text);
 
 	if (!r && parse_u64(text, base, out)) {
-		fact_errors_add(&f->errors, path, "not a number: \"%.40s\"", text);
+		char *q = fact_printable(text, 40);
+		fact_errors_add(&f->errors, path, "not a number: \"%s\"", q);
+		free(q);
 		r = -EINVAL;
 	} else if (r && r != -ENOENT) {
 		fact_errors_add(&f->errors, path, "cannot read: %s", strerror(-r));
@@ -40,16 +54,13 @@ static char *read_str(struct facts *f, const char *dir, const char *file)
 	char *path = xasprintf("%s/%s", dir, file);
 	char *text = NULL;
 
-	if (sysroot_read_line(f->sr, path, &text) || !*text) {
-		free(text);
-		text = NULL;
-	}
-	/* keep reports printable whatever the file holds */
-	for (char *p = text; p && *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			*p = '?';
+	char *r = NULL;
+
+	if (!sysroot_read_line(f->sr, path, &text) && *text)
+		r = fact_printable(text, 0);
+	free(text);
 	free(path);
-	return text;
+	return r;
 }
 
 static unsigned read_id(struct facts *f, const char *dir, const char *file)
@@ -127,9 +138,10 @@ static void read_device(struct facts *f, const char *addr)
 	d->subsys_vendor = read_id(f, dir, "subsystem_vendor");
 	d->subsys_device = read_id(f, dir, "subsystem_device");
 
-	char *link = xasprintf("%s/driver", dir);
-	if (sysroot_link_name(f->sr, link, &d->driver))
-		d->driver = NULL;
+	char *link = xasprintf("%s/driver", dir), *drv = NULL;
+	if (!sysroot_link_name(f->sr, link, &drv))
+		d->driver = fact_printable(drv, 64);
+	free(drv);
 	free(link);
 
 	if (!read_num(f, dir, "mem_info_vram_total", 10, &v))
