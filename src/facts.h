@@ -31,10 +31,9 @@ struct fact_errors {
 };
 void fact_errors_add(struct fact_errors *e, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* File text quoted in a fact error or kept as a string fact: at most `max`
- * bytes (0: no limit), every byte outside printable ASCII as '?', so
- * reports stay valid UTF-8 whatever the file held. Caller frees. */
-char *fact_printable(const char *s, size_t max);
+/* Replace control characters and bytes that are not valid UTF-8 with '?',
+ * in place (facts and their errors end up in JSON). Returns s; NULL stays NULL. */
+char *facts_printable(char *s);
 
 /* ---- facts_os.c: /etc/os-release (falls back to /usr/lib/os-release) ---- */
 struct os_facts {

@@ -93,11 +93,8 @@ static void toolkit_version(struct facts *f, struct cuda_toolkit *tk)
 	path = xasprintf("%s/version.txt", tk->path);
 	r = sysroot_read_line(f->sr, path, &text);
 	if (!r) {
-		if (cuda_version_txt_parse(text, &tk->version)) {
-			char *q = fact_printable(text, 40);
-			fact_errors_add(&f->errors, path, "not \"CUDA Version X.Y.Z\": \"%s\"", q);
-			free(q);
-		}
+		if (cuda_version_txt_parse(text, &tk->version))
+			fact_errors_add(&f->errors, path, "not \"CUDA Version X.Y.Z\": \"%.40s\"", text);
 	} else if (r != -ENOENT) {
 		fact_errors_add(&f->errors, path, "cannot read: %s", strerror(-r));
 	}

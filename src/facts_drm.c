@@ -62,7 +62,7 @@ static void read_sysfs_node(struct facts *f, const char *name, int minor)
 	free(real);
 	char *drv = xasprintf("%s/driver", dev), *drvname = NULL;
 	if (!sysroot_link_name(f->sr, drv, &drvname))
-		n->driver = fact_printable(drvname, 64);
+		n->driver = facts_printable(xstrndup(drvname, 64));
 	free(drvname);
 	free(drv);
 	free(dev);
@@ -123,7 +123,7 @@ static void enrich_version(struct facts *f, struct drm_render *n)
 	n->driver_version = xasprintf("%d.%d.%d", v->version_major, v->version_minor,
 				      v->version_patchlevel);
 	if (!n->driver && v->name && v->name_len > 0)
-		n->driver = xstrndup(v->name, (size_t)v->name_len);
+		n->driver = facts_printable(xstrndup(v->name, (size_t)v->name_len));
 	drmFreeVersion(v);
 	f->drm.libdrm_used = true;
 }

@@ -252,11 +252,8 @@ static void read_node(struct facts *f, const char *name, struct kfd_node *n)
 	path = xasprintf("%s/gpu_id", dir);
 	r = sysroot_read_line(f->sr, path, &text);
 	if (!r) {
-		if (parse_u64(text, 10, &n->gpu_id)) {
-			char *q = fact_printable(text, 40);
-			fact_errors_add(&f->errors, path, "not a number: \"%s\"", q);
-			free(q);
-		}
+		if (parse_u64(text, 10, &n->gpu_id))
+			fact_errors_add(&f->errors, path, "not a number: \"%.40s\"", text);
 	} else if (denied(r)) {
 		n->readable = false;
 	} else if (r != -ENOENT) {
@@ -268,7 +265,7 @@ static void read_node(struct facts *f, const char *name, struct kfd_node *n)
 
 	path = xasprintf("%s/name", dir);
 	if (!sysroot_read_line(f->sr, path, &text) && *text)
-		n->name = fact_printable(text, 0);
+		n->name = facts_printable(xstrndup(text, 64));
 	free(text);
 	text = NULL;
 	free(path);

@@ -10,18 +10,6 @@
 
 #define PCI_DEVICES "/sys/bus/pci/devices"
 
-char *fact_printable(const char *s, size_t max)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (max && n > max)
-		n = max;
-	char *r = xstrndup(s ? s : "", n);
-	for (char *p = r; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			*p = '?';
-	return r;
-}
-
 bool pci_is_gpu_class(unsigned class_code)
 {
 	unsigned base = (class_code >> 16) & 0xff;
@@ -37,9 +25,7 @@ static int read_num(struct facts *f, const char *dir, const char *file, int base
 	int r = sysroot_read_line(f->sr, path, &text);
 
 	if (!r && parse_u64(text, base, out)) {
-		char *q = fact_printable(text, 40);
-		fact_errors_add(&f->errors, path, "not a number: \"%s\"", q);
-		free(q);
+		fact_errors_add(&f->errors, path, "not a number: \"%.40s\"", text);
 		r = -EINVAL;
 	} else if (r && r != -ENOENT) {
 		fact_errors_add(&f->errors, path, "cannot read: %s", strerror(-r));
@@ -54,13 +40,12 @@ static char *read_str(struct facts *f, const char *dir, const char *file)
 	char *path = xasprintf("%s/%s", dir, file);
 	char *text = NULL;
 
-	char *r = NULL;
-
-	if (!sysroot_read_line(f->sr, path, &text) && *text)
-		r = fact_printable(text, 0);
-	free(text);
+	if (sysroot_read_line(f->sr, path, &text) || !*text) {
+		free(text);
+		text = NULL;
+	}
 	free(path);
-	return r;
+	return facts_printable(text);
 }
 
 static unsigned read_id(struct facts *f, const char *dir, const char *file)
@@ -140,7 +125,7 @@ static void read_device(struct facts *f, const char *addr)
 
 	char *link = xasprintf("%s/driver", dir), *drv = NULL;
 	if (!sysroot_link_name(f->sr, link, &drv))
-		d->driver = fact_printable(drv, 64);
+		d->driver = facts_printable(xstrndup(drv, 64));
 	free(drv);
 	free(link);
 

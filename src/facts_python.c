@@ -135,7 +135,7 @@ int torch_version_py_parse(const char *text, char **version, enum fw_backend *ba
 	} else {
 		*backend = backend_from_tag(ver, backend_version);
 	}
-	*version = fact_printable(ver, 128);
+	*version = facts_printable(xstrndup(ver, 128));
 out:
 	free(ver);
 	free(cuda);
@@ -177,9 +177,9 @@ static void metadata_parse(const char *text, char **name, char **version)
 		if (!len)
 			break; /* the body starts */
 		if (!*name && str_startswith(l, "Name:"))
-			*name = fact_printable(str_trim(l + 5), 128);
+			*name = facts_printable(xstrndup(str_trim(l + 5), 128));
 		else if (!*version && str_startswith(l, "Version:"))
-			*version = fact_printable(str_trim(l + 8), 128);
+			*version = facts_printable(xstrndup(str_trim(l + 8), 128));
 	}
 	strvec_release(&lines);
 }

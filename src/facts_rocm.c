@@ -170,15 +170,13 @@ static void rocm_version(struct facts *f, struct rocm_install *in, const char *r
 	r = sysroot_read_line(f->sr, path, &text);
 	if (!r) {
 		if (!version_parse(text, &in->ver)) {
-			in->version = fact_printable(text, 64);
+			in->version = facts_printable(xstrndup(text, 64));
 			in->source = ROCM_SRC_INFO_VERSION;
 			in->source_path = path;
 			free(text);
 			return;
 		}
-		char *q = fact_printable(text, 40);
-		fact_errors_add(&f->errors, path, "not a version: \"%s\"", q);
-		free(q);
+		fact_errors_add(&f->errors, path, "not a version: \"%.40s\"", text);
 	} else if (r != -ENOENT) {
 		fact_errors_add(&f->errors, path, "cannot read: %s", strerror(-r));
 	}
@@ -245,12 +243,9 @@ static void add_dir(struct facts *f, const char *given, const char *default_real
 
 	int r = sysroot_realpath(f->sr, given, &real);
 	if (r) {
-		if (!sysroot_readlink(f->sr, given, &target)) {
-			char *q = fact_printable(target, 200);
-			fact_errors_add(&f->errors, given, "symlink to %s cannot be followed: %s", q,
-					strerror(-r));
-			free(q);
-		}
+		if (!sysroot_readlink(f->sr, given, &target))
+			fact_errors_add(&f->errors, given, "symlink to %.200s cannot be followed: %s",
+					target, strerror(-r));
 		goto out;
 	}
 	if (!is_dir(f->sr, real) || known_install(&f->rocm, real) || !looks_like_rocm(f->sr, real))
