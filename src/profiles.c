@@ -531,6 +531,7 @@ static void section_begin(struct loader *l, const char *title)
 		l->have_database = true;
 		l->db_file = l->file;
 		l->db_line = l->line;
+		db->db_where = (struct prof_where){ l->file, l->line };
 		l->kind = S_DATABASE;
 		goto out;
 	}
