@@ -47,7 +47,7 @@ static int usage_error(const char *fmt, ...)
 
 static void print_json(json_t *j)
 {
-	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	if (s) {
 		puts(s);
 		free(s);

@@ -663,7 +663,7 @@ static void key_os(struct loader *l, const char *key, const char *value)
 		if (!seen_key(l, key))
 			once(l, key);
 		check_template(l, key, value, NULL);
-		strvec_split(&o->headers, value, " \t");
+		strvec_split(&o->headers, value, " \t,");
 	} else if (!strcmp(key, "install")) {
 		check_template(l, key, value, NULL);
 		if (!strstr(value, "{packages}"))
@@ -1188,14 +1188,15 @@ static void resolve(struct loader *l)
 	}
 
 	const char *where = l->have_database ? l->db_file : (db->files.n ? db->files.v[0] : "profiles");
-	int line = l->have_database ? l->db_line : 1;
+	int line = l->have_database ? l->db_line : 0;
 	if (!l->have_database)
 		err_at(l, where, 0, "no [database] section in any file");
+	struct strbuf missing = STRBUF_INIT;
 	for (size_t i = 0; i < ARRAY_SIZE(fix_contract); i++) {
 		const struct fix_contract *fc = &fix_contract[i];
 		const struct prof_fix *f = profiles_find_fix(db, fc->id);
 		if (!f) {
-			err_at(l, where, line, "no [fix %s]: the checks use it", fc->id);
+			strbuf_addf(&missing, "%s%s", missing.len ? ", " : "", fc->id);
 			continue;
 		}
 		if (fc->reboot && !f->reboot)
@@ -1203,6 +1204,9 @@ static void resolve(struct loader *l)
 		if (fc->relogin && !f->relogin)
 			err_at(l, f->where.file, f->where.line, "[fix %s] must say 'relogin = yes'", fc->id);
 	}
+	if (missing.len)
+		err_at(l, where, line, "no [fix] section for %s: the checks use them", missing.buf);
+	strbuf_release(&missing);
 }
 
 static int cmp_rocm(const void *a, const void *b)

@@ -557,7 +557,7 @@ static void test_contract_violations(void **state)
 	const char *start = strstr(fixes, "[fix wsl_route]");
 	assert_non_null(start);
 	strbuf_add(&sb, fixes, (size_t)(start - fixes));
-	expect_overlay_error("fixes.ini", sb.buf, "database.ini:7: no [fix wsl_route]: the checks use it");
+	expect_overlay_error("fixes.ini", sb.buf, "database.ini:7: no [fix] section for wsl_route: the checks use them");
 	strbuf_release(&sb);
 	free(fixes);
 }
