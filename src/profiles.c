@@ -1010,13 +1010,17 @@ static bool check_line(struct loader *l, const char *s, size_t n)
 	}
 	if (*t == '[') {
 		char *end = strchr(t, ']');
-		if (!end) {
-			err(l, "section header without ']'");
-			return false;
-		}
-		char *rest = str_trim(end + 1);
-		if (*rest) {
-			err(l, "text after the section header: \"%s\"", rest);
+		const char *why = NULL;
+		char *rest = end ? str_trim(end + 1) : NULL;
+		if (!end)
+			why = "section header without ']'";
+		else if (*rest)
+			why = "text after the section header";
+		if (why) {
+			/* its keys belong to no section: skip them quietly */
+			section_end(l);
+			l->kind = S_SKIP;
+			err(l, "%s", why);
 			return false;
 		}
 		*end = '\0';
@@ -1051,9 +1055,11 @@ static char *prof_reader(char *str, int num, void *stream)
 		n -= 3;
 	}
 	bool ok;
-	if (n > PROF_MAX_LINE) {
+	/* a CR before the newline is read as a line of its own by libinih: harmless */
+	size_t content = n && s[n - 1] == '\r' ? n - 1 : n;
+	if (content > PROF_MAX_LINE) {
 		err(l, "line is %zu bytes long: libinih reads at most %d bytes per line (200 with the newline)",
-		    n, PROF_MAX_LINE);
+		    content, PROF_MAX_LINE);
 		ok = false;
 	} else if (memchr(s, '\0', n)) {
 		err(l, "line contains a NUL byte");
@@ -1066,6 +1072,8 @@ static char *prof_reader(char *str, int num, void *stream)
 		l->lost_line = true;
 		n = 0;
 	}
+	if (n > content)
+		n = content;    /* inih strips trailing white space anyway */
 	if (n > (size_t)num - 1)
 		n = (size_t)num - 1;
 	memcpy(str, s, n);

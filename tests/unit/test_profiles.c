@@ -487,15 +487,16 @@ static void test_bad_profiles(void **state)
 	strvec_release(&cases);
 }
 
-/* Write `name` into a copy of the shipped profiles, expect `want` only. */
-static void expect_overlay_error(const char *name, const char *content, const char *want)
+/* Write `name` into a copy of the shipped profiles, expect `want` only
+ * (NULL: expect it to load). */
+static void expect_overlay_error_n(const char *name, const char *content, size_t len, const char *want)
 {
 	char *tmp = make_tmpdir();
 	copy_ini_files(PROFILES_DIR, tmp);
 	char *path = xasprintf("%s/%s", tmp, name);
 	FILE *fp = fopen(path, "wb");
 	assert_non_null(fp);
-	fputs(content, fp);
+	assert_int_equal(fwrite(content, 1, len, fp), len);
 	assert_int_equal(fclose(fp), 0);
 	struct strvec errors = STRVEC_INIT;
 	if (want) {
@@ -511,6 +512,11 @@ static void expect_overlay_error(const char *name, const char *content, const ch
 	free(path);
 	remove_tree(tmp);
 	free(tmp);
+}
+
+static void expect_overlay_error(const char *name, const char *content, const char *want)
+{
+	expect_overlay_error_n(name, content, strlen(content), want);
 }
 
 static void test_line_limit_boundary(void **state)
@@ -530,6 +536,46 @@ static void test_line_limit_boundary(void **state)
 	expect_overlay_error("zz-limit.ini", sb.buf,
 			     "zz-limit.ini:2: line is 200 bytes long: libinih reads at most 199 bytes per line (200 with the newline)");
 	strbuf_release(&sb);
+}
+
+static void test_hostile_input(void **state)
+{
+	(void)state;
+	/* CRLF line ends and a UTF-8 byte order mark are fine */
+	expect_overlay_error("zz.ini", "\xEF\xBB\xBFsource = test\r\n[gfx gfx9996]\r\nfamily = TEST\r\n", NULL);
+	static const char nul[] = "source = test\n[gfx gfx9997]\nfam\0ily = TEST\n";
+	expect_overlay_error_n("zz.ini", nul, sizeof(nul) - 1, "zz.ini:3: line contains a NUL byte");
+	expect_overlay_error("zz.ini", "source = test\n[gfx gfx9998\nfamily = TEST\n",
+			     "zz.ini:2: section header without ']'");
+	expect_overlay_error("zz.ini", "source = test\ncolour = red\n",
+			     "zz.ini:2: key 'colour' outside a section (only 'source' may come before the first section)");
+	expect_overlay_error("zz.ini", "source = test\n[rocm 6]\n",
+			     "zz.ini:2: malformed section [rocm 6] (expected [rocm MAJOR.MINOR])");
+	expect_overlay_error("zz.ini", "source = test\n[gpu x]\nname = X\nvendor = amd\narch = gfx1100\npci = 0x10000\n",
+			     "zz.ini:6: bad number for 'pci': \"0x10000\"");
+
+	/* binary garbage: refused without a crash */
+	char junk[4096];
+	unsigned x = 12345;
+	for (size_t i = 0; i < sizeof(junk); i++) {
+		x = x * 1103515245u + 12345u;
+		junk[i] = (char)(x >> 16);
+	}
+	char *tmp = make_tmpdir();
+	char *path = xasprintf("%s/junk.ini", tmp);
+	FILE *fp = fopen(path, "wb");
+	assert_non_null(fp);
+	fwrite(junk, 1, sizeof(junk), fp);
+	fclose(fp);
+	struct profiles *db = NULL;
+	struct strvec errors = STRVEC_INIT;
+	assert_true(profiles_load(&db, tmp, &errors) < 0);
+	assert_null(db);
+	assert_true(errors.n > 0);
+	strvec_release(&errors);
+	free(path);
+	remove_tree(tmp);
+	free(tmp);
 }
 
 static void test_contract_violations(void **state)
@@ -794,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_fix_contract),
 		cmocka_unit_test(test_bad_profiles),
 		cmocka_unit_test(test_line_limit_boundary),
+		cmocka_unit_test(test_hostile_input),
 		cmocka_unit_test(test_contract_violations),
 		cmocka_unit_test(test_missing_dir),
 		cmocka_unit_test(test_cmd_profiles),
