@@ -227,10 +227,27 @@ static void print_header(FILE *fp, const struct report *r, const struct out_opts
 	fputc('\n', fp);
 }
 
+/* A blank line between sections, none before the first one under -q. */
+static void section(FILE *fp, const struct out_opts *o, bool *any, const char *name)
+{
+	if (*any)
+		fputc('\n', fp);
+	*any = true;
+	if (!name)
+		return;
+	color_on(fp, o, C_BOLD);
+	out_text_clean(fp, name, o->utf8);
+	color_off(fp, o);
+	fputc('\n', fp);
+}
+
 void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 {
-	if (o->verbosity >= 0)
+	bool any = false;
+	if (o->verbosity >= 0) {
 		print_header(fp, r, o);
+		any = true;
+	}
 
 	/* categories in order of first appearance (the catalog order) */
 	bool *done = xcalloc(r->nresults ? r->nresults : 1, sizeof(bool));
@@ -247,11 +264,7 @@ void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 			if (!shown(c->status, o))
 				continue;
 			if (!header) {
-				fputc('\n', fp);
-				color_on(fp, o, C_BOLD);
-				out_text_clean(fp, cat, o->utf8);
-				color_off(fp, o);
-				fputc('\n', fp);
+				section(fp, o, &any, cat);
 				header = true;
 			}
 			print_check(fp, c, o);
@@ -264,17 +277,13 @@ void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 		if (!shown(r->probes[i].status, o))
 			continue;
 		if (!header) {
-			fputc('\n', fp);
-			color_on(fp, o, C_BOLD);
-			fputs("probes", fp);
-			color_off(fp, o);
-			fputc('\n', fp);
+			section(fp, o, &any, "probes");
 			header = true;
 		}
 		print_probe(fp, &r->probes[i], o);
 	}
 
-	fputc('\n', fp);
+	section(fp, o, &any, NULL);
 	if (o->verbosity >= 0)
 		fprintf(fp, "%zu passed, %zu warnings, %zu failed, %zu errors, %zu skipped\n",
 			r->count[ST_PASS], r->count[ST_WARN], r->count[ST_FAIL], r->count[ST_ERROR],
