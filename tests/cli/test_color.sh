@@ -18,11 +18,11 @@ has_esc "$OUT" || fail "an empty NO_COLOR should not turn colour off"
 
 # On a pseudo-terminal: auto colours, unless NO_COLOR is set.
 if command -v script >/dev/null; then
-	TERM=xterm script -qec "$ROCMCHECK --color auto doctor --level quick" /dev/null >"$T/pty" 2>&1 </dev/null
+	TERM=xterm script -qec "$ROCMCHECK --color auto doctor --level quick 2>/dev/null" /dev/null >"$T/pty" 2>&1 </dev/null
 	has_esc "$T/pty" || fail "--color auto on a terminal printed no colour"
-	TERM=xterm NO_COLOR=1 script -qec "$ROCMCHECK --color auto doctor --level quick" /dev/null >"$T/pty" 2>&1 </dev/null
+	TERM=xterm NO_COLOR=1 script -qec "$ROCMCHECK --color auto doctor --level quick 2>/dev/null" /dev/null >"$T/pty" 2>&1 </dev/null
 	has_esc "$T/pty" && fail "NO_COLOR=1 on a terminal printed an escape"
-	TERM=dumb script -qec "$ROCMCHECK doctor --level quick" /dev/null >"$T/pty" 2>&1 </dev/null
+	TERM=dumb script -qec "$ROCMCHECK doctor --level quick 2>/dev/null" /dev/null >"$T/pty" 2>&1 </dev/null
 	has_esc "$T/pty" && fail "TERM=dumb on a terminal printed an escape"
 	ntests=$((ntests + 3))
 else
