@@ -76,6 +76,11 @@ struct system_facts {
 	bool cpuinfo_read;
 	int iommu_passthrough_config; /* /boot/config-<release> CONFIG_IOMMU_DEFAULT_PASSTHROUGH: -1 unknown, 0, 1 */
 	bool headers_installed;     /* /lib/modules/<release>/build exists */
+	/* Running as root via sudo: the groups SUDO_USER belongs to (its primary
+	 * group from /etc/passwd plus its /etc/group memberships), so perm.* can
+	 * judge for that user. */
+	struct strvec sudo_user_groups;
+	bool sudo_user_groups_known;
 };
 
 /* ---- facts_pci.c: /sys/bus/pci/devices ---- */
@@ -277,6 +282,11 @@ struct facts {
 	struct python_facts py;
 	struct env_facts env;
 	const struct dev_node *kfd_dev; /* /dev/kfd, borrowed from sysroot */
+	/* Every device node the checks judge besides /dev/kfd: /dev/dri/renderD*
+	 * of each GPU, /dev/nvidia0..N, /dev/nvidiactl, /dev/nvidia-uvm, /dev/dxg
+	 * (sysroot_device() results, borrowed). Looked up by path. */
+	const struct dev_node **devs;
+	size_t ndevs;
 	struct gpu *gpus;
 	size_t ngpus;
 	struct fact_errors errors;  /* everything present but unparseable */
