@@ -76,11 +76,6 @@ struct system_facts {
 	bool cpuinfo_read;
 	int iommu_passthrough_config; /* /boot/config-<release> CONFIG_IOMMU_DEFAULT_PASSTHROUGH: -1 unknown, 0, 1 */
 	bool headers_installed;     /* /lib/modules/<release>/build exists */
-	/* Running as root via sudo: the groups SUDO_USER belongs to (its primary
-	 * group from /etc/passwd plus its /etc/group memberships), so perm.* can
-	 * judge for that user. */
-	struct strvec sudo_user_groups;
-	bool sudo_user_groups_known;
 };
 
 /* ---- facts_pci.c: /sys/bus/pci/devices ---- */
