@@ -106,7 +106,7 @@ static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, cons
 		return;
 	}
 	struct check_result *res;
-	const struct dev_node *kfd = f->kfd_dev;
+	const struct dev_node *kfd = facts_dev(f, "/dev/kfd");
 	if ((dev_known(kfd) && kfd->type == NODE_MISSING) || !f->kfd.topology_present) {
 		bool nodev = dev_known(kfd) && kfd->type == NODE_MISSING;
 		res = report_add(r, def, ST_FAIL, -1, "amdgpu is loaded but %s: the runtime says \"kfd driver not loaded\"",

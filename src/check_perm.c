@@ -23,13 +23,14 @@ static enum verdict judge(const struct facts *f, const struct dev_node *d, bool 
 		}
 		return V_UNKNOWN;
 	}
-	if (!f->sys.sudo_user_groups_known || !d->mode)
+	const struct strvec *groups = f->sr ? &f->sr->host.sudo_groups : NULL;
+	if (!groups || !groups->n || !d->mode)
 		return V_UNKNOWN;
 	if ((d->mode & 06) == 06)
 		return V_OK;
 	if (user && d->owner && !strcmp(user, d->owner) && (d->mode & 0600) == 0600)
 		return V_OK;
-	if (d->group && strvec_contains(&f->sys.sudo_user_groups, d->group) && (d->mode & 060) == 060)
+	if (d->group && strvec_contains(groups, d->group) && (d->mode & 060) == 060)
 		return V_OK;
 	return V_DENIED;
 }
@@ -48,7 +49,7 @@ static void user_evidence(struct check_result *res, const struct facts *f, bool 
 {
 	const struct host_info *h = f->sr ? &f->sr->host : NULL;
 	if (via_sudo) {
-		char *g = strvec_join(&f->sys.sudo_user_groups, " ");
+		char *g = h ? strvec_join(&h->sudo_groups, " ") : xstrdup("");
 		result_evidence(res, "/etc/group", "%s: %s", h && h->sudo_user ? h->sudo_user : "?", g);
 		free(g);
 	} else if (h && (h->user || h->groups.n)) {
@@ -141,7 +142,7 @@ static void check_perm_kfd(const struct check_ctx *ctx, struct report *r, const 
 {
 	if (skip_under_wsl(ctx, r, def))
 		return;
-	const struct dev_node *kfd = ctx->facts->kfd_dev;
+	const struct dev_node *kfd = facts_dev(ctx->facts, "/dev/kfd");
 	if (!dev_known(kfd)) {
 		report_add(r, def, ST_SKIP, -1, "the capture does not record /dev/kfd");
 		return;

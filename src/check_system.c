@@ -266,7 +266,7 @@ static void check_system_container(const struct check_ctx *ctx, struct report *r
 		result_evidence(res, ev, "present");
 		return;
 	}
-	const struct dev_node *kfd = f->kfd_dev;
+	const struct dev_node *kfd = facts_dev(f, "/dev/kfd");
 	bool kfd_known = dev_known(kfd), kfd_missing = kfd_known && kfd->type == NODE_MISSING;
 	size_t render = 0, render_known = 0, render_missing = 0;
 	for (size_t i = 0; i < f->ngpus; i++) {

@@ -277,19 +277,26 @@ const struct dev_node *facts_dev(const struct facts *f, const char *path)
 {
 	if (!path)
 		return NULL;
-	if (f->kfd_dev && f->kfd_dev->path && !strcmp(f->kfd_dev->path, path))
-		return f->kfd_dev;
+	/* The sysroot's own table first: host.ini's [device] sections and every
+	 * node a reader asked sysroot_device() about. It is looked up by path
+	 * because the table may have grown (and moved) after a pointer into it
+	 * such as f->kfd_dev was taken. */
+	for (size_t i = 0; f->sr && i < f->sr->ndevs; i++)
+		if (f->sr->devs[i].path && !strcmp(f->sr->devs[i].path, path))
+			return &f->sr->devs[i];
 	for (size_t i = 0; i < f->ndevs; i++)
 		if (f->devs[i] && f->devs[i]->path && !strcmp(f->devs[i]->path, path))
 			return f->devs[i];
+	if (!f->sr && f->kfd_dev && f->kfd_dev->path && !strcmp(f->kfd_dev->path, path))
+		return f->kfd_dev;
 	return NULL;
 }
 
 bool dev_known(const struct dev_node *d)
 {
-	/* sysroot.h: a node a capture says nothing about is NODE_MISSING with
-	 * ACCESS_UNKNOWN; a known missing node has ACCESS_MISSING. */
-	if (!d)
+	/* sysroot.h: `known` is false for a node a capture says nothing about;
+	 * a known node may still say nothing (missing type and unknown access). */
+	if (!d || !d->known)
 		return false;
 	return !(d->type == NODE_MISSING && d->access == ACCESS_UNKNOWN);
 }
