@@ -77,6 +77,7 @@ struct prof_rocm {
 	char *version;             /* "6.2" (major.minor; point releases share the entry) */
 	struct version ver;
 	char *date;                /* "2024-08-02" */
+	char *latest;              /* newest point release "6.2.4", or NULL */
 	struct strvec gfx_instinct;
 	struct strvec gfx_radeon;
 	struct prof_rocm_os *os;
