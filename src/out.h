@@ -27,11 +27,11 @@ void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 /* The `devices` table for r->facts. */
 void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o);
 /* The last line of the text report, without colour or newline; caller frees.
- * Wording (also in man/rocmcheck.1, VERDICT):
+ * Wording (also in man/rocmcheck.1, Verdict):
  *   "N problems[, M warnings]: run `rocmcheck plan` for a fix script"
- *   "M warnings (failures under --fail-on warn): run `rocmcheck plan` for a fix script"
- *   "Ready: GPU (arch) with ROCm X" / "Ready, M warnings: ..."  (a visible GPU, nothing failed)
- *   "No problems found (P passed[, M warnings], S skipped)"  (no visible GPU to name) */
+ *   "M warnings, counted as failures by --fail-on warn: run `rocmcheck plan` for a fix script"
+ *   "Ready: GPU (arch) with ROCm X[ (M warnings)]"  (nothing failed, a GPU to name)
+ *   "No problems found (P passed[, M warnings], S skipped)"  (nothing failed, no GPU to name) */
 char *out_verdict(const struct report *r, bool utf8);
 /* Write `s` with control characters and (outside UTF-8 locales) non-ASCII
  * replaced by '?', and invalid UTF-8 by '?' or U+FFFD: a hostile file must

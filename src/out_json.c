@@ -99,11 +99,18 @@ static json_t *json_tool(void)
 	return t;
 }
 
+/* "errors": what was wrong with the source itself (a malformed host.ini
+ * line), so a report read later still says why some facts are unknown. */
 static json_t *json_source(const struct report *r)
 {
 	json_t *s = json_object();
 	set(s, "kind", nonempty(r->source_kind));
 	set(s, "path", nonempty(r->source_path));
+	json_t *errors = json_array();
+	const struct sysroot *sr = r->facts ? r->facts->sr : NULL;
+	if (sr && sr->host_ini_error)
+		json_array_append_new(errors, out_json_str(sr->host_ini_error));
+	set(s, "errors", errors);
 	return s;
 }
 
@@ -295,6 +302,8 @@ static json_t *json_summary(const struct report *r)
 
 static json_t *json_head(const struct report *r)
 {
+	/* as in cli_main(): no /dev/urandom read when used from elsewhere */
+	json_object_seed(0x726f636d);
 	json_t *doc = json_object();
 	set(doc, "schema", json_string(REPORT_SCHEMA));
 	set(doc, "tool", json_tool());

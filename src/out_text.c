@@ -328,13 +328,13 @@ static void describe_gpus(struct strbuf *sb, const struct facts *f, bool utf8)
 		if (same > 1)
 			strbuf_addf(sb, "%zu %s ", same, utf8 ? "\xc3\x97" : "x"); /* × */
 		strbuf_addstr(sb, name);
-		if (g->arch[0])
+		if (g->arch[0] && !strstr(name, g->arch)) /* fallback names already hold it */
 			strbuf_addf(sb, " (%s)", g->arch);
 	}
 	free(done);
 }
 
-static void describe_runtime(struct strbuf *sb, const struct facts *f)
+static void describe_runtime(struct strbuf *sb, const struct facts *f, bool wsl_dxg)
 {
 	bool amd = false, nvidia = false;
 	for (size_t i = 0; i < f->ngpus; i++) {
@@ -344,7 +344,7 @@ static void describe_runtime(struct strbuf *sb, const struct facts *f)
 		nvidia = nvidia || f->gpus[i].vendor == VENDOR_NVIDIA;
 	}
 	const char *sep = " with ";
-	if (amd && f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls &&
+	if ((amd || wsl_dxg) && f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls &&
 	    f->rocm.installs[f->rocm.active].version) {
 		strbuf_addf(sb, "%sROCm %s", sep, f->rocm.installs[f->rocm.active].version);
 		sep = " and ";
@@ -363,31 +363,39 @@ char *out_verdict(const struct report *r, bool utf8)
 	struct strbuf sb = STRBUF_INIT;
 	size_t problems = r->count[ST_FAIL] + r->count[ST_ERROR];
 	size_t warnings = r->count[ST_WARN];
+	const char *warning_s = plural(warnings, "warning", "warnings");
 	if (problems) {
 		strbuf_addf(&sb, "%zu %s", problems, plural(problems, "problem", "problems"));
 		if (warnings)
-			strbuf_addf(&sb, ", %zu %s", warnings, plural(warnings, "warning", "warnings"));
+			strbuf_addf(&sb, ", %zu %s", warnings, warning_s);
 		strbuf_addstr(&sb, ": run `rocmcheck plan` for a fix script");
 		return strbuf_detach(&sb);
 	}
 	if (warnings && r->fail_on_warn) {
-		strbuf_addf(&sb, "%zu %s (failures under --fail-on warn): run `rocmcheck plan` for a fix script",
-			    warnings, plural(warnings, "warning", "warnings"));
+		strbuf_addf(&sb, "%zu %s, counted as %s by --fail-on warn: run `rocmcheck plan` for a fix script",
+			    warnings, warning_s, plural(warnings, "a failure", "failures"));
 		return strbuf_detach(&sb);
 	}
+	const struct facts *f = r->facts;
 	struct strbuf gpus = STRBUF_INIT;
-	if (r->facts)
-		describe_gpus(&gpus, r->facts, utf8);
+	bool wsl_dxg = false;
+	if (f) {
+		describe_gpus(&gpus, f, utf8);
+		/* under WSL the GPU is /dev/dxg, with no KFD node to name it */
+		if (!gpus.len && f->sys.wsl && f->sys.dxg_present) {
+			strbuf_addstr(&gpus, "GPU under WSL (/dev/dxg)");
+			wsl_dxg = true;
+		}
+	}
 	if (gpus.len) {
-		strbuf_addstr(&sb, "Ready");
+		strbuf_addf(&sb, "Ready: %s", gpus.buf);
+		describe_runtime(&sb, f, wsl_dxg);
 		if (warnings)
-			strbuf_addf(&sb, ", %zu %s", warnings, plural(warnings, "warning", "warnings"));
-		strbuf_addf(&sb, ": %s", gpus.buf);
-		describe_runtime(&sb, r->facts);
+			strbuf_addf(&sb, " (%zu %s)", warnings, warning_s);
 	} else {
 		strbuf_addf(&sb, "No problems found (%zu passed", r->count[ST_PASS]);
 		if (warnings)
-			strbuf_addf(&sb, ", %zu %s", warnings, plural(warnings, "warning", "warnings"));
+			strbuf_addf(&sb, ", %zu %s", warnings, warning_s);
 		strbuf_addf(&sb, ", %zu skipped)", r->count[ST_SKIP]);
 	}
 	strbuf_release(&gpus);

@@ -259,13 +259,13 @@ static void test_verdict(void **state)
 	report_add(&r, &def_os, ST_WARN, -1, "hmm");
 	report_finish(&r);
 	v = out_verdict(&r, true);
-	assert_string_equal(v, "Ready, 1 warning: 2 \xc3\x97 AMD Radeon RX 7900 XTX (gfx1100) with ROCm 6.2.0");
+	assert_string_equal(v, "Ready: 2 \xc3\x97 AMD Radeon RX 7900 XTX (gfx1100) with ROCm 6.2.0 (1 warning)");
 	free(v);
 	r.fail_on_warn = true;
 	report_finish(&r);
 	assert_int_equal(r.exit_status, 1);
 	v = out_verdict(&r, true);
-	assert_string_equal(v, "1 warning (failures under --fail-on warn): run `rocmcheck plan` for a fix script");
+	assert_string_equal(v, "1 warning, counted as a failure by --fail-on warn: run `rocmcheck plan` for a fix script");
 	free(v);
 	r.fail_on_warn = false;
 
@@ -291,6 +291,20 @@ static void test_verdict(void **state)
 	report_finish(&r);
 	v = out_verdict(&r, true);
 	assert_string_equal(v, "Ready: NVIDIA GeForce RTX 4090 (sm_89) with NVIDIA driver 550.54.14 and CUDA 12.4.131");
+	free(v);
+	report_release(&r);
+
+	/* WSL: no KFD node, the GPU is /dev/dxg */
+	memset(&f, 0, sizeof(f));
+	f.rocm.active = -1;
+	f.cuda.active = -1;
+	f.sys.wsl = true;
+	f.sys.dxg_present = true;
+	report_init(&r, &f, NULL);
+	report_add(&r, &def_kernel, ST_PASS, -1, "ok");
+	report_finish(&r);
+	v = out_verdict(&r, true);
+	assert_string_equal(v, "Ready: GPU under WSL (/dev/dxg)");
 	free(v);
 	report_release(&r);
 }
