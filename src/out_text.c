@@ -105,9 +105,11 @@ static void print_fix(FILE *fp, const struct fix *fx, const struct out_opts *o)
 		out_text_clean(fp, fx->commands.v[i], o->utf8);
 		fputc('\n', fp);
 	}
-	if (fx->reboot)
+	/* the flags as words, unless the fix's text already says so */
+	const char *t = fx->text ? fx->text : "";
+	if (fx->reboot && !str_contains_ci(t, "reboot"))
 		fputs("         (then reboot)\n", fp);
-	else if (fx->relogin)
+	else if (!fx->reboot && fx->relogin && !str_contains_ci(t, "log out") && !str_contains_ci(t, "log in"))
 		fputs("         (then log out and in again)\n", fp);
 }
 
@@ -227,6 +229,11 @@ static void print_header(FILE *fp, const struct report *r, const struct out_opts
 	fputc('\n', fp);
 }
 
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* A blank line between sections, none before the first one under -q. */
 static void section(FILE *fp, const struct out_opts *o, bool *any, const char *name)
 {
@@ -285,9 +292,9 @@ void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 
 	section(fp, o, &any, NULL);
 	if (o->verbosity >= 0)
-		fprintf(fp, "%zu passed, %zu warnings, %zu failed, %zu errors, %zu skipped\n",
-			r->count[ST_PASS], r->count[ST_WARN], r->count[ST_FAIL], r->count[ST_ERROR],
-			r->count[ST_SKIP]);
+		fprintf(fp, "%zu passed, %zu %s, %zu failed, %zu %s, %zu skipped\n", r->count[ST_PASS],
+			r->count[ST_WARN], plural(r->count[ST_WARN], "warning", "warnings"), r->count[ST_FAIL],
+			r->count[ST_ERROR], plural(r->count[ST_ERROR], "error", "errors"), r->count[ST_SKIP]);
 	char *verdict = out_verdict(r, o->utf8);
 	enum status vs = r->exit_status ? ST_FAIL : r->count[ST_WARN] ? ST_WARN : ST_PASS;
 	color_on(fp, o, C_BOLD);
@@ -296,11 +303,6 @@ void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 	color_off(fp, o);
 	fputc('\n', fp);
 	free(verdict);
-}
-
-static const char *plural(size_t n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
 }
 
 /* "AMD Radeon RX 7900 XTX (gfx1100)", "2 × AMD Instinct MI210 (gfx90a) + ..." */
@@ -412,6 +414,26 @@ static void human_bytes(char *buf, size_t n, uint64_t b)
 		snprintf(buf, n, "%.0f MiB", (double)b / (double)(1ull << 20));
 }
 
+/* Columns a name takes on a terminal: code points (wide glyphs are rare here). */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void pad(FILE *fp, size_t have, size_t want)
+{
+	for (; have < want; have++)
+		fputc(' ', fp);
+}
+
+static char *device_name(const struct gpu *g)
+{
+	return xasprintf("%s%s", g->name ? g->name : "-", g->integrated ? " (integrated)" : "");
+}
+
 void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o)
 {
 	const struct facts *f = r->facts;
@@ -419,9 +441,21 @@ void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o
 		fputs("No GPUs found.\n", fp);
 		return;
 	}
+	size_t wname = 4, wpci = 3, wdrv = 6;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		char *name = device_name(g);
+		if (text_width(name) > wname)
+			wname = text_width(name);
+		free(name);
+		if (g->pci_addr && text_width(g->pci_addr) > wpci)
+			wpci = text_width(g->pci_addr);
+		if (g->driver && text_width(g->driver) > wdrv)
+			wdrv = text_width(g->driver);
+	}
 	color_on(fp, o, C_BOLD);
-	fprintf(fp, "%-3s %-7s %-30s %-9s %-9s %-13s %-8s %s\n", "GPU", "VENDOR", "NAME", "ARCH", "VRAM",
-		"PCI", "DRIVER", "RENDER");
+	fprintf(fp, "GPU VENDOR  %-*s  ARCH      VRAM       %-*s  %-*s  RENDER\n", (int)wname, "NAME",
+		(int)wpci, "PCI", (int)wdrv, "DRIVER");
 	color_off(fp, o);
 	for (size_t i = 0; i < f->ngpus; i++) {
 		const struct gpu *g = &f->gpus[i];
@@ -429,26 +463,17 @@ void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o
 		human_bytes(vram, sizeof(vram), g->vram_bytes);
 		const char *vendor = vendor_name(g->vendor);
 		fprintf(fp, "%-3d %-7s ", g->index, vendor ? vendor : "-");
-		/* names are from profiles or sysfs; pad by hand after cleaning */
-		struct strbuf name = STRBUF_INIT;
-		strbuf_addstr(&name, g->name ? g->name : "-");
-		if (g->integrated)
-			strbuf_addstr(&name, " (integrated)");
-		out_text_clean(fp, name.buf, o->utf8);
-		for (size_t k = name.len; k < 30; k++)
-			fputc(' ', fp);
-		strbuf_release(&name);
-		fputc(' ', fp);
-		fprintf(fp, "%-9s %-9s ", g->arch[0] ? g->arch : "-", vram);
-		out_text_clean(fp, g->pci_addr ? g->pci_addr : "-", o->utf8);
-		for (size_t k = g->pci_addr ? strlen(g->pci_addr) : 1; k < 13; k++)
-			fputc(' ', fp);
-		fputc(' ', fp);
+		char *name = device_name(g);
+		out_text_clean(fp, name, o->utf8);
+		pad(fp, text_width(name), wname + 2);
+		free(name);
+		fprintf(fp, "%-9s %-10s ", g->arch[0] ? g->arch : "-", vram);
+		const char *pci = g->pci_addr ? g->pci_addr : "-";
+		out_text_clean(fp, pci, o->utf8);
+		pad(fp, text_width(pci), wpci + 2);
 		const char *drv = g->driver ? g->driver : "-";
 		out_text_clean(fp, drv, o->utf8);
-		for (size_t k = strlen(drv); k < 8; k++)
-			fputc(' ', fp);
-		fputc(' ', fp);
+		pad(fp, text_width(drv), wdrv + 2);
 		out_text_clean(fp, g->render_node ? g->render_node : "-", o->utf8);
 		if (!g->visible)
 			fputs("  (hidden by *_VISIBLE_DEVICES)", fp);
