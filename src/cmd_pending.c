@@ -33,12 +33,6 @@ __attribute__((weak)) int cmd_bundle(struct cli *cli, int argc, char **argv)
 	return not_in_build("bundle");
 }
 
-__attribute__((weak)) int cmd_profiles(struct cli *cli, int argc, char **argv)
-{
-	(void)cli, (void)argc, (void)argv;
-	return not_in_build("profiles");
-}
-
 __attribute__((weak)) void doctor_run_probes(const struct check_ctx *ctx, struct report *r,
 					     const char *gpus, int timeout_s)
 {
