@@ -203,69 +203,52 @@ static int copy_data(struct archive *in, struct archive *out, uint64_t cap, char
 	}
 }
 
-int replay_extract(const char *file, const struct replay_limits *lim_in,
-		   char **tmpdir, char **sysroot, char **err)
+/* One pass over the archive. Without `out` it only checks (and reads the
+ * data, so truncation is found); with `out` it also writes into the current
+ * directory. Every check runs in both passes. */
+struct pass {
+	const struct replay_limits *lim;
+	struct strvec names;       /* clean names, first pass */
+	struct strvec links;       /* clean names of symlink entries, first pass */
+	size_t count;
+	char *err;
+};
+
+static int open_archive(const char *file, struct archive **in, char **err)
 {
-	static const struct replay_limits defaults = REPLAY_LIMITS_DEFAULT;
-	const struct replay_limits *lim = lim_in ? lim_in : &defaults;
-	struct archive *in = NULL, *out = NULL;
-	char *dir = NULL, *name = NULL, *target = NULL, *shown = NULL;
-	int cwd = -1, ret = 0;
-	bool moved = false;
+	struct stat st;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		int e = errno;
+		*err = xasprintf("cannot read: %s", strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	close(fd);
+	if (!S_ISREG(st.st_mode)) {
+		*err = xstrdup("not a regular file");
+		return -EINVAL;
+	}
+	*in = archive_read_new();
+	archive_read_support_filter_gzip(*in);
+	archive_read_support_format_tar(*in);
+	if (archive_read_open_filename(*in, file, 64 * 1024) != ARCHIVE_OK) {
+		*err = xasprintf("not a gzip-compressed tar archive (%s)", archive_msg(*in, "unrecognised data"));
+		archive_read_free(*in);
+		*in = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int run_pass(struct archive *in, struct archive *out, struct pass *ps)
+{
+	const struct replay_limits *lim = ps->lim;
+	char *name = NULL, *target = NULL, *shown = NULL;
 	uint64_t total = 0;
 	size_t count = 0;
-
-	*tmpdir = NULL;
-	*sysroot = NULL;
-	*err = NULL;
-
-	const char *parent = lim->parent;
-	if (!parent)
-		parent = getenv("TMPDIR");
-	if (!parent || !*parent)
-		parent = "/tmp";
-
-	in = archive_read_new();
-	archive_read_support_filter_gzip(in);
-	archive_read_support_format_tar(in);
-	if (archive_read_open_filename(in, file, 64 * 1024) != ARCHIVE_OK) {
-		int e = archive_errno(in);
-		*err = xasprintf("cannot read: %s", archive_msg(in, "open failed"));
-		ret = e > 0 ? -e : -EINVAL;
-		goto out;
-	}
-
-	dir = xasprintf("%s/rocmcheck-replay-XXXXXX", parent);
-	if (!mkdtemp(dir)) {
-		ret = -errno;
-		*err = xasprintf("cannot create a temporary directory in %s: %s", parent, strerror(errno));
-		free(dir);
-		dir = NULL;
-		goto out;
-	}
-	if (dir[0] != '/') {
-		char *abs = realpath(dir, NULL);
-		if (!abs) {
-			ret = -errno;
-			*err = xasprintf("cannot resolve %s: %s", dir, strerror(errno));
-			goto out;
-		}
-		free(dir);
-		dir = abs;
-	}
-	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cwd < 0 || chdir(dir)) {
-		ret = -errno;
-		*err = xasprintf("cannot enter %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	moved = true;
-
-	out = archive_write_disk_new();
-	archive_write_disk_set_options(out, ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-					    ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-					    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS |
-					    ARCHIVE_EXTRACT_NO_OVERWRITE);
+	int ret = 0;
 
 	for (;;) {
 		struct archive_entry *e;
@@ -274,21 +257,21 @@ int replay_extract(const char *file, const struct replay_limits *lim_in,
 			break;
 		if (r < ARCHIVE_WARN) {
 			if (count == 0)
-				*err = xasprintf("not a gzip-compressed tar archive (%s)",
-						 archive_msg(in, "unrecognised data"));
+				ps->err = xasprintf("not a gzip-compressed tar archive (%s)",
+						    archive_msg(in, "unrecognised data"));
 			else
-				*err = xasprintf("truncated or corrupt archive after %zu entries: %s", count,
-						 archive_msg(in, "read error"));
+				ps->err = xasprintf("truncated or corrupt archive after %zu entries: %s", count,
+						    archive_msg(in, "read error"));
 			ret = -EINVAL;
 			goto out;
 		}
 		if (count == 0 && !is_gzip_tar(in)) {
-			*err = xstrdup("not a gzip-compressed tar archive");
+			ps->err = xstrdup("not a gzip-compressed tar archive");
 			ret = -EINVAL;
 			goto out;
 		}
 		if (++count > lim->max_entries) {
-			*err = xasprintf("more than %zu entries", lim->max_entries);
+			ps->err = xasprintf("more than %zu entries", lim->max_entries);
 			ret = -E2BIG;
 			goto out;
 		}
@@ -298,76 +281,217 @@ int replay_extract(const char *file, const struct replay_limits *lim_in,
 		free(name);
 		name = clean_name(archive_entry_pathname(e), &why);
 		if (!name) {
-			*err = xasprintf("entry '%s': %s", shown, why);
+			ps->err = xasprintf("entry '%s': %s", shown, why);
 			ret = -EPERM;
 			goto out;
 		}
 		if (archive_entry_hardlink(e)) {
-			*err = xasprintf("entry '%s': hard link", shown);
+			ps->err = xasprintf("entry '%s': hard link", shown);
 			ret = -EPERM;
 			goto out;
 		}
 		mode_t type = archive_entry_filetype(e);
 		if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK) {
-			*err = xasprintf("entry '%s': device, FIFO or socket", shown);
+			ps->err = xasprintf("entry '%s': device, FIFO or socket", shown);
 			ret = -EPERM;
 			goto out;
 		}
 		la_int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+		if (type != AE_IFREG)
+			size = 0;
 		if (size < 0 || (uint64_t)size > lim->max_entry) {
-			*err = xasprintf("entry '%s': %lld bytes, over the limit of %llu per entry", shown,
-					 (long long)size, (unsigned long long)lim->max_entry);
+			ps->err = xasprintf("entry '%s': %lld bytes, over the limit of %llu per entry", shown,
+					    (long long)size, (unsigned long long)lim->max_entry);
 			ret = -EFBIG;
 			goto out;
 		}
 		total += (uint64_t)size;
 		if (total > lim->max_total) {
-			*err = xasprintf("more than %llu bytes in all", (unsigned long long)lim->max_total);
+			ps->err = xasprintf("more than %llu bytes in all", (unsigned long long)lim->max_total);
 			ret = -EFBIG;
 			goto out;
 		}
-		archive_entry_set_pathname(e, name);
 		if (type == AE_IFLNK) {
 			free(target);
 			target = check_link(name, archive_entry_symlink(e), &why);
 			if (!target) {
 				char *t = printable(archive_entry_symlink(e));
-				*err = xasprintf("entry '%s' -> '%s': %s", shown, t, why);
+				ps->err = xasprintf("entry '%s' -> '%s': %s", shown, t, why);
 				free(t);
 				ret = -EPERM;
 				goto out;
 			}
-			archive_entry_set_symlink(e, target);
 		}
+		if (!out) {
+			strvec_push(&ps->names, name);
+			if (type == AE_IFLNK)
+				strvec_push(&ps->links, name);
+			if (type == AE_IFREG && size > 0 && (r = archive_read_data_skip(in)) < ARCHIVE_WARN) {
+				ps->err = xasprintf("truncated or corrupt archive at '%s': %s", shown,
+						    archive_msg(in, "read error"));
+				ret = -EINVAL;
+				goto out;
+			}
+			continue;
+		}
+
+		archive_entry_set_pathname(e, name);
+		if (type == AE_IFLNK)
+			archive_entry_set_symlink(e, target);
 		/* nothing of the sender's identity or permissions is restored */
 		archive_entry_set_perm(e, type == AE_IFDIR ? 0700 : 0600);
 		archive_entry_set_uid(e, 0);
 		archive_entry_set_gid(e, 0);
 		archive_entry_set_uname(e, NULL);
 		archive_entry_set_gname(e, NULL);
-		archive_entry_set_size(e, type == AE_IFREG ? size : 0);
+		archive_entry_set_size(e, size);
 
 		r = archive_write_header(out, e);
 		if (r < ARCHIVE_WARN) {
-			*err = xasprintf("entry '%s': %s", shown, archive_msg(out, "refused"));
+			ps->err = xasprintf("entry '%s': %s", shown, archive_msg(out, "refused"));
 			ret = -EPERM;
 			goto out;
 		}
 		if (type == AE_IFREG && size > 0) {
-			ret = copy_data(in, out, (uint64_t)size, err, shown);
+			ret = copy_data(in, out, (uint64_t)size, &ps->err, shown);
 			if (ret)
 				goto out;
 		}
 		if (archive_write_finish_entry(out) < ARCHIVE_WARN) {
-			*err = xasprintf("entry '%s': %s", shown, archive_msg(out, "write error"));
+			ps->err = xasprintf("entry '%s': %s", shown, archive_msg(out, "write error"));
 			ret = -EIO;
 			goto out;
 		}
 	}
+	ps->count = count;
+out:
+	free(name);
+	free(target);
+	free(shown);
+	return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* No entry may lie below a symlink entry: writing it would go through the
+ * link (libarchive refuses that too; this says why before anything is
+ * written). */
+static int check_through_links(struct pass *ps)
+{
+	if (!ps->links.n)
+		return 0;
+	strvec_sort(&ps->links);
+	for (size_t i = 0; i < ps->names.n; i++) {
+		char *n = xstrdup(ps->names.v[i]);
+		for (char *slash = strchr(n, '/'); slash; slash = strchr(slash + 1, '/')) {
+			*slash = '\0';
+			const char *key = n;
+			bool hit = bsearch(&key, ps->links.v, ps->links.n, sizeof(char *), cmp_str) != NULL;
+			*slash = '/';
+			if (hit) {
+				char *shown = printable(n);
+				ps->err = xasprintf("entry '%s': lies below a symlink", shown);
+				free(shown);
+				free(n);
+				return -EPERM;
+			}
+		}
+		free(n);
+	}
+	return 0;
+}
+
+int replay_extract(const char *file, const struct replay_limits *lim_in,
+		   char **tmpdir, char **sysroot, char **err)
+{
+	static const struct replay_limits defaults = REPLAY_LIMITS_DEFAULT;
+	struct pass ps;
+	struct archive *in = NULL, *out = NULL;
+	char *dir = NULL;
+	int cwd = -1, ret = 0;
+	bool moved = false;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.lim = lim_in ? lim_in : &defaults;
+	strvec_init(&ps.names);
+	strvec_init(&ps.links);
+	*tmpdir = NULL;
+	*sysroot = NULL;
+	*err = NULL;
+
+	const char *parent = ps.lim->parent;
+	if (!parent)
+		parent = getenv("TMPDIR");
+	if (!parent || !*parent)
+		parent = "/tmp";
+
+	/* first pass: check everything, write nothing */
+	ret = open_archive(file, &in, &ps.err);
+	if (!ret)
+		ret = run_pass(in, NULL, &ps);
+	if (!ret)
+		ret = check_through_links(&ps);
+	if (!ret && !strvec_contains(&ps.names, "sysroot")) {
+		bool any = false;
+		for (size_t i = 0; i < ps.names.n && !any; i++)
+			any = str_startswith(ps.names.v[i], "sysroot/");
+		if (!any) {
+			ps.err = xstrdup(ps.names.n ? "not a rocmcheck bundle: no sysroot/ in it"
+						    : "not a gzip-compressed tar archive (empty)");
+			ret = -EINVAL;
+		}
+	}
+	if (in) {
+		archive_read_close(in);
+		archive_read_free(in);
+		in = NULL;
+	}
+	if (ret)
+		goto out;
+
+	dir = xasprintf("%s/rocmcheck-replay-XXXXXX", parent);
+	if (!mkdtemp(dir)) {
+		ret = -errno;
+		ps.err = xasprintf("cannot create a temporary directory in %s: %s", parent, strerror(errno));
+		free(dir);
+		dir = NULL;
+		goto out;
+	}
+	if (dir[0] != '/') {
+		char *abs = realpath(dir, NULL);
+		if (!abs) {
+			ret = -errno;
+			ps.err = xasprintf("cannot resolve %s: %s", dir, strerror(errno));
+			goto out;
+		}
+		free(dir);
+		dir = abs;
+	}
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0 || chdir(dir)) {
+		ret = -errno;
+		ps.err = xasprintf("cannot enter %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	moved = true;
+
+	/* second pass: the same checks again (the file may have changed), and write */
+	out = archive_write_disk_new();
+	archive_write_disk_set_options(out, ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+					    ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+					    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS |
+					    ARCHIVE_EXTRACT_NO_OVERWRITE);
+	ret = open_archive(file, &in, &ps.err);
+	if (!ret)
+		ret = run_pass(in, out, &ps);
+	if (ret)
+		goto out;
 	struct stat st;
 	if (lstat("sysroot", &st) || !S_ISDIR(st.st_mode)) {
-		*err = xstrdup(count ? "not a rocmcheck bundle: no sysroot/ in it"
-				     : "not a gzip-compressed tar archive (empty)");
+		ps.err = xstrdup("not a rocmcheck bundle: sysroot is not a directory");
 		ret = -EINVAL;
 		goto out;
 	}
@@ -384,7 +508,7 @@ out:
 	}
 	if (moved && fchdir(cwd) && !ret) {
 		ret = -errno;
-		*err = xasprintf("cannot return to the working directory: %s", strerror(errno));
+		ps.err = xasprintf("cannot return to the working directory: %s", strerror(errno));
 	}
 	if (cwd >= 0)
 		close(cwd);
@@ -394,10 +518,12 @@ out:
 		free(*tmpdir);
 		free(*sysroot);
 		*tmpdir = *sysroot = NULL;
+		*err = ps.err ? ps.err : xstrdup("cannot unpack");
+	} else {
+		free(ps.err);
 	}
 	free(dir);
-	free(name);
-	free(target);
-	free(shown);
+	strvec_release(&ps.names);
+	strvec_release(&ps.links);
 	return ret;
 }
