@@ -207,6 +207,7 @@ struct framework {
 	bool bundled_cudart;        /* lib/libcudart* */
 	struct strvec tensile_archs;/* torch/lib/rocblas/library TensileLibrary*_gfx* */
 	bool has_rocblas_dir;
+	bool active;                /* first hit of this name in the search order: what `import` loads */
 };
 struct python_facts {
 	struct framework *v;
@@ -260,6 +261,7 @@ struct gpu {
 	char *unique_id;
 	bool visible;               /* left visible by *_VISIBLE_DEVICES (after annotate) */
 	char *visible_id;           /* what to put in ROCR_VISIBLE_DEVICES for it */
+	const char *board_name;     /* PCI product_name, borrowed from f->pci; NULL when none */
 };
 
 struct facts {

@@ -37,6 +37,8 @@ struct dev_node {
 	char *owner;           /* user name or NULL */
 	char *group;           /* group name or NULL */
 	enum dev_access access;
+	bool known;            /* false: a sysroot whose host.ini does not describe it
+				* (type/access then mean nothing; checks skip) */
 };
 
 struct env_entry {
@@ -54,6 +56,7 @@ struct host_info {
 	struct strvec groups;    /* group names of the process */
 	char *home;
 	char *sudo_user;         /* SUDO_USER when running as root via sudo */
+	struct strvec sudo_groups; /* group names of sudo_user (checks judge for that user) */
 	struct env_entry *env;   /* only the variables rocmcheck reads */
 	size_t nenv;
 	char *captured_at, *capture_source;
@@ -69,6 +72,10 @@ struct sysroot {
 	struct dev_node *devs;
 	size_t ndevs;
 	char *host_ini_error;    /* "host.ini:12: message" when host.ini was malformed */
+	bool have_host_ini;      /* a sysroot with .rocmcheck/host.ini */
+	/* index over `recorded` (open addressing, slots hold index + 1) */
+	size_t *rec_slots;
+	size_t rec_nslots;
 };
 
 /* Open `dir` as a captured machine, or the live machine when dir is NULL.
@@ -115,12 +122,18 @@ void sysroot_glob(struct sysroot *sr, const char *pattern, struct strvec *out);
  * on a live run (only names in the known list are read live). Borrowed. */
 const char *sysroot_getenv(struct sysroot *sr, const char *name);
 
+/* The host environment entries (host.ini [env], or the live variables read),
+ * for names not known in advance (HSA_OVERRIDE_GFX_VERSION_<N>). Borrowed. */
+size_t sysroot_env_count(const struct sysroot *sr);
+const struct env_entry *sysroot_env_at(const struct sysroot *sr, size_t i);
+
 /* Device node facts for `path` (host.ini, or stat+open on a live run). Borrowed;
  * never NULL (an unknown node has type NODE_MISSING and access ACCESS_UNKNOWN
  * in a sysroot without the section). */
 const struct dev_node *sysroot_device(struct sysroot *sr, const char *path);
 
-/* Every path recorded so far. Borrowed. */
+/* Every path recorded so far (as asked for, including ones that did not
+ * exist; device nodes are not recorded: they live in host.ini). Borrowed. */
 const struct strvec *sysroot_recorded(const struct sysroot *sr);
 
 /* Parse host.ini text into `host` and device nodes (exposed for tests).

@@ -1,0 +1,1185 @@
+/* The sysroot layer (spec/sysroot.md): the only code that touches the file
+ * system and the process's identity.
+ *
+ * Paths are resolved by hand, one component at a time, from a directory fd
+ * of the root: each component is tried with readlinkat(); a link's target is
+ * spliced into the components still to walk (an absolute target restarts at
+ * the root), ".." pops one level but never above the root, and directories
+ * are entered with O_PATH|O_NOFOLLOW. The kernel therefore never follows a
+ * link on our behalf, and nothing outside the root can be reached. */
+#include "sysroot.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <grp.h>
+#include <ini.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define MAX_LINKS 40
+#define HOST_INI "/.rocmcheck/host.ini"
+
+extern char **environ;
+
+const char *const sysroot_env_names[] = {
+	"HSA_OVERRIDE_GFX_VERSION",
+	"HIP_VISIBLE_DEVICES",
+	"ROCR_VISIBLE_DEVICES",
+	"CUDA_VISIBLE_DEVICES",
+	"GPU_DEVICE_ORDINAL",
+	"HIP_LAUNCH_BLOCKING",
+	"AMD_SERIALIZE_KERNEL",
+	"AMD_SERIALIZE_COPY",
+	"CUDA_LAUNCH_BLOCKING",
+	"PYTORCH_ROCM_ARCH",
+	"VIRTUAL_ENV",
+	"CONDA_PREFIX",
+	"ROCM_PATH",
+	"HIP_PATH",
+	"CUDA_PATH",
+	"PATH",
+	"LD_LIBRARY_PATH",
+	"SUDO_USER",
+	"HOME",
+	"HSA_ENABLE_SDMA",
+	"HIP_PLATFORM",
+	NULL,
+};
+
+/* ---- recording ---- */
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static void rec_insert_slot(size_t *slots, size_t nslots, const char *s, size_t idx1)
+{
+	size_t i = hash_str(s) & (nslots - 1);
+	while (slots[i])
+		i = (i + 1) & (nslots - 1);
+	slots[i] = idx1;
+}
+
+static void record(struct sysroot *sr, const char *path)
+{
+	if (!path)
+		return;
+	if (sr->rec_nslots) {
+		size_t i = hash_str(path) & (sr->rec_nslots - 1);
+		for (; sr->rec_slots[i]; i = (i + 1) & (sr->rec_nslots - 1))
+			if (!strcmp(sr->recorded.v[sr->rec_slots[i] - 1], path))
+				return;
+	}
+	strvec_push(&sr->recorded, path);
+	if (sr->recorded.n * 2 > sr->rec_nslots) {
+		size_t n = sr->rec_nslots ? sr->rec_nslots * 2 : 64;
+		size_t *slots = xcalloc(n, sizeof(*slots));
+		for (size_t k = 0; k < sr->recorded.n; k++)
+			rec_insert_slot(slots, n, sr->recorded.v[k], k + 1);
+		free(sr->rec_slots);
+		sr->rec_slots = slots;
+		sr->rec_nslots = n;
+	} else {
+		rec_insert_slot(sr->rec_slots, sr->rec_nslots, path, sr->recorded.n);
+	}
+}
+
+const struct strvec *sysroot_recorded(const struct sysroot *sr)
+{
+	return &sr->recorded;
+}
+
+/* ---- resolution ---- */
+
+/* Where a path led: the directory `fds[depth]` (fds[0] is the root fd, not
+ * owned) and `name` inside it, or the directory itself when name is NULL. */
+struct walk {
+	int *fds;
+	char **names;            /* names[i] is the component fds[i + 1] stands for */
+	size_t depth, alloc;
+	char *name;
+};
+
+static void walk_init(struct walk *w, int root_fd)
+{
+	w->alloc = 16;
+	w->fds = xmalloc(w->alloc * sizeof(*w->fds));
+	w->names = xmalloc(w->alloc * sizeof(*w->names));
+	w->fds[0] = root_fd;
+	w->depth = 0;
+	w->name = NULL;
+}
+
+static void walk_pop(struct walk *w)
+{
+	if (!w->depth)
+		return;
+	close(w->fds[w->depth]);
+	free(w->names[w->depth - 1]);
+	w->depth--;
+}
+
+static void walk_release(struct walk *w)
+{
+	while (w->depth)
+		walk_pop(w);
+	free(w->fds);
+	free(w->names);
+	free(w->name);
+	w->fds = NULL;
+	w->names = NULL;
+	w->name = NULL;
+}
+
+static void walk_push(struct walk *w, int fd, const char *name)
+{
+	if (w->depth + 1 >= w->alloc) {
+		w->alloc *= 2;
+		w->fds = xrealloc(w->fds, w->alloc * sizeof(*w->fds));
+		w->names = xrealloc(w->names, w->alloc * sizeof(*w->names));
+	}
+	w->depth++;
+	w->fds[w->depth] = fd;
+	w->names[w->depth - 1] = xstrdup(name);
+}
+
+static int walk_dirfd(const struct walk *w)
+{
+	return w->fds[w->depth];
+}
+
+static const char *walk_name(const struct walk *w)
+{
+	return w->name ? w->name : ".";
+}
+
+/* Push the components of `path` on the stack `pending` so that the first
+ * component is on top. */
+static void push_components(struct strvec *pending, const char *path)
+{
+	struct strvec parts = STRVEC_INIT;
+	strvec_split(&parts, path, "/");
+	for (size_t i = parts.n; i-- > 0;) {
+		strvec_push_owned(pending, parts.v[i]);
+		parts.v[i] = NULL;
+	}
+	parts.n = 0;
+	strvec_release(&parts);
+}
+
+static char *pending_pop(struct strvec *pending)
+{
+	char *c = pending->v[--pending->n];
+	pending->v[pending->n] = NULL;
+	return c;
+}
+
+/* Resolve `path` inside the root. With follow_last the last component is
+ * followed too (and is then not a link); without, it is left as is. */
+static int resolve(struct sysroot *sr, const char *path, bool follow_last, struct walk *w)
+{
+	struct strvec pending = STRVEC_INIT;
+	char target[PATH_MAX];
+	int links = 0, ret = 0;
+
+	walk_init(w, sr->root_fd);
+	if (!path || !*path) {
+		ret = -ENOENT;
+		goto out;
+	}
+	push_components(&pending, path);
+	while (pending.n) {
+		char *c = pending_pop(&pending);
+		bool last = pending.n == 0;
+
+		if (!strcmp(c, ".")) {
+			free(c);
+			continue;
+		}
+		if (!strcmp(c, "..")) {
+			walk_pop(w);
+			free(c);
+			continue;
+		}
+		if (last && !follow_last) {
+			w->name = c;
+			break;
+		}
+		ssize_t n = readlinkat(walk_dirfd(w), c, target, sizeof(target));
+		if (n >= 0) {
+			free(c);
+			if ((size_t)n >= sizeof(target)) {
+				ret = -ENAMETOOLONG;
+				goto out;
+			}
+			if (++links > MAX_LINKS) {
+				ret = -ELOOP;
+				goto out;
+			}
+			if (n == 0) {
+				ret = -ENOENT;
+				goto out;
+			}
+			target[n] = '\0';
+			if (target[0] == '/')
+				while (w->depth)
+					walk_pop(w);
+			push_components(&pending, target);
+			continue;
+		}
+		if (errno != EINVAL) {
+			ret = -errno;
+			free(c);
+			goto out;
+		}
+		if (last) {
+			w->name = c;
+			break;
+		}
+		int fd = openat(walk_dirfd(w), c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			free(c);
+			goto out;
+		}
+		walk_push(w, fd, c);
+		free(c);
+	}
+out:
+	strvec_release(&pending);
+	if (ret)
+		walk_release(w);
+	return ret;
+}
+
+static char *walk_path(const struct walk *w)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < w->depth; i++) {
+		strbuf_addch(&sb, '/');
+		strbuf_addstr(&sb, w->names[i]);
+	}
+	if (w->name) {
+		strbuf_addch(&sb, '/');
+		strbuf_addstr(&sb, w->name);
+	}
+	if (!sb.len)
+		strbuf_addch(&sb, '/');
+	return strbuf_detach(&sb);
+}
+
+/* ---- files ---- */
+
+static int read_file(struct sysroot *sr, const char *path, bool rec, char **out, size_t *len)
+{
+	struct walk w;
+	struct stat st, st2;
+	char *buf = NULL;
+	size_t used = 0, alloc = 0;
+	int fd = -1, ret;
+
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (rec)
+		record(sr, path);
+	ret = resolve(sr, path, true, &w);
+	if (ret)
+		return ret;
+	if (fstatat(walk_dirfd(&w), walk_name(&w), &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	/* Never open a device node or FIFO: opening some has side effects. */
+	if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	fd = openat(walk_dirfd(&w), walk_name(&w),
+		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (fstat(fd, &st2) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st2.st_mode) || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev) {
+		ret = -EINVAL;  /* replaced while we looked */
+		goto out;
+	}
+	/* sysfs and procfs report 4096 or 0 whatever the content: read until
+	 * EOF, but never more than the cap plus one byte. */
+	for (;;) {
+		if (used + 1 >= alloc) {
+			alloc = alloc ? alloc * 2 : 4096;
+			if (alloc > (size_t)SYSROOT_MAX_FILE + 2)
+				alloc = (size_t)SYSROOT_MAX_FILE + 2;
+			buf = xrealloc(buf, alloc);
+		}
+		ssize_t n = read(fd, buf + used, alloc - 1 - used);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+		if (used > SYSROOT_MAX_FILE) {
+			ret = -EFBIG;
+			goto out;
+		}
+	}
+	if (!buf)
+		buf = xmalloc(1);
+	buf[used] = '\0';
+	*out = buf;
+	buf = NULL;
+	if (len)
+		*len = used;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	walk_release(&w);
+	return ret;
+}
+
+int sysroot_read(struct sysroot *sr, const char *path, char **out, size_t *len)
+{
+	return read_file(sr, path, true, out, len);
+}
+
+int sysroot_read_line(struct sysroot *sr, const char *path, char **out)
+{
+	size_t len;
+	int ret = read_file(sr, path, true, out, &len);
+	if (ret)
+		return ret;
+	while (len && isspace((unsigned char)(*out)[len - 1]))
+		(*out)[--len] = '\0';
+	return 0;
+}
+
+/* Keep the first `keep` names in sorted order. */
+static void names_trim(struct strvec *v, size_t keep)
+{
+	strvec_sort(v);
+	while (v->n > keep) {
+		free(v->v[--v->n]);
+		v->v[v->n] = NULL;
+	}
+}
+
+int sysroot_list(struct sysroot *sr, const char *path, struct strvec *names)
+{
+	struct walk w;
+	struct strvec found = STRVEC_INIT;
+	DIR *d = NULL;
+	int ret;
+
+	record(sr, path);
+	ret = resolve(sr, path, true, &w);
+	if (ret)
+		return ret;
+	int fd = openat(walk_dirfd(&w), walk_name(&w),
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		ret = -errno;
+		close(fd);
+		goto out;
+	}
+	for (;;) {
+		errno = 0;
+		struct dirent *de = readdir(d);
+		if (!de) {
+			if (errno)
+				ret = -errno;
+			break;
+		}
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		strvec_push(&found, de->d_name);
+		/* A huge directory costs bounded memory and still yields the
+		 * first SYSROOT_MAX_LIST names in order. */
+		if (found.n >= 2 * SYSROOT_MAX_LIST)
+			names_trim(&found, SYSROOT_MAX_LIST);
+	}
+	if (ret)
+		goto out;
+	names_trim(&found, SYSROOT_MAX_LIST);
+	for (size_t i = 0; i < found.n; i++) {
+		strvec_push_owned(names, found.v[i]);
+		found.v[i] = NULL;
+	}
+	found.n = 0;
+out:
+	if (d)
+		closedir(d);
+	strvec_release(&found);
+	walk_release(&w);
+	return ret;
+}
+
+static enum node_type type_of(mode_t m)
+{
+	if (S_ISREG(m))
+		return NODE_FILE;
+	if (S_ISDIR(m))
+		return NODE_DIR;
+	if (S_ISCHR(m))
+		return NODE_CHAR;
+	if (S_ISBLK(m))
+		return NODE_BLOCK;
+	return NODE_OTHER;
+}
+
+static int stat_path(struct sysroot *sr, const char *path, struct stat *st)
+{
+	struct walk w;
+	int ret = resolve(sr, path, true, &w);
+	if (ret)
+		return ret;
+	if (fstatat(walk_dirfd(&w), walk_name(&w), st, AT_SYMLINK_NOFOLLOW) < 0)
+		ret = -errno;
+	walk_release(&w);
+	return ret;
+}
+
+enum node_type sysroot_type(struct sysroot *sr, const char *path)
+{
+	struct stat st;
+	record(sr, path);
+	if (stat_path(sr, path, &st))
+		return NODE_MISSING;
+	return type_of(st.st_mode);
+}
+
+bool sysroot_exists(struct sysroot *sr, const char *path)
+{
+	return sysroot_type(sr, path) != NODE_MISSING;
+}
+
+int sysroot_readlink(struct sysroot *sr, const char *path, char **out)
+{
+	struct walk w;
+	char target[PATH_MAX];
+	int ret;
+
+	*out = NULL;
+	record(sr, path);
+	ret = resolve(sr, path, false, &w);
+	if (ret)
+		return ret;
+	ssize_t n = readlinkat(walk_dirfd(&w), walk_name(&w), target, sizeof(target));
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n >= sizeof(target))
+		ret = -ENAMETOOLONG;
+	else
+		*out = xstrndup(target, (size_t)n);
+	walk_release(&w);
+	return ret;
+}
+
+int sysroot_link_name(struct sysroot *sr, const char *path, char **out)
+{
+	char *target;
+	int ret = sysroot_readlink(sr, path, &target);
+	*out = NULL;
+	if (ret)
+		return ret;
+	size_t n = strlen(target);
+	while (n > 1 && target[n - 1] == '/')
+		target[--n] = '\0';
+	const char *base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (!*base) {
+		free(target);
+		return -EINVAL;
+	}
+	*out = xstrdup(base);
+	free(target);
+	return 0;
+}
+
+int sysroot_realpath(struct sysroot *sr, const char *path, char **out)
+{
+	struct walk w;
+	struct stat st;
+	int ret;
+
+	*out = NULL;
+	ret = resolve(sr, path, true, &w);
+	if (ret)
+		return ret;
+	if (fstatat(walk_dirfd(&w), walk_name(&w), &st, AT_SYMLINK_NOFOLLOW) < 0)
+		ret = -errno;
+	else
+		*out = walk_path(&w);
+	walk_release(&w);
+	return ret;
+}
+
+/* ---- glob ---- */
+
+static bool has_magic(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	if (!strcmp(dir, "/"))
+		return xasprintf("/%s", name);
+	return xasprintf("%s/%s", dir, name);
+}
+
+void sysroot_glob(struct sysroot *sr, const char *pattern, struct strvec *out)
+{
+	struct strvec parts = STRVEC_INIT, cur = STRVEC_INIT;
+	bool last_magic = false;
+
+	if (!pattern || !*pattern)
+		return;
+	strvec_split(&parts, pattern, "/");
+	strvec_push(&cur, "/");
+	for (size_t i = 0; i < parts.n && cur.n; i++) {
+		struct strvec next = STRVEC_INIT;
+		last_magic = has_magic(parts.v[i]);
+		for (size_t j = 0; j < cur.n; j++) {
+			if (!last_magic) {
+				strvec_push_owned(&next, join(cur.v[j], parts.v[i]));
+				continue;
+			}
+			struct strvec names = STRVEC_INIT;
+			if (sysroot_list(sr, cur.v[j], &names) == 0)
+				for (size_t k = 0; k < names.n; k++)
+					if (!fnmatch(parts.v[i], names.v[k], FNM_PERIOD))
+						strvec_push_owned(&next, join(cur.v[j], names.v[k]));
+			strvec_release(&names);
+		}
+		strvec_release(&cur);
+		cur = next;
+	}
+	strvec_sort(&cur);
+	for (size_t j = 0; j < cur.n; j++) {
+		if (j && !strcmp(cur.v[j], cur.v[j - 1]))
+			continue;
+		/* A literal last component was never looked at: check it. */
+		if (!last_magic && !sysroot_exists(sr, cur.v[j]))
+			continue;
+		strvec_push(out, cur.v[j]);
+	}
+	strvec_release(&cur);
+	strvec_release(&parts);
+}
+
+/* ---- environment ---- */
+
+static struct env_entry *env_find(struct host_info *h, const char *name)
+{
+	for (size_t i = 0; i < h->nenv; i++)
+		if (!strcmp(h->env[i].name, name))
+			return &h->env[i];
+	return NULL;
+}
+
+static void env_set(struct host_info *h, const char *name, const char *value)
+{
+	struct env_entry *e = env_find(h, name);
+	if (e) {
+		free(e->value);
+		e->value = xstrdup(value);
+		return;
+	}
+	h->env = xrealloc(h->env, (h->nenv + 1) * sizeof(*h->env));
+	h->env[h->nenv].name = xstrdup(name);
+	h->env[h->nenv].value = xstrdup(value);
+	h->nenv++;
+}
+
+const char *sysroot_getenv(struct sysroot *sr, const char *name)
+{
+	struct env_entry *e = env_find(&sr->host, name);
+	return e ? e->value : NULL;
+}
+
+size_t sysroot_env_count(const struct sysroot *sr)
+{
+	return sr->host.nenv;
+}
+
+const struct env_entry *sysroot_env_at(const struct sysroot *sr, size_t i)
+{
+	return i < sr->host.nenv ? &sr->host.env[i] : NULL;
+}
+
+/* ---- device nodes ---- */
+
+static struct dev_node *dev_add(struct dev_node **devs, size_t *ndevs, const char *path)
+{
+	for (size_t i = 0; i < *ndevs; i++)
+		if (!strcmp((*devs)[i].path, path))
+			return &(*devs)[i];
+	*devs = xrealloc(*devs, (*ndevs + 1) * sizeof(**devs));
+	struct dev_node *d = &(*devs)[(*ndevs)++];
+	memset(d, 0, sizeof(*d));
+	d->path = xstrdup(path);
+	return d;
+}
+
+static void dev_release(struct dev_node *d)
+{
+	free(d->path);
+	free(d->owner);
+	free(d->group);
+}
+
+static char *user_name(uid_t uid)
+{
+	struct passwd *pw = getpwuid(uid);
+	return pw ? xstrdup(pw->pw_name) : xasprintf("%lu", (unsigned long)uid);
+}
+
+static char *group_name(gid_t gid)
+{
+	struct group *gr = getgrgid(gid);
+	return gr ? xstrdup(gr->gr_name) : xasprintf("%lu", (unsigned long)gid);
+}
+
+static enum dev_access probe_access(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDWR | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return ACCESS_RW;
+	}
+	if (errno == ENOENT)
+		return ACCESS_MISSING;
+	if (errno == EACCES || errno == EPERM) {
+		fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			return ACCESS_RO;
+		}
+		return errno == ENOENT ? ACCESS_MISSING : ACCESS_DENIED;
+	}
+	/* ENXIO, ENODEV, EBUSY come from the driver, after the permission
+	 * check passed: ask the permission question directly. */
+	if (!faccessat(dirfd, name, R_OK | W_OK, AT_EACCESS))
+		return ACCESS_RW;
+	if (!faccessat(dirfd, name, R_OK, AT_EACCESS))
+		return ACCESS_RO;
+	return ACCESS_DENIED;
+}
+
+static void dev_probe_live(struct sysroot *sr, struct dev_node *d)
+{
+	struct walk w;
+	struct stat st;
+
+	d->known = true;
+	d->type = NODE_MISSING;
+	d->access = ACCESS_MISSING;
+	if (resolve(sr, d->path, true, &w))
+		return;
+	if (fstatat(walk_dirfd(&w), walk_name(&w), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		d->type = type_of(st.st_mode);
+		d->mode = st.st_mode & 07777;
+		d->owner = user_name(st.st_uid);
+		d->group = group_name(st.st_gid);
+		if (d->type == NODE_CHAR || d->type == NODE_BLOCK)
+			d->access = probe_access(walk_dirfd(&w), walk_name(&w));
+		else
+			d->access = ACCESS_DENIED;  /* not a device node: unusable */
+	}
+	walk_release(&w);
+}
+
+const struct dev_node *sysroot_device(struct sysroot *sr, const char *path)
+{
+	for (size_t i = 0; i < sr->ndevs; i++)
+		if (!strcmp(sr->devs[i].path, path))
+			return &sr->devs[i];
+	struct dev_node *d = dev_add(&sr->devs, &sr->ndevs, path);
+	if (sr->live)
+		dev_probe_live(sr, d);
+	/* In a capture without a [device] section the node stays unknown:
+	 * type NODE_MISSING, access ACCESS_UNKNOWN, known false. */
+	return d;
+}
+
+/* ---- host.ini ---- */
+
+struct ini_state {
+	const char *p;           /* the rest of the text */
+	int line;                /* physical line just handed to inih */
+	char *section;           /* current section, untruncated */
+	struct host_info *host;
+	struct dev_node **devs;
+	size_t *ndevs;
+	int err_line;
+	char *err;
+};
+
+static void ini_error(struct ini_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ini_error(struct ini_state *s, const char *fmt, ...)
+{
+	if (s->err_line)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	strbuf_addf(&sb, "host.ini:%d: ", s->line);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	s->err_line = s->line;
+	s->err = strbuf_detach(&sb);
+}
+
+static void set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = xstrdup(v);
+}
+
+static bool parse_long(const char *v, long *out)
+{
+	int64_t x;
+	if (parse_i64(v, 10, &x) || x < -1 || x > (int64_t)UINT32_MAX)
+		return false;
+	*out = (long)x;
+	return true;
+}
+
+static int ini_device(struct ini_state *s, const char *path, const char *name, const char *value)
+{
+	struct dev_node *d = dev_add(s->devs, s->ndevs, path);
+	d->known = true;
+	if (!strcmp(name, "type")) {
+		static const struct { const char *s; enum node_type t; } types[] = {
+			{ "char", NODE_CHAR }, { "block", NODE_BLOCK }, { "file", NODE_FILE },
+			{ "dir", NODE_DIR }, { "other", NODE_OTHER }, { "missing", NODE_MISSING },
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(types); i++)
+			if (!strcmp(value, types[i].s)) {
+				d->type = types[i].t;
+				if (d->type == NODE_MISSING && d->access == ACCESS_UNKNOWN)
+					d->access = ACCESS_MISSING;
+				return 1;
+			}
+		ini_error(s, "type: expected char, block, file, dir, other or missing, not '%s'", value);
+		return 0;
+	}
+	if (!strcmp(name, "mode")) {
+		uint64_t m;
+		if (parse_u64(value, 8, &m) || m > 07777) {
+			ini_error(s, "mode: expected octal permission bits such as 0660, not '%s'", value);
+			return 0;
+		}
+		d->mode = (unsigned)m;
+		return 1;
+	}
+	if (!strcmp(name, "owner")) {
+		set_str(&d->owner, value);
+		return 1;
+	}
+	if (!strcmp(name, "group")) {
+		set_str(&d->group, value);
+		return 1;
+	}
+	if (!strcmp(name, "access")) {
+		static const struct { const char *s; enum dev_access a; } acc[] = {
+			{ "rw", ACCESS_RW }, { "ro", ACCESS_RO }, { "denied", ACCESS_DENIED },
+			{ "missing", ACCESS_MISSING },
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(acc); i++)
+			if (!strcmp(value, acc[i].s)) {
+				d->access = acc[i].a;
+				return 1;
+			}
+		ini_error(s, "access: expected rw, ro, denied or missing, not '%s'", value);
+		return 0;
+	}
+	return 1;
+}
+
+static int ini_pair(struct ini_state *s, const char *name, const char *value)
+{
+	const char *sec = s->section ? s->section : "";
+	struct host_info *h = s->host;
+
+	if (!strcmp(sec, "capture")) {
+		if (!strcmp(name, "format")) {
+			if (strcmp(value, "1")) {
+				ini_error(s, "format: this rocmcheck reads format 1, not '%s'", value);
+				return 0;
+			}
+		} else if (!strcmp(name, "source")) {
+			set_str(&h->capture_source, value);
+		} else if (!strcmp(name, "captured_at")) {
+			set_str(&h->captured_at, value);
+		}
+	} else if (!strcmp(sec, "uname")) {
+		if (!strcmp(name, "sysname"))
+			set_str(&h->sysname, value);
+		else if (!strcmp(name, "release"))
+			set_str(&h->release, value);
+		else if (!strcmp(name, "machine"))
+			set_str(&h->machine, value);
+		else if (!strcmp(name, "nodename"))
+			set_str(&h->nodename, value);
+		else
+			return 1;
+		h->have_uname = true;
+	} else if (!strcmp(sec, "user")) {
+		if (!strcmp(name, "name")) {
+			set_str(&h->user, value);
+			h->have_user = true;
+		} else if (!strcmp(name, "uid") || !strcmp(name, "gid")) {
+			long v;
+			if (!parse_long(value, &v)) {
+				ini_error(s, "%s: expected a number, not '%s'", name, value);
+				return 0;
+			}
+			*(name[0] == 'u' ? &h->uid : &h->gid) = v;
+		} else if (!strcmp(name, "groups")) {
+			strvec_release(&h->groups);
+			strvec_split(&h->groups, value, " \t,");
+		} else if (!strcmp(name, "home")) {
+			set_str(&h->home, value);
+		} else if (!strcmp(name, "sudo_user")) {
+			set_str(&h->sudo_user, value);
+		} else if (!strcmp(name, "sudo_groups")) {
+			strvec_release(&h->sudo_groups);
+			strvec_split(&h->sudo_groups, value, " \t,");
+		}
+	} else if (!strcmp(sec, "env")) {
+		env_set(h, name, value);
+	} else if (!strncmp(sec, "device", 6) && (sec[6] == ' ' || sec[6] == '\t')) {
+		const char *path = sec + 7;
+		while (*path == ' ' || *path == '\t')
+			path++;
+		return ini_device(s, path, name, value);
+	}
+	return 1;
+}
+
+static int ini_handler_cb(void *user, const char *section, const char *name, const char *value)
+{
+	(void)section;  /* inih truncates long section names: use our own copy */
+	return ini_pair(user, name, value);
+}
+
+/* Strip an inline comment the way inih does: ';' after whitespace. */
+static void strip_inline_comment(char *s)
+{
+	for (char *p = s; *p; p++)
+		if (*p == ';' && (p == s || isspace((unsigned char)p[-1]))) {
+			*p = '\0';
+			return;
+		}
+}
+
+/* Check one (trimmed) line ourselves, so every error names its physical
+ * line and inih only ever sees name = value lines it accepts. Sections are
+ * tracked here too (inih truncates long section names). Returns true when
+ * the line is to be handed to inih, false when it was dealt with here. */
+static bool ini_line(struct ini_state *s, char *t, size_t maxlen)
+{
+	if (!*t || *t == ';' || *t == '#')
+		return false;
+	if (*t == '[') {
+		char *end = strchr(t, ']');
+		if (!end) {
+			ini_error(s, "section header without ']'");
+			return false;
+		}
+		*end = '\0';
+		char *name = str_trim(t + 1);
+		free(s->section);
+		if (!strncmp(name, "device", 6) && (!name[6] || isspace((unsigned char)name[6])) &&
+		    *str_trim(name + 6) != '/') {
+			ini_error(s, "[device PATH] needs an absolute path");
+			s->section = xstrdup("");  /* its keys are ignored */
+			return false;
+		}
+		s->section = xstrdup(name);
+		return false;
+	}
+	char *eq = strpbrk(t, "=:");
+	if (!eq) {
+		ini_error(s, "expected 'name = value' or '[section]'");
+		return false;
+	}
+	if (eq == t) {
+		ini_error(s, "missing name before '%c'", *eq);
+		return false;
+	}
+	if (strlen(t) + 2 <= maxlen)
+		return true;
+	/* Longer than inih's line buffer (PATH often is): parse it here,
+	 * with inih's rule for inline comments. */
+	*eq = '\0';
+	char *name = str_trim(t);
+	char *value = eq + 1;
+	strip_inline_comment(value);
+	value = str_trim(value);
+	ini_pair(s, name, value);
+	return false;
+}
+
+static char *ini_reader_cb(char *str, int num, void *stream)
+{
+	struct ini_state *s = stream;
+	if (!*s->p || num < 3)
+		return NULL;
+	const char *nl = strchr(s->p, '\n');
+	size_t n = nl ? (size_t)(nl - s->p) : strlen(s->p);
+	char *line = xstrndup(s->p, n);
+	s->p += nl ? n + 1 : n;
+	s->line++;
+	char *t = line;
+	if (s->line == 1 && !strncmp(t, "\xEF\xBB\xBF", 3))
+		t += 3;
+	t = str_trim(t);
+	if (ini_line(s, t, (size_t)num))
+		snprintf(str, (size_t)num, "%s\n", t);
+	else
+		snprintf(str, (size_t)num, "\n");
+	free(line);
+	return str;
+}
+
+static void host_info_init(struct host_info *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->uid = -1;
+	h->gid = -1;
+}
+
+int host_ini_parse(const char *text, struct host_info *host,
+		   struct dev_node **devs, size_t *ndevs, char **err)
+{
+	struct ini_state s = {
+		.p = text ? text : "",
+		.host = host,
+		.devs = devs,
+		.ndevs = ndevs,
+	};
+	if (err)
+		*err = NULL;
+	int r = ini_parse_stream(ini_reader_cb, &s, ini_handler_cb, &s);
+	if (r && !s.err_line) {
+		/* inih refused something we passed (should not happen). */
+		s.line = r > 0 ? r : s.line;
+		ini_error(&s, "not understood");
+	}
+	free(s.section);
+	if (!s.err_line)
+		return 0;
+	if (err)
+		*err = s.err;
+	else
+		free(s.err);
+	return s.err_line;
+}
+
+void host_info_release(struct host_info *h)
+{
+	free(h->sysname);
+	free(h->release);
+	free(h->machine);
+	free(h->nodename);
+	free(h->user);
+	strvec_release(&h->groups);
+	free(h->home);
+	free(h->sudo_user);
+	strvec_release(&h->sudo_groups);
+	for (size_t i = 0; i < h->nenv; i++) {
+		free(h->env[i].name);
+		free(h->env[i].value);
+	}
+	free(h->env);
+	free(h->captured_at);
+	free(h->capture_source);
+	host_info_init(h);
+}
+
+/* ---- opening ---- */
+
+static void groups_of_user(const char *name, gid_t gid, struct strvec *out)
+{
+	int n = 64;
+	gid_t *g = xmalloc((size_t)n * sizeof(*g));
+	if (getgrouplist(name, gid, g, &n) < 0) {
+		/* glibc stored the count it needs in n */
+		g = xrealloc(g, (size_t)(n > 0 ? n : 1) * sizeof(*g));
+		if (getgrouplist(name, gid, g, &n) < 0)
+			n = 0;
+	}
+	for (int i = 0; i < n; i++) {
+		char *gn = group_name(g[i]);
+		if (!strvec_contains(out, gn))
+			strvec_push_owned(out, gn);
+		else
+			free(gn);
+	}
+	free(g);
+}
+
+static void host_live(struct host_info *h)
+{
+	struct utsname u;
+	if (uname(&u) == 0) {
+		h->have_uname = true;
+		h->sysname = xstrdup(u.sysname);
+		h->release = xstrdup(u.release);
+		h->machine = xstrdup(u.machine);
+		h->nodename = xstrdup(u.nodename);
+	}
+
+	uid_t euid = geteuid();
+	gid_t egid = getegid();
+	h->have_user = true;
+	h->user = user_name(euid);
+	h->uid = (long)euid;
+	h->gid = (long)egid;
+	strvec_push_owned(&h->groups, group_name(egid));
+	int n = getgroups(0, NULL);
+	if (n > 0) {
+		gid_t *g = xmalloc((size_t)n * sizeof(*g));
+		n = getgroups(n, g);
+		for (int i = 0; i < n; i++) {
+			char *gn = group_name(g[i]);
+			if (!strvec_contains(&h->groups, gn))
+				strvec_push_owned(&h->groups, gn);
+			else
+				free(gn);
+		}
+		free(g);
+	}
+
+	for (size_t i = 0; sysroot_env_names[i]; i++) {
+		const char *v = getenv(sysroot_env_names[i]);
+		if (v)
+			env_set(h, sysroot_env_names[i], v);
+	}
+	static const char per_node[] = "HSA_OVERRIDE_GFX_VERSION_";
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq || strncmp(*e, per_node, sizeof(per_node) - 1))
+			continue;
+		const char *num = *e + sizeof(per_node) - 1;
+		if (num == eq || strspn(num, "0123456789") != (size_t)(eq - num))
+			continue;
+		char *name = xstrndup(*e, (size_t)(eq - *e));
+		env_set(h, name, eq + 1);
+		free(name);
+	}
+
+	const char *home = getenv("HOME");
+	if (home && *home) {
+		h->home = xstrdup(home);
+	} else {
+		struct passwd *pw = getpwuid(euid);
+		if (pw && pw->pw_dir)
+			h->home = xstrdup(pw->pw_dir);
+	}
+
+	const char *sudo = getenv("SUDO_USER");
+	if (euid == 0 && sudo && *sudo && strcmp(sudo, "root")) {
+		h->sudo_user = xstrdup(sudo);
+		struct passwd *pw = getpwnam(sudo);
+		if (pw)
+			groups_of_user(sudo, pw->pw_gid, &h->sudo_groups);
+	}
+}
+
+int sysroot_open(struct sysroot *sr, const char *dir)
+{
+	memset(sr, 0, sizeof(*sr));
+	host_info_init(&sr->host);
+	sr->root_fd = -1;
+	sr->live = dir == NULL;
+	sr->path = xstrdup(dir ? dir : "/");
+
+	sr->root_fd = open(sr->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (sr->root_fd < 0) {
+		int e = errno;
+		sysroot_release(sr);
+		return -e;
+	}
+	if (faccessat(sr->root_fd, ".", R_OK | X_OK, AT_EACCESS) < 0) {
+		int e = errno;
+		sysroot_release(sr);
+		return -e;
+	}
+	if (sr->live) {
+		host_live(&sr->host);
+		return 0;
+	}
+
+	char *text = NULL;
+	size_t len;
+	int r = read_file(sr, HOST_INI, false, &text, &len);
+	if (r == 0) {
+		sr->have_host_ini = true;
+		if (memchr(text, '\0', len))
+			sr->host_ini_error = xstrdup("host.ini:1: binary data (NUL byte)");
+		else
+			host_ini_parse(text, &sr->host, &sr->devs, &sr->ndevs, &sr->host_ini_error);
+		free(text);
+	} else if (r != -ENOENT) {
+		sr->have_host_ini = true;
+		sr->host_ini_error = xasprintf("host.ini: cannot be read: %s", strerror(-r));
+	}
+	return 0;
+}
+
+void sysroot_release(struct sysroot *sr)
+{
+	if (sr->root_fd >= 0)
+		close(sr->root_fd);
+	sr->root_fd = -1;
+	free(sr->path);
+	sr->path = NULL;
+	host_info_release(&sr->host);
+	strvec_release(&sr->recorded);
+	free(sr->rec_slots);
+	sr->rec_slots = NULL;
+	sr->rec_nslots = 0;
+	for (size_t i = 0; i < sr->ndevs; i++)
+		dev_release(&sr->devs[i]);
+	free(sr->devs);
+	sr->devs = NULL;
+	sr->ndevs = 0;
+	free(sr->host_ini_error);
+	sr->host_ini_error = NULL;
+}

@@ -1,0 +1,529 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sysroot.h"
+#include "util.h"
+
+/* A scratch tree: <tmp>/root is the sysroot, <tmp>/outside must never be read. */
+static char tmp[64];
+static char root[96];
+
+static void put(const char *rel, const char *content)
+{
+	char *p = xasprintf("%s/%s", tmp, rel);
+	char *slash = strrchr(p, '/');
+	*slash = '\0';
+	char *cmd = xasprintf("mkdir -p '%s'", p);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	*slash = '/';
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(content, f);
+	fclose(f);
+	free(p);
+}
+
+static void mkdirs(const char *rel)
+{
+	char *cmd = xasprintf("mkdir -p '%s/%s'", tmp, rel);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+static void link_to(const char *target, const char *rel)
+{
+	char *p = xasprintf("%s/%s", tmp, rel);
+	assert_int_equal(symlink(target, p), 0);
+	free(p);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmp, sizeof(tmp), "/tmp/rcsysroot.XXXXXX");
+	assert_non_null(mkdtemp(tmp));
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	put("outside/secret", "SECRET\n");
+	put("root/outside/secret", "inner\n");
+	put("root/etc/os-release", "ID=ubuntu\n");
+	put("root/secret", "root-secret\n");
+	put("root/opt/rocm-6.2.0/.info/version", "6.2.0-66\n");
+	put("root/opt/rocm-6.3.1/.info/version", "6.3.1\n");
+	put("root/opt/rocm-6.3.1/lib/rocblas/library/TensileLibrary_lazy_gfx1100.dat", "");
+	put("root/opt/rocm-6.3.1/lib/rocblas/library/TensileLibrary_lazy_gfx1030.dat", "");
+	put("root/opt/other/x", "x");
+	put("root/etc/alternatives/.keep", "");
+	link_to("/opt/rocm-6.3.1", "root/etc/alternatives/rocm");
+	link_to("/etc/alternatives/rocm", "root/opt/rocm");
+	put("root/usr/lib/python3.11/site-packages/torch/version.py", "__version__ = '2.4.0'\n");
+	put("root/usr/lib/python3.12/site-packages/.keep", "");
+	mkdirs("root/usr/lib/python3.9");
+	put("root/usr/lib/python3/dist-packages/.keep", "");
+	/* sysfs-like relative links */
+	put("root/sys/devices/pci0000:00/0000:03:00.0/vendor", "0x1002\n");
+	put("root/sys/bus/pci/drivers/amdgpu/.keep", "");
+	link_to("../../../bus/pci/drivers/amdgpu", "root/sys/devices/pci0000:00/0000:03:00.0/driver");
+	mkdirs("root/sys/class/drm");
+	link_to("../../devices/pci0000:00/0000:03:00.0", "root/sys/class/drm/card0");
+	/* escapes */
+	link_to("/secret", "root/etc/abs_secret");
+	link_to("../../../../../../outside/secret", "root/etc/rel_escape");
+	link_to("/../../../outside/secret", "root/etc/abs_escape");
+	link_to(tmp, "root/etc/tmp_abs");
+	link_to("../../../../outside", "root/etc/dir_escape");       /* absolute path of the real tmp */
+	/* loops */
+	link_to("loop_b", "root/etc/loop_a");
+	link_to("loop_a", "root/etc/loop_b");
+	link_to("self", "root/etc/self");
+	/* special files */
+	put("root/empty", "");
+	put("root/line", "live \n\t\n");
+	char *p = xasprintf("%s/root/fifo", tmp);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	free(p);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char *cmd = xasprintf("rm -rf '%s'", tmp);
+	int r = system(cmd);
+	free(cmd);
+	return r;
+}
+
+static char *read_ok(struct sysroot *sr, const char *path)
+{
+	char *s = NULL;
+	size_t len = 0;
+	int r = sysroot_read(sr, path, &s, &len);
+	if (r)
+		print_error("read %s: %d\n", path, r);
+	assert_int_equal(r, 0);
+	assert_int_equal(strlen(s), len);
+	return s;
+}
+
+static void open_root(struct sysroot *sr)
+{
+	assert_int_equal(sysroot_open(sr, root), 0);
+	assert_false(sr->live);
+	assert_null(sr->host_ini_error);
+}
+
+static void test_open_errors(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	char *p = xasprintf("%s/nope", tmp);
+	assert_int_equal(sysroot_open(&sr, p), -ENOENT);
+	free(p);
+	p = xasprintf("%s/root/etc/os-release", tmp);
+	assert_int_equal(sysroot_open(&sr, p), -ENOTDIR);
+	free(p);
+}
+
+static void test_plain_and_relative_links(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	open_root(&sr);
+	char *s = read_ok(&sr, "/etc/os-release");
+	assert_string_equal(s, "ID=ubuntu\n");
+	free(s);
+	/* absolute link chain re-rooted: /opt/rocm -> /etc/alternatives/rocm -> /opt/rocm-6.3.1 */
+	s = read_ok(&sr, "/opt/rocm/.info/version");
+	assert_string_equal(s, "6.3.1\n");
+	free(s);
+	char *rp;
+	assert_int_equal(sysroot_realpath(&sr, "/opt/rocm/lib", &rp), 0);
+	assert_string_equal(rp, "/opt/rocm-6.3.1/lib");
+	free(rp);
+	assert_int_equal(sysroot_realpath(&sr, "/sys/class/drm/card0/driver", &rp), 0);
+	assert_string_equal(rp, "/sys/bus/pci/drivers/amdgpu");
+	free(rp);
+	assert_int_equal(sysroot_realpath(&sr, "/", &rp), 0);
+	assert_string_equal(rp, "/");
+	free(rp);
+	assert_int_equal(sysroot_realpath(&sr, "/nope", &rp), -ENOENT);
+	assert_null(rp);
+	s = read_ok(&sr, "/sys/class/drm/card0/vendor");
+	assert_string_equal(s, "0x1002\n");
+	free(s);
+	char *name;
+	assert_int_equal(sysroot_link_name(&sr, "/sys/class/drm/card0/driver", &name), 0);
+	assert_string_equal(name, "amdgpu");
+	free(name);
+	assert_int_equal(sysroot_readlink(&sr, "/opt/rocm", &name), 0);
+	assert_string_equal(name, "/etc/alternatives/rocm");
+	free(name);
+	assert_int_equal(sysroot_readlink(&sr, "/etc/os-release", &name), -EINVAL);
+	assert_null(name);
+	assert_int_equal(sysroot_readlink(&sr, "/nope/x", &name), -ENOENT);
+	assert_int_equal(sysroot_type(&sr, "/opt/rocm"), NODE_DIR);
+	assert_int_equal(sysroot_type(&sr, "/opt/rocm/.info/version"), NODE_FILE);
+	assert_int_equal(sysroot_type(&sr, "/opt/rocm/nope"), NODE_MISSING);
+	assert_true(sysroot_exists(&sr, "/sys/class/drm/card0"));
+	/* a file used as a directory */
+	assert_int_equal(sysroot_read(&sr, "/etc/os-release/x", &s, NULL), -ENOTDIR);
+	assert_null(s);
+	sysroot_release(&sr);
+}
+
+static void test_escapes_stay_inside(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	open_root(&sr);
+	/* absolute target: the root's /secret, not the host's */
+	char *s = read_ok(&sr, "/etc/abs_secret");
+	assert_string_equal(s, "root-secret\n");
+	free(s);
+	/* ../ climbing stops at the root: lands on root/outside/secret */
+	s = read_ok(&sr, "/etc/rel_escape");
+	assert_string_equal(s, "inner\n");
+	free(s);
+	s = read_ok(&sr, "/etc/abs_escape");
+	assert_string_equal(s, "inner\n");
+	free(s);
+	s = read_ok(&sr, "/../../../../outside/secret");
+	assert_string_equal(s, "inner\n");
+	free(s);
+	s = read_ok(&sr, "/etc/../../../secret");
+	assert_string_equal(s, "root-secret\n");
+	free(s);
+	/* the host path of the tree means nothing inside it */
+	char *p = xasprintf("/etc/tmp_abs/outside/secret");
+	assert_int_equal(sysroot_read(&sr, p, &s, NULL), -ENOENT);
+	free(p);
+	char *rp;
+	assert_int_equal(sysroot_realpath(&sr, "/etc/rel_escape", &rp), 0);
+	assert_string_equal(rp, "/outside/secret");
+	free(rp);
+	/* listing through an escaping link lists inside */
+	struct strvec names = STRVEC_INIT;
+	assert_int_equal(sysroot_list(&sr, "/etc/dir_escape", &names), 0);
+	assert_int_equal(names.n, 1);
+	assert_string_equal(names.v[0], "secret");
+	strvec_release(&names);
+	sysroot_release(&sr);
+}
+
+static void test_loops(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	char *s;
+	open_root(&sr);
+	assert_int_equal(sysroot_read(&sr, "/etc/loop_a", &s, NULL), -ELOOP);
+	assert_int_equal(sysroot_read(&sr, "/etc/self/x", &s, NULL), -ELOOP);
+	assert_int_equal(sysroot_type(&sr, "/etc/loop_b"), NODE_MISSING);
+	char *rp;
+	assert_int_equal(sysroot_realpath(&sr, "/etc/self", &rp), -ELOOP);
+	/* readlink does not follow the last component */
+	assert_int_equal(sysroot_readlink(&sr, "/etc/loop_a", &rp), 0);
+	assert_string_equal(rp, "loop_b");
+	free(rp);
+	sysroot_release(&sr);
+
+	/* exactly 40 links resolve; 41 do not */
+	mkdirs("chain/r");
+	put("chain/r/l0", "end\n");
+	for (int i = 1; i <= 41; i++) {
+		char *t = xasprintf("l%d", i - 1);
+		char *l = xasprintf("chain/r/l%d", i);
+		link_to(t, l);
+		free(t);
+		free(l);
+	}
+	char *dir = xasprintf("%s/chain/r", tmp);
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	free(dir);
+	s = read_ok(&sr, "/l40");
+	assert_string_equal(s, "end\n");
+	free(s);
+	assert_int_equal(sysroot_read(&sr, "/l41", &s, NULL), -ELOOP);
+	sysroot_release(&sr);
+}
+
+static void test_big_and_special_files(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	char *s;
+	size_t len;
+
+	char *p = xasprintf("%s/root/big", tmp);
+	int fd = open(p, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 50L * 1024 * 1024), 0);
+	close(fd);
+	free(p);
+	p = xasprintf("%s/root/max", tmp);
+	fd = open(p, O_CREAT | O_WRONLY, 0600);
+	assert_int_equal(ftruncate(fd, SYSROOT_MAX_FILE), 0);
+	close(fd);
+	free(p);
+	p = xasprintf("%s/root/max1", tmp);
+	fd = open(p, O_CREAT | O_WRONLY, 0600);
+	assert_int_equal(ftruncate(fd, SYSROOT_MAX_FILE + 1), 0);
+	close(fd);
+	free(p);
+
+	open_root(&sr);
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(sysroot_read(&sr, "/big", &s, &len), -EFBIG);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_null(s);
+	double secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	assert_true(secs < 0.5);
+	assert_int_equal(sysroot_read(&sr, "/max", &s, &len), 0);
+	assert_int_equal(len, SYSROOT_MAX_FILE);
+	free(s);
+	assert_int_equal(sysroot_read(&sr, "/max1", &s, &len), -EFBIG);
+
+	/* a directory where a file is expected */
+	assert_int_equal(sysroot_read(&sr, "/etc", &s, &len), -EISDIR);
+	assert_int_equal(sysroot_read_line(&sr, "/opt/rocm", &s), -EISDIR);
+	/* empty file */
+	s = read_ok(&sr, "/empty");
+	assert_string_equal(s, "");
+	free(s);
+	assert_int_equal(sysroot_read_line(&sr, "/line", &s), 0);
+	assert_string_equal(s, "live");
+	free(s);
+	/* a FIFO is refused, never waited on */
+	alarm(5);
+	assert_int_equal(sysroot_read(&sr, "/fifo", &s, &len), -EINVAL);
+	alarm(0);
+	assert_int_equal(sysroot_type(&sr, "/fifo"), NODE_OTHER);
+	assert_int_equal(sysroot_read(&sr, "", &s, &len), -ENOENT);
+	sysroot_release(&sr);
+}
+
+static void test_list(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	struct strvec names = STRVEC_INIT;
+	open_root(&sr);
+	strvec_push(&names, "keep");
+	assert_int_equal(sysroot_list(&sr, "/opt/rocm/lib/rocblas/library", &names), 0);
+	assert_int_equal(names.n, 3);
+	assert_string_equal(names.v[0], "keep");  /* appended */
+	assert_string_equal(names.v[1], "TensileLibrary_lazy_gfx1030.dat");
+	assert_string_equal(names.v[2], "TensileLibrary_lazy_gfx1100.dat");
+	strvec_release(&names);
+	assert_int_equal(sysroot_list(&sr, "/", &names), 0);
+	assert_true(strvec_contains(&names, "etc"));
+	assert_false(strvec_contains(&names, "."));
+	assert_false(strvec_contains(&names, ".."));
+	for (size_t i = 1; i < names.n; i++)
+		assert_true(strcmp(names.v[i - 1], names.v[i]) < 0);
+	strvec_release(&names);
+	assert_int_equal(sysroot_list(&sr, "/etc/os-release", &names), -ENOTDIR);
+	assert_int_equal(sysroot_list(&sr, "/nope", &names), -ENOENT);
+	assert_int_equal(names.n, 0);
+	sysroot_release(&sr);
+
+	/* more than SYSROOT_MAX_LIST entries: the first N in sorted order */
+	mkdirs("many/d");
+	for (int i = SYSROOT_MAX_LIST + 100; i > 0; i--) {
+		char *p = xasprintf("%s/many/d/n%05d", tmp, i);
+		int fd = open(p, O_CREAT | O_WRONLY, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+		free(p);
+	}
+	char *dir = xasprintf("%s/many", tmp);
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	free(dir);
+	assert_int_equal(sysroot_list(&sr, "/d", &names), 0);
+	assert_int_equal(names.n, SYSROOT_MAX_LIST);
+	assert_string_equal(names.v[0], "n00001");
+	char want[16];
+	snprintf(want, sizeof(want), "n%05d", SYSROOT_MAX_LIST);
+	assert_string_equal(names.v[names.n - 1], want);
+	strvec_release(&names);
+	sysroot_release(&sr);
+}
+
+static void test_glob(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	struct strvec out = STRVEC_INIT;
+	open_root(&sr);
+	sysroot_glob(&sr, "/opt/rocm-*", &out);
+	assert_int_equal(out.n, 2);
+	assert_string_equal(out.v[0], "/opt/rocm-6.2.0");
+	assert_string_equal(out.v[1], "/opt/rocm-6.3.1");
+	strvec_release(&out);
+	sysroot_glob(&sr, "/usr/lib/python3.*/site-packages", &out);
+	assert_int_equal(out.n, 2);
+	assert_string_equal(out.v[0], "/usr/lib/python3.11/site-packages");
+	assert_string_equal(out.v[1], "/usr/lib/python3.12/site-packages");
+	strvec_release(&out);
+	/* through a link, with a pattern in the last component */
+	sysroot_glob(&sr, "/opt/rocm/lib/rocblas/library/TensileLibrary*_gfx11*", &out);
+	assert_int_equal(out.n, 1);
+	assert_string_equal(out.v[0], "/opt/rocm/lib/rocblas/library/TensileLibrary_lazy_gfx1100.dat");
+	strvec_release(&out);
+	sysroot_glob(&sr, "/opt/*/.info/version", &out);
+	assert_int_equal(out.n, 3);   /* rocm (link), rocm-6.2.0, rocm-6.3.1 */
+	assert_string_equal(out.v[0], "/opt/rocm-6.2.0/.info/version");
+	strvec_release(&out);
+	/* '*' does not match dot files; no match gives nothing */
+	sysroot_glob(&sr, "/opt/rocm-6.3.1/*", &out);
+	assert_int_equal(out.n, 1);
+	assert_string_equal(out.v[0], "/opt/rocm-6.3.1/lib");
+	strvec_release(&out);
+	sysroot_glob(&sr, "/nope/*/x", &out);
+	assert_int_equal(out.n, 0);
+	sysroot_glob(&sr, "/etc/os-release", &out);
+	assert_int_equal(out.n, 1);
+	strvec_release(&out);
+	sysroot_glob(&sr, "/etc/nope", &out);
+	assert_int_equal(out.n, 0);
+	const struct strvec *rec = sysroot_recorded(&sr);
+	assert_true(strvec_contains(rec, "/opt"));
+	assert_true(strvec_contains(rec, "/usr/lib"));
+	sysroot_release(&sr);
+}
+
+static void test_recorded(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	char *s;
+	struct strvec names = STRVEC_INIT;
+	open_root(&sr);
+	assert_int_equal(sysroot_recorded(&sr)->n, 0);  /* host.ini lookup not recorded */
+	s = read_ok(&sr, "/etc/os-release");
+	free(s);
+	assert_int_equal(sysroot_read(&sr, "/nope", &s, NULL), -ENOENT);
+	s = read_ok(&sr, "/etc/os-release");
+	free(s);
+	sysroot_list(&sr, "/opt", &names);
+	sysroot_exists(&sr, "/opt/rocm");
+	assert_int_equal(sysroot_readlink(&sr, "/opt/rocm", &s), 0);
+	free(s);
+	for (int i = 0; i < 300; i++) {
+		char *p = xasprintf("/x/%d", i % 150);
+		sysroot_exists(&sr, p);
+		free(p);
+	}
+	const struct strvec *rec = sysroot_recorded(&sr);
+	assert_int_equal(rec->n, 4 + 150);
+	assert_string_equal(rec->v[0], "/etc/os-release");
+	assert_string_equal(rec->v[1], "/nope");
+	assert_string_equal(rec->v[2], "/opt");
+	assert_string_equal(rec->v[3], "/opt/rocm");
+	assert_string_equal(rec->v[4], "/x/0");
+	assert_string_equal(rec->v[153], "/x/149");
+	strvec_release(&names);
+	sysroot_release(&sr);
+}
+
+static void test_devices_unknown_without_host_ini(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	mkdirs("root/dev");
+	put("root/dev/kfd", "");  /* a file in the tree says nothing about the node */
+	open_root(&sr);
+	assert_false(sr.have_host_ini);
+	const struct dev_node *d = sysroot_device(&sr, "/dev/kfd");
+	assert_non_null(d);
+	assert_false(d->known);
+	assert_int_equal(d->type, NODE_MISSING);
+	assert_int_equal(d->access, ACCESS_UNKNOWN);
+	assert_ptr_equal(sysroot_device(&sr, "/dev/kfd"), d);
+	assert_false(sr.host.have_uname);
+	assert_false(sr.host.have_user);
+	assert_null(sr.host.user);
+	assert_int_equal(sr.host.uid, -1);
+	assert_int_equal(sysroot_env_count(&sr), 0);
+	assert_null(sysroot_getenv(&sr, "PATH"));
+	sysroot_release(&sr);
+}
+
+static void test_live(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	setenv("HSA_OVERRIDE_GFX_VERSION_3", "10.3.0", 1);
+	setenv("HSA_OVERRIDE_GFX_VERSION_X", "10.3.0", 1);
+	setenv("ROCMCHECK_NOT_READ", "1", 1);
+	setenv("HIP_VISIBLE_DEVICES", "0", 1);
+	assert_int_equal(sysroot_open(&sr, NULL), 0);
+	assert_true(sr.live);
+	assert_string_equal(sr.path, "/");
+	assert_true(sr.host.have_uname);
+	assert_non_null(sr.host.release);
+	assert_true(sr.host.have_user);
+	assert_int_equal(sr.host.uid, (long)geteuid());
+	assert_true(sr.host.groups.n >= 1);
+	assert_string_equal(sysroot_getenv(&sr, "HSA_OVERRIDE_GFX_VERSION_3"), "10.3.0");
+	assert_null(sysroot_getenv(&sr, "HSA_OVERRIDE_GFX_VERSION_X"));
+	assert_null(sysroot_getenv(&sr, "ROCMCHECK_NOT_READ"));
+	assert_string_equal(sysroot_getenv(&sr, "HIP_VISIBLE_DEVICES"), "0");
+	bool found = false;
+	for (size_t i = 0; i < sysroot_env_count(&sr); i++)
+		if (!strcmp(sysroot_env_at(&sr, i)->name, "HSA_OVERRIDE_GFX_VERSION_3"))
+			found = true;
+	assert_true(found);
+	assert_null(sysroot_env_at(&sr, sysroot_env_count(&sr)));
+	/* /dev/null is a character device anyone may open read-write */
+	const struct dev_node *d = sysroot_device(&sr, "/dev/null");
+	assert_true(d->known);
+	assert_int_equal(d->type, NODE_CHAR);
+	assert_int_equal(d->access, ACCESS_RW);
+	assert_int_equal(d->mode, 0666);
+	assert_string_equal(d->owner, "root");
+	d = sysroot_device(&sr, "/dev/rocmcheck-no-such-node");
+	assert_true(d->known);
+	assert_int_equal(d->type, NODE_MISSING);
+	assert_int_equal(d->access, ACCESS_MISSING);
+	char *s;
+	assert_int_equal(sysroot_read_line(&sr, "/proc/sys/kernel/osrelease", &s), 0);
+	assert_string_equal(s, sr.host.release);
+	free(s);
+	sysroot_release(&sr);
+	unsetenv("HSA_OVERRIDE_GFX_VERSION_3");
+	unsetenv("HSA_OVERRIDE_GFX_VERSION_X");
+	unsetenv("ROCMCHECK_NOT_READ");
+	unsetenv("HIP_VISIBLE_DEVICES");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_plain_and_relative_links),
+		cmocka_unit_test(test_escapes_stay_inside),
+		cmocka_unit_test(test_loops),
+		cmocka_unit_test(test_big_and_special_files),
+		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_recorded),
+		cmocka_unit_test(test_devices_unknown_without_host_ini),
+		cmocka_unit_test(test_live),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
