@@ -365,11 +365,17 @@ void facts_read_rocm(struct facts *f)
 {
 	struct strvec dirs = STRVEC_INIT;
 	char *default_real = NULL;
-	const char *rocm_path = sysroot_getenv(f->sr, "ROCM_PATH");
+	const char *env = sysroot_getenv(f->sr, "ROCM_PATH");
+	char *rocm_path = NULL;
 
 	f->rocm.active = -1;
-	if (rocm_path && (rocm_path[0] != '/' || !rocm_path[1]))
-		rocm_path = NULL;
+	if (env && env[0] == '/') {
+		size_t n = strlen(env);
+		while (n > 1 && env[n - 1] == '/')
+			n--;
+		if (n > 1)
+			rocm_path = xstrndup(env, n);
+	}
 	if (sysroot_realpath(f->sr, "/opt/rocm", &default_real))
 		default_real = NULL;
 
@@ -395,5 +401,6 @@ void facts_read_rocm(struct facts *f)
 		}
 	}
 	free(default_real);
+	free(rocm_path);
 	strvec_release(&dirs);
 }

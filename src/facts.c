@@ -1,0 +1,205 @@
+/* Small shared pieces of the facts layer: names and fact errors. */
+#include "facts.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *vendor_name(enum vendor v)
+{
+	switch (v) {
+	case VENDOR_AMD:
+		return "amd";
+	case VENDOR_NVIDIA:
+		return "nvidia";
+	case VENDOR_INTEL:
+		return "intel";
+	case VENDOR_OTHER:
+		return "other";
+	case VENDOR_NONE:
+		break;
+	}
+	return NULL;
+}
+
+const char *fw_backend_name(enum fw_backend b)
+{
+	switch (b) {
+	case FW_BACKEND_CPU:
+		return "cpu";
+	case FW_BACKEND_ROCM:
+		return "rocm";
+	case FW_BACKEND_CUDA:
+		return "cuda";
+	case FW_BACKEND_UNKNOWN:
+		break;
+	}
+	return NULL;
+}
+
+void fact_errors_add(struct fact_errors *e, const char *path, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	e->v = xrealloc(e->v, (e->n + 1) * sizeof(*e->v));
+	e->v[e->n].path = xstrdup(path ? path : "");
+	e->v[e->n].message = strbuf_detach(&sb);
+	e->n++;
+}
+
+const struct fact_error *facts_error_for(const struct facts *f, const char *prefix)
+{
+	for (size_t i = 0; i < f->errors.n; i++)
+		if (str_startswith(f->errors.v[i].path, prefix ? prefix : ""))
+			return &f->errors.v[i];
+	return NULL;
+}
+
+/* ---- facts_release: every part, whichever reader filled it ---- */
+
+static void os_release_facts(struct os_facts *o)
+{
+	free(o->path);
+	free(o->id);
+	free(o->id_like);
+	free(o->version_id);
+	free(o->version_codename);
+	free(o->pretty_name);
+	free(o->name);
+	free(o->variant_id);
+}
+
+static void kernel_release_facts(struct kernel_facts *k)
+{
+	free(k->release);
+	free(k->release_source);
+	free(k->arch);
+	free(k->nodename);
+	free(k->proc_version);
+	free(k->cmdline);
+}
+
+static void system_release_facts(struct system_facts *s)
+{
+	strvec_release(&s->modules);
+	free(s->container_evidence);
+	free(s->wsl_evidence);
+	free(s->secure_boot_path);
+	free(s->dkms_amdgpu_evidence);
+	strvec_release(&s->dkms_amdgpu_versions);
+}
+
+static void pci_release(struct pci_dev *p)
+{
+	free(p->addr);
+	free(p->driver);
+	free(p->link_speed);
+	free(p->link_width);
+	free(p->max_link_speed);
+	free(p->max_link_width);
+	free(p->unique_id);
+	free(p->board_name);
+}
+
+static void drm_release(struct drm_render *r)
+{
+	free(r->dev_path);
+	free(r->pci_addr);
+	free(r->driver);
+	free(r->driver_version);
+}
+
+static void driver_release_facts(struct driver_facts *d)
+{
+	free(d->amdgpu_initstate);
+	free(d->amdgpu_version);
+	free(d->nvidia_version);
+	free(d->nvidia_version_source);
+}
+
+static void rocm_release(struct rocm_install *r)
+{
+	free(r->path);
+	free(r->version);
+	free(r->source_path);
+	free(r->rocblas_dir);
+	strvec_release(&r->tensile_archs);
+}
+
+static void framework_release(struct framework *fw)
+{
+	free(fw->name);
+	free(fw->version);
+	free(fw->backend_version);
+	free(fw->path);
+	free(fw->site);
+	strvec_release(&fw->tensile_archs);
+}
+
+static void env_release_facts(struct env_facts *e)
+{
+	free(e->hsa_override.raw);
+	for (size_t i = 0; i < e->nhsa_override_node; i++)
+		free(e->hsa_override_node[i].raw);
+	free(e->hsa_override_node);
+	strvec_release(&e->blocking_vars);
+}
+
+static void gpu_release(struct gpu *g)
+{
+	free(g->name);
+	free(g->pci_addr);
+	free(g->family);
+	free(g->driver);
+	free(g->render_node);
+	free(g->unique_id);
+	free(g->visible_id);
+}
+
+void facts_release(struct facts *f)
+{
+	os_release_facts(&f->os);
+	kernel_release_facts(&f->kernel);
+	system_release_facts(&f->sys);
+	for (size_t i = 0; i < f->npci; i++)
+		pci_release(&f->pci[i]);
+	free(f->pci);
+	for (size_t i = 0; i < f->kfd.nnodes; i++)
+		free(f->kfd.nodes[i].name);
+	free(f->kfd.nodes);
+	for (size_t i = 0; i < f->drm.nnodes; i++)
+		drm_release(&f->drm.nodes[i]);
+	free(f->drm.nodes);
+	driver_release_facts(&f->drv);
+	for (size_t i = 0; i < f->rocm.ninstalls; i++)
+		rocm_release(&f->rocm.installs[i]);
+	free(f->rocm.installs);
+	for (size_t i = 0; i < f->cuda.ntoolkits; i++) {
+		free(f->cuda.toolkits[i].path);
+		free(f->cuda.toolkits[i].version);
+	}
+	free(f->cuda.toolkits);
+	for (size_t i = 0; i < f->py.n; i++)
+		framework_release(&f->py.v[i]);
+	free(f->py.v);
+	strvec_release(&f->py.sites_searched);
+	env_release_facts(&f->env);
+	for (size_t i = 0; i < f->ngpus; i++)
+		gpu_release(&f->gpus[i]);
+	free(f->gpus);
+	for (size_t i = 0; i < f->errors.n; i++) {
+		free(f->errors.v[i].path);
+		free(f->errors.v[i].message);
+	}
+	free(f->errors.v);
+	struct sysroot *sr = f->sr;
+	memset(f, 0, sizeof(*f));
+	f->sr = sr;
+	f->rocm.active = -1;
+	f->cuda.active = -1;
+}

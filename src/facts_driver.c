@@ -1,0 +1,119 @@
+/* Kernel drivers: amdgpu (in-tree or DKMS), nvidia, nouveau. */
+#include "facts.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NV_PROC_VERSION "/proc/driver/nvidia/version"
+#define NV_SYS_VERSION "/sys/module/nvidia/version"
+
+/* "550.54.14", "575.57.08", "470.256.02": digits separated by single dots. */
+static bool is_version_token(const char *s, size_t n)
+{
+	int dots = 0;
+	if (!n || !isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '.') {
+			if (s[i - 1] == '.')
+				return false;
+			dots++;
+		} else if (!isdigit((unsigned char)s[i])) {
+			return false;
+		}
+	}
+	return dots >= 1;
+}
+
+/* Either the first line of /proc/driver/nvidia/version,
+ *   NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024
+ *   NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build  (...)
+ * or the plain /sys/module/nvidia/version ("550.54.14"). */
+int nvidia_version_parse(const char *text, char **version, bool *open_module)
+{
+	*version = NULL;
+	*open_module = false;
+	if (!text)
+		return -EINVAL;
+	size_t linelen = strcspn(text, "\n");
+	char *line = xstrndup(text, linelen);
+	char *t = str_trim(line);
+	int ret = -EINVAL;
+
+	if (str_startswith(t, "NVRM version:")) {
+		t += strlen("NVRM version:");
+		if (!strstr(t, "Kernel Module"))
+			goto out;
+		*open_module = strstr(t, "Open Kernel Module") != NULL;
+		/* the version is the first dotted-number word after "Module" */
+		t = strstr(t, "Kernel Module") + strlen("Kernel Module");
+		while (*t) {
+			t += strspn(t, " \t");
+			size_t n = strcspn(t, " \t");
+			if (is_version_token(t, n)) {
+				*version = xstrndup(t, n);
+				ret = 0;
+				break;
+			}
+			t += n;
+		}
+		if (ret)
+			*open_module = false;
+	} else if (is_version_token(t, strlen(t))) {
+		*version = xstrdup(t);
+		ret = 0;
+	}
+out:
+	free(line);
+	return ret;
+}
+
+static char *read_line_opt(struct facts *f, const char *path)
+{
+	char *s = NULL;
+	int r = sysroot_read_line(f->sr, path, &s);
+	if (r && r != -ENOENT)
+		fact_errors_add(&f->errors, path, "cannot be read: %s", strerror(-r));
+	return r ? NULL : s;
+}
+
+static bool read_nvidia_version(struct facts *f, const char *path)
+{
+	struct driver_facts *d = &f->drv;
+	char *text = read_line_opt(f, path);
+	if (!text)
+		return false;
+	char *version;
+	bool open_module;
+	if (nvidia_version_parse(text, &version, &open_module)) {
+		fact_errors_add(&f->errors, path, "no driver version in '%.80s'", text);
+		free(text);
+		return false;
+	}
+	free(text);
+	d->nvidia_version = version;
+	d->nvidia_open = open_module;
+	d->nvidia_version_source = xstrdup(path);
+	return true;
+}
+
+void facts_read_driver(struct facts *f)
+{
+	struct driver_facts *d = &f->drv;
+
+	d->amdgpu_module = sysroot_exists(f->sr, "/sys/module/amdgpu");
+	if (d->amdgpu_module) {
+		d->amdgpu_initstate = read_line_opt(f, "/sys/module/amdgpu/initstate");
+		d->amdgpu_version = read_line_opt(f, "/sys/module/amdgpu/version");
+	}
+
+	d->nvidia_module = sysroot_exists(f->sr, "/sys/module/nvidia");
+	/* the proc file says open or proprietary; the module file only the number */
+	if (!read_nvidia_version(f, NV_PROC_VERSION) && d->nvidia_module)
+		read_nvidia_version(f, NV_SYS_VERSION);
+
+	d->nouveau_module = sysroot_exists(f->sr, "/sys/module/nouveau") ||
+			    strvec_contains(&f->sys.modules, "nouveau");
+}

@@ -1,0 +1,314 @@
+/* Kernel and system facts: release, /proc/version, /proc/cmdline, loaded
+ * modules, container and WSL markers, Secure Boot, DKMS amdgpu, CPU. */
+#include "facts.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SECURE_BOOT_VAR "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+
+static bool read_uint(const char **pp, unsigned *out)
+{
+	const char *p = *pp;
+	unsigned long v = 0;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	for (; isdigit((unsigned char)*p); p++) {
+		v = v * 10 + (unsigned long)(*p - '0');
+		if (v > 1000000)
+			return false;
+	}
+	*out = (unsigned)v;
+	*pp = p;
+	return true;
+}
+
+int kernel_release_parse(const char *s, unsigned *major, unsigned *minor, unsigned *patch)
+{
+	const char *p = s;
+	unsigned a, b, c = 0;
+
+	if (!p || !read_uint(&p, &a) || *p++ != '.' || !read_uint(&p, &b))
+		return -EINVAL;
+	if (*p == '.' && isdigit((unsigned char)p[1])) {
+		p++;
+		read_uint(&p, &c);
+		if (isdigit((unsigned char)*p))
+			return -EINVAL;
+	}
+	/* what follows is the local version: "-35-generic", ".el9.x86_64", "+" */
+	if (*p && !strchr("-.+_~", *p))
+		return -EINVAL;
+	*major = a;
+	*minor = b;
+	*patch = c;
+	return 0;
+}
+
+static char *read_line_opt(struct facts *f, const char *path)
+{
+	char *s = NULL;
+	int r = sysroot_read_line(f->sr, path, &s);
+	if (r && r != -ENOENT)
+		fact_errors_add(&f->errors, path, "cannot be read: %s", strerror(-r));
+	return r ? NULL : s;
+}
+
+static void read_kernel(struct facts *f)
+{
+	struct kernel_facts *k = &f->kernel;
+	const struct host_info *h = &f->sr->host;
+	const char *err_path;
+
+	if (h->release && *h->release) {
+		k->release = xstrdup(h->release);
+		k->release_source = xstrdup(f->sr->live ? "uname(2)" : "host.ini [uname] release");
+		err_path = f->sr->live ? "uname(2)" : "/.rocmcheck/host.ini";
+	} else {
+		k->release = read_line_opt(f, "/proc/sys/kernel/osrelease");
+		if (k->release)
+			k->release_source = xstrdup("/proc/sys/kernel/osrelease");
+		err_path = "/proc/sys/kernel/osrelease";
+	}
+	if (k->release) {
+		k->parsed = kernel_release_parse(k->release, &k->major, &k->minor, &k->patch) == 0;
+		if (!k->parsed)
+			fact_errors_add(&f->errors, err_path, "kernel release '%s' does not parse", k->release);
+	}
+	k->arch = xstrdup(h->machine);
+	k->nodename = xstrdup(h->nodename);
+	k->proc_version = read_line_opt(f, "/proc/version");
+	k->cmdline = read_line_opt(f, "/proc/cmdline");
+}
+
+static void read_modules(struct facts *f)
+{
+	char *text;
+	int r = sysroot_read(f->sr, "/proc/modules", &text, NULL);
+	if (r) {
+		if (r != -ENOENT)
+			fact_errors_add(&f->errors, "/proc/modules", "cannot be read: %s", strerror(-r));
+		return;
+	}
+	f->sys.modules_read = true;
+	for (char *save, *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		size_t n = strcspn(line, " \t");
+		if (!n)
+			continue;
+		line[n] = '\0';
+		if (!strvec_contains(&f->sys.modules, line))
+			strvec_push(&f->sys.modules, line);
+	}
+	free(text);
+}
+
+static void set_container(struct system_facts *s, enum container_kind kind, char *evidence)
+{
+	s->container = kind;
+	s->container_evidence = evidence;
+}
+
+static void read_container(struct facts *f)
+{
+	struct system_facts *s = &f->sys;
+	static const struct {
+		const char *word;
+		enum container_kind kind;
+	} hints[] = {
+		{ "docker", CONTAINER_DOCKER },
+		{ "libpod", CONTAINER_PODMAN },
+		{ "kubepods", CONTAINER_OTHER },
+		{ "containerd", CONTAINER_OTHER },
+		{ "lxc", CONTAINER_OTHER },
+	};
+
+	if (sysroot_exists(f->sr, "/.dockerenv")) {
+		set_container(s, CONTAINER_DOCKER, xstrdup("/.dockerenv"));
+		return;
+	}
+	if (sysroot_exists(f->sr, "/run/.containerenv")) {
+		set_container(s, CONTAINER_PODMAN, xstrdup("/run/.containerenv"));
+		return;
+	}
+	/* systemd's own marker: "docker", "podman", "lxc", "systemd-nspawn", ... */
+	char *marker = NULL;
+	if (sysroot_read_line(f->sr, "/run/systemd/container", &marker) == 0 && *marker) {
+		enum container_kind kind = !strcmp(marker, "docker") ? CONTAINER_DOCKER :
+					   !strcmp(marker, "podman") ? CONTAINER_PODMAN : CONTAINER_OTHER;
+		set_container(s, kind, xasprintf("/run/systemd/container: %s", marker));
+		free(marker);
+		return;
+	}
+	free(marker);
+	char *cg = NULL;
+	if (sysroot_read(f->sr, "/proc/1/cgroup", &cg, NULL) == 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(hints); i++)
+			if (strstr(cg, hints[i].word)) {
+				set_container(s, hints[i].kind, xasprintf("/proc/1/cgroup: %s", hints[i].word));
+				break;
+			}
+	}
+	free(cg);
+}
+
+static bool wsl_marker(const char *s)
+{
+	return s && (str_contains_ci(s, "microsoft") || strstr(s, "WSL"));
+}
+
+static void read_wsl(struct facts *f)
+{
+	struct system_facts *s = &f->sys;
+	const struct dev_node *dxg = sysroot_device(f->sr, "/dev/dxg");
+
+	s->dxg_present = dxg->known && dxg->type != NODE_MISSING;
+	if (wsl_marker(f->kernel.proc_version)) {
+		s->wsl = true;
+		s->wsl_evidence = xstrdup("/proc/version");
+		return;
+	}
+	char *osrel = NULL;
+	if (sysroot_read_line(f->sr, "/proc/sys/kernel/osrelease", &osrel) == 0 && wsl_marker(osrel)) {
+		s->wsl = true;
+		s->wsl_evidence = xstrdup("/proc/sys/kernel/osrelease");
+	} else if (wsl_marker(f->kernel.release)) {
+		s->wsl = true;
+		s->wsl_evidence = xstrdup(f->kernel.release_source);
+	} else if (s->dxg_present && sysroot_type(f->sr, "/usr/lib/wsl/lib") == NODE_DIR) {
+		s->wsl = true;
+		s->wsl_evidence = xstrdup("/dev/dxg and /usr/lib/wsl/lib");
+	}
+	free(osrel);
+}
+
+static void read_secure_boot(struct facts *f)
+{
+	struct system_facts *s = &f->sys;
+	char *data = NULL;
+	size_t len = 0;
+
+	s->efi = sysroot_type(f->sr, "/sys/firmware/efi") == NODE_DIR;
+	s->secure_boot = -1;
+	int r = sysroot_read(f->sr, SECURE_BOOT_VAR, &data, &len);
+	if (r == -ENOENT)
+		return;
+	s->secure_boot_path = xstrdup(SECURE_BOOT_VAR);
+	if (r) {
+		fact_errors_add(&f->errors, SECURE_BOOT_VAR, "cannot be read: %s", strerror(-r));
+		return;
+	}
+	/* efivarfs: 4 bytes of attributes, then the variable's one byte */
+	if (len < 5 || (unsigned char)data[4] > 1)
+		fact_errors_add(&f->errors, SECURE_BOOT_VAR,
+				"expected 4 attribute bytes and a 0/1 value, got %zu bytes", len);
+	else
+		s->secure_boot = (unsigned char)data[4];
+	free(data);
+}
+
+static void read_dkms(struct facts *f)
+{
+	struct system_facts *s = &f->sys;
+	struct strvec names = STRVEC_INIT;
+
+	if (sysroot_list(f->sr, "/var/lib/dkms/amdgpu", &names) == 0) {
+		s->dkms_amdgpu = true;
+		s->dkms_amdgpu_evidence = xstrdup("/var/lib/dkms/amdgpu");
+		/* version directories; DKMS also keeps kernel-<release>-<arch> links here */
+		for (size_t i = 0; i < names.n; i++)
+			if (isdigit((unsigned char)names.v[i][0]))
+				strvec_push(&s->dkms_amdgpu_versions, names.v[i]);
+	}
+	strvec_release(&names);
+	if (!f->kernel.release || strpbrk(f->kernel.release, "/*?[") || s->dkms_amdgpu)
+		return;
+	char *pat = xasprintf("/lib/modules/%s/updates/dkms/amdgpu.ko*", f->kernel.release);
+	struct strvec hits = STRVEC_INIT;
+	sysroot_glob(f->sr, pat, &hits);
+	if (hits.n) {
+		s->dkms_amdgpu = true;
+		s->dkms_amdgpu_evidence = xstrdup(hits.v[0]);
+	}
+	strvec_release(&hits);
+	free(pat);
+}
+
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || isspace((unsigned char)p[-1])) &&
+		    (!p[n] || isspace((unsigned char)p[n])))
+			return true;
+	return false;
+}
+
+static void read_cpuinfo(struct facts *f)
+{
+	struct system_facts *s = &f->sys;
+	char *text;
+	int r = sysroot_read(f->sr, "/proc/cpuinfo", &text, NULL);
+	if (r) {
+		if (r != -ENOENT)
+			fact_errors_add(&f->errors, "/proc/cpuinfo", "cannot be read: %s", strerror(-r));
+		return;
+	}
+	s->cpuinfo_read = true;
+	for (char *save, *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		char *key = str_trim(line);
+		char *val = str_trim(colon + 1);
+		if (!strcmp(key, "vendor_id") && !strcmp(val, "AuthenticAMD"))
+			s->cpu_amd = true;
+		else if (!strcmp(key, "flags") && has_word(val, "hypervisor"))
+			s->cpu_hypervisor = true;
+	}
+	free(text);
+}
+
+static void read_boot_config(struct facts *f)
+{
+	struct system_facts *s = &f->sys;
+	s->iommu_passthrough_config = -1;
+	s->headers_installed = false;
+	if (!f->kernel.release || strchr(f->kernel.release, '/'))
+		return;
+
+	char *path = xasprintf("/boot/config-%s", f->kernel.release);
+	char *text;
+	int r = sysroot_read(f->sr, path, &text, NULL);
+	if (r == 0) {
+		s->iommu_passthrough_config = 0;
+		for (char *save, *line = strtok_r(text, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			if (!strcmp(str_trim(line), "CONFIG_IOMMU_DEFAULT_PASSTHROUGH=y"))
+				s->iommu_passthrough_config = 1;
+		free(text);
+	} else if (r != -ENOENT) {
+		fact_errors_add(&f->errors, path, "cannot be read: %s", strerror(-r));
+	}
+	free(path);
+
+	path = xasprintf("/lib/modules/%s/build", f->kernel.release);
+	s->headers_installed = sysroot_type(f->sr, path) == NODE_DIR;
+	free(path);
+}
+
+void facts_read_system(struct facts *f)
+{
+	read_kernel(f);
+	read_modules(f);
+	read_container(f);
+	read_wsl(f);
+	read_secure_boot(f);
+	read_dkms(f);
+	read_cpuinfo(f);
+	read_boot_config(f);
+}
