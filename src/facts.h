@@ -279,6 +279,11 @@ struct facts {
 	struct python_facts py;
 	struct env_facts env;
 	const struct dev_node *kfd_dev; /* /dev/kfd, borrowed from sysroot */
+	/* Every device node the checks judge besides /dev/kfd: /dev/dri/renderD*
+	 * of each GPU, /dev/nvidia0..N, /dev/nvidiactl, /dev/nvidia-uvm, /dev/dxg
+	 * (sysroot_device() results, borrowed). Looked up by path. */
+	const struct dev_node **devs;
+	size_t ndevs;
 	struct gpu *gpus;
 	size_t ngpus;
 	struct fact_errors errors;  /* everything present but unparseable */

@@ -1,6 +1,7 @@
 /* CUDA toolkits: /usr/local/cuda and /usr/local/cuda-*, each counted once.
  * The version comes from version.json (CUDA 11.1 and later) or, for older
- * toolkits, version.txt ("CUDA Version 11.0.228"). */
+ * toolkits, version.txt ("CUDA Version 11.0.228"); wheel-built toolkits
+ * have neither. */
 #include "facts.h"
 
 #include <errno.h>
@@ -53,6 +54,23 @@ static int cuda_version_txt_parse(const char *text, char **version)
 	return 0;
 }
 
+/* "#define CUDART_VERSION 13000" -> "13.0" (1000 * major + 10 * minor). */
+static char *cudart_version_header(const char *text)
+{
+	for (const char *p = strstr(text, "#define CUDART_VERSION"); p;
+	     p = strstr(p + 1, "#define CUDART_VERSION")) {
+		const char *s = p + 22;
+		if (*s != ' ' && *s != '\t')
+			continue;
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+		if (end == s || v < 1000 || v > 99990)
+			continue;
+		return xasprintf("%lu.%lu", v / 1000, (v % 1000) / 10);
+	}
+	return NULL;
+}
+
 static void toolkit_version(struct facts *f, struct cuda_toolkit *tk)
 {
 	char *path = xasprintf("%s/version.json", tk->path);
@@ -80,6 +98,32 @@ static void toolkit_version(struct facts *f, struct cuda_toolkit *tk)
 	} else if (r != -ENOENT) {
 		fact_errors_add(&f->errors, path, "cannot read: %s", strerror(-r));
 	}
+	free(text);
+	free(path);
+	if (tk->version)
+		goto out;
+
+	/* toolkits assembled from NVIDIA's wheels have neither file (the CUDA
+	 * 13.0 of research/toolchain.md): the nvcc wheel's dist-info name, then
+	 * the runtime header's CUDART_VERSION (cuda.h is over the read cap) */
+	struct strvec names = STRVEC_INIT;
+	path = xasprintf("%s/dist-info", tk->path);
+	if (!sysroot_list(f->sr, path, &names)) {
+		for (size_t i = 0; i < names.n && !tk->version; i++) {
+			const char *n = names.v[i];
+			struct version v;
+			if (str_startswith(n, "nvidia_cuda_nvcc-") && str_endswith(n, ".dist-info") &&
+			    !version_parse(n + 17, &v) && v.nparts >= 2)
+				tk->version = xstrndup(n + 17, strlen(n) - 17 - 10);
+		}
+	}
+	strvec_release(&names);
+	free(path);
+	if (tk->version)
+		goto out;
+	path = xasprintf("%s/include/cuda_runtime_api.h", tk->path);
+	if (!sysroot_read(f->sr, path, &text, &len))
+		tk->version = cudart_version_header(text);
 	free(text);
 	free(path);
 out:

@@ -121,12 +121,40 @@ static void test_only_one_and_none(void **state)
 	tree_free(&t);
 }
 
+static void test_wheel_built(void **state)
+{
+	(void)state;
+	struct tree t;
+	tree_new(&t);
+	/* a toolkit assembled from NVIDIA's wheels: no version.json/txt */
+	tree_put(&t, "usr/local/cuda-13.0/bin/nvcc", "");
+	tree_mkdirs(&t, "usr/local/cuda-13.0/dist-info/nvidia_cuda_runtime-13.0.96.dist-info");
+	tree_mkdirs(&t, "usr/local/cuda-13.0/dist-info/nvidia_cuda_nvcc-13.0.88.dist-info");
+	tree_link(&t, "/usr/local/cuda-13.0", "usr/local/cuda");
+	/* and one with only the runtime header */
+	tree_put(&t, "usr/local/cuda-12.6/bin/nvcc", "");
+	tree_put(&t, "usr/local/cuda-12.6/include/cuda_runtime_api.h",
+		 "/* header */\n#define CUDART_VERSIONS 1\n#define CUDART_VERSION  12060\n");
+	struct facts *f = tree_open(&t);
+	facts_read_cuda(f);
+	assert_int_equal(f->cuda.ntoolkits, 2);
+	assert_string_equal(f->cuda.toolkits[0].path, "/usr/local/cuda-13.0");
+	assert_string_equal(f->cuda.toolkits[0].version, "13.0.88");
+	assert_int_equal(f->cuda.active, 0);
+	assert_string_equal(f->cuda.toolkits[1].path, "/usr/local/cuda-12.6");
+	assert_string_equal(f->cuda.toolkits[1].version, "12.6");
+	assert_int_equal(f->cuda.toolkits[1].ver.part[1], 6);
+	assert_int_equal(f->errors.n, 0);
+	tree_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_parse),
 		cmocka_unit_test(test_toolkits),
 		cmocka_unit_test(test_only_one_and_none),
+		cmocka_unit_test(test_wheel_built),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
