@@ -214,26 +214,39 @@ struct pass {
 	char *err;
 };
 
-static int open_archive(const char *file, struct archive **in, char **err)
+/* Open the bundle once; both passes read the same descriptor (the working
+ * directory changes in between, and the file must not be swapped). */
+static int open_bundle(const char *file, int *fd, char **err)
 {
 	struct stat st;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
+	*fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (*fd < 0 || fstat(*fd, &st)) {
 		int e = errno;
 		*err = xasprintf("cannot read: %s", strerror(e));
-		if (fd >= 0)
-			close(fd);
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
 		return -e;
 	}
-	close(fd);
 	if (!S_ISREG(st.st_mode)) {
 		*err = xstrdup("not a regular file");
+		close(*fd);
+		*fd = -1;
 		return -EINVAL;
+	}
+	return 0;
+}
+
+static int open_archive(int fd, struct archive **in, char **err)
+{
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		*err = xasprintf("cannot read: %s", strerror(errno));
+		return -errno;
 	}
 	*in = archive_read_new();
 	archive_read_support_filter_gzip(*in);
 	archive_read_support_format_tar(*in);
-	if (archive_read_open_filename(*in, file, 64 * 1024) != ARCHIVE_OK) {
+	if (archive_read_open_fd(*in, fd, 64 * 1024) != ARCHIVE_OK) {
 		*err = xasprintf("not a gzip-compressed tar archive (%s)", archive_msg(*in, "unrecognised data"));
 		archive_read_free(*in);
 		*in = NULL;
@@ -411,7 +424,7 @@ int replay_extract(const char *file, const struct replay_limits *lim_in,
 	struct pass ps;
 	struct archive *in = NULL, *out = NULL;
 	char *dir = NULL;
-	int cwd = -1, ret = 0;
+	int cwd = -1, fd = -1, ret = 0;
 	bool moved = false;
 
 	memset(&ps, 0, sizeof(ps));
@@ -429,7 +442,9 @@ int replay_extract(const char *file, const struct replay_limits *lim_in,
 		parent = "/tmp";
 
 	/* first pass: check everything, write nothing */
-	ret = open_archive(file, &in, &ps.err);
+	ret = open_bundle(file, &fd, &ps.err);
+	if (!ret)
+		ret = open_archive(fd, &in, &ps.err);
 	if (!ret)
 		ret = run_pass(in, NULL, &ps);
 	if (!ret)
@@ -484,7 +499,7 @@ int replay_extract(const char *file, const struct replay_limits *lim_in,
 					    ARCHIVE_EXTRACT_SECURE_SYMLINKS |
 					    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS |
 					    ARCHIVE_EXTRACT_NO_OVERWRITE);
-	ret = open_archive(file, &in, &ps.err);
+	ret = open_archive(fd, &in, &ps.err);
 	if (!ret)
 		ret = run_pass(in, out, &ps);
 	if (ret)
@@ -512,6 +527,8 @@ out:
 	}
 	if (cwd >= 0)
 		close(cwd);
+	if (fd >= 0)
+		close(fd);
 	if (ret && dir)
 		replay_remove(dir);
 	if (ret) {
