@@ -245,10 +245,14 @@ static void capture_one(struct bundle *b, struct sysroot *sr, const char *lex, b
 			}
 			b->sysroot_bytes += len;
 			entry_put(b, ap, B_FILE, data, len);
-		} else if (r == -EFBIG) {
-			skip(b, where, "larger than %u KiB, which is all rocmcheck reads", SYSROOT_MAX_FILE / 1024);
 		} else {
-			skip(b, where, "cannot be read: %s", strerror(-r));
+			/* it exists (checks may ask just that): an empty stand-in keeps its name */
+			entry_put(b, ap, B_PLACEHOLDER, NULL, 0);
+			if (r == -EFBIG)
+				skip(b, where, "content not copied: larger than %u KiB, which is all rocmcheck reads",
+				     SYSROOT_MAX_FILE / 1024);
+			else
+				skip(b, where, "content not copied: %s", strerror(-r));
 		}
 		break;
 	}
