@@ -85,7 +85,7 @@ char *headers_install_command(const struct check_ctx *ctx);
 /* The OS's GRUB update command, or a shell comment. Borrowed. */
 const char *grub_update_command(const struct check_ctx *ctx);
 /* Fill the install route for this OS and release as fix commands. */
-void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const char *rocm_version);
+void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *rel);
 
 /* Error evidence from facts->errors under `prefix`; true when one was found
  * (and the error result was added). */

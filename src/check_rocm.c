@@ -44,7 +44,7 @@ static void fix_rocm_install(struct check_result *res, const struct check_ctx *c
 	fix_apply(res, ctx, "rocm_install", &fv);
 	fixvars_release(&fv);
 	if (rel)
-		fix_add_route(res, ctx, rel->version);
+		fix_add_route(res, ctx, rel);
 }
 
 static const char *source_name(enum rocm_source s)

@@ -463,7 +463,7 @@ char *headers_install_command(const struct check_ctx *ctx)
 		}
 		if (pkgs.len)
 			strbuf_addch(&pkgs, ' ');
-		strbuf_addf(&pkgs, "\"%s\"", p);
+		strbuf_addstr(&pkgs, p);
 		free(p);
 	}
 	char *cmd = NULL;
@@ -484,20 +484,35 @@ const char *grub_update_command(const struct check_ctx *ctx)
 	return "# regenerate the boot loader configuration the way your distribution does";
 }
 
-void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const char *rocm_version)
+void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *rel)
 {
 	const struct prof_os *o = os_entry(ctx);
-	if (!o || !ctx->db)
+	if (!o || !ctx->db || !rel)
 		return;
-	const struct prof_route *rt = profiles_find_route(ctx->db, o->key, rocm_version);
+	const struct prof_route *rt = profiles_find_route(ctx->db, o->key, rel->version);
 	if (!rt)
 		return;
+	/* repo.radeon.com names the folder of X.Y.0 "X.Y"; packages use 60204 */
+	struct version lv = rel->ver;
+	if (rel->latest)
+		version_parse(rel->latest, &lv);
+	char full[32], num[32];
+	if (lv.part[2])
+		snprintf(full, sizeof(full), "%u.%u.%u", lv.part[0], lv.part[1], lv.part[2]);
+	else
+		snprintf(full, sizeof(full), "%u.%u", lv.part[0], lv.part[1]);
+	snprintf(num, sizeof(num), "%u", lv.part[0] * 10000 + lv.part[1] * 100 + lv.part[2]);
+	char *headers = headers_install_command(ctx);
 	struct fixvars fv = FIXVARS_INIT;
-	fixvars_add(&fv, "rocm_version", rocm_version);
+	fixvars_add(&fv, "rocm_version", rel->version);
+	fixvars_add(&fv, "rocm_full", full);
+	fixvars_add(&fv, "rocm_num", num);
 	fixvars_add(&fv, "codename", o->codename ? o->codename : ctx->facts->os.version_codename);
-	fixvars_add(&fv, "os_version", o->version);
+	fixvars_add(&fv, "os_version", ctx->facts->os.version_id ? ctx->facts->os.version_id : o->version);
+	fixvars_add(&fv, "os_id", ctx->facts->os.id ? ctx->facts->os.id : o->id);
 	fixvars_add(&fv, "os_name", o->name);
 	fixvars_add(&fv, "kernel", ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)");
+	fixvars_add(&fv, "headers_install", headers);
 	fixvars_add(&fv, "user", fix_user(ctx->facts));
 	for (size_t i = 0; i < rt->commands.n; i++) {
 		char *cmd = NULL;
@@ -510,6 +525,7 @@ void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const 
 		strvec_push_owned(&res->fix.commands, cmd);
 	}
 	fixvars_release(&fv);
+	free(headers);
 }
 
 bool report_fact_error(const struct check_ctx *ctx, struct report *r, const struct check_def *def,

@@ -33,6 +33,7 @@ struct check_ctx {
 	const struct profiles *db;
 	bool live;
 	const char *level;         /* "quick", "standard", "full" */
+	bool online;               /* doctor --online: checks may use the network (net.repos) */
 };
 
 struct check_def;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "replay.h"
 
 enum command_flags {
 	CMD_PROFILES = 1 << 0,     /* load the profile database */
@@ -219,11 +220,21 @@ static int setup_sysroot(struct cli *cli)
 {
 	if (cli->sr_open)
 		return EXIT_OK;
+	const char *dir = cli->sysroot_dir;
+	char *replay_sysroot = NULL;
 	if (cli->replay_file) {
-		fputs("rocmcheck: --replay: support bundles are not supported by this build yet\n", stderr);
-		return EXIT_TROUBLE;
+		char *err = NULL;
+		if (cli->sysroot_dir)
+			return cli_usage_error(NULL, "--replay and --sysroot cannot be used together");
+		if (replay_extract(cli->replay_file, NULL, &cli->replay_tmpdir, &replay_sysroot, &err)) {
+			fprintf(stderr, "rocmcheck: --replay %s: %s\n", cli->replay_file, err);
+			free(err);
+			return EXIT_TROUBLE;
+		}
+		dir = replay_sysroot;
 	}
-	int rc = sysroot_open(&cli->sr, cli->sysroot_dir);
+	int rc = sysroot_open(&cli->sr, dir);
+	free(replay_sysroot);
 	if (rc < 0) {
 		fprintf(stderr, "rocmcheck: cannot read sysroot %s: %s\n",
 			cli->sysroot_dir ? cli->sysroot_dir : "/", strerror(-rc));
@@ -295,6 +306,8 @@ void cli_release(struct cli *cli)
 	if (cli->sr_open)
 		sysroot_release(&cli->sr);
 	cli->sr_open = false;
+	if (cli->replay_tmpdir)
+		replay_remove(cli->replay_tmpdir);
 	free(cli->replay_tmpdir);
 	cli->replay_tmpdir = NULL;
 }

@@ -1,0 +1,64 @@
+/* Support bundles: one .tar.gz that a support engineer can replay.
+ *
+ *   sysroot/             every file, listing and symlink the checks read
+ *                        (through the sysroot layer's record), in the
+ *                        sysroot format, plus .rocmcheck/host.ini
+ *   report.json, report.txt   the run's reports, as rendered by the caller
+ *   logs/                kernel messages and tool output (live runs only)
+ *   manifest.json        every entry with size and SHA-256, versions, the
+ *                        commands run and what was skipped and why
+ *
+ * Everything passes through the redactor (redact.h) before it is written.
+ * The file is created 0600 under a temporary name in the same directory and
+ * renamed into place when complete. */
+#ifndef ROCMCHECK_BUNDLE_H
+#define ROCMCHECK_BUNDLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "facts.h"
+#include "sysroot.h"
+#include "util.h"
+
+#define BUNDLE_SCHEMA "rocmcheck.bundle/1"
+#define BUNDLE_CMD_TIMEOUT_MS 5000
+#define BUNDLE_CMD_CAP (2u * 1024 * 1024)
+/* Most bytes of sysroot content copied; later files are skipped (and listed). */
+#define BUNDLE_SYSROOT_CAP (256u * 1024 * 1024)
+
+struct bundle_opts {
+	const char *output;          /* the file to write */
+	bool anonymize;
+	const char *level;           /* "quick", "standard", "full" */
+	const char *profiles_version;/* [database] version, or NULL */
+	const char *report_json;     /* rendered reports (NULL: left out) */
+	const char *report_txt;
+	bool logs;                   /* collect logs/ (live runs) */
+	int cmd_timeout_ms;          /* 0: BUNDLE_CMD_TIMEOUT_MS */
+	size_t cmd_cap;              /* 0: BUNDLE_CMD_CAP */
+};
+
+/* Write the bundle for the run that read `sr` (and gathered `f`, which may
+ * be NULL). Returns 0, or a negative errno with a one-line reason in *err
+ * (caller frees); on failure no output file is left behind. */
+int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_opts *o, char **err);
+
+/* "rocmcheck-bundle-<host>-<YYYYmmddTHHMMSSZ>.tar.gz" for `host` (characters
+ * outside [A-Za-z0-9.-] become '-'; NULL/empty host: "unknown"). Caller owns. */
+char *bundle_default_name(const char *host, long long unix_time);
+
+/* Run argv[0] (looked up in PATH, /opt/rocm/bin, /usr/sbin, /sbin) with
+ * fork+execv, no shell, stdin /dev/null, stdout and stderr together into
+ * *out (at most `cap` bytes; the rest is dropped and *truncated set), killed
+ * after `timeout_ms`. Returns 0 with *status (the exit status, or 128+signal)
+ * set, -ENOENT when the program is not installed, or another negative errno.
+ * Exposed for tests. */
+int bundle_run_cmd(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
+		   int *status, bool *timed_out, bool *truncated);
+
+/* Lowercase hex SHA-256 of a buffer (libcrypto's EVP API) into hex[65].
+ * Returns 0 or -EIO. */
+int bundle_sha256(const void *buf, size_t len, char hex[65]);
+
+#endif

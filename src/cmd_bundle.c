@@ -1,0 +1,266 @@
+/* `rocmcheck bundle`: run the doctor while the sysroot layer records what
+ * it reads, then write (and optionally upload) a support bundle. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bundle.h"
+#include "checks.h"
+#include "cli.h"
+#include "out.h"
+#include "redact.h"
+#include "upload.h"
+
+static const char usage[] =
+	"usage: rocmcheck [GLOBAL OPTIONS] bundle [OPTIONS]\n"
+	"\n"
+	"Run the doctor and write a support bundle: a .tar.gz with every file the\n"
+	"checks read (replay it with `rocmcheck --replay FILE doctor`), the reports,\n"
+	"kernel messages and tool output, and a manifest with SHA-256 sums.\n"
+	"Secrets in the environment are redacted; nothing else leaves the machine\n"
+	"unless --upload is given.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE       where to write (default:\n"
+	"                          rocmcheck-bundle-<host>-<UTC time>.tar.gz here)\n"
+	"  --level LEVEL           quick, standard (default) or full, as for doctor\n"
+	"  --anonymize             also replace host name, user name, home, IP and MAC\n"
+	"                          addresses and GPU serials with stable pseudonyms\n"
+	"  --upload URL            send the bundle: HTTPS PUT (a URL ending in / gets\n"
+	"                          the file name appended)\n"
+	"  --upload-form FIELD     send it as a multipart POST in this form field\n"
+	"  --upload-timeout SECS   give up uploading after this long (default 300)\n"
+	"  --cacert FILE           trust this CA certificate too (a private server)\n"
+	"  --insecure              do not verify the server's TLS certificate\n"
+	"\n"
+	"Exit status: as for doctor (0 or 1) once the bundle is written (and sent);\n"
+	"2 usage error; 3 the bundle could not be written or sent (a bundle that\n"
+	"was written stays on disk, and the message says where).\n";
+
+/* Run what doctor runs, into `r`. */
+static void run_doctor(struct cli *cli, struct report *r, const char *level)
+{
+	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
+	struct check_ctx ctx = {
+		.facts = &cli->facts,
+		.db = cli->db,
+		.live = cli->sr.live,
+		.level = level,
+	};
+	report_init(r, &cli->facts, cli->db);
+	r->source_kind = cli->sr.live ? "live" : cli->replay_file ? "replay" : "sysroot";
+	r->source_path = cli->sr.live ? "/" : cli->replay_file ? cli->replay_file : cli->sr.path;
+	r->level = level;
+	bool runtime = strcmp(level, "quick") != 0;
+	checks_run(&ctx, &flt, runtime, r);
+	if (runtime)
+		doctor_run_probes(&ctx, r, NULL, 60);
+	report_finish(r);
+}
+
+static char *render_json(const struct report *r)
+{
+	json_t *doc = out_json_report(r);
+	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	if (!s)
+		return NULL;
+	char *out = xasprintf("%s\n", s);
+	free(s);
+	return out;
+}
+
+static char *render_text(const struct cli *cli, const struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	if (!fp)
+		return NULL;
+	struct out_opts o;
+	out_opts_init(&o, cli, fp);
+	o.color = false;
+	o.utf8 = true;
+	o.verbosity = 1; /* the engineer reading it wants the evidence */
+	out_text_report(fp, r, &o);
+	if (fclose(fp)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int parse_timeout(const char *val, long *out)
+{
+	uint64_t t;
+	if (parse_u64(val, 10, &t) < 0 || t == 0 || t > 86400)
+		return -1;
+	*out = (long)t;
+	return 0;
+}
+
+int cmd_bundle(struct cli *cli, int argc, char **argv)
+{
+	const char *level = "standard", *output = NULL;
+	struct upload_opts up = { 0 };
+	bool anonymize = false, want_upload_opts = false;
+	char *outname = NULL, *err = NULL, *json = NULL, *text = NULL;
+	struct report r;
+	bool have_report = false;
+	int status = EXIT_OK;
+
+	for (int i = 1; i < argc && !cli->help; i++) {
+		const char *a = argv[i];
+		const char *val;
+		int rc;
+		if (!strcmp(a, "-o")) {
+			if (i + 1 >= argc) {
+				cli_usage_error("bundle", "option -o needs a file name");
+				goto usage;
+			}
+			output = argv[++i];
+		} else if ((rc = cli_opt_value("bundle", argc, argv, &i, "--output", &val)) != 0) {
+			if (rc < 0)
+				goto usage;
+			output = val;
+		} else if ((rc = cli_opt_value("bundle", argc, argv, &i, "--level", &val)) != 0) {
+			if (rc < 0)
+				goto usage;
+			if (strcmp(val, "quick") && strcmp(val, "standard") && strcmp(val, "full")) {
+				cli_usage_error("bundle", "unknown level '%s' for --level (quick, standard, full)", val);
+				goto usage;
+			}
+			level = val;
+		} else if (!strcmp(a, "--anonymize") || !strcmp(a, "--anonymise")) {
+			anonymize = true;
+		} else if ((rc = cli_opt_value("bundle", argc, argv, &i, "--upload-form", &val)) != 0) {
+			if (rc < 0)
+				goto usage;
+			if (!*val || strpbrk(val, "\"\r\n;")) {
+				cli_usage_error("bundle", "--upload-form needs a form field name");
+				goto usage;
+			}
+			up.form_field = val;
+			want_upload_opts = true;
+		} else if ((rc = cli_opt_value("bundle", argc, argv, &i, "--upload-timeout", &val)) != 0) {
+			if (rc < 0)
+				goto usage;
+			if (parse_timeout(val, &up.timeout_s)) {
+				cli_usage_error("bundle", "--upload-timeout needs seconds from 1 to 86400, not '%s'", val);
+				goto usage;
+			}
+			want_upload_opts = true;
+		} else if ((rc = cli_opt_value("bundle", argc, argv, &i, "--upload", &val)) != 0) {
+			if (rc < 0)
+				goto usage;
+			if (!str_startswith(val, "https://") && !str_startswith(val, "http://")) {
+				cli_usage_error("bundle", "--upload needs an https:// URL, not '%s'", val);
+				goto usage;
+			}
+			up.url = val;
+		} else if ((rc = cli_opt_value("bundle", argc, argv, &i, "--cacert", &val)) != 0) {
+			if (rc < 0)
+				goto usage;
+			if (access(val, R_OK)) {
+				cli_usage_error("bundle", "--cacert %s: %s", val, strerror(errno));
+				goto usage;
+			}
+			up.cacert = val;
+			want_upload_opts = true;
+		} else if (!strcmp(a, "--insecure")) {
+			up.insecure = true;
+			want_upload_opts = true;
+		} else if ((rc = cli_parse_global(cli, "bundle", argc, argv, &i)) != 0) {
+			if (rc < 0)
+				goto usage;
+		} else if (a[0] == '-') {
+			cli_usage_error("bundle", "unknown option '%s'", a);
+			goto usage;
+		} else {
+			cli_usage_error("bundle", "unexpected argument '%s'", a);
+			goto usage;
+		}
+	}
+	if (cli->help) {
+		fputs(usage, stdout);
+		goto out;
+	}
+	if (want_upload_opts && !up.url) {
+		cli_usage_error("bundle", "--upload-form, --upload-timeout, --cacert and --insecure go with --upload URL");
+		goto usage;
+	}
+	status = cli_ready(cli, "bundle");
+	if (status != EXIT_OK)
+		goto out;
+
+	run_doctor(cli, &r, level);
+	have_report = true;
+	json = render_json(&r);
+	text = render_text(cli, &r);
+	if (!json || !text) {
+		fputs("rocmcheck: bundle: cannot render the report\n", stderr);
+		status = EXIT_TROUBLE;
+		goto out;
+	}
+
+	if (!output) {
+		outname = bundle_default_name(anonymize ? "anonymized" : cli->sr.host.nodename,
+					      (long long)time(NULL));
+		output = outname;
+	}
+	struct bundle_opts bo = {
+		.output = output,
+		.anonymize = anonymize,
+		.level = level,
+		.profiles_version = cli->db ? cli->db->db_version : NULL,
+		.report_json = json,
+		.report_txt = text,
+		.logs = cli->sr.live,
+	};
+	if (bundle_write(&cli->sr, &cli->facts, &bo, &err)) {
+		fprintf(stderr, "rocmcheck: bundle: %s\n", err);
+		status = EXIT_TROUBLE;
+		goto out;
+	}
+	struct stat st;
+	long long size = stat(output, &st) == 0 ? (long long)st.st_size : -1;
+	printf("Support bundle written: %s (%lld bytes)%s\n", output, size,
+	       anonymize ? ", anonymised" : "");
+	status = r.exit_status;
+
+	if (up.url) {
+		struct upload_result res;
+		fflush(stdout);
+		up.progress = isatty(2) != 0;
+		if (upload_file(output, &up, &res)) {
+			fprintf(stderr, "rocmcheck: upload failed after %d attempt%s: %s\n"
+					"rocmcheck: the bundle is still at %s\n",
+				res.attempts, res.attempts == 1 ? "" : "s", res.error ? res.error : "error", output);
+			status = EXIT_TROUBLE;
+		} else {
+			char *shown = redact_url_credentials(up.url, NULL);
+			printf("Uploaded to %s (HTTP %ld). The server answered:\n", shown, res.http_status);
+			/* the reply is the server's text: no control sequences reach the terminal */
+			out_text_clean(stdout, res.body && *res.body ? res.body : "(nothing)", cli_utf8());
+			if (!res.body || !str_endswith(res.body, "\n"))
+				putchar('\n');
+			free(shown);
+		}
+		upload_result_release(&res);
+	}
+	goto out;
+usage:
+	status = EXIT_USAGE;
+out:
+	if (have_report)
+		report_release(&r);
+	free(outname);
+	free(err);
+	free(json);
+	free(text);
+	return status;
+}

@@ -1,0 +1,516 @@
+#include "redact.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const secret_words[] = {
+	"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH", "COOKIE", "SESSION",
+};
+
+bool redact_secret_name(const char *name)
+{
+	if (!name)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(secret_words); i++)
+		if (strcasestr(name, secret_words[i]))
+			return true;
+	return false;
+}
+
+static bool is_scheme_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '+' || c == '-' || c == '.';
+}
+
+static bool ends_authority(char c)
+{
+	return c == '\0' || c == '/' || c == '?' || c == '#' || c == '"' || c == '\'' ||
+	       c == '<' || c == '>' || c == '`' || isspace((unsigned char)c);
+}
+
+char *redact_url_credentials(const char *s, struct strvec *found)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (!s)
+		return NULL;
+	const char *p = s;
+	for (;;) {
+		const char *sep = strstr(p, "://");
+		if (!sep)
+			break;
+		/* a scheme needs at least one letter before "://" */
+		const char *sch = sep;
+		while (sch > p && is_scheme_char(sch[-1]))
+			sch--;
+		const char *auth = sep + 3;
+		const char *end = auth;
+		while (!ends_authority(*end))
+			end++;
+		const char *at = NULL;
+		for (const char *q = auth; q < end; q++)
+			if (*q == '@')
+				at = q;
+		strbuf_add(&sb, p, (size_t)(auth - p));
+		if (sch < sep && isalpha((unsigned char)*sch) && at && at > auth) {
+			if (found) {
+				char *cred = xstrndup(auth, (size_t)(at - auth));
+				char *colon = strchr(cred, ':');
+				if (colon && strlen(colon + 1) >= REDACT_MIN_SCRUB)
+					strvec_push(found, colon + 1);
+				strvec_push_owned(found, cred);
+			}
+			strbuf_addstr(&sb, REDACTED);
+			p = at;
+		} else {
+			p = auth;
+		}
+	}
+	strbuf_addstr(&sb, p);
+	return strbuf_detach(&sb);
+}
+
+char *redact_env_value(const char *name, const char *value)
+{
+	if (!value)
+		return NULL;
+	if (redact_secret_name(name))
+		return xstrdup(REDACTED);
+	return redact_url_credentials(value, NULL);
+}
+
+void redactor_init(struct redactor *rd, bool anonymize)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->anonymize = anonymize;
+	strvec_init(&rd->secrets);
+}
+
+void redactor_release(struct redactor *rd)
+{
+	strvec_release(&rd->secrets);
+	for (size_t i = 0; i < rd->npairs; i++) {
+		/* the table must not outlive the run: wipe it */
+		explicit_bzero(rd->pairs[i].from, strlen(rd->pairs[i].from));
+		free(rd->pairs[i].from);
+		free(rd->pairs[i].to);
+	}
+	free(rd->pairs);
+	memset(rd, 0, sizeof(*rd));
+}
+
+void redactor_add_secret(struct redactor *rd, const char *value)
+{
+	if (!value || strlen(value) < REDACT_MIN_SCRUB || !strcmp(value, REDACTED))
+		return;
+	if (!strvec_contains(&rd->secrets, value))
+		strvec_push(&rd->secrets, value);
+}
+
+void redactor_learn_env(struct redactor *rd, const char *name, const char *value)
+{
+	if (!value)
+		return;
+	if (redact_secret_name(name)) {
+		redactor_add_secret(rd, value);
+		return;
+	}
+	struct strvec creds = STRVEC_INIT;
+	free(redact_url_credentials(value, &creds));
+	for (size_t i = 0; i < creds.n; i++)
+		redactor_add_secret(rd, creds.v[i]);
+	strvec_release(&creds);
+}
+
+static const char *const anon_prefix[ANON_NKINDS] = {
+	[ANON_HOST] = "host", [ANON_USER] = "user", [ANON_HOME] = "home",
+	[ANON_SERIAL] = "serial", [ANON_IPV4] = "ipv4", [ANON_IPV6] = "ipv6", [ANON_MAC] = "mac",
+};
+
+static bool all_in(const char *s, const char *set)
+{
+	return *s && strspn(s, set) == strlen(s);
+}
+
+/* A pseudonym keeps the shape of values that parsers read as numbers
+ * (KFD unique_id is decimal, amdgpu's unique_id file is hex), so that a
+ * replay of an anonymised bundle parses the same way. */
+static char *make_pseudonym(struct redactor *rd, enum anon_kind kind, const char *value)
+{
+	unsigned n = ++rd->counter[kind];
+	size_t len = strlen(value);
+	if (kind == ANON_SERIAL && len >= 4 && all_in(value, "0123456789")) {
+		char num[32];
+		snprintf(num, sizeof(num), "%u", n);
+		size_t nl = strlen(num);
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addch(&sb, '1');
+		for (size_t i = nl + 1; i < len; i++)
+			strbuf_addch(&sb, '0');
+		strbuf_addstr(&sb, num);
+		return strbuf_detach(&sb);
+	}
+	if (kind == ANON_SERIAL && len >= 4 && all_in(value, "0123456789abcdefABCDEF")) {
+		char num[32];
+		snprintf(num, sizeof(num), "%x", n);
+		size_t nl = strlen(num);
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addch(&sb, 'a');
+		for (size_t i = nl + 1; i < len; i++)
+			strbuf_addch(&sb, '0');
+		strbuf_addstr(&sb, num);
+		return strbuf_detach(&sb);
+	}
+	if (kind == ANON_HOME)
+		return xasprintf("/home/home-%u", n);
+	return xasprintf("%s-%u", anon_prefix[kind], n);
+}
+
+static const char *const anon_ignore[] = {
+	"root", "localhost", "localhost.localdomain", "nobody", "(none)", "unknown", "none", "/",
+	"/root", "N/A", "Not Supported", "[N/A]",
+};
+
+const char *redactor_add(struct redactor *rd, enum anon_kind kind, const char *value)
+{
+	if (!rd->anonymize || !value || !*value)
+		return value;
+	for (size_t i = 0; i < ARRAY_SIZE(anon_ignore); i++)
+		if (!strcasecmp(value, anon_ignore[i]))
+			return value;
+	if (strlen(value) < 2)
+		return value;
+	for (size_t i = 0; i < rd->npairs; i++)
+		if (!strcmp(rd->pairs[i].from, value))
+			return rd->pairs[i].to;
+	rd->pairs = xrealloc(rd->pairs, (rd->npairs + 1) * sizeof(*rd->pairs));
+	struct anon_pair *p = &rd->pairs[rd->npairs++];
+	p->from = xstrdup(value);
+	p->kind = kind;
+	p->to = make_pseudonym(rd, kind, value);
+	return p->to;
+}
+
+/* Keys whose value identifies one board: nvidia-smi -q ("Serial Number",
+ * "GPU UUID", "Board Id"), rocm-smi/amd-smi ("Serial Number", "Unique ID",
+ * "ASIC_SERIAL", "SERIAL"), KFD properties ("unique_id"). */
+static const char *const serial_keys[] = {
+	"serial", "uuid", "unique_id", "unique id", "uniqueid", "board id", "board_id",
+};
+
+static bool line_has_serial_key(const char *line, size_t n, size_t *value_at)
+{
+	/* the key is what precedes the first ':' or '=', or the first word */
+	size_t k = 0;
+	while (k < n && line[k] != ':' && line[k] != '=')
+		k++;
+	size_t keylen = k;
+	if (k == n) {
+		/* "unique_id 1234" (KFD properties) */
+		size_t w = 0;
+		while (w < n && isspace((unsigned char)line[w]))
+			w++;
+		size_t ws = w;
+		while (w < n && !isspace((unsigned char)line[w]))
+			w++;
+		if (w - ws != 9 || strncasecmp(line + ws, "unique_id", 9))
+			return false;
+		*value_at = w;
+		return true;
+	}
+	char key[96];
+	if (keylen >= sizeof(key))
+		return false;
+	memcpy(key, line, keylen);
+	key[keylen] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(serial_keys); i++) {
+		if (strcasestr(key, serial_keys[i])) {
+			*value_at = k + 1;
+			return true;
+		}
+	}
+	return false;
+}
+
+void redactor_learn_serials(struct redactor *rd, const char *text, size_t len)
+{
+	if (!rd->anonymize || !text)
+		return;
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		size_t at;
+		if (line_has_serial_key(p, n, &at)) {
+			while (at < n && (isspace((unsigned char)p[at]) || p[at] == ':' || p[at] == '='))
+				at++;
+			size_t e = at;
+			while (e < n && !isspace((unsigned char)p[e]) && p[e] != ',' && p[e] != '"')
+				e++;
+			if (e - at >= 4) {
+				char *v = xstrndup(p + at, e - at);
+				/* "0" and all-zero ids identify nothing */
+				if (strspn(v, "0x") != strlen(v))
+					redactor_add(rd, ANON_SERIAL, v);
+				free(v);
+			}
+		}
+		p += n + 1;
+	}
+}
+
+/* ---- applying ---- */
+
+static bool word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+static bool is_hex(char c)
+{
+	return isxdigit((unsigned char)c) != 0;
+}
+
+/* MAC address at s (six two-digit hex groups separated by ':' or '-'). */
+static size_t match_mac(const char *s, const char *end)
+{
+	if (end - s < 17)
+		return 0;
+	char sep = s[2];
+	if (sep != ':' && sep != '-')
+		return 0;
+	for (int g = 0; g < 6; g++) {
+		const char *q = s + g * 3;
+		if (!is_hex(q[0]) || !is_hex(q[1]))
+			return 0;
+		if (g < 5 && q[2] != sep)
+			return 0;
+	}
+	if (s + 17 < end && (is_hex(s[17]) || s[17] == sep))
+		return 0;
+	return 17;
+}
+
+static size_t match_ipv4(const char *s, const char *end)
+{
+	const char *q = s;
+	for (int part = 0; part < 4; part++) {
+		if (part) {
+			if (q >= end || *q != '.')
+				return 0;
+			q++;
+		}
+		unsigned v = 0;
+		int digits = 0;
+		while (q < end && isdigit((unsigned char)*q) && digits < 4) {
+			v = v * 10 + (unsigned)(*q - '0');
+			q++;
+			digits++;
+		}
+		if (!digits || digits > 3 || v > 255)
+			return 0;
+	}
+	/* "1.2.3.4.5" or "1.2.3.4a" are versions or names, not addresses */
+	if (q < end && (isalnum((unsigned char)*q) || (*q == '.' && q + 1 < end && isdigit((unsigned char)q[1]))))
+		return 0;
+	return (size_t)(q - s);
+}
+
+/* IPv6: hex groups and colons with "::" somewhere, or exactly eight groups.
+ * "12:34:56" (a time) and "0000:03:00.0" (a PCI address) are not. */
+static size_t match_ipv6(const char *s, const char *end)
+{
+	const char *q = s;
+	int colons = 0, groups = 0, hexdigits = 0;
+	bool dbl = false;
+	while (q < end) {
+		int n = 0;
+		while (q < end && is_hex(*q) && n < 5) {
+			q++;
+			n++;
+		}
+		if (n > 4)
+			return 0;
+		if (n) {
+			groups++;
+			hexdigits += n;
+		}
+		if (q < end && *q == ':') {
+			if (q + 1 < end && q[1] == ':') {
+				if (dbl)
+					return 0;
+				dbl = true;
+				colons += 2;
+				q += 2;
+			} else {
+				colons++;
+				q++;
+			}
+		} else {
+			break;
+		}
+	}
+	/* a trailing single ':' belongs to the text ("addr fe80::1: up") */
+	if (q > s && q[-1] == ':' && !(q - s >= 2 && q[-2] == ':')) {
+		q--;
+		colons--;
+	}
+	if (q < end && (word_char(*q) || *q == '.'))
+		return 0;
+	if (dbl ? (groups < 2 || hexdigits < 4) : (groups != 8 || colons != 7))
+		return 0;
+	return (size_t)(q - s);
+}
+
+static bool boring_address(const char *a, enum anon_kind k)
+{
+	if (k == ANON_IPV4)
+		return str_startswith(a, "127.") || !strcmp(a, "0.0.0.0") || !strcmp(a, "255.255.255.255");
+	if (k == ANON_MAC)
+		return !strcasecmp(a, "00:00:00:00:00:00") || !strcasecmp(a, "ff:ff:ff:ff:ff:ff");
+	return false;
+}
+
+static void add_address(struct redactor *rd, struct strbuf *sb, const char *s, size_t n, enum anon_kind k)
+{
+	char *a = xstrndup(s, n);
+	if (k != ANON_IPV4)
+		for (char *c = a; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+	if (boring_address(a, k))
+		strbuf_add(sb, s, n);
+	else
+		strbuf_addstr(sb, redactor_add(rd, k, a));
+	free(a);
+}
+
+static char *replace_addresses(struct redactor *rd, const char *s, size_t len, size_t *out_len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = s, *end = s + len;
+	while (p < end) {
+		bool start = p == s || !(word_char(p[-1]) || p[-1] == '.' || p[-1] == ':');
+		size_t n;
+		if (start && (n = match_mac(p, end))) {
+			add_address(rd, &sb, p, n, ANON_MAC);
+			p += n;
+		} else if (start && (n = match_ipv4(p, end))) {
+			add_address(rd, &sb, p, n, ANON_IPV4);
+			p += n;
+		} else if (start && (is_hex(*p) || *p == ':') && (n = match_ipv6(p, end))) {
+			add_address(rd, &sb, p, n, ANON_IPV6);
+			p += n;
+		} else {
+			strbuf_addch(&sb, *p++);
+		}
+	}
+	*out_len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+static int cmp_pair_len(const void *a, const void *b)
+{
+	size_t la = strlen(((const struct anon_pair *)a)->from);
+	size_t lb = strlen(((const struct anon_pair *)b)->from);
+	return la < lb ? 1 : la > lb ? -1 : 0;
+}
+
+static char *replace_words(struct redactor *rd, const char *s, size_t len, size_t *out_len)
+{
+	/* longest first, so "/home/alice" wins over "alice" */
+	qsort(rd->pairs, rd->npairs, sizeof(*rd->pairs), cmp_pair_len);
+	struct strbuf sb = STRBUF_INIT;
+	size_t i = 0;
+	while (i < len) {
+		bool done = false;
+		for (size_t k = 0; k < rd->npairs && !done; k++) {
+			const char *f = rd->pairs[k].from;
+			size_t fl = strlen(f);
+			if (f[0] != s[i] || fl > len - i || memcmp(s + i, f, fl))
+				continue;
+			if (word_char(f[0]) && i > 0 && word_char(s[i - 1]))
+				continue;
+			if (word_char(f[fl - 1]) && i + fl < len && word_char(s[i + fl]))
+				continue;
+			strbuf_addstr(&sb, rd->pairs[k].to);
+			i += fl;
+			done = true;
+		}
+		if (!done)
+			strbuf_addch(&sb, s[i++]);
+	}
+	*out_len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+static char *replace_secrets(struct redactor *rd, const char *s, size_t len, size_t *out_len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i = 0;
+	while (i < len) {
+		size_t best = 0;
+		for (size_t k = 0; k < rd->secrets.n; k++) {
+			size_t fl = strlen(rd->secrets.v[k]);
+			if (fl > best && fl <= len - i && !memcmp(s + i, rd->secrets.v[k], fl))
+				best = fl;
+		}
+		if (best) {
+			strbuf_addstr(&sb, REDACTED);
+			i += best;
+		} else {
+			strbuf_addch(&sb, s[i++]);
+		}
+	}
+	*out_len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+char *redactor_apply(struct redactor *rd, const char *buf, size_t len, size_t *out_len)
+{
+	if (memchr(buf, '\0', len)) {
+		/* binary: keep its size and layout, overwrite secret bytes only */
+		char *out = xmalloc(len + 1);
+		memcpy(out, buf, len);
+		out[len] = '\0';
+		for (size_t k = 0; k < rd->secrets.n; k++) {
+			size_t fl = strlen(rd->secrets.v[k]);
+			char *p = out;
+			while ((p = memmem(p, len - (size_t)(p - out), rd->secrets.v[k], fl)) != NULL)
+				memset(p, 'X', fl);
+		}
+		*out_len = len;
+		return out;
+	}
+	size_t n;
+	char *tmp = xstrndup(buf, len);
+	char *cur = redact_url_credentials(tmp, NULL);
+	free(tmp);
+	n = strlen(cur);
+	if (rd->secrets.n) {
+		char *next = replace_secrets(rd, cur, n, &n);
+		free(cur);
+		cur = next;
+	}
+	if (rd->anonymize) {
+		char *next = replace_addresses(rd, cur, n, &n);
+		free(cur);
+		cur = next;
+		if (rd->npairs) {
+			next = replace_words(rd, cur, n, &n);
+			free(cur);
+			cur = next;
+		}
+	}
+	*out_len = n;
+	return cur;
+}
+
+char *redactor_apply_str(struct redactor *rd, const char *s)
+{
+	size_t n;
+	if (!s)
+		return NULL;
+	return redactor_apply(rd, s, strlen(s), &n);
+}

@@ -1,0 +1,87 @@
+/* Redaction and anonymisation for support bundles.
+ *
+ * Redaction is always on: environment values whose names look secret become
+ * "<redacted>", credentials in URLs ("https://user:pw@host") are replaced,
+ * and every secret value found that way is scrubbed from every file of the
+ * bundle. Anonymisation (--anonymize) additionally replaces host name, user
+ * name, home path, IPv4/IPv6/MAC addresses and GPU serials/unique ids with
+ * stable pseudonyms ("host-1", "user-1", "ipv4-1", "serial-1", ...). The
+ * mapping lives only in memory: nothing that maps pseudonyms back is ever
+ * written. */
+#ifndef ROCMCHECK_REDACT_H
+#define ROCMCHECK_REDACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+#define REDACTED "<redacted>"
+
+/* Shortest secret value that is also searched for and scrubbed in the text of
+ * every file: shorter ones ("1", "yes") would destroy unrelated data. The
+ * variable's own value is replaced whatever its length. */
+#define REDACT_MIN_SCRUB 4
+
+/* true when an environment variable name looks like it holds a secret
+ * (contains TOKEN, SECRET, PASSWORD, PASSWD, KEY, CREDENTIAL, AUTH, COOKIE or
+ * SESSION, case-insensitively). */
+bool redact_secret_name(const char *name);
+
+/* `s` with the user information of every URL ("scheme://USERINFO@host")
+ * replaced by <redacted>. Caller owns the result. When `found` is not NULL,
+ * each credential removed is appended to it. */
+char *redact_url_credentials(const char *s, struct strvec *found);
+
+/* The value to keep for an environment variable: <redacted> for a secret
+ * name, else the value with URL credentials removed. Caller owns. */
+char *redact_env_value(const char *name, const char *value);
+
+enum anon_kind { ANON_HOST = 0, ANON_USER, ANON_HOME, ANON_SERIAL, ANON_IPV4, ANON_IPV6, ANON_MAC, ANON_NKINDS };
+
+struct anon_pair {
+	char *from;
+	char *to;
+	enum anon_kind kind;
+};
+
+struct redactor {
+	bool anonymize;
+	struct strvec secrets;     /* literal values scrubbed from every file */
+	struct anon_pair *pairs;   /* anonymisation table (only in memory) */
+	size_t npairs;
+	unsigned counter[ANON_NKINDS];
+};
+
+void redactor_init(struct redactor *rd, bool anonymize);
+void redactor_release(struct redactor *rd);
+
+/* Remember a secret value so that it is scrubbed everywhere (ignored when
+ * shorter than REDACT_MIN_SCRUB or already known). */
+void redactor_add_secret(struct redactor *rd, const char *value);
+
+/* Look at one environment variable: a secret name adds its value, a URL
+ * with credentials adds the credentials. */
+void redactor_learn_env(struct redactor *rd, const char *name, const char *value);
+
+/* Register an identifier to be pseudonymised (no-op without anonymize, for
+ * NULL/empty values and for names that identify nobody: "root", "localhost").
+ * Returns the pseudonym (borrowed), or `value` itself when not registered.
+ * The same value always gets the same pseudonym. */
+const char *redactor_add(struct redactor *rd, enum anon_kind kind, const char *value);
+
+/* Scan text for "Serial Number : X", "GPU UUID : X", "unique_id X" style
+ * fields and register their values as serials (anonymize only). */
+void redactor_learn_serials(struct redactor *rd, const char *text, size_t len);
+
+/* Apply everything to a buffer: scrub secret values, URL credentials, and
+ * with anonymize the registered identifiers (whole words only) and IP/MAC
+ * addresses. Binary data (a NUL byte in it) is left alone unless it
+ * contains a secret, in which case the secret bytes are overwritten.
+ * Returns a new buffer (caller frees, NUL-terminated) and its length. */
+char *redactor_apply(struct redactor *rd, const char *buf, size_t len, size_t *out_len);
+
+/* Same for a NUL-terminated string. Caller owns. */
+char *redactor_apply_str(struct redactor *rd, const char *s);
+
+#endif

@@ -1,0 +1,546 @@
+#include "replay.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define MAX_NAME 4096
+#define MAX_COMPONENT 255
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP || flag == FTW_D)
+		return rmdir(path) ? -1 : 0;
+	return unlink(path) ? -1 : 0;
+}
+
+int replay_remove(const char *dir)
+{
+	if (!dir)
+		return 0;
+	if (nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT))
+		return -errno;
+	return 0;
+}
+
+/* A name as it may be shown in a one-line message. */
+static char *printable(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (!s)
+		return xstrdup("(no name)");
+	for (size_t i = 0; s[i] && i < 160; i++)
+		strbuf_addch(&sb, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
+	if (strlen(s) > 160)
+		strbuf_addstr(&sb, "...");
+	return strbuf_detach(&sb);
+}
+
+/* Normalise an entry name: drop "." components and a trailing '/', refuse
+ * absolute paths and "..". Returns the clean name, or NULL with *why. */
+static char *clean_name(const char *name, const char **why)
+{
+	if (!name || !*name) {
+		*why = "empty name";
+		return NULL;
+	}
+	if (name[0] == '/') {
+		*why = "absolute path";
+		return NULL;
+	}
+	if (strlen(name) > MAX_NAME) {
+		*why = "name too long";
+		return NULL;
+	}
+	struct strvec parts = STRVEC_INIT;
+	strvec_split(&parts, name, "/");
+	struct strbuf sb = STRBUF_INIT;
+	char *out = NULL;
+	for (size_t i = 0; i < parts.n; i++) {
+		if (!strcmp(parts.v[i], "."))
+			continue;
+		if (!strcmp(parts.v[i], "..")) {
+			*why = "'..' in the path";
+			goto out;
+		}
+		if (strlen(parts.v[i]) > MAX_COMPONENT) {
+			*why = "name too long";
+			goto out;
+		}
+		if (sb.len)
+			strbuf_addch(&sb, '/');
+		strbuf_addstr(&sb, parts.v[i]);
+	}
+	if (!sb.len) {
+		*why = "empty name";
+		goto out;
+	}
+	out = strbuf_detach(&sb);
+out:
+	strbuf_release(&sb);
+	strvec_release(&parts);
+	return out;
+}
+
+/* A symlink may only point inside the directory it is unpacked into: its
+ * ".." components must all come first and climb no higher than the base
+ * (the sysroot/ for links inside it, else the top); after them only names
+ * follow, so no later link can be used to climb. Absolute targets are
+ * legal inside sysroot/ (the sysroot layer re-roots them, spec/sysroot.md)
+ * and are rewritten into the equivalent relative target, so that nothing on
+ * disk points outside. Returns the target to write, or NULL with *why. */
+static char *check_link(const char *name, const char *target, const char **why)
+{
+	if (!target || !*target) {
+		*why = "symlink without a target";
+		return NULL;
+	}
+	if (strlen(target) > MAX_NAME) {
+		*why = "symlink target too long";
+		return NULL;
+	}
+	bool in_sysroot = str_startswith(name, "sysroot/");
+	/* depth of the link's directory below its base */
+	size_t depth = 0;
+	for (const char *p = in_sysroot ? name + 8 : name; *p; p++)
+		if (*p == '/')
+			depth++;
+	struct strvec parts = STRVEC_INIT;
+	strvec_split(&parts, target, "/");
+	struct strbuf sb = STRBUF_INIT;
+	char *out = NULL;
+	size_t up = 0;
+	bool names_started = false;
+	if (target[0] == '/') {
+		if (!in_sysroot) {
+			*why = "absolute symlink target outside sysroot/";
+			goto out;
+		}
+		for (size_t i = 0; i < depth; i++)
+			strbuf_addstr(&sb, i ? "/.." : "..");
+		up = depth;
+	}
+	for (size_t i = 0; i < parts.n; i++) {
+		const char *c = parts.v[i];
+		if (!strcmp(c, "."))
+			continue;
+		if (!strcmp(c, "..")) {
+			if (names_started || target[0] == '/') {
+				*why = "symlink target with '..' after a name";
+				goto out;
+			}
+			if (++up > depth) {
+				*why = "symlink target leaves the bundle";
+				goto out;
+			}
+		} else {
+			names_started = true;
+		}
+		if (sb.len)
+			strbuf_addch(&sb, '/');
+		strbuf_addstr(&sb, c);
+	}
+	if (!sb.len)
+		strbuf_addch(&sb, '.');
+	out = strbuf_detach(&sb);
+out:
+	strbuf_release(&sb);
+	strvec_release(&parts);
+	return out;
+}
+
+static bool is_gzip_tar(struct archive *a)
+{
+	bool gz = false;
+	for (int i = 0; i < archive_filter_count(a); i++)
+		if (archive_filter_code(a, i) == ARCHIVE_FILTER_GZIP)
+			gz = true;
+	return gz && (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR;
+}
+
+static const char *archive_msg(struct archive *a, const char *fallback)
+{
+	const char *m = archive_error_string(a);
+	return m && *m ? m : fallback;
+}
+
+/* Copy one entry's data, never more than `cap` bytes. */
+static int copy_data(struct archive *in, struct archive *out, uint64_t cap, char **err, const char *shown)
+{
+	const void *buf;
+	size_t size;
+	la_int64_t offset;
+	uint64_t total = 0;
+	for (;;) {
+		int r = archive_read_data_block(in, &buf, &size, &offset);
+		if (r == ARCHIVE_EOF)
+			return 0;
+		if (r < ARCHIVE_WARN) {
+			*err = xasprintf("truncated or corrupt archive at '%s': %s", shown,
+					 archive_msg(in, "read error"));
+			return -EINVAL;
+		}
+		if (offset < 0 || (uint64_t)offset + size > cap || (total += size) > cap) {
+			*err = xasprintf("entry '%s': more data than its header says", shown);
+			return -EFBIG;
+		}
+		if (archive_write_data_block(out, buf, size, offset) < ARCHIVE_WARN) {
+			*err = xasprintf("cannot write '%s': %s", shown, archive_msg(out, "write error"));
+			return -EIO;
+		}
+	}
+}
+
+/* One pass over the archive. Without `out` it only checks (and reads the
+ * data, so truncation is found); with `out` it also writes into the current
+ * directory. Every check runs in both passes. */
+struct pass {
+	const struct replay_limits *lim;
+	struct strvec names;       /* clean names, first pass */
+	struct strvec links;       /* clean names of symlink entries, first pass */
+	size_t count;
+	char *err;
+};
+
+/* Open the bundle once; both passes read the same descriptor (the working
+ * directory changes in between, and the file must not be swapped). */
+static int open_bundle(const char *file, int *fd, char **err)
+{
+	struct stat st;
+	*fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (*fd < 0 || fstat(*fd, &st)) {
+		int e = errno;
+		*err = xasprintf("cannot read: %s", strerror(e));
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return -e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*err = xstrdup("not a regular file");
+		close(*fd);
+		*fd = -1;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int open_archive(int fd, struct archive **in, char **err)
+{
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		*err = xasprintf("cannot read: %s", strerror(errno));
+		return -errno;
+	}
+	*in = archive_read_new();
+	archive_read_support_filter_gzip(*in);
+	archive_read_support_format_tar(*in);
+	if (archive_read_open_fd(*in, fd, 64 * 1024) != ARCHIVE_OK) {
+		*err = xasprintf("not a gzip-compressed tar archive (%s)", archive_msg(*in, "unrecognised data"));
+		archive_read_free(*in);
+		*in = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int run_pass(struct archive *in, struct archive *out, struct pass *ps)
+{
+	const struct replay_limits *lim = ps->lim;
+	char *name = NULL, *target = NULL, *shown = NULL;
+	uint64_t total = 0;
+	size_t count = 0;
+	int ret = 0;
+
+	for (;;) {
+		struct archive_entry *e;
+		int r = archive_read_next_header(in, &e);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN) {
+			if (count == 0)
+				ps->err = xasprintf("not a gzip-compressed tar archive (%s)",
+						    archive_msg(in, "unrecognised data"));
+			else
+				ps->err = xasprintf("truncated or corrupt archive after %zu entries: %s", count,
+						    archive_msg(in, "read error"));
+			ret = -EINVAL;
+			goto out;
+		}
+		if (count == 0 && !is_gzip_tar(in)) {
+			ps->err = xstrdup("not a gzip-compressed tar archive");
+			ret = -EINVAL;
+			goto out;
+		}
+		if (++count > lim->max_entries) {
+			ps->err = xasprintf("more than %zu entries", lim->max_entries);
+			ret = -E2BIG;
+			goto out;
+		}
+		free(shown);
+		shown = printable(archive_entry_pathname(e));
+		const char *why = NULL;
+		free(name);
+		name = clean_name(archive_entry_pathname(e), &why);
+		if (!name) {
+			ps->err = xasprintf("entry '%s': %s", shown, why);
+			ret = -EPERM;
+			goto out;
+		}
+		if (archive_entry_hardlink(e)) {
+			ps->err = xasprintf("entry '%s': hard link", shown);
+			ret = -EPERM;
+			goto out;
+		}
+		mode_t type = archive_entry_filetype(e);
+		if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK) {
+			ps->err = xasprintf("entry '%s': device, FIFO or socket", shown);
+			ret = -EPERM;
+			goto out;
+		}
+		la_int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+		if (type != AE_IFREG)
+			size = 0;
+		if (size < 0 || (uint64_t)size > lim->max_entry) {
+			ps->err = xasprintf("entry '%s': %lld bytes, over the limit of %llu per entry", shown,
+					    (long long)size, (unsigned long long)lim->max_entry);
+			ret = -EFBIG;
+			goto out;
+		}
+		total += (uint64_t)size;
+		if (total > lim->max_total) {
+			ps->err = xasprintf("more than %llu bytes in all", (unsigned long long)lim->max_total);
+			ret = -EFBIG;
+			goto out;
+		}
+		if (type == AE_IFLNK) {
+			free(target);
+			target = check_link(name, archive_entry_symlink(e), &why);
+			if (!target) {
+				char *t = printable(archive_entry_symlink(e));
+				ps->err = xasprintf("entry '%s' -> '%s': %s", shown, t, why);
+				free(t);
+				ret = -EPERM;
+				goto out;
+			}
+		}
+		if (!out) {
+			strvec_push(&ps->names, name);
+			if (type == AE_IFLNK)
+				strvec_push(&ps->links, name);
+			if (type == AE_IFREG && size > 0 && (r = archive_read_data_skip(in)) < ARCHIVE_WARN) {
+				ps->err = xasprintf("truncated or corrupt archive at '%s': %s", shown,
+						    archive_msg(in, "read error"));
+				ret = -EINVAL;
+				goto out;
+			}
+			continue;
+		}
+
+		archive_entry_set_pathname(e, name);
+		if (type == AE_IFLNK)
+			archive_entry_set_symlink(e, target);
+		/* nothing of the sender's identity or permissions is restored */
+		archive_entry_set_perm(e, type == AE_IFDIR ? 0700 : 0600);
+		archive_entry_set_uid(e, 0);
+		archive_entry_set_gid(e, 0);
+		archive_entry_set_uname(e, NULL);
+		archive_entry_set_gname(e, NULL);
+		archive_entry_set_size(e, size);
+
+		r = archive_write_header(out, e);
+		if (r < ARCHIVE_WARN) {
+			ps->err = xasprintf("entry '%s': %s", shown, archive_msg(out, "refused"));
+			ret = -EPERM;
+			goto out;
+		}
+		if (type == AE_IFREG && size > 0) {
+			ret = copy_data(in, out, (uint64_t)size, &ps->err, shown);
+			if (ret)
+				goto out;
+		}
+		if (archive_write_finish_entry(out) < ARCHIVE_WARN) {
+			ps->err = xasprintf("entry '%s': %s", shown, archive_msg(out, "write error"));
+			ret = -EIO;
+			goto out;
+		}
+	}
+	ps->count = count;
+out:
+	free(name);
+	free(target);
+	free(shown);
+	return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* No entry may lie below a symlink entry: writing it would go through the
+ * link (libarchive refuses that too; this says why before anything is
+ * written). */
+static int check_through_links(struct pass *ps)
+{
+	if (!ps->links.n)
+		return 0;
+	strvec_sort(&ps->links);
+	for (size_t i = 0; i < ps->names.n; i++) {
+		char *n = xstrdup(ps->names.v[i]);
+		for (char *slash = strchr(n, '/'); slash; slash = strchr(slash + 1, '/')) {
+			*slash = '\0';
+			const char *key = n;
+			bool hit = bsearch(&key, ps->links.v, ps->links.n, sizeof(char *), cmp_str) != NULL;
+			*slash = '/';
+			if (hit) {
+				char *shown = printable(n);
+				ps->err = xasprintf("entry '%s': lies below a symlink", shown);
+				free(shown);
+				free(n);
+				return -EPERM;
+			}
+		}
+		free(n);
+	}
+	return 0;
+}
+
+int replay_extract(const char *file, const struct replay_limits *lim_in,
+		   char **tmpdir, char **sysroot, char **err)
+{
+	static const struct replay_limits defaults = REPLAY_LIMITS_DEFAULT;
+	struct pass ps;
+	struct archive *in = NULL, *out = NULL;
+	char *dir = NULL;
+	int cwd = -1, fd = -1, ret = 0;
+	bool moved = false;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.lim = lim_in ? lim_in : &defaults;
+	strvec_init(&ps.names);
+	strvec_init(&ps.links);
+	*tmpdir = NULL;
+	*sysroot = NULL;
+	*err = NULL;
+
+	const char *parent = ps.lim->parent;
+	if (!parent)
+		parent = getenv("TMPDIR");
+	if (!parent || !*parent)
+		parent = "/tmp";
+
+	/* first pass: check everything, write nothing */
+	ret = open_bundle(file, &fd, &ps.err);
+	if (!ret)
+		ret = open_archive(fd, &in, &ps.err);
+	if (!ret)
+		ret = run_pass(in, NULL, &ps);
+	if (!ret)
+		ret = check_through_links(&ps);
+	if (!ret && !strvec_contains(&ps.names, "sysroot")) {
+		bool any = false;
+		for (size_t i = 0; i < ps.names.n && !any; i++)
+			any = str_startswith(ps.names.v[i], "sysroot/");
+		if (!any) {
+			ps.err = xstrdup(ps.names.n ? "not a rocmcheck bundle: no sysroot/ in it"
+						    : "not a gzip-compressed tar archive (empty)");
+			ret = -EINVAL;
+		}
+	}
+	if (in) {
+		archive_read_close(in);
+		archive_read_free(in);
+		in = NULL;
+	}
+	if (ret)
+		goto out;
+
+	dir = xasprintf("%s/rocmcheck-replay-XXXXXX", parent);
+	if (!mkdtemp(dir)) {
+		ret = -errno;
+		ps.err = xasprintf("cannot create a temporary directory in %s: %s", parent, strerror(errno));
+		free(dir);
+		dir = NULL;
+		goto out;
+	}
+	if (dir[0] != '/') {
+		char *abs = realpath(dir, NULL);
+		if (!abs) {
+			ret = -errno;
+			ps.err = xasprintf("cannot resolve %s: %s", dir, strerror(errno));
+			goto out;
+		}
+		free(dir);
+		dir = abs;
+	}
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0 || chdir(dir)) {
+		ret = -errno;
+		ps.err = xasprintf("cannot enter %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	moved = true;
+
+	/* second pass: the same checks again (the file may have changed), and write */
+	out = archive_write_disk_new();
+	archive_write_disk_set_options(out, ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+					    ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+					    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS |
+					    ARCHIVE_EXTRACT_NO_OVERWRITE);
+	ret = open_archive(fd, &in, &ps.err);
+	if (!ret)
+		ret = run_pass(in, out, &ps);
+	if (ret)
+		goto out;
+	struct stat st;
+	if (lstat("sysroot", &st) || !S_ISDIR(st.st_mode)) {
+		ps.err = xstrdup("not a rocmcheck bundle: sysroot is not a directory");
+		ret = -EINVAL;
+		goto out;
+	}
+	*tmpdir = xstrdup(dir);
+	*sysroot = xasprintf("%s/sysroot", dir);
+out:
+	if (out) {
+		archive_write_close(out);
+		archive_write_free(out);
+	}
+	if (in) {
+		archive_read_close(in);
+		archive_read_free(in);
+	}
+	if (moved && fchdir(cwd) && !ret) {
+		ret = -errno;
+		ps.err = xasprintf("cannot return to the working directory: %s", strerror(errno));
+	}
+	if (cwd >= 0)
+		close(cwd);
+	if (fd >= 0)
+		close(fd);
+	if (ret && dir)
+		replay_remove(dir);
+	if (ret) {
+		free(*tmpdir);
+		free(*sysroot);
+		*tmpdir = *sysroot = NULL;
+		*err = ps.err ? ps.err : xstrdup("cannot unpack");
+	} else {
+		free(ps.err);
+	}
+	free(dir);
+	strvec_release(&ps.names);
+	strvec_release(&ps.links);
+	return ret;
+}

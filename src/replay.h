@@ -1,0 +1,36 @@
+/* --replay FILE: unpack a support bundle into a private temporary directory.
+ *
+ * The bundle comes from someone else's machine, so it is treated as hostile:
+ * only a gzip-compressed tar is accepted; absolute paths, ".." components,
+ * hard links, device/FIFO/socket entries and symlinks that could leave the
+ * directory are refused, as are entries over the size caps and archives with
+ * too many entries. libarchive's secure extraction flags are used as well.
+ * Nothing is written outside the temporary directory, and on any refusal the
+ * directory is removed again. */
+#ifndef ROCMCHECK_REPLAY_H
+#define ROCMCHECK_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct replay_limits {
+	uint64_t max_entry;        /* bytes per entry (header size), 64 MiB */
+	uint64_t max_total;        /* bytes in all entries, 512 MiB */
+	size_t max_entries;        /* 20000 */
+	const char *parent;        /* where the directory is made; NULL: $TMPDIR, else /tmp */
+};
+#define REPLAY_LIMITS_DEFAULT { 64ull << 20, 512ull << 20, 20000, NULL }
+
+/* Unpack `file`. Returns 0 with *tmpdir (the private directory) and *sysroot
+ * (the sysroot/ inside it), both the caller's; remove with replay_remove().
+ * Returns a negative errno and a one-line reason in *err (caller frees) when
+ * the file is unreadable, corrupt or hostile; then nothing is left on disk.
+ * `lim` NULL means the defaults. */
+int replay_extract(const char *file, const struct replay_limits *lim,
+		   char **tmpdir, char **sysroot, char **err);
+
+/* Remove a directory tree made by replay_extract (symlinks are never
+ * followed). Returns 0 or a negative errno. */
+int replay_remove(const char *dir);
+
+#endif

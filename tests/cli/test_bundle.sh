@@ -1,0 +1,238 @@
+#!/bin/bash
+# Support bundles end to end:
+#   - every fixture: bundle it (--sysroot), replay it, the static verdicts are
+#     the same (id, GPU, status, summary of every check), and so is the exit status;
+#   - the live machine: bundle it and replay it;
+#   - redaction: a fixture whose environment is full of secrets leaves none of
+#     their values in any byte of the archive;
+#   - --anonymize leaves no host name, user name or serial, and still replays
+#     to the same verdicts;
+#   - the file is 0600 with the default name; --replay of a corrupt or hostile
+#     archive is one line on stderr and exit 3, with nothing left behind.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+tests_dir=${TESTS_DIR:-$(dirname "$here")}
+rocmcheck=${ROCMCHECK:-}
+python=/usr/bin/python3
+[ -x "$python" ] || python=$(command -v python3)
+if [ -z "$rocmcheck" ] || [ ! -x "$rocmcheck" ] || [ -z "$python" ]; then
+	echo "SKIP: needs ROCMCHECK and python3" >&2
+	exit 77
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/rocmcheck-bundle.XXXXXX") || exit 1
+# replay directories go here, so the test can see that none is left behind
+export TMPDIR=$work/tmp
+mkdir -p "$TMPDIR"
+trap 'rm -rf "$work"' EXIT
+
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# verdicts FILE.json: one line per check result
+verdicts() {
+	"$python" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r["checks"]:
+    print(json.dumps([c["id"], c["gpu"], c["status"], c["summary"]]))
+print("exit", r["summary"]["exit_status"])
+' "$1"
+}
+
+leftovers() { ls -A "$TMPDIR"; }
+
+fixtures=()
+for d in "$tests_dir"/fixtures/*/ "$tests_dir"/bundle-data/*/; do
+	[ -f "$d/.rocmcheck/host.ini" ] && fixtures+=("${d%/}")
+done
+[ ${#fixtures[@]} -gt 0 ] || { echo "SKIP: no fixtures" >&2; exit 77; }
+
+# 1. round trip of every fixture
+for f in "${fixtures[@]}"; do
+	name=$(basename "$f")
+	"$rocmcheck" --sysroot "$f" doctor --level quick --json >"$work/$name.a.json" 2>/dev/null
+	ra=$?
+	"$rocmcheck" --sysroot "$f" bundle --level quick -o "$work/$name.tar.gz" >/dev/null 2>"$work/err"
+	rb=$?
+	[ "$rb" = "$ra" ] || fail "$name: bundle exit $rb, doctor $ra: $(cat "$work/err")"
+	"$rocmcheck" --replay "$work/$name.tar.gz" doctor --level quick --json >"$work/$name.c.json" 2>"$work/err"
+	rc=$?
+	[ "$rc" = "$ra" ] || fail "$name: replay exit $rc, doctor $ra: $(cat "$work/err")"
+	if ! diff <(verdicts "$work/$name.a.json") <(verdicts "$work/$name.c.json") >"$work/diff"; then
+		fail "$name: replayed verdicts differ:"
+		head -20 "$work/diff" >&2
+	fi
+	perm=$(stat -c %a "$work/$name.tar.gz")
+	[ "$perm" = 600 ] || fail "$name: bundle mode $perm, expected 600"
+done
+[ -z "$(leftovers)" ] || fail "replay left $(leftovers) in TMPDIR"
+
+# 2. the live machine (whatever it is): bundle, then replay
+"$rocmcheck" bundle --level quick -o "$work/live.tar.gz" >"$work/out" 2>"$work/err"
+rl=$?
+if [ "$rl" != 0 ] && [ "$rl" != 1 ]; then
+	fail "live bundle: exit $rl: $(cat "$work/err")"
+else
+	tar -tzf "$work/live.tar.gz" >"$work/live.list" || fail "live bundle: tar cannot list it"
+	for e in manifest.json report.json report.txt sysroot/.rocmcheck/host.ini logs/kernel.txt; do
+		grep -qx "$e" "$work/live.list" || fail "live bundle: no $e"
+	done
+	"$rocmcheck" --replay "$work/live.tar.gz" doctor --level quick --json >"$work/live.c.json" 2>"$work/err"
+	rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "live replay: exit $rc: $(cat "$work/err")"
+	# every check the capture can answer says the same as the live report inside the bundle
+	tar -xzf "$work/live.tar.gz" -C "$work" report.json
+	"$python" - "$work/report.json" "$work/live.c.json" <<'PY' || fail "live replay: static verdicts differ"
+import json, sys
+live = json.load(open(sys.argv[1]))
+rep = json.load(open(sys.argv[2]))
+r = {(c["id"], c["gpu"]): c for c in rep["checks"]}
+bad = 0
+for c in live["checks"]:
+    o = r.get((c["id"], c["gpu"]))
+    if o is None:
+        print("missing in replay:", c["id"]); bad += 1; continue
+    if o["status"] == "skip" and "live machine" in (o["summary"] or ""):
+        continue   # live-only checks
+    if (o["status"], o["summary"]) != (c["status"], c["summary"]):
+        print(c["id"], c["status"], c["summary"], "->", o["status"], o["summary"]); bad += 1
+sys.exit(1 if bad else 0)
+PY
+	# tool output: argv, exit status and timing recorded for each command run
+	tar -xzf "$work/live.tar.gz" -C "$work" manifest.json
+	"$python" - "$work/manifest.json" <<'PY' || fail "live bundle: commands not recorded"
+import json, sys
+m = json.load(open(sys.argv[1]))
+cmds = m["commands"]
+assert len(cmds) >= 5, cmds
+for c in cmds:
+    assert c["argv"], c
+    assert "skipped" in c or ("exit_status" in c and "timed_out" in c and "truncated" in c), c
+PY
+fi
+
+# 3. redaction: an environment full of secrets
+base=${fixtures[0]}
+for f in "${fixtures[@]}"; do
+	case $f in *healthy*) base=$f; break ;; esac
+done
+sec=$work/secret-root
+cp -a "$base" "$sec"
+cat >>"$sec/.rocmcheck/host.ini" <<'EOF'
+
+[env]
+GITHUB_TOKEN = ghp_R3dact1onTestTokenAAAA
+HF_TOKEN = hf_SuperSecretValueBBBB
+AWS_SECRET_ACCESS_KEY = wJalrXUtnFEMI/K7MDENG/bPxRfiCYCCCC
+DB_PASSWORD = Pa55w0rdDDDD
+MY_API_KEY = key-EEEE-value
+SESSION_COOKIE = cookieFFFF
+https_proxy = http://proxyuser:Pr0xyPassGGGG@proxy.corp:3128
+PIP_INDEX_URL = https://pipuser:P1pPassHHHH@pypi.corp/simple
+ROCM_PATH = https://rocmuser:R0cmPassIIII@mirror.corp/rocm
+LD_LIBRARY_PATH = /opt/lib:https://ldtoken_JJJJ@host/x
+EOF
+"$rocmcheck" --sysroot "$sec" bundle --level quick -o "$work/secrets.tar.gz" >/dev/null 2>"$work/err"
+rs=$?
+[ "$rs" = 0 ] || [ "$rs" = 1 ] || fail "secrets bundle: exit $rs: $(cat "$work/err")"
+gzip -dc "$work/secrets.tar.gz" >"$work/secrets.tar" || fail "secrets bundle: not gzip"
+for s in ghp_R3dact1onTestTokenAAAA hf_SuperSecretValueBBBB wJalrXUtnFEMI/K7MDENG/bPxRfiCYCCCC \
+	Pa55w0rdDDDD key-EEEE-value cookieFFFF Pr0xyPassGGGG proxyuser P1pPassHHHH pipuser R0cmPassIIII \
+	rocmuser ldtoken_JJJJ; do
+	if grep -aqF "$s" "$work/secrets.tar"; then
+		fail "secret '$s' is in the bundle"
+	fi
+done
+tar -xzf "$work/secrets.tar.gz" -C "$work" sysroot/.rocmcheck/host.ini
+grep -q "^ROCM_PATH = https://<redacted>@mirror.corp/rocm$" "$work/sysroot/.rocmcheck/host.ini" ||
+	fail "a variable rocmcheck reads lost more than its credentials: $(grep ROCM_PATH "$work/sysroot/.rocmcheck/host.ini")"
+grep -q "GITHUB_TOKEN" "$work/sysroot/.rocmcheck/host.ini" &&
+	fail "a variable rocmcheck does not read is kept"
+
+# 4. --anonymize: no host name, user name or serial; same verdicts
+anon_src=""
+for f in "${fixtures[@]}"; do
+	if grep -rqs "unique_id" "$f/sys" && grep -q "^name = [a-z]" "$f/.rocmcheck/host.ini" &&
+		! grep -q "^name = root" "$f/.rocmcheck/host.ini"; then
+		anon_src=$f
+		break
+	fi
+done
+[ -n "$anon_src" ] || anon_src=$base
+host=$(sed -n 's/^nodename = //p' "$anon_src/.rocmcheck/host.ini")
+user=$(sed -n 's/^name = //p' "$anon_src/.rocmcheck/host.ini")
+serials=$(grep -rhs "^unique_id " "$anon_src/sys" | awk '$2 != 0 {print $2}' | sort -u)
+"$rocmcheck" --sysroot "$anon_src" doctor --level quick --json >"$work/anon.a.json" 2>/dev/null
+"$rocmcheck" --sysroot "$anon_src" bundle --anonymize --level quick -o "$work/anon.tar.gz" >"$work/out" 2>"$work/err"
+grep -q "anonymised" "$work/out" || fail "anonymize: the command does not say so"
+gzip -dc "$work/anon.tar.gz" >"$work/anon.tar"
+for s in $host $user $serials; do
+	[ ${#s} -ge 3 ] || continue
+	if grep -aqw "$s" "$work/anon.tar"; then
+		fail "anonymize: '$s' is still in the bundle"
+	fi
+done
+[ -n "$host" ] && ! grep -aq "host-1" "$work/anon.tar" && fail "anonymize: no host pseudonym"
+"$rocmcheck" --replay "$work/anon.tar.gz" doctor --level quick --json >"$work/anon.c.json" 2>/dev/null
+# the user name is part of some summaries ("user alice can open ..."): compare statuses
+"$python" - "$work/anon.a.json" "$work/anon.c.json" <<'PY' || fail "anonymize: replayed statuses differ"
+import json, sys
+a, c = (json.load(open(p)) for p in sys.argv[1:3])
+sa = [(x["id"], x["gpu"], x["status"]) for x in a["checks"]]
+sc = [(x["id"], x["gpu"], x["status"]) for x in c["checks"]]
+if sa != sc:
+    print(sa, sc)
+sys.exit(0 if sa == sc else 1)
+PY
+
+# 5. the default name, in the current directory, mode 0600
+mkdir "$work/cwd"
+(cd "$work/cwd" && "$rocmcheck" --sysroot "$base" bundle --level quick >/dev/null 2>&1)
+made=$(ls "$work/cwd")
+[[ $made =~ ^rocmcheck-bundle-.+-[0-9]{8}T[0-9]{6}Z\.tar\.gz$ ]] || fail "default name: '$made'"
+[ -n "$made" ] && [ "$(stat -c %a "$work/cwd/$made")" = 600 ] || fail "default name: not 0600"
+
+# 6. an output that cannot be written: exit 3, nothing half-written
+"$rocmcheck" --sysroot "$base" bundle --level quick -o "$work/no/such/dir/b.tar.gz" >/dev/null 2>"$work/err"
+[ $? = 3 ] || fail "unwritable output: not exit 3"
+grep -q "^rocmcheck: bundle: cannot create" "$work/err" || fail "unwritable output: $(cat "$work/err")"
+
+# 7. --replay of what is not a bundle: one line, exit 3, nothing left behind
+printf 'not an archive\n' >"$work/text.tar.gz"
+head -c 300 "$work/$(basename "$base").tar.gz" >"$work/trunc.tar.gz"
+"$python" - "$work" <<'PY'
+import io, sys, tarfile
+w = sys.argv[1]
+def make(name, members):
+    with tarfile.open(f"{w}/{name}", "w:gz") as t:
+        for m, data in members:
+            t.addfile(m, io.BytesIO(data) if data is not None else None)
+def reg(n, data=b"x"):
+    i = tarfile.TarInfo(n); i.size = len(data); return (i, data)
+def sym(n, target):
+    i = tarfile.TarInfo(n); i.type = tarfile.SYMTYPE; i.linkname = target; return (i, None)
+def dev(n):
+    i = tarfile.TarInfo(n); i.type = tarfile.CHRTYPE; i.devmajor, i.devminor = 1, 3; return (i, None)
+make("dotdot.tar.gz", [reg("sysroot/etc/os-release"), reg("../evil-dotdot")])
+make("abs.tar.gz", [reg("sysroot/etc/os-release"), reg(f"{w}/evil-abs")])
+make("symlink.tar.gz", [reg("sysroot/etc/os-release"), sym("sysroot/up", "../../.."), reg("sysroot/up/evil-link")])
+make("dev.tar.gz", [reg("sysroot/etc/os-release"), dev("sysroot/dev/evil-null")])
+PY
+for a in text trunc dotdot abs symlink dev missing; do
+	"$rocmcheck" --replay "$work/$a.tar.gz" doctor --level quick >"$work/out" 2>"$work/err"
+	r=$?
+	[ "$r" = 3 ] || fail "--replay $a: exit $r"
+	[ "$(wc -l <"$work/err")" = 1 ] || fail "--replay $a: not one line: $(cat "$work/err")"
+	grep -q "^rocmcheck: --replay $work/$a.tar.gz: " "$work/err" || fail "--replay $a: $(cat "$work/err")"
+	[ ! -s "$work/out" ] || fail "--replay $a: printed a report"
+done
+ls "$work" "$work/.." | grep -q evil && fail "a hostile entry was written outside"
+[ -z "$(leftovers)" ] || fail "replay left $(leftovers) in TMPDIR"
+
+if [ "$failures" -gt 0 ]; then
+	echo "$failures failure(s)" >&2
+	exit 1
+fi
+echo "bundle: ${#fixtures[@]} fixtures round-tripped; live, redaction, anonymize and hostile cases passed"

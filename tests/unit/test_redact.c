@@ -1,0 +1,195 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redact.h"
+
+static void test_secret_names(void **state)
+{
+	(void)state;
+	static const char *const secret[] = {
+		"GITHUB_TOKEN", "hf_token", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "SMB_PASSWD",
+		"OPENAI_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "NPM_AUTH", "HTTP_COOKIE",
+		"SESSION_ID", "Api_Key",
+	};
+	static const char *const plain[] = {
+		"PATH", "HSA_OVERRIDE_GFX_VERSION", "ROCR_VISIBLE_DEVICES", "HOME", "VIRTUAL_ENV",
+		"https_proxy", "LD_LIBRARY_PATH",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(secret); i++)
+		assert_true(redact_secret_name(secret[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(plain); i++)
+		assert_false(redact_secret_name(plain[i]));
+	assert_false(redact_secret_name(NULL));
+
+	char *v = redact_env_value("GITHUB_TOKEN", "ghp_abcdef123456");
+	assert_string_equal(v, "<redacted>");
+	free(v);
+	v = redact_env_value("HSA_OVERRIDE_GFX_VERSION", "11.0.0");
+	assert_string_equal(v, "11.0.0");
+	free(v);
+}
+
+static void test_url_credentials(void **state)
+{
+	(void)state;
+	struct strvec found = STRVEC_INIT;
+	char *v = redact_url_credentials("http://bob:hunter22@proxy.corp:3128", &found);
+	assert_string_equal(v, "http://<redacted>@proxy.corp:3128");
+	assert_true(strvec_contains(&found, "hunter22"));
+	assert_true(strvec_contains(&found, "bob:hunter22"));
+	free(v);
+	/* anywhere in a value, several times, user-only tokens too */
+	v = redact_url_credentials("a=https://u:p%40ss@h/x b=git+https://ghp_tok@github.com/o/r.git", NULL);
+	assert_string_equal(v, "a=https://<redacted>@h/x b=git+https://<redacted>@github.com/o/r.git");
+	free(v);
+	/* an '@' in the path is not user information; idempotent on its own output */
+	v = redact_url_credentials("https://h/a@b and https://<redacted>@h", NULL);
+	assert_string_equal(v, "https://h/a@b and https://<redacted>@h");
+	free(v);
+	v = redact_url_credentials("no urls here: user@host, ://x@y", NULL);
+	assert_string_equal(v, "no urls here: user@host, ://x@y");
+	free(v);
+	v = redact_env_value("HTTPS_PROXY", "http://me:s3cretpw@10.0.0.1:8080/");
+	assert_string_equal(v, "http://<redacted>@10.0.0.1:8080/");
+	free(v);
+	strvec_release(&found);
+}
+
+static char *apply(struct redactor *rd, const char *s)
+{
+	return redactor_apply_str(rd, s);
+}
+
+static void test_scrub_everywhere(void **state)
+{
+	(void)state;
+	struct redactor rd;
+	redactor_init(&rd, false);
+	redactor_learn_env(&rd, "HF_TOKEN", "hf_XyZ123secret");
+	redactor_learn_env(&rd, "PIP_INDEX_URL", "https://alice:pa55word@pypi.corp/simple");
+	redactor_learn_env(&rd, "SHORT_KEY", "1"); /* too short to scrub elsewhere */
+	redactor_learn_env(&rd, "PATH", "/usr/bin");
+	assert_int_equal(rd.secrets.n, 3);
+	char *out = apply(&rd, "token=hf_XyZ123secret pw pa55word url https://alice:pa55word@pypi.corp/ 1 /usr/bin");
+	assert_null(strstr(out, "hf_XyZ123secret"));
+	assert_null(strstr(out, "pa55word"));
+	assert_non_null(strstr(out, "/usr/bin"));
+	assert_non_null(strstr(out, " 1 "));
+	free(out);
+
+	/* binary data keeps its size, secret bytes are overwritten */
+	char bin[32] = "ab\0hf_XyZ123secret\0zz";
+	size_t n;
+	out = redactor_apply(&rd, bin, 22, &n);
+	assert_int_equal(n, 22);
+	assert_null(memmem(out, n, "hf_XyZ123secret", 15));
+	assert_memory_equal(out, "ab\0", 3);
+	free(out);
+	redactor_release(&rd);
+}
+
+static void test_anonymize_consistent(void **state)
+{
+	(void)state;
+	struct redactor rd;
+	redactor_init(&rd, true);
+	const char *h = redactor_add(&rd, ANON_HOST, "gpu-node07");
+	assert_string_equal(h, "host-1");
+	assert_string_equal(redactor_add(&rd, ANON_USER, "alice"), "user-1");
+	redactor_add(&rd, ANON_HOME, "/srv/people/alice");
+	/* same value, same pseudonym; root and localhost identify nobody */
+	assert_string_equal(redactor_add(&rd, ANON_HOST, "gpu-node07"), "host-1");
+	assert_string_equal(redactor_add(&rd, ANON_USER, "root"), "root");
+	assert_string_equal(redactor_add(&rd, ANON_HOST, "localhost"), "localhost");
+
+	const char *file1 = "nodename = gpu-node07\nname = alice\nhome = /srv/people/alice\n"
+			    "VIRTUAL_ENV = /srv/people/alice/venv\nowner = root\nalicex stays\n";
+	const char *file2 = "[ 1.0] eth0: link up 10.1.2.3 fe80::1ff:fe23:4567:890a 00:1A:2b:3c:4d:5e\n"
+			    "peer 10.1.2.3 at 00:1a:2b:3c:4d:5e, lo 127.0.0.1, alice@gpu-node07.example.com\n"
+			    "pci 0000:03:00.0 time 12:34:56 rocm 6.2.0 dkms 6.8.5.60202 uuid 8be4df61-93ca\n";
+	char *a = apply(&rd, file1);
+	char *b = apply(&rd, file2);
+	assert_null(strstr(a, "gpu-node07"));
+	assert_null(strstr(a, "people"));
+	assert_non_null(strstr(a, "nodename = host-1\n"));
+	assert_non_null(strstr(a, "name = user-1\n"));
+	assert_non_null(strstr(a, "home = /home/home-1\n"));
+	assert_non_null(strstr(a, "VIRTUAL_ENV = /home/home-1/venv\n"));
+	assert_non_null(strstr(a, "owner = root\n"));
+	assert_non_null(strstr(a, "alicex stays"));
+
+	assert_null(strstr(b, "10.1.2.3"));
+	assert_null(strstr(b, "fe80"));
+	assert_null(strstr(b, "4d:5e"));
+	assert_null(strstr(b, "alice"));
+	assert_null(strstr(b, "gpu-node07"));
+	/* consistent across files and spellings */
+	assert_non_null(strstr(b, "link up ipv4-1 ipv6-1 mac-1\n"));
+	assert_non_null(strstr(b, "peer ipv4-1 at mac-1, lo 127.0.0.1, user-1@host-1.example.com"));
+	/* what is not an address stays */
+	assert_non_null(strstr(b, "pci 0000:03:00.0 time 12:34:56 rocm 6.2.0 dkms 6.8.5.60202"));
+	free(a);
+	free(b);
+	redactor_release(&rd);
+}
+
+static void test_serials(void **state)
+{
+	(void)state;
+	struct redactor rd;
+	redactor_init(&rd, true);
+	const char *smi = "    Serial Number                         : 1324021012345\n"
+			  "    GPU UUID                              : GPU-8f2b9c1e-1111-2222-3333-444455556666\n"
+			  "unique_id 4812093448291011\n"
+			  "Unique ID: 0x6bd14f03c2a1b7e8\n"
+			  "Board Id : 0x0\n";
+	redactor_learn_serials(&rd, smi, strlen(smi));
+	/* the sysfs unique_id file has just the value, registered by the caller */
+	const char *ps = redactor_add(&rd, ANON_SERIAL, "6bd14f03c2a1b7e8");
+	assert_int_equal(strlen(ps), 16);
+	assert_true(strspn(ps, "0123456789abcdef") == 16);
+	char *out = apply(&rd, smi);
+	assert_null(strstr(out, "1324021012345"));
+	assert_null(strstr(out, "8f2b9c1e"));
+	assert_null(strstr(out, "4812093448291011"));
+	assert_null(strstr(out, "6bd14f03c2a1b7e8"));
+	assert_non_null(strstr(out, "Board Id : 0x0"));
+	/* a decimal id stays decimal, of the same length, so parsers still read it */
+	const char *u = strstr(out, "unique_id ");
+	assert_non_null(u);
+	u += 10;
+	assert_int_equal(strspn(u, "0123456789"), 16);
+	assert_true(u[0] != '0');
+	free(out);
+	out = apply(&rd, "6bd14f03c2a1b7e8\n");
+	assert_string_equal(out, "a000000000000005\n");
+	free(out);
+	redactor_release(&rd);
+
+	/* without --anonymize nothing is registered or replaced */
+	redactor_init(&rd, false);
+	redactor_learn_serials(&rd, smi, strlen(smi));
+	assert_int_equal(rd.npairs, 0);
+	assert_string_equal(redactor_add(&rd, ANON_HOST, "gpu-node07"), "gpu-node07");
+	out = apply(&rd, "10.1.2.3 gpu-node07");
+	assert_string_equal(out, "10.1.2.3 gpu-node07");
+	free(out);
+	redactor_release(&rd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_secret_names),
+		cmocka_unit_test(test_url_credentials),
+		cmocka_unit_test(test_scrub_everywhere),
+		cmocka_unit_test(test_anonymize_consistent),
+		cmocka_unit_test(test_serials),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
