@@ -418,11 +418,11 @@ static void tl_env(struct tl *t, const char *name, const char *value)
 	h->env[h->nenv].value = xstrdup(value);
 	const char *v = h->env[h->nenv].value;
 	h->nenv++;
+	size_t node = 0;
 	struct env_facts *e = &t->f.env;
 	if (!strcmp(name, "HSA_OVERRIDE_GFX_VERSION")) {
 		hsa_override_parse(v, &e->hsa_override);
-	} else if (str_startswith(name, "HSA_OVERRIDE_GFX_VERSION_")) {
-		size_t node = (size_t)atoi(name + strlen("HSA_OVERRIDE_GFX_VERSION_"));
+	} else if (sscanf(name, "HSA_OVERRIDE_GFX_VERSION_%zu", &node) == 1) {
 		if (node >= e->nhsa_override_node) {
 			e->hsa_override_node = xrealloc(e->hsa_override_node, (node + 1) * sizeof(*e->hsa_override_node));
 			memset(e->hsa_override_node + e->nhsa_override_node, 0,
