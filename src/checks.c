@@ -692,6 +692,10 @@ void inventory_annotate(struct facts *f, const struct profiles *db)
 		if (m && m->name) {
 			free(g->name);
 			g->name = xstrdup(m->name);
+		} else if (g->board_name && *g->board_name) {
+			/* the card's own product name (facts.h: profile, else board name) */
+			free(g->name);
+			g->name = xstrdup(g->board_name);
 		} else if (!g->name || !*g->name || str_startswith(g->name, "AMD GPU ") ||
 			   str_startswith(g->name, "NVIDIA GPU ")) {
 			free(g->name);

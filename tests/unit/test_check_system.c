@@ -155,6 +155,27 @@ static void test_os_supported_point_release(void **state)
 	tl_free(t);
 }
 
+static void test_os_version_id_major_minor(void **state)
+{
+	(void)state;
+	/* a point release in VERSION_ID matches the profile's 22.04 */
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "22.04.5", "Ubuntu 22.04.5 LTS");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	const struct check_result *c = tl_one(t, "system.os");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "VERSION_ID 22.04.5");
+	tl_free(t);
+	/* RHEL's "8.10" matches the one-part key "8" */
+	t = tl_new();
+	tl_os(t, "rhel", "8.10", "Red Hat Enterprise Linux 8.10 (Ootpa)");
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	assert_status(tl_one(t, "system.os"), ST_PASS);
+	tl_free(t);
+}
+
 static void test_os_not_listed_warns(void **state)
 {
 	(void)state;
@@ -451,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_unknown_skips),
 		cmocka_unit_test(test_kernel_real_db_rhel8_rocm63),
 		cmocka_unit_test(test_os_supported_point_release),
+		cmocka_unit_test(test_os_version_id_major_minor),
 		cmocka_unit_test(test_os_not_listed_warns),
 		cmocka_unit_test(test_os_listed_by_an_older_release),
 		cmocka_unit_test(test_os_radeon_narrower_list),

@@ -184,6 +184,7 @@ static void test_annotate(void **state)
 	tl_nvidia(t, 0x2684, 24 * GIB);
 	tl_nvidia(t, 0x9999, 8 * GIB);
 	tl_env(t, "CUDA_VISIBLE_DEVICES", "1");
+	t->f.gpus[2].board_name = "AMD Radeon 680M";
 	inventory_annotate(&t->f, t->db);
 	struct gpu *g = t->f.gpus;
 	assert_string_equal(g[0].name, "AMD Radeon RX 7900 XTX");
@@ -194,6 +195,7 @@ static void test_annotate(void **state)
 	assert_true(g[1].integrated);
 	assert_false(g[2].integrated);
 	assert_null(g[2].family);
+	assert_string_equal(g[2].name, "AMD Radeon 680M");
 	assert_string_equal(g[3].name, "NVIDIA GeForce RTX 4090");
 	assert_string_equal(g[3].arch, "sm_89");
 	assert_int_equal(g[3].cc_major, 8);
