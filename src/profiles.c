@@ -531,6 +531,7 @@ static void section_begin(struct loader *l, const char *title)
 		l->have_database = true;
 		l->db_file = l->file;
 		l->db_line = l->line;
+		db->db_where = (struct prof_where){ l->file, l->line };
 		l->kind = S_DATABASE;
 		goto out;
 	}
@@ -662,7 +663,7 @@ static void key_os(struct loader *l, const char *key, const char *value)
 		if (!seen_key(l, key))
 			once(l, key);
 		check_template(l, key, value, NULL);
-		strvec_split(&o->headers, value, " \t");
+		strvec_split(&o->headers, value, " \t,");
 	} else if (!strcmp(key, "install")) {
 		check_template(l, key, value, NULL);
 		if (!strstr(value, "{packages}"))
@@ -1009,13 +1010,17 @@ static bool check_line(struct loader *l, const char *s, size_t n)
 	}
 	if (*t == '[') {
 		char *end = strchr(t, ']');
-		if (!end) {
-			err(l, "section header without ']'");
-			return false;
-		}
-		char *rest = str_trim(end + 1);
-		if (*rest) {
-			err(l, "text after the section header: \"%s\"", rest);
+		const char *why = NULL;
+		char *rest = end ? str_trim(end + 1) : NULL;
+		if (!end)
+			why = "section header without ']'";
+		else if (*rest)
+			why = "text after the section header";
+		if (why) {
+			/* its keys belong to no section: skip them quietly */
+			section_end(l);
+			l->kind = S_SKIP;
+			err(l, "%s", why);
 			return false;
 		}
 		*end = '\0';
@@ -1050,9 +1055,11 @@ static char *prof_reader(char *str, int num, void *stream)
 		n -= 3;
 	}
 	bool ok;
-	if (n > PROF_MAX_LINE) {
+	/* a CR before the newline is read as a line of its own by libinih: harmless */
+	size_t content = n && s[n - 1] == '\r' ? n - 1 : n;
+	if (content > PROF_MAX_LINE) {
 		err(l, "line is %zu bytes long: libinih reads at most %d bytes per line (200 with the newline)",
-		    n, PROF_MAX_LINE);
+		    content, PROF_MAX_LINE);
 		ok = false;
 	} else if (memchr(s, '\0', n)) {
 		err(l, "line contains a NUL byte");
@@ -1065,6 +1072,8 @@ static char *prof_reader(char *str, int num, void *stream)
 		l->lost_line = true;
 		n = 0;
 	}
+	if (n > content)
+		n = content;    /* inih strips trailing white space anyway */
 	if (n > (size_t)num - 1)
 		n = (size_t)num - 1;
 	memcpy(str, s, n);
@@ -1187,14 +1196,15 @@ static void resolve(struct loader *l)
 	}
 
 	const char *where = l->have_database ? l->db_file : (db->files.n ? db->files.v[0] : "profiles");
-	int line = l->have_database ? l->db_line : 1;
+	int line = l->have_database ? l->db_line : 0;
 	if (!l->have_database)
 		err_at(l, where, 0, "no [database] section in any file");
+	struct strbuf missing = STRBUF_INIT;
 	for (size_t i = 0; i < ARRAY_SIZE(fix_contract); i++) {
 		const struct fix_contract *fc = &fix_contract[i];
 		const struct prof_fix *f = profiles_find_fix(db, fc->id);
 		if (!f) {
-			err_at(l, where, line, "no [fix %s]: the checks use it", fc->id);
+			strbuf_addf(&missing, "%s%s", missing.len ? ", " : "", fc->id);
 			continue;
 		}
 		if (fc->reboot && !f->reboot)
@@ -1202,6 +1212,9 @@ static void resolve(struct loader *l)
 		if (fc->relogin && !f->relogin)
 			err_at(l, f->where.file, f->where.line, "[fix %s] must say 'relogin = yes'", fc->id);
 	}
+	if (missing.len)
+		err_at(l, where, line, "no [fix] section for %s: the checks use them", missing.buf);
+	strbuf_release(&missing);
 }
 
 static int cmp_rocm(const void *a, const void *b)

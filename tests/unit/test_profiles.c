@@ -11,6 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <jansson.h>
+
+#include "cli.h"
 #include "profiles.h"
 
 #define PROFILES_DIR SOURCE_DIR "/profiles"
@@ -483,20 +487,21 @@ static void test_bad_profiles(void **state)
 	strvec_release(&cases);
 }
 
-/* Write `name` into a copy of the shipped profiles, expect `want` only. */
-static void expect_overlay_error(const char *name, const char *content, const char *want)
+/* Write `name` into a copy of the shipped profiles, expect `want` only
+ * (NULL: expect it to load). */
+static void expect_overlay_error_n(const char *name, const char *content, size_t len, const char *want)
 {
 	char *tmp = make_tmpdir();
 	copy_ini_files(PROFILES_DIR, tmp);
 	char *path = xasprintf("%s/%s", tmp, name);
 	FILE *fp = fopen(path, "wb");
 	assert_non_null(fp);
-	fputs(content, fp);
+	assert_int_equal(fwrite(content, 1, len, fp), len);
 	assert_int_equal(fclose(fp), 0);
 	struct strvec errors = STRVEC_INIT;
 	if (want) {
 		load_bad(tmp, &errors);
-		for (size_t j = 0; j < errors.n; j++)
+		for (size_t j = 0; errors.n != 1 && j < errors.n; j++)
 			fprintf(stderr, "  got: %s\n", errors.v[j]);
 		assert_int_equal(errors.n, 1);
 		assert_string_equal(errors.v[0], want);
@@ -507,6 +512,11 @@ static void expect_overlay_error(const char *name, const char *content, const ch
 	free(path);
 	remove_tree(tmp);
 	free(tmp);
+}
+
+static void expect_overlay_error(const char *name, const char *content, const char *want)
+{
+	expect_overlay_error_n(name, content, strlen(content), want);
 }
 
 static void test_line_limit_boundary(void **state)
@@ -526,6 +536,46 @@ static void test_line_limit_boundary(void **state)
 	expect_overlay_error("zz-limit.ini", sb.buf,
 			     "zz-limit.ini:2: line is 200 bytes long: libinih reads at most 199 bytes per line (200 with the newline)");
 	strbuf_release(&sb);
+}
+
+static void test_hostile_input(void **state)
+{
+	(void)state;
+	/* CRLF line ends and a UTF-8 byte order mark are fine */
+	expect_overlay_error("zz.ini", "\xEF\xBB\xBFsource = test\r\n[gfx gfx9996]\r\nfamily = TEST\r\n", NULL);
+	static const char nul[] = "source = test\n[gfx gfx9997]\nfam\0ily = TEST\n";
+	expect_overlay_error_n("zz.ini", nul, sizeof(nul) - 1, "zz.ini:3: line contains a NUL byte");
+	expect_overlay_error("zz.ini", "source = test\n[gfx gfx9998\nfamily = TEST\n",
+			     "zz.ini:2: section header without ']'");
+	expect_overlay_error("zz.ini", "source = test\ncolour = red\n",
+			     "zz.ini:2: key 'colour' outside a section (only 'source' may come before the first section)");
+	expect_overlay_error("zz.ini", "source = test\n[rocm 6]\n",
+			     "zz.ini:2: malformed section [rocm 6] (expected [rocm MAJOR.MINOR])");
+	expect_overlay_error("zz.ini", "source = test\n[gpu x]\nname = X\nvendor = amd\narch = gfx1100\npci = 0x10000\n",
+			     "zz.ini:6: bad number for 'pci': \"0x10000\"");
+
+	/* binary garbage: refused without a crash */
+	char junk[4096];
+	unsigned x = 12345;
+	for (size_t i = 0; i < sizeof(junk); i++) {
+		x = x * 1103515245u + 12345u;
+		junk[i] = (char)(x >> 16);
+	}
+	char *tmp = make_tmpdir();
+	char *path = xasprintf("%s/junk.ini", tmp);
+	FILE *fp = fopen(path, "wb");
+	assert_non_null(fp);
+	fwrite(junk, 1, sizeof(junk), fp);
+	fclose(fp);
+	struct profiles *db = NULL;
+	struct strvec errors = STRVEC_INIT;
+	assert_true(profiles_load(&db, tmp, &errors) < 0);
+	assert_null(db);
+	assert_true(errors.n > 0);
+	strvec_release(&errors);
+	free(path);
+	remove_tree(tmp);
+	free(tmp);
 }
 
 static void test_contract_violations(void **state)
@@ -553,7 +603,7 @@ static void test_contract_violations(void **state)
 	const char *start = strstr(fixes, "[fix wsl_route]");
 	assert_non_null(start);
 	strbuf_add(&sb, fixes, (size_t)(start - fixes));
-	expect_overlay_error("fixes.ini", sb.buf, "database.ini:7: no [fix wsl_route]: the checks use it");
+	expect_overlay_error("fixes.ini", sb.buf, "database.ini:7: no [fix] section for wsl_route: the checks use them");
 	strbuf_release(&sb);
 	free(fixes);
 }
@@ -574,6 +624,208 @@ static void test_missing_dir(void **state)
 	assert_null(db);
 }
 
+
+/* ---- the command */
+
+struct run {
+	int rc;
+	char *out, *err;
+};
+
+static char *slurp_fd(int fd)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	ssize_t n;
+	lseek(fd, 0, SEEK_SET);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		strbuf_add(&sb, buf, (size_t)n);
+	close(fd);
+	return strbuf_detach(&sb);
+}
+
+static struct run run_cmd(struct cli *cli, const char *const *args)
+{
+	char *argv[8];
+	int argc = 0;
+	argv[argc++] = (char *)"profiles";
+	for (; args[argc - 1] && argc < 7; argc++)
+		argv[argc] = (char *)args[argc - 1];
+	argv[argc] = NULL;
+	char o[] = "/tmp/rocmcheck-out-XXXXXX", e[] = "/tmp/rocmcheck-err-XXXXXX";
+	int fo = mkstemp(o), fe = mkstemp(e);
+	assert_true(fo >= 0 && fe >= 0);
+	unlink(o);
+	unlink(e);
+	fflush(stdout);
+	fflush(stderr);
+	int so = dup(1), se = dup(2);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	struct run r;
+	r.rc = cmd_profiles(cli, argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	r.out = slurp_fd(fo);
+	r.err = slurp_fd(fe);
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+#define RUN(cli, ...) run_cmd((cli), (const char *const[]){ __VA_ARGS__, NULL })
+
+static void test_cmd_profiles(void **state)
+{
+	(void)state;
+	struct cli cli = { 0 };
+	struct run r;
+
+	r = RUN(&cli, "validate");
+	assert_int_equal(r.rc, 0);
+	assert_true(str_startswith(r.out, "profiles OK: embedded, database 2026.11.29, "));
+	assert_string_equal(r.err, "");
+	run_free(&r);
+
+	r = RUN(&cli, "validate", PROFILES_DIR);
+	assert_int_equal(r.rc, 0);
+	assert_true(str_startswith(r.out, "profiles OK: " PROFILES_DIR ", "));
+	run_free(&r);
+
+	r = RUN(&cli, "list");
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "Profile database 2026.11.29 (embedded)"));
+	assert_non_null(strstr(r.out, "rocm-6.x.ini"));
+	assert_non_null(strstr(r.out, "10 ROCm releases"));
+	run_free(&r);
+
+	r = RUN(&cli, "show", "gfx1100");
+	assert_int_equal(r.rc, 0);
+	assert_true(str_startswith(r.out, "[gfx gfx1100]  RDNA3\n"));
+	assert_non_null(strstr(r.out, "11.0.0"));
+	assert_non_null(strstr(r.out, "rx-7900-xtx"));
+	run_free(&r);
+
+	static const char *const names[][3] = {
+		{ "ubuntu-22.04", NULL, "[os ubuntu-22.04]  Ubuntu 22.04 LTS" },
+		{ "6.2", NULL, "[rocm 6.2]  released 2024-08-02" },
+		{ "rocm", "6.2.4", "[rocm 6.2]" },
+		{ "rx-7900-xtx", NULL, "1002:744c" },
+		{ "rtx-4090", NULL, "compute capability 8.9" },
+		{ "12.4", NULL, "550.54.14" },
+		{ "groups", NULL, "sudo usermod -aG {groups} {user}" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		r = names[i][1] ? RUN(&cli, "show", names[i][0], names[i][1]) : RUN(&cli, "show", names[i][0]);
+		assert_int_equal(r.rc, 0);
+		if (!strstr(r.out, names[i][2]))
+			fail_msg("show %s: no \"%s\" in:\n%s", names[i][0], names[i][2], r.out);
+		run_free(&r);
+	}
+	r = RUN(&cli, "show", "route", "ubuntu-22.04", "7.0");
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "amdgpu-install_7.0.2.70002-1_all.deb"));
+	run_free(&r);
+
+	r = RUN(&cli, "show", "gfx9999");
+	assert_int_equal(r.rc, EXIT_PROBLEMS);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "no entry named \"gfx9999\""));
+	run_free(&r);
+	r = RUN(&cli, "show", "fix", "6.2");
+	assert_int_equal(r.rc, EXIT_PROBLEMS);
+	run_free(&r);
+
+	static const char *const usage[][3] = {
+		{ "show", NULL, NULL }, { "frobnicate", NULL, NULL }, { "list", "extra", NULL },
+		{ "validate", "a", "b" }, { "show", "widget", "x" }, { "list", "--bogus", NULL },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(usage); i++) {
+		r = run_cmd(&cli, usage[i]);
+		assert_int_equal(r.rc, EXIT_USAGE);
+		assert_true(str_startswith(r.err, "rocmcheck profiles: "));
+		assert_string_equal(r.out, "");
+		run_free(&r);
+	}
+	r = run_cmd(&cli, (const char *const[]){ NULL });
+	assert_int_equal(r.rc, EXIT_USAGE);
+	run_free(&r);
+
+	r = RUN(&cli, "show", "--help");
+	assert_int_equal(r.rc, 0);
+	assert_true(str_startswith(r.out, "usage: rocmcheck"));
+	run_free(&r);
+
+	/* JSON: one document on stdout */
+	cli.format = FMT_JSON;
+	r = RUN(&cli, "validate");
+	assert_int_equal(r.rc, 0);
+	json_error_t je;
+	json_t *j = json_loads(r.out, 0, &je);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "valid")));
+	assert_int_equal(json_array_size(json_object_get(j, "errors")), 0);
+	json_decref(j);
+	run_free(&r);
+	static const char *const jnames[] = { "ubuntu-24.04", "7.0", "gfx942", "mi300x", "h200-sxm", "13.0", "iommu_pt" };
+	for (size_t i = 0; i < ARRAY_SIZE(jnames); i++) {
+		r = RUN(&cli, "show", jnames[i]);
+		assert_int_equal(r.rc, 0);
+		j = json_loads(r.out, 0, &je);
+		if (!j)
+			fail_msg("show %s --json: %s", jnames[i], je.text);
+		assert_int_equal(json_array_size(j), 1);
+		assert_non_null(json_object_get(json_array_get(j, 0), "where"));
+		json_decref(j);
+		run_free(&r);
+	}
+	r = RUN(&cli, "list");
+	j = json_loads(r.out, 0, &je);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "database_version")), "2026.11.29");
+	json_decref(j);
+	run_free(&r);
+
+	/* a broken directory: validate says where, list cannot work */
+	char *tmp = make_tmpdir();
+	copy_ini_files(PROFILES_DIR, tmp);
+	copy_ini_files(BAD_DIR "/unknown-key", tmp);
+	r = RUN(&cli, "validate", tmp);
+	assert_int_equal(r.rc, EXIT_PROBLEMS);
+	j = json_loads(r.out, 0, &je);
+	assert_non_null(j);
+	assert_true(json_is_false(json_object_get(j, "valid")));
+	assert_int_equal(json_array_size(json_object_get(j, "errors")), 1);
+	json_decref(j);
+	run_free(&r);
+	cli.format = FMT_TEXT;
+	r = RUN(&cli, "validate", tmp);
+	assert_int_equal(r.rc, EXIT_PROBLEMS);
+	assert_string_equal(r.out, "");
+	char *want = xasprintf("%s/zz-case.ini:4: unknown key 'colour' in [gfx gfx9991]\n", tmp);
+	assert_true(str_startswith(r.err, want));
+	free(want);
+	run_free(&r);
+	cli.profiles_dir = tmp;
+	r = RUN(&cli, "list");
+	assert_int_equal(r.rc, EXIT_TROUBLE);
+	assert_non_null(strstr(r.err, "unknown key 'colour'"));
+	run_free(&r);
+	r = RUN(&cli, "validate");
+	assert_int_equal(r.rc, EXIT_PROBLEMS);
+	run_free(&r);
+	remove_tree(tmp);
+	free(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,8 +840,10 @@ int main(void)
 		cmocka_unit_test(test_fix_contract),
 		cmocka_unit_test(test_bad_profiles),
 		cmocka_unit_test(test_line_limit_boundary),
+		cmocka_unit_test(test_hostile_input),
 		cmocka_unit_test(test_contract_violations),
 		cmocka_unit_test(test_missing_dir),
+		cmocka_unit_test(test_cmd_profiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
