@@ -38,6 +38,49 @@ const char *fw_backend_name(enum fw_backend b)
 	return NULL;
 }
 
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	unsigned min;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2, min = 0x80, cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3, min = 0x800, cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4, min = 0x10000, cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+char *facts_printable(char *s)
+{
+	if (!s)
+		return NULL;
+	for (unsigned char *p = (unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+		if (!n || (n == 1 && (*p < 0x20 || *p == 0x7f) && *p != '\t' && *p != '\n')) {
+			*p++ = '?';
+			continue;
+		}
+		p += n;
+	}
+	return s;
+}
+
 void fact_errors_add(struct fact_errors *e, const char *path, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -47,8 +90,8 @@ void fact_errors_add(struct fact_errors *e, const char *path, const char *fmt, .
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	e->v = xrealloc(e->v, (e->n + 1) * sizeof(*e->v));
-	e->v[e->n].path = xstrdup(path ? path : "");
-	e->v[e->n].message = strbuf_detach(&sb);
+	e->v[e->n].path = facts_printable(xstrdup(path ? path : ""));
+	e->v[e->n].message = facts_printable(strbuf_detach(&sb));
 	e->n++;
 }
 

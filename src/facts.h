@@ -31,6 +31,9 @@ struct fact_errors {
 };
 void fact_errors_add(struct fact_errors *e, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Replace control characters and bytes that are not valid UTF-8 with '?',
+ * in place (facts and their errors end up in JSON). Returns s; NULL stays NULL. */
+char *facts_printable(char *s);
 
 /* ---- facts_os.c: /etc/os-release (falls back to /usr/lib/os-release) ---- */
 struct os_facts {
@@ -90,6 +93,8 @@ struct pci_dev {
 	char *board_name;           /* amdgpu product_name / board_info where present */
 };
 bool pci_is_gpu_class(unsigned class_code); /* 0x03xxxx display or 0x12xxxx processing accelerator */
+/* "0000:03:00.0" -> domain, bus, device, function; false when it is no PCI address. */
+bool pci_addr_parse(const char *s, unsigned *domain, unsigned *bus, unsigned *dev, unsigned *fn);
 
 /* ---- facts_kfd.c: /sys/class/kfd/kfd/topology/nodes ---- */
 struct kfd_node {

@@ -76,7 +76,7 @@ static char *read_line_opt(struct facts *f, const char *path)
 	int r = sysroot_read_line(f->sr, path, &s);
 	if (r && r != -ENOENT)
 		fact_errors_add(&f->errors, path, "cannot be read: %s", strerror(-r));
-	return r ? NULL : s;
+	return r ? NULL : facts_printable(s);
 }
 
 static bool read_nvidia_version(struct facts *f, const char *path)

@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,15 +55,15 @@ static void read_sysfs_node(struct facts *f, const char *name, int minor)
 		const char *base = strrchr(real, '/');
 		base = base ? base + 1 : real;
 		unsigned dom, bus, dv, fn;
-		char tail;
 		/* only a PCI parent has an address ("vgem" and platform devices do not) */
-		if (sscanf(base, "%x:%x:%x.%x%c", &dom, &bus, &dv, &fn, &tail) == 4)
+		if (pci_addr_parse(base, &dom, &bus, &dv, &fn))
 			n->pci_addr = xstrdup(base);
 	}
 	free(real);
-	char *drv = xasprintf("%s/driver", dev);
-	if (sysroot_link_name(f->sr, drv, &n->driver))
-		n->driver = NULL;
+	char *drv = xasprintf("%s/driver", dev), *drvname = NULL;
+	if (!sysroot_link_name(f->sr, drv, &drvname))
+		n->driver = facts_printable(xstrndup(drvname, 64));
+	free(drvname);
 	free(drv);
 	free(dev);
 }
@@ -124,7 +123,7 @@ static void enrich_version(struct facts *f, struct drm_render *n)
 	n->driver_version = xasprintf("%d.%d.%d", v->version_major, v->version_minor,
 				      v->version_patchlevel);
 	if (!n->driver && v->name && v->name_len > 0)
-		n->driver = xstrndup(v->name, (size_t)v->name_len);
+		n->driver = facts_printable(xstrndup(v->name, (size_t)v->name_len));
 	drmFreeVersion(v);
 	f->drm.libdrm_used = true;
 }

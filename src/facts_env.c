@@ -47,11 +47,16 @@ void hsa_override_parse(const char *value, struct hsa_override *o)
 	o->set = true;
 	o->raw = xstrdup(value);
 	for (int i = 0; i < 3; i++) {
-		if (i && *p++ != '.')
+		if (i && *p++ != '.') {
+			facts_printable(o->raw);
 			return;
-		if (!scan_u(&p, &v[i]))
+		}
+		if (!scan_u(&p, &v[i])) {
+			facts_printable(o->raw);
 			return;
+		}
 	}
+	facts_printable(o->raw);  /* parsed above from the original bytes */
 	if (*p || v[0] > 63 || v[1] > 255 || v[2] > 255)
 		return;
 	o->valid = true;

@@ -10,6 +10,8 @@ void facts_gather(struct facts *f, struct sysroot *sr)
 	f->rocm.active = -1;
 	f->cuda.active = -1;
 
+	if (sr->host_ini_error)
+		fact_errors_add(&f->errors, "/.rocmcheck/host.ini", "%s", sr->host_ini_error);
 	facts_read_os(f);
 	facts_read_system(f);   /* kernel release and /proc/modules first: others use them */
 	facts_read_env(f);      /* ROCM_PATH, VIRTUAL_ENV, ... for the install readers */

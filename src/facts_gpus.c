@@ -5,7 +5,6 @@
 #include "facts.h"
 
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,18 +19,12 @@ static enum vendor vendor_from_id(unsigned id)
 	return VENDOR_OTHER;
 }
 
-static bool pci_addr_split(const char *a, unsigned *dom, unsigned *bus, unsigned *dev, unsigned *fn)
-{
-	char tail;
-	return a && sscanf(a, "%x:%x:%x.%x%c", dom, bus, dev, fn, &tail) == 4;
-}
-
 /* KFD location_id is bus << 8 | devfn (devfn = dev << 3 | fn). */
 static const struct pci_dev *pci_for_kfd(const struct facts *f, const struct kfd_node *n)
 {
 	for (size_t i = 0; i < f->npci; i++) {
 		unsigned dom, bus, dev, fn;
-		if (!pci_addr_split(f->pci[i].addr, &dom, &bus, &dev, &fn))
+		if (!pci_addr_parse(f->pci[i].addr, &dom, &bus, &dev, &fn))
 			continue;
 		if (dom == n->domain && ((bus << 8) | (dev << 3) | fn) == n->location_id)
 			return &f->pci[i];

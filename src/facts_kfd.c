@@ -42,6 +42,8 @@ struct kfd_key {
 	size_t offset;
 };
 
+/* KF_U32 fields are `unsigned` or `uint32_t`: the same 32-bit type here. */
+_Static_assert(sizeof(unsigned) == sizeof(uint32_t), "unsigned is 32 bits");
 #define KEY(n, k, f) { n, k, offsetof(struct kfd_node, f) }
 static const struct kfd_key kfd_keys[] = {
 	KEY("simd_count", KF_U32, simd_count),
@@ -79,10 +81,7 @@ static int kfd_store(struct kfd_node *n, const struct kfd_key *k, const char *va
 	case KF_U32:
 		if (parse_u64(val, 10, &u) || u > UINT32_MAX)
 			return -EINVAL;
-		if (k->offset == offsetof(struct kfd_node, gfx_target_version))
-			*(uint32_t *)p = (uint32_t)u;
-		else
-			*(unsigned *)p = (unsigned)u;
+		*(uint32_t *)p = (uint32_t)u;
 		return 0;
 	case KF_U64:
 		if (parse_u64(val, 10, &u))
@@ -266,7 +265,7 @@ static void read_node(struct facts *f, const char *name, struct kfd_node *n)
 
 	path = xasprintf("%s/name", dir);
 	if (!sysroot_read_line(f->sr, path, &text) && *text)
-		n->name = xstrdup(text);
+		n->name = facts_printable(xstrndup(text, 64));
 	free(text);
 	text = NULL;
 	free(path);

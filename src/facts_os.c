@@ -112,7 +112,7 @@ int os_release_parse(const char *text, struct os_facts *os)
 		char **field = os_field(os, key, keylen);
 		if (field) {
 			free(*field);
-			*field = value;
+			*field = facts_printable(value);
 		} else {
 			free(value);
 		}

@@ -3,8 +3,8 @@
  * product_name (research/amd-facts.md). */
 #include "facts.h"
 
+#include <ctype.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,12 +44,8 @@ static char *read_str(struct facts *f, const char *dir, const char *file)
 		free(text);
 		text = NULL;
 	}
-	/* keep reports printable whatever the file holds */
-	for (char *p = text; p && *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			*p = '?';
 	free(path);
-	return text;
+	return facts_printable(text);
 }
 
 static unsigned read_id(struct facts *f, const char *dir, const char *file)
@@ -60,15 +56,40 @@ static unsigned read_id(struct facts *f, const char *dir, const char *file)
 	return (unsigned)v;
 }
 
+/* `n` hex digits at *s (exactly, or min..max), advancing *s. */
+static bool hex_field(const char **s, size_t min, size_t max, unsigned *out)
+{
+	size_t n = 0;
+	unsigned v = 0;
+	while (n < max && isxdigit((unsigned char)(*s)[n])) {
+		char c = (char)tolower((unsigned char)(*s)[n]);
+		v = v * 16 + (unsigned)(isdigit((unsigned char)c) ? c - '0' : c - 'a' + 10);
+		n++;
+	}
+	if (n < min || isxdigit((unsigned char)(*s)[n]))
+		return false;
+	*s += n;
+	*out = v;
+	return true;
+}
+
+bool pci_addr_parse(const char *s, unsigned *domain, unsigned *bus, unsigned *dev, unsigned *fn)
+{
+	/* the domain has 4 digits, or more behind a VMD controller ("10000:e1:00.0") */
+	if (!s || !hex_field(&s, 4, 8, domain) || *s++ != ':' || !hex_field(&s, 2, 2, bus) ||
+	    *s++ != ':' || !hex_field(&s, 2, 2, dev) || *s++ != '.' || !hex_field(&s, 1, 1, fn))
+		return false;
+	return !*s && *dev < 32 && *fn < 8;
+}
+
 /* "DDDD:BB:DD.F" -> a sortable key; addresses that do not parse sort last
  * by their text. */
 static bool pci_addr_key(const char *a, uint64_t *key)
 {
 	unsigned dom, bus, dev, fn;
-	char tail;
-	if (sscanf(a, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4)
+	if (!pci_addr_parse(a, &dom, &bus, &dev, &fn))
 		return false;
-	*key = ((uint64_t)dom << 24) | (bus << 16) | (dev << 8) | fn;
+	*key = ((uint64_t)dom << 16) | (bus << 8) | (dev << 3) | fn;
 	return true;
 }
 
@@ -102,9 +123,10 @@ static void read_device(struct facts *f, const char *addr)
 	d->subsys_vendor = read_id(f, dir, "subsystem_vendor");
 	d->subsys_device = read_id(f, dir, "subsystem_device");
 
-	char *link = xasprintf("%s/driver", dir);
-	if (sysroot_link_name(f->sr, link, &d->driver))
-		d->driver = NULL;
+	char *link = xasprintf("%s/driver", dir), *drv = NULL;
+	if (!sysroot_link_name(f->sr, link, &drv))
+		d->driver = facts_printable(xstrndup(drv, 64));
+	free(drv);
 	free(link);
 
 	if (!read_num(f, dir, "mem_info_vram_total", 10, &v))

@@ -3,6 +3,7 @@
  * the first hit per distribution name is the one `import` would load, and
  * every hit is reported (struct framework.active marks the winner). */
 #include "facts.h"
+#include "sysroot_dev.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -134,8 +135,7 @@ int torch_version_py_parse(const char *text, char **version, enum fw_backend *ba
 	} else {
 		*backend = backend_from_tag(ver, backend_version);
 	}
-	*version = ver;
-	ver = NULL;
+	*version = facts_printable(xstrndup(ver, 128));
 out:
 	free(ver);
 	free(cuda);
@@ -177,9 +177,9 @@ static void metadata_parse(const char *text, char **name, char **version)
 		if (!len)
 			break; /* the body starts */
 		if (!*name && str_startswith(l, "Name:"))
-			*name = xstrdup(str_trim(l + 5));
+			*name = facts_printable(xstrndup(str_trim(l + 5), 128));
 		else if (!*version && str_startswith(l, "Version:"))
-			*version = xstrdup(str_trim(l + 8));
+			*version = facts_printable(xstrndup(str_trim(l + 8), 128));
 	}
 	strvec_release(&lines);
 }
@@ -228,15 +228,6 @@ static struct framework *fw_add(struct facts *f, const char *name, const char *s
 	fw->site = xstrdup(site);
 	fw->active = !seen;
 	return fw;
-}
-
-static bool glob_any(struct sysroot *sr, const char *pattern)
-{
-	struct strvec m = STRVEC_INIT;
-	sysroot_glob(sr, pattern, &m);
-	bool any = m.n > 0;
-	strvec_release(&m);
-	return any;
 }
 
 /* Name and version from <site>/<entry>/METADATA (or PKG-INFO). */
@@ -310,15 +301,15 @@ static void read_torch(struct site_ctx *c)
 	}
 
 	char *pat = xasprintf("%s/lib/libamdhip64.so*", pkg);
-	fw->bundled_hip = glob_any(f->sr, pat);
+	fw->bundled_hip = sysroot_glob_any(f->sr, pat);
 	free(pat);
 	pat = xasprintf("%s/lib/libcudart*", pkg);
-	fw->bundled_cudart = glob_any(f->sr, pat);
+	fw->bundled_cudart = sysroot_glob_any(f->sr, pat);
 	free(pat);
 	if (!fw->bundled_cudart) {
 		/* CUDA wheels since 2.1 take the runtime from nvidia-cuda-runtime-cu12 */
 		pat = xasprintf("%s/nvidia/cuda_runtime/lib/libcudart.so*", c->site);
-		fw->bundled_cudart = glob_any(f->sr, pat);
+		fw->bundled_cudart = sysroot_glob_any(f->sr, pat);
 		free(pat);
 	}
 	char *lib = xasprintf("%s/lib/rocblas/library", pkg);

@@ -3,6 +3,7 @@
  * fallbacks follow spec/checks.md rocm.install; the rocBLAS Tensile file
  * names tell which GPU targets the installed rocBLAS was built for. */
 #include "facts.h"
+#include "sysroot_dev.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -100,15 +101,6 @@ void tensile_archs_from_names(const struct strvec *names, struct strvec *archs)
 	strvec_sort(archs);
 }
 
-static bool glob_any(struct sysroot *sr, const char *pattern)
-{
-	struct strvec m = STRVEC_INIT;
-	sysroot_glob(sr, pattern, &m);
-	bool any = m.n > 0;
-	strvec_release(&m);
-	return any;
-}
-
 static bool is_dir(struct sysroot *sr, const char *path)
 {
 	return sysroot_type(sr, path) == NODE_DIR;
@@ -129,7 +121,7 @@ static bool looks_like_rocm(struct sysroot *sr, const char *dir)
 			return true;
 	}
 	char *pat = xasprintf("%s/lib/libamdhip64.so*", dir);
-	bool e = glob_any(sr, pat);
+	bool e = sysroot_glob_any(sr, pat);
 	free(pat);
 	return e;
 }
@@ -178,7 +170,7 @@ static void rocm_version(struct facts *f, struct rocm_install *in, const char *r
 	r = sysroot_read_line(f->sr, path, &text);
 	if (!r) {
 		if (!version_parse(text, &in->ver)) {
-			in->version = xstrdup(text);
+			in->version = facts_printable(xstrndup(text, 64));
 			in->source = ROCM_SRC_INFO_VERSION;
 			in->source_path = path;
 			free(text);
@@ -249,9 +241,11 @@ static void add_dir(struct facts *f, const char *given, const char *default_real
 {
 	char *real = NULL, *target = NULL;
 
-	if (sysroot_realpath(f->sr, given, &real)) {
+	int r = sysroot_realpath(f->sr, given, &real);
+	if (r) {
 		if (!sysroot_readlink(f->sr, given, &target))
-			fact_errors_add(&f->errors, given, "dangling symlink to %s", target);
+			fact_errors_add(&f->errors, given, "symlink to %.200s cannot be followed: %s",
+					target, strerror(-r));
 		goto out;
 	}
 	if (!is_dir(f->sr, real) || known_install(&f->rocm, real) || !looks_like_rocm(f->sr, real))
@@ -271,7 +265,7 @@ static void add_dir(struct facts *f, const char *given, const char *default_real
 	rocm_version(f, in, rp);
 
 	char *pat = xasprintf("%s/lib/libamdhip64.so*", in->path);
-	in->has_hip = glob_any(f->sr, pat);
+	in->has_hip = sysroot_glob_any(f->sr, pat);
 	free(pat);
 	char *lib = xasprintf("%s/lib/rocblas/library", in->path);
 	read_rocblas(f->sr, in, lib);

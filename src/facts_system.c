@@ -53,7 +53,7 @@ static char *read_line_opt(struct facts *f, const char *path)
 	int r = sysroot_read_line(f->sr, path, &s);
 	if (r && r != -ENOENT)
 		fact_errors_add(&f->errors, path, "cannot be read: %s", strerror(-r));
-	return r ? NULL : s;
+	return r ? NULL : facts_printable(s);
 }
 
 static void read_kernel(struct facts *f)
@@ -63,7 +63,7 @@ static void read_kernel(struct facts *f)
 	const char *err_path;
 
 	if (h->release && *h->release) {
-		k->release = xstrdup(h->release);
+		k->release = facts_printable(xstrdup(h->release));
 		k->release_source = xstrdup(f->sr->live ? "uname(2)" : "host.ini [uname] release");
 		err_path = f->sr->live ? "uname(2)" : "/.rocmcheck/host.ini";
 	} else {
@@ -77,8 +77,8 @@ static void read_kernel(struct facts *f)
 		if (!k->parsed)
 			fact_errors_add(&f->errors, err_path, "kernel release '%s' does not parse", k->release);
 	}
-	k->arch = xstrdup(h->machine);
-	k->nodename = xstrdup(h->nodename);
+	k->arch = facts_printable(xstrdup(h->machine));
+	k->nodename = facts_printable(xstrdup(h->nodename));
 	k->proc_version = read_line_opt(f, "/proc/version");
 	k->cmdline = read_line_opt(f, "/proc/cmdline");
 }
@@ -99,6 +99,7 @@ static void read_modules(struct facts *f)
 		if (!n)
 			continue;
 		line[n] = '\0';
+		facts_printable(line);
 		if (!strvec_contains(&f->sys.modules, line))
 			strvec_push(&f->sys.modules, line);
 	}
@@ -138,7 +139,7 @@ static void read_container(struct facts *f)
 	if (sysroot_read_line(f->sr, "/run/systemd/container", &marker) == 0 && *marker) {
 		enum container_kind kind = !strcmp(marker, "docker") ? CONTAINER_DOCKER :
 					   !strcmp(marker, "podman") ? CONTAINER_PODMAN : CONTAINER_OTHER;
-		set_container(s, kind, xasprintf("/run/systemd/container: %s", marker));
+		set_container(s, kind, facts_printable(xasprintf("/run/systemd/container: %s", marker)));
 		free(marker);
 		return;
 	}
@@ -220,7 +221,8 @@ static void read_dkms(struct facts *f)
 		/* version directories; DKMS also keeps kernel-<release>-<arch> links here */
 		for (size_t i = 0; i < names.n; i++)
 			if (isdigit((unsigned char)names.v[i][0]))
-				strvec_push(&s->dkms_amdgpu_versions, names.v[i]);
+				strvec_push_owned(&s->dkms_amdgpu_versions,
+						  facts_printable(xstrdup(names.v[i])));
 	}
 	strvec_release(&names);
 	if (!f->kernel.release || strpbrk(f->kernel.release, "/*?[") || s->dkms_amdgpu)
@@ -230,7 +232,7 @@ static void read_dkms(struct facts *f)
 	sysroot_glob(f->sr, pat, &hits);
 	if (hits.n) {
 		s->dkms_amdgpu = true;
-		s->dkms_amdgpu_evidence = xstrdup(hits.v[0]);
+		s->dkms_amdgpu_evidence = facts_printable(xstrdup(hits.v[0]));
 	}
 	strvec_release(&hits);
 	free(pat);

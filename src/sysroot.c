@@ -111,6 +111,8 @@ struct walk {
 	char **names;            /* names[i] is the component fds[i + 1] stands for */
 	size_t depth, alloc;
 	char *name;
+	bool have_st;            /* st holds the lstat of the final name */
+	struct stat st;
 };
 
 static void walk_init(struct walk *w, int root_fd)
@@ -121,6 +123,7 @@ static void walk_init(struct walk *w, int root_fd)
 	w->fds[0] = root_fd;
 	w->depth = 0;
 	w->name = NULL;
+	w->have_st = false;
 }
 
 static void walk_pop(struct walk *w)
@@ -166,6 +169,18 @@ static const char *walk_name(const struct walk *w)
 	return w->name ? w->name : ".";
 }
 
+/* lstat of where the walk ended (cached from the walk when it has one). */
+static int walk_stat(const struct walk *w, struct stat *st)
+{
+	if (w->have_st) {
+		*st = w->st;
+		return 0;
+	}
+	if (fstatat(walk_dirfd(w), walk_name(w), st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return 0;
+}
+
 /* Push the components of `path` on the stack `pending` so that the first
  * component is on top. */
 static void push_components(struct strvec *pending, const char *path)
@@ -187,12 +202,35 @@ static char *pending_pop(struct strvec *pending)
 	return c;
 }
 
+/* Splice the link `c` of the current directory into `pending`.
+ * Returns 0, -EINVAL when c is not a link, or another negative errno. */
+static int follow_link(struct walk *w, const char *c, struct strvec *pending, int *links)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlinkat(walk_dirfd(w), c, target, sizeof(target));
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= sizeof(target))
+		return -ENAMETOOLONG;
+	if (++*links > MAX_LINKS)
+		return -ELOOP;
+	if (n == 0)
+		return -ENOENT;
+	target[n] = '\0';
+	if (target[0] == '/')
+		while (w->depth)
+			walk_pop(w);
+	push_components(pending, target);
+	return 0;
+}
+
 /* Resolve `path` inside the root. With follow_last the last component is
- * followed too (and is then not a link); without, it is left as is. */
+ * followed too (and is then not a link); without, it is left as is.
+ * Directories are entered with O_PATH|O_DIRECTORY|O_NOFOLLOW, which fails
+ * on a link: only then is it read, so a plain path costs one call a level. */
 static int resolve(struct sysroot *sr, const char *path, bool follow_last, struct walk *w)
 {
 	struct strvec pending = STRVEC_INIT;
-	char target[PATH_MAX];
 	int links = 0, ret = 0;
 
 	walk_init(w, sr->root_fd);
@@ -218,45 +256,36 @@ static int resolve(struct sysroot *sr, const char *path, bool follow_last, struc
 			w->name = c;
 			break;
 		}
-		ssize_t n = readlinkat(walk_dirfd(w), c, target, sizeof(target));
-		if (n >= 0) {
+		if (last) {
+			if (fstatat(walk_dirfd(w), c, &w->st, AT_SYMLINK_NOFOLLOW) < 0) {
+				ret = -errno;
+			} else if (!S_ISLNK(w->st.st_mode)) {
+				w->have_st = true;
+				w->name = c;
+				break;
+			} else {
+				ret = follow_link(w, c, &pending, &links);
+			}
 			free(c);
-			if ((size_t)n >= sizeof(target)) {
-				ret = -ENAMETOOLONG;
+			if (ret)
 				goto out;
-			}
-			if (++links > MAX_LINKS) {
-				ret = -ELOOP;
-				goto out;
-			}
-			if (n == 0) {
-				ret = -ENOENT;
-				goto out;
-			}
-			target[n] = '\0';
-			if (target[0] == '/')
-				while (w->depth)
-					walk_pop(w);
-			push_components(&pending, target);
 			continue;
 		}
-		if (errno != EINVAL) {
-			ret = -errno;
-			free(c);
-			goto out;
-		}
-		if (last) {
-			w->name = c;
-			break;
-		}
 		int fd = openat(walk_dirfd(w), c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			ret = -errno;
+		if (fd >= 0) {
+			walk_push(w, fd, c);
 			free(c);
-			goto out;
+			continue;
 		}
-		walk_push(w, fd, c);
+		ret = -errno;
+		if (ret == -ENOTDIR || ret == -ELOOP) {
+			ret = follow_link(w, c, &pending, &links);
+			if (ret == -EINVAL)
+				ret = -ENOTDIR;  /* a file used as a directory */
+		}
 		free(c);
+		if (ret)
+			goto out;
 	}
 out:
 	strvec_release(&pending);
@@ -299,10 +328,9 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, char **out,
 	ret = resolve(sr, path, true, &w);
 	if (ret)
 		return ret;
-	if (fstatat(walk_dirfd(&w), walk_name(&w), &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		ret = -errno;
+	ret = walk_stat(&w, &st);
+	if (ret)
 		goto out;
-	}
 	/* Never open a device node or FIFO: opening some has side effects. */
 	if (S_ISDIR(st.st_mode)) {
 		ret = -EISDIR;
@@ -465,8 +493,7 @@ static int stat_path(struct sysroot *sr, const char *path, struct stat *st)
 	int ret = resolve(sr, path, true, &w);
 	if (ret)
 		return ret;
-	if (fstatat(walk_dirfd(&w), walk_name(&w), st, AT_SYMLINK_NOFOLLOW) < 0)
-		ret = -errno;
+	ret = walk_stat(&w, st);
 	walk_release(&w);
 	return ret;
 }
@@ -538,9 +565,8 @@ int sysroot_realpath(struct sysroot *sr, const char *path, char **out)
 	ret = resolve(sr, path, true, &w);
 	if (ret)
 		return ret;
-	if (fstatat(walk_dirfd(&w), walk_name(&w), &st, AT_SYMLINK_NOFOLLOW) < 0)
-		ret = -errno;
-	else
+	ret = walk_stat(&w, &st);
+	if (!ret)
 		*out = walk_path(&w);
 	walk_release(&w);
 	return ret;
@@ -709,7 +735,7 @@ static void dev_probe_live(struct sysroot *sr, struct dev_node *d)
 	d->access = ACCESS_MISSING;
 	if (resolve(sr, d->path, true, &w))
 		return;
-	if (fstatat(walk_dirfd(&w), walk_name(&w), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+	if (walk_stat(&w, &st) == 0) {
 		d->type = type_of(st.st_mode);
 		d->mode = st.st_mode & 07777;
 		d->owner = user_name(st.st_uid);

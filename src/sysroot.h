@@ -137,6 +137,10 @@ const struct dev_node *sysroot_device(struct sysroot *sr, const char *path);
 const struct strvec *sysroot_recorded(const struct sysroot *sr);
 
 /* Parse host.ini text into `host` and device nodes (exposed for tests).
+ * Besides spec/sysroot.md's keys, [user] may hold `sudo_user` and
+ * `sudo_groups` (space separated) for a capture made as root via sudo.
+ * Lines longer than inih's buffer are parsed too; a section or key after a
+ * malformed line still counts, the malformed line itself does not.
  * Returns 0, or the 1-based line of the first malformed line (and fills
  * *err with "host.ini:LINE: message"). */
 int host_ini_parse(const char *text, struct host_info *host,

@@ -26,3 +26,12 @@ int sysroot_open_device(struct sysroot *sr, const char *path, int flags)
 	}
 	return fd;
 }
+
+bool sysroot_glob_any(struct sysroot *sr, const char *pattern)
+{
+	struct strvec m = STRVEC_INIT;
+	sysroot_glob(sr, pattern, &m);
+	bool any = m.n > 0;
+	strvec_release(&m);
+	return any;
+}

@@ -263,6 +263,92 @@ static void test_igpu_dgpu_tree(void **state)
 	tree_free(&t);
 }
 
+/* Every reader over garbage: binary files, empty files, overflowing numbers,
+ * directories where files belong, links out of the root and in a loop.
+ * Nothing may crash or leak, and what cannot be parsed is a fact error. */
+static void test_hostile_tree(void **state)
+{
+	(void)state;
+	static const char bin[] = "\x7f" "ELF\x02\x01\x01\xff\xfe\x80 \t\n\x01";
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, "outside/secret", "SECRET");
+	tree_put(&t, "root/sys/bus/pci/devices/0000:03:00.0/class", "0x030000");
+	tree_put(&t, "root/sys/bus/pci/devices/0000:03:00.0/vendor", bin);
+	tree_put(&t, "root/sys/bus/pci/devices/0000:03:00.0/device", "0x1ffffffff\n");
+	tree_mkdirs(&t, "root/sys/bus/pci/devices/0000:03:00.0/mem_info_vram_total");
+	tree_put(&t, "root/sys/bus/pci/devices/0000:03:00.0/mem_info_gtt_total", "99999999999999999999999\n");
+	tree_link(&t, "/../../outside/secret", "root/sys/bus/pci/devices/0000:03:00.0/product_name");
+	tree_put(&t, "root/sys/bus/pci/devices/garbage/class", "");
+	tree_put(&t, "root/sys/class/kfd/kfd/topology/nodes/1/gpu_id", "18446744073709551616");
+	tree_put(&t, "root/sys/class/kfd/kfd/topology/nodes/1/properties", bin);
+	tree_mkdirs(&t, "root/sys/class/kfd/kfd/topology/nodes/2/properties");
+	tree_put(&t, "root/sys/class/kfd/kfd/topology/nodes/2/gpu_id", "5\n");
+	tree_put(&t, "root/sys/class/kfd/kfd/topology/nodes/3/gpu_id", "");
+	tree_put(&t, "root/sys/class/kfd/kfd/topology/nodes/3/properties",
+		 "gfx_target_version 4294967295\nlocation_id 99999999999\ndrm_render_minor -7\n"
+		 "simd_count 5\nsimd_per_cu 0\n");
+	tree_put(&t, "root/sys/class/kfd/kfd/topology/nodes/3/mem_banks/0/properties", bin);
+	tree_link(&t, "renderD128", "root/sys/class/drm/renderD128/device"); /* self loop */
+	tree_link(&t, "/../outside", "root/sys/class/drm/renderD129/device");
+	tree_put(&t, "root/opt/rocm-6.2.0/.info/version", bin);
+	tree_put(&t, "root/opt/rocm-6.2.0/include/rocm-core/rocm_version.h", bin);
+	tree_mkdirs(&t, "root/opt/rocm-6.2.0/lib/rocblas/library/TensileLibrary_gfx1100.dat");
+	tree_link(&t, "/opt/rocm", "root/opt/rocm-loop");
+	tree_link(&t, "/opt/rocm-loop", "root/opt/rocm");
+	tree_put(&t, "root/usr/lib/x86_64-linux-gnu/libamdhip64.so.99999999999.1", "");
+	tree_put(&t, "root/usr/local/cuda-12.0/version.json", bin);
+	tree_put(&t, "root/usr/local/cuda-12.0/version.txt", "CUDA Version \n");
+	tree_mkdirs(&t, "root/usr/local/cuda-12.0/bin/nvcc");
+	tree_put(&t, "root/usr/lib/python3/dist-packages/torch/version.py", bin);
+	tree_put(&t, "root/usr/lib/python3/dist-packages/torch-9.dist-info/METADATA", bin);
+	tree_mkdirs(&t, "root/usr/lib/python3/dist-packages/tensorflow/python/platform/build_info.py");
+	tree_put(&t, "root/usr/lib/python3/dist-packages/tensorflow_rocm-.dist-info/METADATA", "");
+	/* a 2 MiB version.py: over the read cap */
+	char *big = xmalloc(2u << 20);
+	memset(big, 'a', (2u << 20) - 1);
+	big[(2u << 20) - 1] = '\0';
+	tree_put(&t, "root/usr/local/lib/python3.11/dist-packages/torch/version.py", big);
+	free(big);
+
+	struct tree r = t;
+	size_t l = strlen(t.dir);
+	assert_true(l + 6 <= sizeof(r.dir));
+	memcpy(r.dir + l, "/root", 6);
+	struct facts *f = tree_open(&r);
+	facts_read_pci(f);
+	facts_read_kfd(f);
+	facts_read_drm(f);
+	facts_read_rocm(f);
+	facts_read_cuda(f);
+	facts_read_python(f);
+	facts_build_gpus(f);
+	assert_true(f->errors.n > 0);
+	assert_false(has_error(f, "SECRET"));
+	/* what the files held is quoted without control bytes or broken UTF-8
+	 * (the garbage here has no valid multi-byte sequence) */
+	for (size_t i = 0; i < f->errors.n; i++)
+		for (const unsigned char *c = (const unsigned char *)f->errors.v[i].message; *c; c++)
+			assert_true((*c >= 0x20 && *c < 0x7f) || *c == '\t' || *c == '\n');
+	assert_true(has_error(f, "/sys/class/kfd/kfd/topology/nodes/1/gpu_id"));
+	assert_true(has_error(f, "/opt/rocm-loop"));
+	assert_true(has_error(f, "/usr/local/cuda-12.0/version.json"));
+	assert_int_equal(f->npci, 1);
+	assert_null(f->pci[0].board_name); /* the link out of the root leads nowhere */
+	assert_true(has_error(f, "/sys/bus/pci/devices/0000:03:00.0/vendor"));
+	assert_true(has_error(f, "/sys/class/kfd/kfd/topology/nodes/1/properties"));
+	assert_true(has_error(f, "/sys/class/kfd/kfd/topology/nodes/2/properties"));
+	assert_true(has_error(f, "/usr/lib/python3/dist-packages/torch/version.py"));
+	assert_true(has_error(f, "/usr/local/lib/python3.11/dist-packages/torch/version.py"));
+	for (size_t i = 0; i < f->ngpus; i++)
+		assert_true(f->gpus[i].arch[0] == '\0' || !strncmp(f->gpus[i].arch, "gfx", 3));
+	facts_release(f);
+	sysroot_release(&r.sr);
+	r.opened = false;
+	t.opened = false;
+	tree_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_mixed),
 		cmocka_unit_test(test_hidden_and_unmapped),
 		cmocka_unit_test(test_igpu_dgpu_tree),
+		cmocka_unit_test(test_hostile_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,29 @@ static void test_gpu_class(void **state)
 	assert_false(pci_is_gpu_class(0x0300));   /* a class missing its base byte */
 }
 
+static void test_addr_parse(void **state)
+{
+	(void)state;
+	unsigned d, b, v, f;
+	assert_true(pci_addr_parse("0000:03:00.0", &d, &b, &v, &f));
+	assert_int_equal(b, 3);
+	assert_true(pci_addr_parse("0001:c1:1f.7", &d, &b, &v, &f));
+	assert_int_equal(d, 1);
+	assert_int_equal(b, 0xc1);
+	assert_int_equal(v, 0x1f);
+	assert_int_equal(f, 7);
+	assert_true(pci_addr_parse("10000:e1:00.0", &d, &b, &v, &f)); /* VMD domain */
+	assert_int_equal(d, 0x10000);
+	assert_false(pci_addr_parse("0000:03:00.8", &d, &b, &v, &f));
+	assert_false(pci_addr_parse("0000:03:20.0", &d, &b, &v, &f));
+	assert_false(pci_addr_parse("0000:03:00.0x", &d, &b, &v, &f));
+	assert_false(pci_addr_parse(" 000:03:00.0", &d, &b, &v, &f));
+	assert_false(pci_addr_parse("0000:3:00.0", &d, &b, &v, &f));
+	assert_false(pci_addr_parse("vgem", &d, &b, &v, &f));
+	assert_false(pci_addr_parse("", &d, &b, &v, &f));
+	assert_false(pci_addr_parse(NULL, &d, &b, &v, &f));
+}
+
 /* A PCI device the way sysfs has it: /sys/bus/pci/devices/ADDR is a link
  * into /sys/devices/pci0000:00/... */
 static void put_dev(struct tree *t, const char *addr, const char *cls, const char *vendor,
@@ -146,6 +169,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpu_class),
+		cmocka_unit_test(test_addr_parse),
 		cmocka_unit_test(test_read_pci),
 		cmocka_unit_test(test_read_no_pci),
 	};

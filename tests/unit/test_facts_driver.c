@@ -1,0 +1,152 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+
+#include "facts.h"
+#include "sr_tree.h"
+
+static void parse_ok(const char *text, const char *version, bool open_module)
+{
+	char *v;
+	bool open;
+	int r = nvidia_version_parse(text, &v, &open);
+	if (r)
+		print_error("text '%s'\n", text);
+	assert_int_equal(r, 0);
+	assert_string_equal(v, version);
+	assert_int_equal(open, open_module);
+	free(v);
+}
+
+static void parse_bad(const char *text)
+{
+	char *v = (char *)"unchanged";
+	bool open = true;
+	assert_int_equal(nvidia_version_parse(text, &v, &open), -EINVAL);
+	assert_null(v);
+	assert_false(open);
+}
+
+static void test_nvidia_version_parse(void **state)
+{
+	(void)state;
+	/* proprietary module (research/amd-facts.md) */
+	parse_ok("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024\n"
+		 "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n",
+		 "550.54.14", false);
+	/* open module */
+	parse_ok("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build  "
+		 "(dvs-builder@U16-I3-B03-4-3)  Wed May 21 00:53:25 UTC 2025\n",
+		 "575.57.08", true);
+	parse_ok("NVRM version: NVIDIA UNIX aarch64 Kernel Module  535.161.07  Sat Feb 17 22:55:48 UTC 2024",
+		 "535.161.07", false);
+	parse_ok("NVRM version: NVIDIA UNIX x86_64 Kernel Module  525.85.05  Sat Jan 28 02:10:06 UTC 2023\n",
+		 "525.85.05", false);
+	/* /sys/module/nvidia/version */
+	parse_ok("550.54.14\n", "550.54.14", false);
+	parse_ok("  470.256.02  ", "470.256.02", false);
+	/* garbage */
+	parse_bad("");
+	parse_bad(NULL);
+	parse_bad("\n550.54.14\n");            /* only the first line counts */
+	parse_bad("NVRM version: NVIDIA UNIX x86_64 Kernel Module  Thu Feb 22 01:44:30 UTC 2024");
+	parse_bad("NVRM version: something else 550.54.14");
+	parse_bad("550");
+	parse_bad("550..54");
+	parse_bad("550.54.");
+	parse_bad("v550.54.14");
+	parse_bad("\xff\xfe\x01garbage");
+}
+
+static void test_amd_dkms(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	struct facts f;
+	char *root = tree_new();
+	tree_put(root, "sys/module/amdgpu/initstate", "live\n");
+	tree_put(root, "sys/module/amdgpu/version", "6.8.5\n");
+	tree_facts(root, &sr, &f);
+	facts_read_driver(&f);
+	assert_true(f.drv.amdgpu_module);
+	assert_string_equal(f.drv.amdgpu_initstate, "live");
+	assert_string_equal(f.drv.amdgpu_version, "6.8.5");
+	assert_false(f.drv.nvidia_module);
+	assert_null(f.drv.nvidia_version);
+	assert_false(f.drv.nouveau_module);
+	assert_int_equal(f.errors.n, 0);
+	facts_release(&f);
+	sysroot_release(&sr);
+	tree_free(root);
+
+	/* in-tree driver that failed to come up; nouveau from /proc/modules */
+	root = tree_new();
+	tree_put(root, "sys/module/amdgpu/initstate", "coming\n");
+	tree_put(root, "proc/modules", "nouveau 2793472 0 - Live 0x0\n");
+	tree_facts(root, &sr, &f);
+	facts_read_system(&f);
+	facts_read_driver(&f);
+	assert_true(f.drv.amdgpu_module);
+	assert_string_equal(f.drv.amdgpu_initstate, "coming");
+	assert_null(f.drv.amdgpu_version);
+	assert_true(f.drv.nouveau_module);
+	facts_release(&f);
+	sysroot_release(&sr);
+	tree_free(root);
+}
+
+static void test_nvidia(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	struct facts f;
+	char *root = tree_new();
+	tree_put(root, "sys/module/nvidia/version", "575.57.08\n");
+	tree_put(root, "proc/driver/nvidia/version",
+		 "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build\n");
+	tree_facts(root, &sr, &f);
+	facts_read_driver(&f);
+	assert_true(f.drv.nvidia_module);
+	assert_string_equal(f.drv.nvidia_version, "575.57.08");
+	assert_true(f.drv.nvidia_open);
+	assert_string_equal(f.drv.nvidia_version_source, "/proc/driver/nvidia/version");
+	assert_false(f.drv.amdgpu_module);
+	facts_release(&f);
+	sysroot_release(&sr);
+
+	/* garbage in the proc file: a fact error, the module file still answers */
+	tree_put(root, "proc/driver/nvidia/version", "\x01\x02 junk\n");
+	tree_facts(root, &sr, &f);
+	facts_read_driver(&f);
+	assert_string_equal(f.drv.nvidia_version, "575.57.08");
+	assert_false(f.drv.nvidia_open);
+	assert_string_equal(f.drv.nvidia_version_source, "/sys/module/nvidia/version");
+	assert_non_null(facts_error_for(&f, "/proc/driver/nvidia/version"));
+	facts_release(&f);
+	sysroot_release(&sr);
+
+	/* both garbage */
+	tree_put(root, "sys/module/nvidia/version", "unknown\n");
+	tree_facts(root, &sr, &f);
+	facts_read_driver(&f);
+	assert_true(f.drv.nvidia_module);
+	assert_null(f.drv.nvidia_version);
+	assert_null(f.drv.nvidia_version_source);
+	assert_int_equal(f.errors.n, 2);
+	facts_release(&f);
+	sysroot_release(&sr);
+	tree_free(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nvidia_version_parse),
+		cmocka_unit_test(test_amd_dkms),
+		cmocka_unit_test(test_nvidia),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
