@@ -96,10 +96,11 @@ bool skip_under_wsl(const struct check_ctx *ctx, struct report *r, const struct 
 
 /* Visible-devices lists (CUDA semantics: the list stops at the first entry
  * that names no device). `cand` are the candidates in enumeration order;
- * keep[i] is set for each one the value leaves visible. Tokens naming no
+ * `out` (room for ncand) receives the ones the value leaves visible, in the
+ * value's order (the new numbering); returns how many. Tokens naming no
  * device go to `bad` (when non-NULL). */
-void visible_apply(const char *value, struct gpu *const *cand, size_t ncand, bool *keep,
-		   struct strvec *bad);
+size_t visible_apply(const char *value, struct gpu *const *cand, size_t ncand, struct gpu **out,
+		     struct strvec *bad);
 
 /* Text helpers. */
 char *strvec_join(const struct strvec *sv, const char *sep);

@@ -73,11 +73,6 @@ static void check_driver_amdgpu(const struct check_ctx *ctx, struct report *r, c
 	fix_amdgpu_load(res, ctx);
 }
 
-static bool parse_pci_addr(const char *addr, unsigned *domain, unsigned *bus, unsigned *dev, unsigned *fn)
-{
-	return addr && sscanf(addr, "%x:%x:%x.%x", domain, bus, dev, fn) == 4;
-}
-
 /* Integrated per the profile (APU-only target of the model), else by size. */
 static bool pci_integrated(const struct check_ctx *ctx, const struct pci_dev *p)
 {
@@ -135,7 +130,7 @@ static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, cons
 			continue;
 		dgpus++;
 		unsigned dom, bus, dev, fn;
-		if (!parse_pci_addr(p->addr, &dom, &bus, &dev, &fn))
+		if (!pci_addr_parse(p->addr, &dom, &bus, &dev, &fn))
 			continue;
 		unsigned loc = bus << 8 | dev << 3 | fn;
 		bool found = false;

@@ -16,7 +16,8 @@ static void check_env_launch_blocking(const struct check_ctx *ctx, struct report
 {
 	const struct strvec *set = &ctx->facts->env.blocking_vars;
 	if (!set->n) {
-		report_add(r, def, ST_PASS, -1, "no launch-serialising variable is set");
+		struct check_result *res = report_add(r, def, ST_PASS, -1, "no launch-serialising variable is set");
+		result_evidence(res, "env", "HIP_LAUNCH_BLOCKING, AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING: none true");
 		return;
 	}
 	struct strvec names = STRVEC_INIT;
@@ -72,7 +73,8 @@ static void check_env_hsa_override(const struct check_ctx *ctx, struct report *r
 	for (size_t i = 0; i < e->nhsa_override_node; i++)
 		any = any || e->hsa_override_node[i].set;
 	if (!any) {
-		report_add(r, def, ST_PASS, -1, "HSA_OVERRIDE_GFX_VERSION is not set");
+		struct check_result *res = report_add(r, def, ST_PASS, -1, "HSA_OVERRIDE_GFX_VERSION is not set");
+		result_evidence(res, "env:HSA_OVERRIDE_GFX_VERSION", "(not set)");
 		return;
 	}
 	if (!gpus_count_vendor(f, VENDOR_AMD)) {
@@ -89,8 +91,11 @@ static void check_env_hsa_override(const struct check_ctx *ctx, struct report *r
 		const struct hsa_override *o = gpu_override(f, g, var, sizeof(var));
 		struct check_result *res;
 		if (!o) {
-			report_add(r, def, ST_PASS, g->index, "no override is set for GPU %d (KFD node %d)", g->index,
-				   g->kfd_node);
+			res = report_add(r, def, ST_PASS, g->index, "no override is set for GPU %d (KFD node %d)", g->index,
+					 g->kfd_node);
+			char *v = xasprintf("env:HSA_OVERRIDE_GFX_VERSION_%d", g->kfd_node);
+			result_evidence(res, v, "(not set)");
+			free(v);
 			continue;
 		}
 		const char *raw = o->raw ? o->raw : "";
@@ -177,18 +182,19 @@ static void check_env_visible_devices(const struct check_ctx *ctx, struct report
 	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)
 		any = any || vars[i].value;
 	if (!any) {
-		report_add(r, def, ST_PASS, -1, "no visible-devices variable is set");
+		struct check_result *res = report_add(r, def, ST_PASS, -1, "no visible-devices variable is set");
+		result_evidence(res, "env", "ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, CUDA_VISIBLE_DEVICES: none set");
 		return;
 	}
 	struct strvec problems = STRVEC_INIT, bad_vars = STRVEC_INIT, notes = STRVEC_INIT;
 	size_t namd = gpus_count_vendor(f, VENDOR_AMD), nnv = gpus_count_vendor(f, VENDOR_NVIDIA);
 	struct gpu **cand = xcalloc(f->ngpus + 1, sizeof(*cand));
-	bool *keep = xcalloc(f->ngpus + 1, sizeof(*keep));
+	struct gpu **kept = xcalloc(f->ngpus + 1, sizeof(*kept));
 	for (int pass = 0; pass < 2; pass++) {
 		enum vendor v = pass ? VENDOR_NVIDIA : VENDOR_AMD;
 		size_t nv = pass ? nnv : namd;
 		bool set = false;
-		/* candidates: the vendor's GPUs; after ROCR, what it leaves */
+		/* candidates: the vendor's GPUs; after ROCR, what it leaves, in its order */
 		size_t n = 0;
 		for (size_t i = 0; i < f->ngpus; i++)
 			if (f->gpus[i].vendor == v)
@@ -208,7 +214,7 @@ static void check_env_visible_devices(const struct check_ctx *ctx, struct report
 			}
 			set = true;
 			struct strvec bad = STRVEC_INIT;
-			visible_apply(vv->value, cand, n, keep, &bad);
+			size_t m = visible_apply(vv->value, cand, n, kept, &bad);
 			if (bad.n) {
 				char *b = strvec_join(&bad, ",");
 				strvec_pushf(&problems, "%s=%s names %s, which %s not exist (%zu %s GPU%s%s)", vv->name, vv->value, b,
@@ -219,10 +225,7 @@ static void check_env_visible_devices(const struct check_ctx *ctx, struct report
 			}
 			strvec_release(&bad);
 			if (!strcmp(vv->name, "ROCR_VISIBLE_DEVICES")) {
-				size_t m = 0;
-				for (size_t i = 0; i < n; i++)
-					if (keep[i])
-						cand[m++] = cand[i];
+				memcpy(cand, kept, m * sizeof(*kept));
 				n = m;
 			}
 		}
@@ -240,7 +243,7 @@ static void check_env_visible_devices(const struct check_ctx *ctx, struct report
 		}
 	}
 	free(cand);
-	free(keep);
+	free(kept);
 	struct strvec vis = STRVEC_INIT;
 	for (size_t i = 0; i < f->ngpus; i++)
 		if ((f->gpus[i].vendor == VENDOR_AMD || f->gpus[i].vendor == VENDOR_NVIDIA) && f->gpus[i].visible)
@@ -280,7 +283,8 @@ static void check_env_pytorch_rocm_arch(const struct check_ctx *ctx, struct repo
 	const struct facts *f = ctx->facts;
 	const char *v = f->env.pytorch_rocm_arch;
 	if (!v) {
-		report_add(r, def, ST_PASS, -1, "PYTORCH_ROCM_ARCH is not set");
+		struct check_result *res = report_add(r, def, ST_PASS, -1, "PYTORCH_ROCM_ARCH is not set");
+		result_evidence(res, "env:PYTORCH_ROCM_ARCH", "(not set)");
 		return;
 	}
 	if (!gpus_count_vendor(f, VENDOR_AMD)) {

@@ -223,12 +223,16 @@ static void judge_framework(const struct check_ctx *ctx, struct report *r, const
 		return;
 	}
 	bool mismatch = false, want_amd = false;
-	if (amd && !nv)
-		mismatch = fw->backend != FW_BACKEND_ROCM, want_amd = true;
-	else if (nv && !amd)
+	if (amd && !nv) {
+		mismatch = fw->backend != FW_BACKEND_ROCM;
+		want_amd = true;
+	} else if (nv && !amd) {
 		mismatch = fw->backend != FW_BACKEND_CUDA;
-	else if (amd && nv)
-		mismatch = fw->backend == FW_BACKEND_CPU, want_amd = true;
+	} else if (amd && nv) {
+		/* either GPU build is fine on a mixed machine; ROCm first */
+		mismatch = fw->backend == FW_BACKEND_CPU;
+		want_amd = true;
+	}
 	if (mismatch) {
 		const char *machine = amd && nv ? "AMD and NVIDIA GPUs" : amd ? "an AMD GPU" : "an NVIDIA GPU";
 		const char *seen = fw->backend == FW_BACKEND_CUDA && want_amd ?

@@ -164,8 +164,14 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 		install_evidence(res, ri);
 		const struct prof_rocm *to = rocm_to_install(ctx);
 		struct fixvars fv = FIXVARS_INIT;
+		const char *arch = "this GPU";
+		for (size_t i = 0; i < f->ngpus; i++)
+			if (f->gpus[i].vendor == VENDOR_AMD && f->gpus[i].arch[0] && !f->gpus[i].integrated) {
+				arch = f->gpus[i].arch;
+				break;
+			}
 		fixvars_add(&fv, "rocm_version", to ? to->version : "");
-		fixvars_add(&fv, "arch", "");
+		fixvars_add(&fv, "arch", arch);
 		fix_apply(res, ctx, "rocm_upgrade", &fv);
 		fixvars_release(&fv);
 		return;

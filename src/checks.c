@@ -602,11 +602,10 @@ static int match_token(const char *tok, struct gpu *const *cand, size_t ncand)
 	return found;
 }
 
-void visible_apply(const char *value, struct gpu *const *cand, size_t ncand, bool *keep,
-		   struct strvec *bad)
+size_t visible_apply(const char *value, struct gpu *const *cand, size_t ncand, struct gpu **out,
+		     struct strvec *bad)
 {
-	for (size_t i = 0; i < ncand; i++)
-		keep[i] = false;
+	size_t n = 0;
 	struct strvec toks = STRVEC_INIT;
 	strvec_split(&toks, value ? value : "", ",");
 	bool stopped = false;
@@ -619,10 +618,14 @@ void visible_apply(const char *value, struct gpu *const *cand, size_t ncand, boo
 			stopped = true; /* the runtimes ignore everything from here on */
 			continue;
 		}
-		if (!stopped)
-			keep[idx] = true;
+		bool dup = false;
+		for (size_t j = 0; j < n; j++)
+			dup = dup || out[j] == cand[idx];
+		if (!stopped && !dup)
+			out[n++] = cand[idx];
 	}
 	strvec_release(&toks);
+	return n;
 }
 
 static char *visible_id_for(const struct gpu *g, size_t pos)
@@ -639,44 +642,36 @@ static void annotate_visibility(struct facts *f, enum vendor v)
 {
 	size_t n = 0;
 	struct gpu **cand = xcalloc(f->ngpus + 1, sizeof(*cand));
+	struct gpu **left = xcalloc(f->ngpus + 1, sizeof(*left));
 	for (size_t i = 0; i < f->ngpus; i++)
 		if (f->gpus[i].vendor == v)
 			cand[n++] = &f->gpus[i];
-	bool *keep = xcalloc(n + 1, sizeof(*keep));
 	for (size_t i = 0; i < n; i++) {
-		keep[i] = true;
 		free(cand[i]->visible_id);
 		cand[i]->visible_id = visible_id_for(cand[i], i);
 	}
-	if (v == VENDOR_AMD) {
-		/* ROCr filters first; HIP (or, without it, GPU_DEVICE_ORDINAL) then
-		 * numbers what is left. */
-		if (f->env.rocr_visible)
-			visible_apply(f->env.rocr_visible, cand, n, keep, NULL);
-		const char *second = f->env.hip_visible ? f->env.hip_visible : f->env.gpu_device_ordinal;
-		if (second) {
-			size_t m = 0;
-			struct gpu **left = xcalloc(n + 1, sizeof(*left));
-			for (size_t i = 0; i < n; i++)
-				if (keep[i])
-					left[m++] = cand[i];
-			bool *keep2 = xcalloc(m + 1, sizeof(*keep2));
-			visible_apply(second, left, m, keep2, NULL);
-			for (size_t i = 0; i < n; i++)
-				keep[i] = false;
-			for (size_t j = 0; j < m; j++)
-				for (size_t i = 0; i < n; i++)
-					if (cand[i] == left[j])
-						keep[i] = keep2[j];
-			free(keep2);
-			free(left);
-		}
-	} else if (v == VENDOR_NVIDIA && f->env.cuda_visible) {
-		visible_apply(f->env.cuda_visible, cand, n, keep, NULL);
+	/* AMD: ROCr filters (and orders) first; HIP (or, without it,
+	 * GPU_DEVICE_ORDINAL) then numbers what is left. */
+	const char *first = v == VENDOR_AMD ? f->env.rocr_visible : v == VENDOR_NVIDIA ? f->env.cuda_visible : NULL;
+	const char *second = v == VENDOR_AMD ? (f->env.hip_visible ? f->env.hip_visible : f->env.gpu_device_ordinal) : NULL;
+	size_t m = n;
+	memcpy(left, cand, n * sizeof(*cand));
+	if (first)
+		m = visible_apply(first, cand, n, left, NULL);
+	if (second) {
+		struct gpu **again = xcalloc(m + 1, sizeof(*again));
+		size_t k = visible_apply(second, left, m, again, NULL);
+		memcpy(left, again, k * sizeof(*again));
+		m = k;
+		free(again);
 	}
-	for (size_t i = 0; i < n; i++)
-		cand[i]->visible = keep[i];
-	free(keep);
+	for (size_t i = 0; i < n; i++) {
+		cand[i]->visible = false;
+		for (size_t j = 0; j < m; j++)
+			if (left[j] == cand[i])
+				cand[i]->visible = true;
+	}
+	free(left);
 	free(cand);
 }
 
@@ -697,6 +692,10 @@ void inventory_annotate(struct facts *f, const struct profiles *db)
 		if (m && m->name) {
 			free(g->name);
 			g->name = xstrdup(m->name);
+		} else if (g->board_name && *g->board_name) {
+			/* the card's own product name (facts.h: profile, else board name) */
+			free(g->name);
+			g->name = xstrdup(g->board_name);
 		} else if (!g->name || !*g->name || str_startswith(g->name, "AMD GPU ") ||
 			   str_startswith(g->name, "NVIDIA GPU ")) {
 			free(g->name);

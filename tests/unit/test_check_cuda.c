@@ -1,0 +1,104 @@
+#include "checks_testlib.h"
+
+static void test_toolkit_skips(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	const struct check_result *c = tl_one(t, "cuda.toolkit");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "no NVIDIA GPU and no CUDA toolkit");
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	c = tl_one(t, "cuda.toolkit");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "no CUDA toolkit installed");
+	tl_free(t);
+}
+
+static void test_toolkit_pass(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "550.54.14");
+	tl_cuda(t, "12.4.131");
+	const struct check_result *c = tl_one(t, "cuda.toolkit");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "CUDA toolkit 12.4.131 at /usr/local/cuda-12.4.131 with nvcc");
+	assert_true(tl_has_evidence(c, "/usr/local/cuda-12.4.131/version.json", "12.4.131"));
+	tl_free(t);
+	/* a toolkit without an NVIDIA GPU is reported */
+	t = tl_new();
+	tl_cuda(t, "12.4.131");
+	c = tl_one(t, "cuda.toolkit");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "no NVIDIA GPU");
+	tl_free(t);
+	/* a release the profile does not know: the driver is not judged */
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "470.1.1");
+	tl_cuda(t, "12.6.2");
+	c = tl_one(t, "cuda.toolkit");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "not judged");
+	tl_free(t);
+}
+
+static void test_toolkit_newer_than_driver(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "535.104.05");
+	tl_cuda(t, "12.4.131");
+	const struct check_result *c = tl_one(t, "cuda.toolkit");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "needs NVIDIA driver 550.54.14 or newer; the driver is 535.104.05");
+	assert_contains(c->fix.text, "CUDA 12.4 needs NVIDIA driver 550.54.14");
+	assert_true(tl_has_evidence(c, "/proc/driver/nvidia/version", "535.104.05"));
+	tl_free(t);
+}
+
+static void test_toolkit_unparseable(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_cuda(t, "garbage");
+	const struct check_result *c = tl_one(t, "cuda.toolkit");
+	assert_status(c, ST_ERROR);
+	assert_true(tl_has_evidence(c, "/usr/local/cuda-garbage", "garbage"));
+	tl_free(t);
+	t = tl_new();
+	tl_cuda(t, "12.4.131");
+	free(t->f.cuda.toolkits[0].version);
+	t->f.cuda.toolkits[0].version = NULL;
+	t->f.cuda.toolkits[0].ver.nparts = 0;
+	tl_error(t, "/usr/local/cuda-12.4.131/version.json", "not JSON");
+	c = tl_one(t, "cuda.toolkit");
+	assert_status(c, ST_ERROR);
+	assert_true(tl_has_evidence(c, "/usr/local/cuda-12.4.131/version.json", "not JSON"));
+	tl_free(t);
+}
+
+static void test_driver_placeholder(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	const struct check_result *c = tl_one(t, "cuda.driver");
+	assert_status(c, ST_SKIP);
+	assert_string_equal(c->summary, "needs the runtime probes");
+	tl_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_toolkit_skips),
+		cmocka_unit_test(test_toolkit_pass),
+		cmocka_unit_test(test_toolkit_newer_than_driver),
+		cmocka_unit_test(test_toolkit_unparseable),
+		cmocka_unit_test(test_driver_placeholder),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

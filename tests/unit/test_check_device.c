@@ -1,0 +1,267 @@
+#include "checks_testlib.h"
+
+/* ---- device.present ---- */
+
+static void test_present(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	const struct check_result *c = tl_one(t, "device.present");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "2 GPUs found (1 AMD, 1 NVIDIA)");
+	assert_true(tl_has_evidence(c, "/sys/class/kfd/kfd/topology/nodes/1/properties", "AMD Radeon RX 7900 XTX"));
+	tl_free(t);
+}
+
+static void test_present_none(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	const struct check_result *c = tl_one(t, "device.present");
+	assert_status(c, ST_FAIL);
+	assert_string_equal(c->summary, "no GPU found");
+	assert_true(tl_has_evidence(c, "/sys/bus/pci/devices", "no display"));
+	tl_free(t);
+	/* an AMD card on PCI without a KFD node: the driver fix */
+	t = tl_new();
+	tl_kernel(t, "6.5.0-35-generic");
+	tl_pci(t, "0000:03:00.0", 0x1002, 0x744c, NULL, 0, 0);
+	c = tl_one(t, "device.present");
+	assert_status(c, ST_FAIL);
+	assert_true(tl_has_evidence(c, "/sys/bus/pci/devices/0000:03:00.0", "driver (none)"));
+	assert_true(tl_has_command(c, "sudo modprobe amdgpu"));
+	tl_free(t);
+}
+
+/* ---- device.arch ---- */
+
+static void test_arch_supported(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	const struct check_result *c = tl_one(t, "device.arch");
+	assert_status(c, ST_PASS);
+	assert_int_equal(c->gpu, 0);
+	assert_contains(c->summary, "gfx1100 (RDNA3) is supported by ROCm 6.2 (installed)");
+	assert_true(tl_has_evidence(c, "/sys/class/kfd/kfd/topology/nodes/1/properties", "110000"));
+	tl_free(t);
+}
+
+static void test_arch_override_family_warns(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amd(t, "gfx1031", 100301, 0x73df, 12 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	size_t n = tl_run(t, "device.arch");
+	assert_int_equal(n, 2);
+	assert_status(tl_for_gpu(t, n, 0), ST_PASS);
+	const struct check_result *c = tl_for_gpu(t, n, 1);
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "debugging aid");
+	/* per-node form for KFD node 2 */
+	assert_true(tl_has_command(c, "export HSA_OVERRIDE_GFX_VERSION_2=10.3.0"));
+	tl_free(t);
+}
+
+static void test_arch_not_supported_nearest_release(void **state)
+{
+	(void)state;
+	/* gfx906 was dropped in 6.4: the nearest release is 6.3 */
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx906", 90006, 0x66af, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, NULL);
+	const struct check_result *c = tl_one(t, "device.arch");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "ROCm 6.3 supports it");
+	assert_contains(c->fix.text, "6.3");
+	tl_free(t);
+	/* gfx1101 is newer: 6.2 does not know it, its family override stands in */
+	t = tl_new();
+	tl_amd(t, "gfx1101", 110001, 0x7470, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	assert_status(tl_one(t, "device.arch"), ST_WARN);
+	tl_free(t);
+	/* a target no release supports and no override family */
+	t = tl_new();
+	tl_amd(t, "gfx1201", 120001, 0x7550, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	c = tl_one(t, "device.arch");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "not supported by any ROCm release");
+	tl_free(t);
+	/* nothing installed: judged against the newest, which adds gfx1101 */
+	t = tl_new();
+	tl_amd(t, "gfx1101", 110001, 0x7470, 16 * GIB, 32 * GIB);
+	c = tl_one(t, "device.arch");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "ROCm 6.4 (newest; none installed)");
+	tl_free(t);
+}
+
+static void test_arch_errors_and_skips(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	assert_status(tl_one(t, "device.arch"), ST_SKIP);
+	int i = tl_amd(t, "", 0, 0x744c, 24 * GIB, 32 * GIB);
+	t->f.gpus[i].gfx_target_version = 999999;
+	const struct check_result *c = tl_one(t, "device.arch");
+	assert_status(c, ST_ERROR);
+	assert_true(tl_has_evidence(c, NULL, "999999"));
+	tl_free(t);
+	/* ROCm older than the profile knows */
+	t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-5.0.0", "5.0.0", true, NULL);
+	assert_status(tl_one(t, "device.arch"), ST_SKIP);
+	tl_free(t);
+}
+
+static void test_arch_real_db_gfx1100_from_56(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new_with(tl_real_db());
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-5.6.0", "5.6.0", true, NULL);
+	assert_status(tl_one(t, "device.arch"), ST_PASS);
+	tl_free(t);
+}
+
+static void test_arch_nvidia(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_nvidia(t, 0x1004, 3 * GIB); /* GTX 780, compute capability 3.5 */
+	tl_cuda(t, "12.4.131");
+	const struct check_result *c = tl_one(t, "device.arch");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "compute capability 3.5; CUDA 12.4 supports 5.0 and newer");
+	assert_contains(c->fix.text, "CUDA 11.8");
+	tl_free(t);
+
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_cuda(t, "12.4.131");
+	c = tl_one(t, "device.arch");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "sm_89 (compute capability 8.9)");
+	tl_free(t);
+
+	t = tl_new();
+	tl_nvidia(t, 0x9999, 24 * GIB);
+	assert_status(tl_one(t, "device.arch"), ST_SKIP);
+	tl_free(t);
+}
+
+/* ---- device.igpu ---- */
+
+static void test_igpu(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1036", 100306, 0x164e, 512ull << 20, 16 * GIB);
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	const struct check_result *c = tl_one(t, "device.igpu");
+	assert_status(c, ST_WARN);
+	assert_true(tl_has_command(c, "export ROCR_VISIBLE_DEVICES=GPU-000000000000abc1"));
+	assert_contains(c->fix.text, "index 1");
+	assert_true(tl_has_evidence(c, NULL, "APU-only target"));
+	tl_free(t);
+
+	/* hidden by ROCR_VISIBLE_DEVICES */
+	t = tl_new();
+	tl_amd(t, "gfx1036", 100306, 0x164e, 512ull << 20, 16 * GIB);
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_env(t, "ROCR_VISIBLE_DEVICES", "1");
+	c = tl_one(t, "device.igpu");
+	assert_status(c, ST_PASS);
+	assert_true(tl_has_evidence(c, "env:ROCR_VISIBLE_DEVICES", "1"));
+	tl_free(t);
+
+	/* an unknown target by the size rule; a large-carve-out APU by its target */
+	t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amd(t, "gfx1035", 100305, 0x1681, 2 * GIB, 16 * GIB);
+	assert_status(tl_one(t, "device.igpu"), ST_WARN);
+	assert_true(t->f.gpus[1].integrated);
+	tl_free(t);
+	t = tl_new();
+	tl_amd(t, "gfx1151", 110501, 0x1586, 96 * GIB, 16 * GIB);
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	assert_status(tl_one(t, "device.igpu"), ST_WARN);
+	assert_true(t->f.gpus[0].integrated);
+	tl_free(t);
+
+	/* skips: no iGPU; an iGPU alone */
+	t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	assert_status(tl_one(t, "device.igpu"), ST_SKIP);
+	tl_free(t);
+	t = tl_new();
+	tl_amd(t, "gfx1103", 110003, 0x15bf, 2 * GIB, 16 * GIB);
+	assert_status(tl_one(t, "device.igpu"), ST_SKIP);
+	tl_free(t);
+}
+
+/* ---- device.vram ---- */
+
+static void test_vram(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amd(t, "gfx1034", 100304, 0x743f, 4 * GIB, 16 * GIB);
+	tl_amd(t, "gfx1036", 100306, 0x164e, 512ull << 20, 16 * GIB);
+	size_t n = tl_run(t, "device.vram");
+	assert_int_equal(n, 3);
+	const struct check_result *c = tl_for_gpu(t, n, 0);
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "24.0 GiB");
+	assert_true(tl_has_evidence(c, "/sys/bus/pci/devices/0000:03:00.0/mem_info_vram_total", "25769803776"));
+	c = tl_for_gpu(t, n, 1);
+	assert_status(c, ST_WARN);
+	assert_contains(c->fix.text, "4.0 GiB");
+	assert_contains(c->fix.text, "8 GiB");
+	assert_status(tl_for_gpu(t, n, 2), ST_PASS);
+	tl_free(t);
+
+	t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 0, 0);
+	tl_nvidia(t, 0x2684, 0);
+	n = tl_run(t, "device.vram");
+	assert_status(tl_for_gpu(t, n, 0), ST_SKIP);
+	c = tl_for_gpu(t, n, 1);
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "live driver");
+	tl_error(t, "/sys/bus/pci/devices/0000:03:00.0/mem_info_vram_total", "not a number: \"abc\"");
+	n = tl_run(t, "device.vram");
+	assert_status(tl_for_gpu(t, n, 0), ST_ERROR);
+	tl_free(t);
+
+	t = tl_new();
+	assert_status(tl_one(t, "device.vram"), ST_SKIP);
+	tl_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_present),
+		cmocka_unit_test(test_present_none),
+		cmocka_unit_test(test_arch_supported),
+		cmocka_unit_test(test_arch_override_family_warns),
+		cmocka_unit_test(test_arch_not_supported_nearest_release),
+		cmocka_unit_test(test_arch_errors_and_skips),
+		cmocka_unit_test(test_arch_real_db_gfx1100_from_56),
+		cmocka_unit_test(test_arch_nvidia),
+		cmocka_unit_test(test_igpu),
+		cmocka_unit_test(test_vram),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

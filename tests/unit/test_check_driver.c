@@ -1,0 +1,210 @@
+#include "checks_testlib.h"
+
+/* ---- driver.amdgpu ---- */
+
+static void test_amdgpu_live_dkms_and_in_tree(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amdgpu_live(t, "6.8.5");
+	const struct check_result *c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "DKMS 6.8.5");
+	assert_true(tl_has_evidence(c, "/sys/module/amdgpu/initstate", "live"));
+	tl_free(t);
+
+	t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amdgpu_live(t, NULL);
+	c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "in-tree");
+	tl_free(t);
+}
+
+static void test_amdgpu_absent_fails_with_headers(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "6.5.0-35-generic");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	const struct check_result *c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "ROCk module is NOT loaded");
+	assert_true(tl_has_command(c, "sudo apt-get install -y linux-headers-6.5.0-35-generic linux-modules-extra-6.5.0-35-generic"));
+	assert_true(tl_has_command(c, "sudo modprobe amdgpu"));
+	assert_true(tl_has_evidence(c, "/sys/bus/pci/devices/0000:03:00.0", "1002:744c"));
+	tl_free(t);
+
+	/* loaded but not live */
+	t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	t->f.drv.amdgpu_module = true;
+	t->f.drv.amdgpu_initstate = xstrdup("coming");
+	c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "coming");
+	/* an unknown OS still gets a pasteable (comment) headers line */
+	assert_true(tl_has_command(c, "# install the kernel headers"));
+	tl_free(t);
+}
+
+static void test_amdgpu_state_unreadable_and_skips(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	t->f.drv.amdgpu_module = true;
+	tl_error(t, "/sys/module/amdgpu/initstate", "unreadable: Permission denied");
+	assert_status(tl_one(t, "driver.amdgpu"), ST_ERROR);
+	tl_free(t);
+
+	t = tl_new(); /* no AMD GPU */
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	assert_status(tl_one(t, "driver.amdgpu"), ST_SKIP);
+	assert_status(tl_one(t, "driver.kfd"), ST_SKIP);
+	tl_free(t);
+
+	t = tl_new();
+	tl_pci(t, "0000:03:00.0", 0x1002, 0x744c, NULL, 0, 0);
+	t->f.sys.wsl = true;
+	assert_status(tl_one(t, "driver.amdgpu"), ST_SKIP);
+	tl_free(t);
+}
+
+/* ---- driver.kfd ---- */
+
+static void test_kfd_pass_and_missing_node(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amdgpu_live(t, NULL);
+	tl_dev(t, "/dev/kfd", NODE_CHAR, 0660, "render", ACCESS_RW);
+	const struct check_result *c = tl_one(t, "driver.kfd");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "1 KFD GPU node for 1 discrete");
+	/* a second card that KFD skipped (PCI rejects atomics) */
+	tl_pci(t, "0000:0a:00.0", 0x1002, 0x67df, "amdgpu", 8 * GIB, 16 * GIB);
+	c = tl_one(t, "driver.kfd");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "0000:0a:00.0");
+	assert_contains(c->summary, "PCI rejects atomics");
+	assert_contains(c->fix.text, "CPU");
+	tl_free(t);
+}
+
+static void test_kfd_unreadable_nodes_error(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amdgpu_live(t, NULL);
+	t->f.kfd.nodes[1].readable = false; /* EPERM in a container */
+	const struct check_result *c = tl_one(t, "driver.kfd");
+	assert_status(c, ST_ERROR);
+	assert_true(tl_has_evidence(c, "/sys/class/kfd/kfd/topology/nodes", "1 unreadable"));
+	tl_free(t);
+}
+
+static void test_kfd_no_device_node(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amdgpu_live(t, NULL);
+	tl_dev(t, "/dev/kfd", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	const struct check_result *c = tl_one(t, "driver.kfd");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "/dev/kfd does not exist");
+	tl_free(t);
+	/* in a container the fix is to pass it in */
+	t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amdgpu_live(t, NULL);
+	tl_dev(t, "/dev/kfd", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	t->f.sys.container = CONTAINER_DOCKER;
+	c = tl_one(t, "driver.kfd");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->fix.text, "--device /dev/kfd");
+	tl_free(t);
+	/* amdgpu not live: driver.amdgpu's business */
+	t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	assert_status(tl_one(t, "driver.kfd"), ST_SKIP);
+	tl_free(t);
+}
+
+static void test_kfd_integrated_pci_not_required(void **state)
+{
+	(void)state;
+	/* an APU's PCI function by the size rule, without a KFD node: not a dGPU */
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amdgpu_live(t, NULL);
+	tl_pci(t, "0000:0e:00.0", 0x1002, 0x1681, "amdgpu", 512ull << 20, 16 * GIB);
+	assert_status(tl_one(t, "driver.kfd"), ST_PASS);
+	tl_free(t);
+}
+
+/* ---- driver.nvidia ---- */
+
+static void test_nvidia(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	assert_status(tl_one(t, "driver.nvidia"), ST_SKIP);
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "550.54.14");
+	const struct check_result *c = tl_one(t, "driver.nvidia");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "550.54.14");
+	assert_true(tl_has_evidence(c, "/proc/driver/nvidia/version", "550.54.14"));
+	tl_free(t);
+
+	t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	free(t->f.pci[0].driver);
+	t->f.pci[0].driver = xstrdup("nouveau");
+	t->f.drv.nouveau_module = true;
+	c = tl_one(t, "driver.nvidia");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "nouveau");
+	assert_true(tl_has_command(c, "sudo update-grub"));
+	assert_true(c->fix.reboot);
+	tl_free(t);
+
+	t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	c = tl_one(t, "driver.nvidia");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "no nvidia kernel module");
+	assert_true(tl_has_command(c, "sudo apt-get install -y"));
+	tl_free(t);
+
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	t->f.drv.nvidia_module = true;
+	tl_error(t, "/proc/driver/nvidia/version", "no version in \"NVRM garbage\"");
+	assert_status(tl_one(t, "driver.nvidia"), ST_ERROR);
+	tl_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_amdgpu_live_dkms_and_in_tree),
+		cmocka_unit_test(test_amdgpu_absent_fails_with_headers),
+		cmocka_unit_test(test_amdgpu_state_unreadable_and_skips),
+		cmocka_unit_test(test_kfd_pass_and_missing_node),
+		cmocka_unit_test(test_kfd_unreadable_nodes_error),
+		cmocka_unit_test(test_kfd_no_device_node),
+		cmocka_unit_test(test_kfd_integrated_pci_not_required),
+		cmocka_unit_test(test_nvidia),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

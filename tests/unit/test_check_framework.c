@@ -1,0 +1,205 @@
+#include "checks_testlib.h"
+
+static struct tl *amd(void)
+{
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	return t;
+}
+
+static void test_torch_none(void **state)
+{
+	(void)state;
+	struct tl *t = amd();
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_SKIP);
+	assert_string_equal(c->summary, "no PyTorch install found");
+	tl_framework(t, "tensorflow", "2.16.1", FW_BACKEND_CUDA, "12.3", NULL);
+	assert_status(tl_one(t, "framework.torch"), ST_SKIP);
+	tl_free(t);
+}
+
+static void test_torch_rocm_matches(void **state)
+{
+	(void)state;
+	struct tl *t = amd();
+	tl_rocm(t, "/opt/rocm-6.1.3", "6.1.3", true, "gfx1100");
+	tl_framework(t, "torch", "2.4.0+rocm6.1", FW_BACKEND_ROCM, "6.1", "gfx1030 gfx1100");
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "ROCm build 6.1");
+	assert_true(tl_has_evidence(c, "/home/alice/venv/lib/python3.10/site-packages/torch/version.py", "backend ROCm 6.1"));
+	tl_free(t);
+}
+
+static void test_torch_cuda_wheel_on_amd(void **state)
+{
+	(void)state;
+	/* the index of the installed release */
+	struct tl *t = amd();
+	tl_rocm(t, "/opt/rocm-6.1.3", "6.1.3", true, "gfx1100");
+	tl_framework(t, "torch", "2.4.0+cu121", FW_BACKEND_CUDA, "12.1", NULL);
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "Found no NVIDIA driver on your system");
+	assert_true(tl_has_command(c, "pip uninstall -y torch torchvision torchaudio"));
+	assert_true(tl_has_command(c, "--index-url https://download.pytorch.org/whl/rocm6.1"));
+	assert_contains(c->fix.text, "rocm6.1");
+	tl_free(t);
+	/* installed 6.3 has no index in the profile: the newest supporting one */
+	t = amd();
+	tl_rocm(t, "/opt/rocm-6.3.2", "6.3.2", true, "gfx1100");
+	tl_framework(t, "torch", "2.5.1", FW_BACKEND_CPU, NULL, NULL);
+	c = tl_one(t, "framework.torch");
+	assert_status(c, ST_FAIL);
+	assert_true(tl_has_command(c, "--index-url https://download.pytorch.org/whl/rocm6.4"));
+	tl_free(t);
+	/* nothing installed and a GPU only 6.4 supports */
+	t = tl_new();
+	tl_amd(t, "gfx1101", 110001, 0x7470, 16 * GIB, 32 * GIB);
+	tl_framework(t, "torch", "2.5.1+cu124", FW_BACKEND_CUDA, "12.4", NULL);
+	c = tl_one(t, "framework.torch");
+	assert_true(tl_has_command(c, "whl/rocm6.4"));
+	tl_free(t);
+}
+
+static void test_torch_rocm_wheel_on_nvidia(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "535.104.05");
+	tl_framework(t, "torch", "2.4.0+rocm6.1", FW_BACKEND_ROCM, "6.1", "gfx1100");
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "No HIP GPUs are available");
+	/* driver 535 is too old for cu124: the newest index it runs is cu118 */
+	assert_true(tl_has_command(c, "--index-url https://download.pytorch.org/whl/cu118"));
+	tl_free(t);
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "550.54.14");
+	tl_framework(t, "torch", "2.5.1+cu124", FW_BACKEND_CUDA, "12.4", NULL);
+	assert_status(tl_one(t, "framework.torch"), ST_PASS);
+	tl_free(t);
+}
+
+static void test_torch_no_gpu_and_mixed(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_framework(t, "torch", "2.5.1+cpu", FW_BACKEND_CPU, NULL, NULL);
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "no GPU to match");
+	tl_free(t);
+	t = amd();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_framework(t, "torch", "2.5.1+cu124", FW_BACKEND_CUDA, "12.4", NULL);
+	assert_status(tl_one(t, "framework.torch"), ST_PASS);
+	tl_framework(t, "torch", "2.5.1+cpu", FW_BACKEND_CPU, NULL, NULL);
+	/* one result per install */
+	size_t n = tl_run(t, "framework.torch");
+	assert_int_equal(n, 2);
+	assert_status(&t->r.results[t->r.nresults - 1], ST_FAIL);
+	tl_free(t);
+}
+
+static void test_torch_wheel_tensile(void **state)
+{
+	(void)state;
+	/* gfx1031 without its own files: the override's arch is in the wheel */
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1031", 100301, 0x73df, 12 * GIB, 32 * GIB);
+	tl_framework(t, "torch", "2.4.0+rocm6.1", FW_BACKEND_ROCM, "6.1", "gfx1030 gfx1100");
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "no TensileLibrary files for GPU 0 (gfx1031)");
+	assert_true(tl_has_command(c, "export HSA_OVERRIDE_GFX_VERSION_1=10.3.0"));
+	tl_free(t);
+	/* the override set: fine */
+	t = tl_new();
+	tl_amd(t, "gfx1031", 100301, 0x73df, 12 * GIB, 32 * GIB);
+	tl_env(t, "HSA_OVERRIDE_GFX_VERSION", "10.3.0");
+	tl_framework(t, "torch", "2.4.0+rocm6.1", FW_BACKEND_ROCM, "6.1", "gfx1030 gfx1100");
+	assert_status(tl_one(t, "framework.torch"), ST_PASS);
+	tl_free(t);
+	/* no way around: a wheel for a release that supports it */
+	t = tl_new();
+	tl_amd(t, "gfx1101", 110001, 0x7470, 16 * GIB, 32 * GIB);
+	tl_framework(t, "torch", "2.4.0+rocm6.1", FW_BACKEND_ROCM, "6.1", "gfx1030");
+	c = tl_one(t, "framework.torch");
+	assert_status(c, ST_WARN);
+	assert_true(tl_has_command(c, "whl/rocm6.4"));
+	tl_free(t);
+}
+
+static void test_torch_dkms_window(void **state)
+{
+	(void)state;
+	struct tl *t = amd();
+	tl_amdgpu_live(t, "6.3.6"); /* ROCm 6.0's driver */
+	tl_framework(t, "torch", "2.8.0+rocm6.4", FW_BACKEND_ROCM, "6.4", "gfx1100");
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "outside the window of the amdgpu DKMS driver 6.3.6 (ROCm 6.0)");
+	assert_contains(c->fix.text, "6.3.6");
+	tl_free(t);
+	/* in-tree: not judged */
+	t = amd();
+	tl_amdgpu_live(t, NULL);
+	tl_framework(t, "torch", "2.8.0+rocm6.4", FW_BACKEND_ROCM, "6.4", "gfx1100");
+	assert_status(tl_one(t, "framework.torch"), ST_PASS);
+	tl_free(t);
+}
+
+static void test_torch_unknown_backend_error(void **state)
+{
+	(void)state;
+	struct tl *t = amd();
+	tl_framework(t, "torch", "2.5.1", FW_BACKEND_UNKNOWN, NULL, NULL);
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_ERROR);
+	tl_error(t, "/home/alice/venv/lib/python3.10/site-packages/torch/version.py", "no __version__");
+	c = tl_one(t, "framework.torch");
+	assert_status(c, ST_ERROR);
+	assert_true(tl_has_evidence(c, NULL, "no __version__"));
+	tl_free(t);
+}
+
+static void test_tensorflow(void **state)
+{
+	(void)state;
+	struct tl *t = amd();
+	assert_status(tl_one(t, "framework.tensorflow"), ST_SKIP);
+	tl_framework(t, "tensorflow", "2.16.1", FW_BACKEND_CUDA, "12.3", NULL);
+	const struct check_result *c = tl_one(t, "framework.tensorflow");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->fix.text, "tensorflow-rocm");
+	tl_free(t);
+	t = amd();
+	tl_framework(t, "tensorflow-rocm", "2.14.0.600", FW_BACKEND_ROCM, "6.0", NULL);
+	assert_status(tl_one(t, "framework.tensorflow"), ST_PASS);
+	tl_free(t);
+	t = amd();
+	tl_framework(t, "tensorflow", "2.16.1", FW_BACKEND_UNKNOWN, NULL, NULL);
+	assert_status(tl_one(t, "framework.tensorflow"), ST_SKIP);
+	tl_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_torch_none),
+		cmocka_unit_test(test_torch_rocm_matches),
+		cmocka_unit_test(test_torch_cuda_wheel_on_amd),
+		cmocka_unit_test(test_torch_rocm_wheel_on_nvidia),
+		cmocka_unit_test(test_torch_no_gpu_and_mixed),
+		cmocka_unit_test(test_torch_wheel_tensile),
+		cmocka_unit_test(test_torch_dkms_window),
+		cmocka_unit_test(test_torch_unknown_backend_error),
+		cmocka_unit_test(test_tensorflow),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,300 @@
+#include "checks_testlib.h"
+
+static struct tl *xtx(void)
+{
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "6.5.0-35-generic");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	return t;
+}
+
+/* ---- rocm.install ---- */
+
+static void test_install_found(void **state)
+{
+	(void)state;
+	struct tl *t = xtx();
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	const struct check_result *c = tl_one(t, "rocm.install");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "ROCm 6.2.0 at /opt/rocm-6.2.0 (from .info/version)");
+	assert_true(tl_has_evidence(c, "/opt/rocm-6.2.0/.info/version", "6.2.0"));
+	tl_free(t);
+	t = tl_new();
+	assert_status(tl_one(t, "rocm.install"), ST_SKIP);
+	tl_free(t);
+}
+
+static void test_install_missing_route(void **state)
+{
+	(void)state;
+	struct tl *t = xtx();
+	const struct check_result *c = tl_one(t, "rocm.install");
+	assert_status(c, ST_FAIL);
+	/* the newest release that supports gfx1100 on Ubuntu 22.04 */
+	assert_contains(c->fix.text, "ROCm 6.4");
+	assert_contains(c->fix.text, "Ubuntu 22.04 LTS");
+	assert_true(tl_has_command(c, "sudo apt-get install -y linux-headers-6.5.0-35-generic"));
+	assert_true(tl_has_command(c, "amdgpu-install/6.4.3/ubuntu/jammy/amdgpu-install_6.4.60403-1_all.deb"));
+	tl_free(t);
+	/* an install without HIP is no install */
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", false, NULL);
+	c = tl_one(t, "rocm.install");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "without HIP");
+	tl_free(t);
+}
+
+static void test_install_only_bundled(void **state)
+{
+	(void)state;
+	struct tl *t = xtx();
+	tl_framework(t, "torch", "2.4.0+rocm6.1", FW_BACKEND_ROCM, "6.1", "gfx1100");
+	const struct check_result *c = tl_one(t, "rocm.install");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "inside torch 2.4.0+rocm6.1");
+	assert_true(tl_has_evidence(c, "/home/alice/venv/lib/python3.10/site-packages/torch/lib/libamdhip64.so", NULL));
+	tl_free(t);
+}
+
+static void test_install_several(void **state)
+{
+	(void)state;
+	struct tl *t = xtx();
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	tl_rocm(t, "/opt/rocm-6.1.3", "6.1.3", true, "gfx1100");
+	const struct check_result *c = tl_one(t, "rocm.install");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "2 ROCm installs");
+	assert_contains(c->summary, "/opt/rocm-6.2.0 (what /opt/rocm points at) wins");
+	tl_free(t);
+}
+
+static void test_install_unparseable(void **state)
+{
+	(void)state;
+	struct tl *t = xtx();
+	struct rocm_install *ri = tl_rocm(t, "/opt/rocm", "garbage", true, NULL);
+	(void)ri;
+	const struct check_result *c = tl_one(t, "rocm.install");
+	assert_status(c, ST_ERROR);
+	assert_true(tl_has_evidence(c, "/opt/rocm/.info/version", "garbage"));
+	assert_status(tl_one(t, "rocm.version"), ST_ERROR);
+	tl_free(t);
+}
+
+/* ---- rocm.version ---- */
+
+static void test_version_window(void **state)
+{
+	(void)state;
+	struct tl *t = xtx();
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	tl_amdgpu_live(t, "6.8.5");
+	const struct check_result *c = tl_one(t, "rocm.version");
+	assert_status(c, ST_PASS);
+	assert_true(tl_has_evidence(c, "/sys/module/amdgpu/version", "6.8.5"));
+	tl_free(t);
+
+	/* 6.0's driver under 6.2: two releases apart, inside */
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	tl_amdgpu_live(t, "6.3.6");
+	assert_status(tl_one(t, "rocm.version"), ST_PASS);
+	tl_free(t);
+
+	/* under 6.3: three releases, outside */
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-6.3.0", "6.3.0", true, "gfx1100");
+	tl_amdgpu_live(t, "6.3.6");
+	c = tl_one(t, "rocm.version");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "more than 2 releases");
+	assert_contains(c->fix.text, "6.3.6");
+	tl_free(t);
+
+	/* from 6.4 by time: 6.1's driver is 12 months older (inside), 6.0's is 16 */
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, "gfx1100");
+	tl_amdgpu_live(t, "6.7.0");
+	assert_status(tl_one(t, "rocm.version"), ST_PASS);
+	tl_free(t);
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, "gfx1100");
+	tl_amdgpu_live(t, "6.3.6");
+	c = tl_one(t, "rocm.version");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "12 months");
+	tl_free(t);
+
+	/* the in-tree driver and unknown DKMS versions are not judged */
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	c = tl_one(t, "rocm.version");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "in-tree");
+	tl_free(t);
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	tl_amdgpu_live(t, "9.9.9");
+	c = tl_one(t, "rocm.version");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "not in the profile");
+	tl_free(t);
+}
+
+static void test_version_gpu_window(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx906", 90006, 0x66af, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, NULL);
+	const struct check_result *c = tl_one(t, "rocm.version");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "gfx906) was dropped after ROCm 6.3");
+	assert_contains(c->fix.text, "ROCm 6.3");
+	tl_free(t);
+
+	t = tl_new();
+	tl_amd(t, "gfx1101", 110001, 0x7470, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	c = tl_one(t, "rocm.version");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "needs ROCm 6.4 or newer");
+	tl_free(t);
+}
+
+static void test_version_skips_and_unknown(void **state)
+{
+	(void)state;
+	struct tl *t = xtx();
+	assert_status(tl_one(t, "rocm.version"), ST_SKIP);
+	tl_free(t);
+	t = tl_new();
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	assert_status(tl_one(t, "rocm.version"), ST_SKIP); /* no AMD GPU */
+	tl_free(t);
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-9.1.0", "9.1.0", true, NULL);
+	assert_status(tl_one(t, "rocm.version"), ST_SKIP); /* newer than the profile */
+	tl_free(t);
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-5.0.0", "5.0.0", true, NULL);
+	const struct check_result *c = tl_one(t, "rocm.version");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "older than every release");
+	assert_contains(c->fix.text, "gfx1100");
+	tl_free(t);
+}
+
+/* ---- rocm.runtime ---- */
+
+static void test_runtime_placeholder(void **state)
+{
+	(void)state;
+	struct tl *t = xtx();
+	const struct check_result *c = tl_one(t, "rocm.runtime");
+	assert_status(c, ST_SKIP);
+	assert_string_equal(c->summary, "needs the runtime probes");
+	tl_free(t);
+}
+
+/* ---- rocm.rocblas ---- */
+
+static void test_rocblas(void **state)
+{
+	(void)state;
+	struct tl *t = xtx();
+	tl_amd(t, "gfx1031", 100301, 0x73df, 12 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1030 gfx1100 gfx90a");
+	size_t n = tl_run(t, "rocm.rocblas");
+	assert_int_equal(n, 2);
+	const struct check_result *c = tl_for_gpu(t, n, 0);
+	assert_status(c, ST_PASS);
+	assert_true(tl_has_evidence(c, "/opt/rocm-6.2.0/lib/rocblas/library", "gfx1030 gfx1100 gfx90a"));
+	c = tl_for_gpu(t, n, 1);
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "rocBLAS error: Cannot read /opt/rocm-6.2.0/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1031");
+	assert_true(tl_has_command(c, "export HSA_OVERRIDE_GFX_VERSION_2=10.3.0"));
+	tl_free(t);
+
+	/* with the override set, its arch is judged */
+	t = xtx();
+	tl_amd(t, "gfx1031", 100301, 0x73df, 12 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1030 gfx1100");
+	tl_env(t, "HSA_OVERRIDE_GFX_VERSION_2", "10.3.0");
+	n = tl_run(t, "rocm.rocblas");
+	c = tl_for_gpu(t, n, 1);
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "thanks to HSA_OVERRIDE_GFX_VERSION");
+	tl_free(t);
+
+	/* no files and no override: a release that ships the arch */
+	t = tl_new();
+	tl_amd(t, "gfx906", 90006, 0x66af, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, "gfx908 gfx90a gfx1100");
+	c = tl_one(t, "rocm.rocblas");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->fix.text, "ROCm 6.3");
+	tl_free(t);
+}
+
+static void test_rocblas_igpu(void **state)
+{
+	(void)state;
+	struct tl *t = xtx();
+	tl_amd(t, "gfx1036", 100306, 0x164e, 512ull << 20, 16 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1030 gfx1100");
+	size_t n = tl_run(t, "rocm.rocblas");
+	const struct check_result *c = tl_for_gpu(t, n, 1);
+	assert_status(c, ST_WARN);
+	assert_true(tl_has_command(c, "export ROCR_VISIBLE_DEVICES=GPU-000000000000abc0"));
+	tl_free(t);
+	/* hidden: harmless */
+	t = xtx();
+	tl_amd(t, "gfx1036", 100306, 0x164e, 512ull << 20, 16 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1030 gfx1100");
+	tl_env(t, "ROCR_VISIBLE_DEVICES", "0");
+	n = tl_run(t, "rocm.rocblas");
+	assert_status(tl_for_gpu(t, n, 1), ST_PASS);
+	tl_free(t);
+	/* an iGPU alone fails like a discrete one */
+	t = tl_new();
+	tl_amd(t, "gfx1036", 100306, 0x164e, 512ull << 20, 16 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	assert_status(tl_one(t, "rocm.rocblas"), ST_FAIL);
+	tl_free(t);
+}
+
+static void test_rocblas_skips(void **state)
+{
+	(void)state;
+	struct tl *t = xtx();
+	assert_status(tl_one(t, "rocm.rocblas"), ST_SKIP);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	const struct check_result *c = tl_one(t, "rocm.rocblas");
+	assert_status(c, ST_SKIP);
+	assert_string_equal(c->summary, "no system rocBLAS");
+	tl_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_install_found),
+		cmocka_unit_test(test_install_missing_route),
+		cmocka_unit_test(test_install_only_bundled),
+		cmocka_unit_test(test_install_several),
+		cmocka_unit_test(test_install_unparseable),
+		cmocka_unit_test(test_version_window),
+		cmocka_unit_test(test_version_gpu_window),
+		cmocka_unit_test(test_version_skips_and_unknown),
+		cmocka_unit_test(test_runtime_placeholder),
+		cmocka_unit_test(test_rocblas),
+		cmocka_unit_test(test_rocblas_igpu),
+		cmocka_unit_test(test_rocblas_skips),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

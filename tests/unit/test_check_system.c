@@ -1,0 +1,487 @@
+#include "checks_testlib.h"
+
+/* ---- system.kernel ---- */
+
+static struct tl *ubuntu(const char *kernel, const char *rocm)
+{
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.5 LTS");
+	tl_kernel(t, kernel);
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	if (rocm)
+		tl_rocm(t, "/opt/rocm-6.2.0", rocm, true, "gfx1100");
+	return t;
+}
+
+static void test_kernel_listed_series(void **state)
+{
+	(void)state;
+	struct tl *t = ubuntu("6.5.0-35-generic", "6.2.0");
+	const struct check_result *c = tl_one(t, "system.kernel");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "series 6.5");
+	assert_true(tl_has_evidence(c, "host.ini [uname] release", "6.5.0-35-generic"));
+	tl_free(t);
+}
+
+static void test_kernel_between_listed_series_passes(void **state)
+{
+	(void)state;
+	struct tl *t = ubuntu("6.2.0-39-generic", "6.2.0");
+	assert_status(tl_one(t, "system.kernel"), ST_PASS);
+	tl_free(t);
+}
+
+static void test_kernel_below_floor_fails(void **state)
+{
+	(void)state;
+	struct tl *t = ubuntu("5.4.0-150-generic", "6.2.0");
+	const struct check_result *c = tl_one(t, "system.kernel");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->fix.text, "5.15, 6.5, 6.8");
+	assert_contains(c->fix.text, "5.4.0-150-generic");
+	assert_contains(c->fix.text, "Ubuntu 22.04 LTS");
+	tl_free(t);
+}
+
+static void test_kernel_newer_than_release_warns(void **state)
+{
+	(void)state;
+	struct tl *t = ubuntu("6.11.0-8-generic", "6.2.0");
+	const struct check_result *c = tl_one(t, "system.kernel");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "newer than 6.8");
+	assert_contains(c->summary, "ROCm 6.2 (installed)");
+	assert_contains(c->fix.text, "ROCm 6.2");
+	tl_free(t);
+}
+
+static void test_kernel_rhel8_418_supported(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_os(t, "rhel", "8.10", "Red Hat Enterprise Linux 8.10 (Ootpa)");
+	tl_kernel(t, "4.18.0-553.el8_10.x86_64");
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	const struct check_result *c = tl_one(t, "system.kernel");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "series 4.18");
+	tl_free(t);
+}
+
+static void test_kernel_unknown_os_only_floor(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_os(t, "fedora", "40", "Fedora Linux 40");
+	tl_kernel(t, "6.10.3-200.fc40.x86_64");
+	const struct check_result *c = tl_one(t, "system.kernel");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "only the floor applies");
+	tl_free(t);
+
+	t = tl_new();
+	tl_os(t, "fedora", "40", "Fedora Linux 40");
+	tl_kernel(t, "5.10.0-1");
+	c = tl_one(t, "system.kernel");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->fix.text, "5.15 or newer");
+	tl_free(t);
+}
+
+static void test_kernel_newest_release_when_none_installed(void **state)
+{
+	(void)state;
+	/* newest (6.4) lists 6.11 for 24.04 */
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.2 LTS");
+	tl_kernel(t, "6.11.0-19-generic");
+	const struct check_result *c = tl_one(t, "system.kernel");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "newest; none installed");
+	tl_free(t);
+	/* the same kernel with 6.2 installed: 6.2 lists only 6.8 there */
+	t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.2 LTS");
+	tl_kernel(t, "6.11.0-19-generic");
+	tl_rocm(t, "/opt/rocm-6.2.4", "6.2.4", true, NULL);
+	assert_status(tl_one(t, "system.kernel"), ST_WARN);
+	tl_free(t);
+}
+
+static void test_kernel_unparseable_is_error(void **state)
+{
+	(void)state;
+	struct tl *t = ubuntu("garbage", "6.2.0");
+	const struct check_result *c = tl_one(t, "system.kernel");
+	assert_status(c, ST_ERROR);
+	assert_true(tl_has_evidence(c, NULL, "garbage"));
+	tl_free(t);
+}
+
+static void test_kernel_unknown_skips(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	assert_status(tl_one(t, "system.kernel"), ST_SKIP);
+	tl_error(t, "/proc/sys/kernel/osrelease", "binary data");
+	assert_status(tl_one(t, "system.kernel"), ST_ERROR);
+	tl_free(t);
+}
+
+static void test_kernel_real_db_rhel8_rocm63(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new_with(tl_real_db());
+	tl_os(t, "rhel", "8.10", "Red Hat Enterprise Linux 8.10 (Ootpa)");
+	tl_kernel(t, "4.18.0-553.el8_10.x86_64");
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_rocm(t, "/opt/rocm-6.3.2", "6.3.2-66", true, "gfx90a");
+	assert_status(tl_one(t, "system.kernel"), ST_PASS);
+	assert_status(tl_one(t, "system.os"), ST_PASS);
+	tl_free(t);
+}
+
+/* ---- system.os ---- */
+
+static void test_os_supported_point_release(void **state)
+{
+	(void)state;
+	struct tl *t = ubuntu("6.5.0-35-generic", "6.2.0");
+	const struct check_result *c = tl_one(t, "system.os");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "Ubuntu 22.04.5 LTS");
+	assert_true(tl_has_evidence(c, "/etc/os-release", "VERSION_ID=22.04"));
+	tl_free(t);
+}
+
+static void test_os_version_id_major_minor(void **state)
+{
+	(void)state;
+	/* a point release in VERSION_ID matches the profile's 22.04 */
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "22.04.5", "Ubuntu 22.04.5 LTS");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	const struct check_result *c = tl_one(t, "system.os");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "VERSION_ID 22.04.5");
+	tl_free(t);
+	/* RHEL's "8.10" matches the one-part key "8" */
+	t = tl_new();
+	tl_os(t, "rhel", "8.10", "Red Hat Enterprise Linux 8.10 (Ootpa)");
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	assert_status(tl_one(t, "system.os"), ST_PASS);
+	tl_free(t);
+}
+
+static void test_os_not_listed_warns(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_os(t, "debian", "12", "Debian GNU/Linux 12 (bookworm)");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	const struct check_result *c = tl_one(t, "system.os");
+	assert_status(c, ST_WARN);
+	assert_contains(c->fix.text, "Ubuntu 22.04 LTS");
+	tl_free(t);
+	/* an OS the profile does not know at all */
+	t = tl_new();
+	tl_os(t, "arch", "rolling", "Arch Linux");
+	c = tl_one(t, "system.os");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "newest; none installed");
+	tl_free(t);
+}
+
+static void test_os_listed_by_an_older_release(void **state)
+{
+	(void)state;
+	/* 6.0 lists ubuntu-22.04 kernels, but only 6.2+ list 24.04; judge 6.1 on 24.04 */
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04 LTS");
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_rocm(t, "/opt/rocm-6.1.0", "6.1.0", true, NULL);
+	const struct check_result *c = tl_one(t, "system.os");
+	assert_status(c, ST_WARN);
+	assert_contains(c->fix.text, "ROCm 6.4");
+	tl_free(t);
+}
+
+static void test_os_radeon_narrower_list(void **state)
+{
+	(void)state;
+	/* ROCm 6.2 lists ubuntu-24.04 for Instinct only */
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.1 LTS");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	const struct check_result *c = tl_one(t, "system.os");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "Instinct GPUs only");
+	assert_contains(c->fix.text, "Ubuntu 22.04 LTS");
+	tl_free(t);
+	/* an Instinct card there is fine */
+	t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.1 LTS");
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	assert_status(tl_one(t, "system.os"), ST_PASS);
+	tl_free(t);
+}
+
+static void test_os_missing_and_broken(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	assert_status(tl_one(t, "system.os"), ST_SKIP);
+	tl_error(t, "/etc/os-release", "not valid UTF-8");
+	assert_status(tl_one(t, "system.os"), ST_ERROR);
+	tl_free(t);
+	t = tl_new();
+	t->f.os.present = true;
+	t->f.os.pretty_name = xstrdup("Mystery");
+	const struct check_result *c = tl_one(t, "system.os");
+	assert_status(c, ST_ERROR);
+	assert_contains(c->summary, "no ID");
+	tl_free(t);
+}
+
+static void test_os_nvidia_only_not_judged(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_os(t, "arch", "rolling", "Arch Linux");
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	const struct check_result *c = tl_one(t, "system.os");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "not judged");
+	tl_free(t);
+}
+
+/* ---- system.wsl ---- */
+
+static void test_wsl(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	assert_status(tl_one(t, "system.wsl"), ST_SKIP);
+	t->f.sys.wsl = true;
+	t->f.sys.wsl_evidence = xstrdup("/proc/version");
+	t->f.sys.dxg_present = true;
+	t->f.kernel.proc_version = xstrdup("Linux version 5.15.153.1-microsoft-standard-WSL2");
+	const struct check_result *c = tl_one(t, "system.wsl");
+	assert_status(c, ST_WARN);
+	assert_true(tl_has_command(c, "--usecase=wsl,rocm"));
+	assert_true(tl_has_evidence(c, "/proc/version", "microsoft"));
+	/* the KFD-based checks skip under WSL, device.present passes on /dev/dxg */
+	c = tl_one(t, "perm.kfd");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "not available under WSL");
+	assert_status(tl_one(t, "device.present"), ST_PASS);
+	tl_free(t);
+}
+
+/* ---- system.container ---- */
+
+static void test_container(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	assert_status(tl_one(t, "system.container"), ST_SKIP);
+	t->f.sys.container = CONTAINER_DOCKER;
+	t->f.sys.container_evidence = xstrdup("/.dockerenv");
+	const struct check_result *c = tl_one(t, "system.container");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "no AMD GPU expected");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	c = tl_one(t, "system.container");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "not recorded");
+	tl_dev(t, "/dev/kfd", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	c = tl_one(t, "system.container");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "without /dev/kfd");
+	assert_contains(c->fix.text, "--device /dev/kfd --device /dev/dri --group-add video");
+	tl_free(t);
+
+	t = tl_new();
+	t->f.sys.container = CONTAINER_PODMAN;
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_dev(t, "/dev/kfd", NODE_CHAR, 0666, "render", ACCESS_RW);
+	tl_dev(t, "/dev/dri/renderD128", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	c = tl_one(t, "system.container");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "/dev/dri");
+	tl_free(t);
+
+	t = tl_new();
+	t->f.sys.container = CONTAINER_DOCKER;
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_dev(t, "/dev/kfd", NODE_CHAR, 0660, "render", ACCESS_RW);
+	tl_dev(t, "/dev/dri/renderD128", NODE_CHAR, 0660, "render", ACCESS_RW);
+	c = tl_one(t, "system.container");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "/dev/kfd and /dev/dri passed in");
+	tl_free(t);
+}
+
+/* ---- system.secure_boot ---- */
+
+static struct tl *secure_boot(int on, bool live, bool dkms)
+{
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	t->f.sys.efi = true;
+	t->f.sys.secure_boot = on;
+	t->f.sys.secure_boot_path = xstrdup("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c");
+	if (live)
+		tl_amdgpu_live(t, "6.8.5");
+	t->f.sys.dkms_amdgpu = dkms;
+	if (dkms)
+		t->f.sys.dkms_amdgpu_evidence = xstrdup("/var/lib/dkms/amdgpu");
+	return t;
+}
+
+static void test_secure_boot(void **state)
+{
+	(void)state;
+	struct tl *t = secure_boot(1, false, true);
+	const struct check_result *c = tl_one(t, "system.secure_boot");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "Key was rejected by service");
+	assert_true(tl_has_command(c, "mokutil --import"));
+	assert_true(c->fix.reboot);
+	tl_free(t);
+
+	t = secure_boot(1, true, true);
+	assert_status(tl_one(t, "system.secure_boot"), ST_PASS);
+	tl_free(t);
+	t = secure_boot(0, false, true);
+	assert_status(tl_one(t, "system.secure_boot"), ST_PASS);
+	tl_free(t);
+	t = secure_boot(1, false, false);
+	assert_status(tl_one(t, "system.secure_boot"), ST_PASS);
+	tl_free(t);
+
+	t = secure_boot(-1, false, true);
+	assert_status(tl_one(t, "system.secure_boot"), ST_SKIP);
+	tl_error(t, "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c", "3 bytes, expected 5");
+	assert_status(tl_one(t, "system.secure_boot"), ST_ERROR);
+	tl_free(t);
+
+	t = tl_new(); /* no AMD GPU */
+	t->f.sys.secure_boot = 1;
+	assert_status(tl_one(t, "system.secure_boot"), ST_SKIP);
+	tl_free(t);
+}
+
+/* ---- system.iommu ---- */
+
+static struct tl *two_gpus(const char *cmdline)
+{
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	t->f.kernel.cmdline = xstrdup(cmdline);
+	t->f.sys.cpuinfo_read = true;
+	t->f.sys.cpu_amd = true;
+	return t;
+}
+
+static void test_iommu(void **state)
+{
+	(void)state;
+	struct tl *t = two_gpus("BOOT_IMAGE=/vmlinuz root=/dev/sda1 quiet");
+	const struct check_result *c = tl_one(t, "system.iommu");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "AMD CPU");
+	assert_true(tl_has_command(c, "sudo update-grub"));
+	assert_true(tl_has_evidence(c, "/proc/cmdline", "quiet"));
+	tl_free(t);
+
+	t = two_gpus("root=/dev/sda1 iommu=pt");
+	assert_status(tl_one(t, "system.iommu"), ST_PASS);
+	tl_free(t);
+
+	t = two_gpus("root=/dev/sda1");
+	t->f.sys.iommu_passthrough_config = 1;
+	tl_kernel(t, "6.5.0-35-generic");
+	c = tl_one(t, "system.iommu");
+	assert_status(c, ST_PASS);
+	assert_true(tl_has_evidence(c, "/boot/config-6.5.0-35-generic", NULL));
+	tl_free(t);
+
+	t = two_gpus("root=/dev/sda1");
+	t->f.sys.cpu_hypervisor = true;
+	assert_status(tl_one(t, "system.iommu"), ST_PASS);
+	tl_free(t);
+
+	t = two_gpus("root=/dev/sda1");
+	t->f.sys.cpu_amd = false; /* Intel: off unless asked */
+	assert_status(tl_one(t, "system.iommu"), ST_PASS);
+	tl_free(t);
+
+	t = two_gpus("root=/dev/sda1 intel_iommu=on");
+	t->f.sys.cpu_amd = false;
+	assert_status(tl_one(t, "system.iommu"), ST_WARN);
+	tl_free(t);
+
+	t = two_gpus("root=/dev/sda1 amd_iommu=off");
+	assert_status(tl_one(t, "system.iommu"), ST_PASS);
+	tl_free(t);
+
+	t = two_gpus("root=/dev/sda1");
+	t->f.sys.cpu_amd = false;
+	t->f.sys.cpuinfo_read = false;
+	assert_status(tl_one(t, "system.iommu"), ST_SKIP);
+	tl_free(t);
+
+	t = two_gpus("x");
+	free(t->f.kernel.cmdline);
+	t->f.kernel.cmdline = NULL;
+	assert_status(tl_one(t, "system.iommu"), ST_SKIP);
+	tl_free(t);
+
+	/* one discrete GPU and an iGPU: fewer than two discrete */
+	t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amd(t, "gfx1036", 100306, 0x164e, 512 << 20, 16 * GIB);
+	t->f.kernel.cmdline = xstrdup("quiet");
+	t->f.sys.cpu_amd = true;
+	c = tl_one(t, "system.iommu");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "(1)");
+	tl_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kernel_listed_series),
+		cmocka_unit_test(test_kernel_between_listed_series_passes),
+		cmocka_unit_test(test_kernel_below_floor_fails),
+		cmocka_unit_test(test_kernel_newer_than_release_warns),
+		cmocka_unit_test(test_kernel_rhel8_418_supported),
+		cmocka_unit_test(test_kernel_unknown_os_only_floor),
+		cmocka_unit_test(test_kernel_newest_release_when_none_installed),
+		cmocka_unit_test(test_kernel_unparseable_is_error),
+		cmocka_unit_test(test_kernel_unknown_skips),
+		cmocka_unit_test(test_kernel_real_db_rhel8_rocm63),
+		cmocka_unit_test(test_os_supported_point_release),
+		cmocka_unit_test(test_os_version_id_major_minor),
+		cmocka_unit_test(test_os_not_listed_warns),
+		cmocka_unit_test(test_os_listed_by_an_older_release),
+		cmocka_unit_test(test_os_radeon_narrower_list),
+		cmocka_unit_test(test_os_missing_and_broken),
+		cmocka_unit_test(test_os_nvidia_only_not_judged),
+		cmocka_unit_test(test_wsl),
+		cmocka_unit_test(test_container),
+		cmocka_unit_test(test_secure_boot),
+		cmocka_unit_test(test_iommu),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
