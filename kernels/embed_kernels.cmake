@@ -6,8 +6,6 @@ function(bytes_of var file)
   string(LENGTH "${hex}" n)
   math(EXPR len "${n} / 2")
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," body "${hex}")
-  # break the one huge line every 32 bytes
-  string(REGEX REPLACE "((0x..,){32})" "\\1\n" body "${body}")
   set(${var} "${body}" PARENT_SCOPE)
   set(${var}_len ${len} PARENT_SCOPE)
 endfunction()
