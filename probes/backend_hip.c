@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,13 @@ static int hip_load(struct backend *b)
 		strvec_push(&names, "/opt/rocm/lib/libamdhip64.so");
 		for (int v = 7; v >= 5; v--)
 			strvec_pushf(&names, "/opt/rocm/lib/libamdhip64.so.%d", v);
+		/* versioned install directories; glob sorts them, try the newest first */
+		glob_t gl;
+		if (glob("/opt/rocm-*/lib/libamdhip64.so", 0, NULL, &gl) == 0) {
+			for (size_t i = gl.gl_pathc; i-- > 0;)
+				strvec_push(&names, gl.gl_pathv[i]);
+			globfree(&gl);
+		}
 		strvec_push(&names, NULL);
 		char first_err[sizeof(b->err_text)];
 		snprintf(first_err, sizeof(first_err), "%s", b->err_text);
