@@ -44,7 +44,7 @@ if(ROCMCHECK_KERNELS_CUDA AND ROCMCHECK_NVCC)
   string(REPLACE ";" "," names "${names}")
   list(APPEND RC_TARGETS "cuda:${names}+compute_75 PTX")
 else()
-  list(APPEND RC_TARGETS "cuda:none (built without nvcc; PTX and cubins absent)")
+  list(APPEND RC_TARGETS "cuda:none (built without nvcc, no PTX or cubins)")
 endif()
 
 # ---- AMD ----
