@@ -1,0 +1,44 @@
+/* One kernel source for HIP (hipcc, hiprtc) and CUDA (nvcc): the few things
+ * that differ between them. threadIdx, blockIdx, blockDim, __shared__,
+ * __syncthreads() and __global__ are spelled the same in both. */
+#ifndef ROCMCHECK_PORTABLE_H
+#define ROCMCHECK_PORTABLE_H
+
+#if defined(__HIPCC_RTC__)
+#define RC_HIP 1                       /* hiprtc: builtins only, no headers */
+#elif defined(__HIP__) || defined(__HIPCC__)
+#define RC_HIP 1
+#include <hip/hip_runtime.h>
+#elif defined(__CUDACC__)
+#define RC_CUDA 1
+#if !defined(__CUDACC_RTC__)
+#include <cuda_fp16.h>
+#include <mma.h>
+#endif
+#else
+#error "kernels/portable.h: compile with hipcc, hiprtc, nvcc or nvrtc"
+#endif
+
+#define RC_KERNEL extern "C" __global__
+#define RC_BOUNDS(n) __launch_bounds__(n)
+
+#if defined(RC_HIP)
+typedef _Float16 rc_half;
+__device__ inline float rc_to_float(rc_half h) { return (float)h; }
+#else
+typedef __half rc_half;
+__device__ inline float rc_to_float(rc_half h) { return __half2float(h); }
+#endif
+
+/* Which matrix unit gemm_fp16 uses on the target being compiled. */
+#if defined(RC_HIP) && (defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || \
+			defined(__gfx1103__) || defined(__gfx1150__) || defined(__gfx1151__))
+#define RC_GEMM16_WMMA 1               /* RDNA3: v_wmma_f32_16x16x16_f16, wave32 */
+#elif defined(RC_HIP) && (defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx940__) || \
+			  defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__))
+#define RC_GEMM16_MFMA 1               /* CDNA: v_mfma_f32_16x16x16f16, wave64 */
+#elif defined(RC_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700 && !defined(__CUDACC_RTC__)
+#define RC_GEMM16_MMA 1                /* tensor cores through nvcuda::wmma */
+#endif
+
+#endif

@@ -1,0 +1,197 @@
+/* The probe engine: small GPU kernels whose every result is checked against
+ * an independent host reference, each run in a forked child under a
+ * watchdog, plus the runtime checks rocm.runtime and cuda.driver.
+ *
+ * Layers: backend.h (the runtimes) -> probe_harness.c (inputs, timing,
+ * verification, judgement, isolation) -> probe_gemm.c / probe_rtc.c (one
+ * probe each, registered in probe_defs[]) -> probe_run.c (which GPU, which
+ * backend, results into the report) -> cmd_probe.c and doctor. */
+#ifndef ROCMCHECK_PROBE_H
+#define ROCMCHECK_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "checks.h"
+#include "report.h"
+
+/* ---- fp16 and deterministic inputs ---- */
+float half_to_float(uint16_t h);
+uint16_t float_to_half(float f);   /* round to nearest even */
+
+struct prng {
+	uint64_t s;
+};
+void prng_seed(struct prng *p, uint64_t seed);
+uint64_t prng_next(struct prng *p);             /* splitmix64 */
+/* Uniform on a grid of `steps` values in [-1, 1] (exact in fp16 for steps <= 2048). */
+double prng_grid(struct prng *p, unsigned steps);
+
+/* ---- verification, reusable by every probe ---- */
+
+/* A product C = A * B to check, where A is m x k and B is k x n, read through
+ * accessors that return the exact input values (as the device saw them) in
+ * double. Convolutions check through the same interface with im2col-style
+ * accessors. */
+struct matmul_check {
+	unsigned m, n, k;
+	double (*a)(const void *ctx, size_t row, size_t col);
+	double (*b)(const void *ctx, size_t row, size_t col);
+	const void *ctx;
+	const float *c;            /* result, row-major, m x n */
+	double unit_roundoff;      /* of the accumulation: 2^-24 for fp32 */
+	unsigned vectors;          /* Freivalds vectors (default 4) */
+	unsigned samples;          /* sampled elements compared exactly (default 64) */
+	uint64_t seed;
+};
+
+struct verify_result {
+	bool ok;                   /* no wrong, NaN or Inf element */
+	long wrong;                /* rows failing Freivalds + sampled elements out of tolerance */
+	long nan_count, inf_count;
+	double max_rel_error;      /* over sampled elements: |c - exact| / sum |a||b| */
+	char detail[256];          /* the first problem, "" when ok */
+	char method[32];           /* "freivalds+sampled", "exact" */
+};
+
+/* 0, or -EINVAL for a malformed request. */
+int verify_matmul(const struct matmul_check *mc, struct verify_result *out);
+
+/* Elementwise results: `expect` returns the exact value of element i and
+ * sets *bound to its allowed absolute error. */
+int verify_elementwise(const float *got, size_t n,
+		       double (*expect)(const void *ctx, size_t i, double *bound), const void *ctx,
+		       struct verify_result *out);
+
+/* ---- what a probe child sends back over the pipe (plain data) ---- */
+struct probe_outcome {
+	int status;                /* enum status */
+	char summary[512];
+	char fix[512];             /* "" none */
+	char variant[32];
+	char verification[32];
+	char device[128];
+	char arch[32];
+	unsigned m, n, k;
+	double seconds, tflops, expected_tflops, ratio, max_rel_error, gbs, expected_gbs;
+	long nan_count;
+};
+void probe_outcome_init(struct probe_outcome *o);
+
+/* Judge a measured, verified result: wrong/NaN -> fail whatever the speed;
+ * correct but ratio (tflops / expected) under min_ratio -> warn with the
+ * likely causes; else pass. Fills status, summary, fix, ratio. */
+void probe_judge(struct probe_outcome *o, const struct verify_result *v, double min_ratio,
+		 const char *what);
+
+/* ---- isolation: run fn in a forked child under a watchdog ----
+ * The child's stdout goes to /dev/null; the end of its stderr is kept for
+ * the message when it dies. Returns 0 when the child delivered `out`
+ * completely; otherwise fills `why` ("timed out after 5 s", "crashed with
+ * signal 11 (Segmentation fault)") and returns -ETIMEDOUT / -ECHILD / -EIO. */
+typedef void (*isolated_fn)(void *arg, void *out);
+int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int timeout_s,
+		 char *why, size_t why_size);
+
+/* ---- probes ---- */
+enum probe_size { PROBE_SMALL = 0, PROBE_MEDIUM, PROBE_LARGE };
+int probe_size_parse(const char *s, enum probe_size *out);   /* 0 or -EINVAL */
+
+struct probe_job {
+	const struct backend_ops *ops;
+	int device;                /* runtime ordinal; -1: find by pci_addr */
+	char pci_addr[32];         /* "0000:03:00.0" or "" */
+	char arch[32];             /* arch from the facts (effective gfx), "" unknown */
+	enum probe_size size;
+	int iterations;            /* 0: default for the backend */
+	double fp32_peak, fp16_peak;  /* TFLOP/s from the profile, 0 unknown */
+	uint64_t seed;
+};
+
+/* What a running probe sees (inside the child). */
+struct probe_ctx {
+	const struct probe_job *job;
+	struct backend *b;
+	int device;
+	struct backend_props props;
+	void *module;              /* the kernels, loaded for this device; NULL when none */
+	char module_source[64];    /* "embedded gfx1100", "hiprtc gfx942", "fatbin", "cpu" */
+	char module_error[512];    /* why there is no module */
+};
+
+struct probe_def {
+	const char *name;          /* "gemm.fp32" (`probe NAME` matches it or its group) */
+	const char *id;            /* "probe.gemm.fp32" */
+	const char *group;         /* "gemm" */
+	bool short_set;            /* run by doctor --level standard */
+	void (*run)(struct probe_ctx *pc, struct probe_outcome *out);
+};
+extern const struct probe_def probe_defs[];   /* terminated by {0} */
+const struct probe_def *probe_find(const char *name);
+
+void probe_gemm_fp32(struct probe_ctx *pc, struct probe_outcome *out);
+void probe_gemm_fp16(struct probe_ctx *pc, struct probe_outcome *out);
+void probe_rtc(struct probe_ctx *pc, struct probe_outcome *out);
+
+/* Matrix sizes for a backend and size class. */
+unsigned probe_gemm_dim(const struct probe_job *job);
+int probe_iterations(const struct probe_job *job);
+
+/* Variants of gemm_fp16 as the info kernel reports them. */
+enum gemm16_variant {
+	GEMM16_VARIANT_PLAIN = 0,
+	GEMM16_VARIANT_WMMA = 1,   /* RDNA3 v_wmma_f32_16x16x16_f16 */
+	GEMM16_VARIANT_MFMA = 2,   /* CDNA v_mfma_f32_16x16x16f16 */
+	GEMM16_VARIANT_MMA = 3,    /* NVIDIA tensor cores (wmma / mma.sync) */
+	GEMM16_VARIANT_CPU = 4,
+};
+const char *gemm16_variant_name(int v);
+
+/* Run one probe in an isolated child and return its outcome (never fails:
+ * a crash or hang becomes a fail outcome). */
+void probe_run_job(const struct probe_def *def, const struct probe_job *job, int timeout_s,
+		   struct probe_outcome *out);
+/* Copy an outcome into a report entry. */
+void probe_outcome_to_report(const struct probe_outcome *o, struct report *r, const char *id,
+			     int gpu, const char *backend);
+
+/* ---- kernels embedded at build time (kernels/kernels.cmake) ---- */
+extern const char cpu_kernel_image[];
+/* The image for this backend and device; for hip, the bundle entry for the
+ * arch, else hiprtc compilation of the embedded source (cached under
+ * $XDG_CACHE_HOME/rocmcheck/). Fills pc->module or pc->module_error. */
+int probe_load_kernels(struct probe_ctx *pc);
+/* "cuda:sm_75,...", "hip:gfx900,...", "rtc:source"; NULL-terminated. */
+const char *const *probe_embedded_targets(void);
+
+/* ---- runtime checks (spec/checks.md rocm.runtime, cuda.driver) ---- */
+void check_rocm_runtime(const struct check_ctx *ctx, struct report *r, const struct check_def *def);
+void check_cuda_driver(const struct check_ctx *ctx, struct report *r, const struct check_def *def);
+
+/* CUDA driver API error names for the codes a user meets, for when the
+ * library itself cannot say (the stub leaves cuGetErrorName's string NULL). */
+const char *cuda_error_fallback_name(int code);
+
+/* A job for facts GPU `g`: the backend of its vendor, its runtime ordinal
+ * among the visible GPUs of that vendor, PCI address, effective arch and the
+ * profile's peak figures. -ENODEV for a GPU no backend drives. */
+int probe_job_for_gpu(const struct facts *f, const struct profiles *db, const struct gpu *g,
+		      struct probe_job *job);
+
+/* Progress line on stderr when it is a terminal ("" clears it). */
+void probe_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* doctor --level standard/full: the short set on every usable GPU. `gpus`
+ * is the --gpu list ("0,2") or NULL for all. */
+void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char *gpus, int timeout_s);
+
+#ifdef ROCMCHECK_TEST_HOOKS
+/* Test-only faults from ROCMCHECK_TEST_FAULT=crash|hang|wrong|nan, limited
+ * to one probe with ROCMCHECK_TEST_FAULT_PROBE=gemm.fp32. */
+void probe_test_fault_start(const char *probe);
+void probe_test_fault_output(const char *probe, float *c, size_t n);
+#endif
+
+#endif

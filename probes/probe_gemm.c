@@ -1,0 +1,221 @@
+/* gemm.fp32 and gemm.fp16: C = A * B on the device, timed with events and
+ * verified on the host (Freivalds + sampled elements, probe_harness.c). */
+#include "probe.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Launch shape of kernels/gemm.hip's gemm_fp32 (GEMM32_* there). */
+#define GEMM32_TILE 128
+#define GEMM32_THREADS 256
+
+/* Fractions of the profile's peak under which a correct result warns. Our
+ * kernels are simple and the `small` shape is short: these flag a GPU that
+ * runs several times slower than it should, not a tuning gap. */
+#define GEMM32_MIN_RATIO 0.20
+#define GEMM16_MIN_RATIO 0.05
+
+struct gemm_inputs {
+	unsigned m, n, k;
+	bool fp16;
+	float *a32, *b32;
+	uint16_t *a16, *b16;
+};
+
+static double in_a(const void *ctx, size_t i, size_t kk)
+{
+	const struct gemm_inputs *g = ctx;
+	return g->fp16 ? half_to_float(g->a16[i * g->k + kk]) : g->a32[i * g->k + kk];
+}
+
+static double in_b(const void *ctx, size_t kk, size_t j)
+{
+	const struct gemm_inputs *g = ctx;
+	return g->fp16 ? half_to_float(g->b16[kk * g->n + j]) : g->b32[kk * g->n + j];
+}
+
+static void be_fail(struct probe_ctx *pc, struct probe_outcome *out, const char *what)
+{
+	out->status = ST_FAIL;
+	snprintf(out->summary, sizeof(out->summary), "%s failed: %.440s", what, pc->b->err_text);
+}
+
+static void gemm_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
+{
+	struct backend *b = pc->b;
+	const struct backend_ops *ops = b->ops;
+	const char *probe = fp16 ? "gemm.fp16" : "gemm.fp32";
+	unsigned dim = probe_gemm_dim(pc->job);
+	struct gemm_inputs g = { dim, dim, dim, fp16, NULL, NULL, NULL, NULL };
+	size_t na = (size_t)g.m * g.k, nb = (size_t)g.k * g.n, nc = (size_t)g.m * g.n;
+	size_t esz = fp16 ? 2 : 4;
+	bk_ptr da = 0, db = 0, dc = 0, dinfo = 0;
+	void *ev0 = NULL, *ev1 = NULL, *fn = NULL;
+	float *c = NULL;
+
+	out->m = g.m, out->n = g.n, out->k = g.k;
+	if (probe_load_kernels(pc) < 0) {
+		out->status = ST_FAIL;
+		snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", pc->props.arch,
+			 pc->module_error);
+		snprintf(out->fix, sizeof(out->fix),
+			 "This build has no code object for %s and runtime compilation failed; "
+			 "see `rocmcheck version` for the embedded targets.", pc->props.arch);
+		return;
+	}
+
+	/* inputs on a grid of 1/1024 (fp16) or 2^-20 (fp32) in [-1, 1]: exact
+	 * in the input format, so the host sees the very values the device does */
+	struct prng pr;
+	prng_seed(&pr, pc->job->seed ? pc->job->seed : 0x726f636dULL);
+	if (fp16) {
+		g.a16 = xmalloc(na * 2);
+		g.b16 = xmalloc(nb * 2);
+		for (size_t i = 0; i < na; i++)
+			g.a16[i] = float_to_half((float)prng_grid(&pr, 1024));
+		for (size_t i = 0; i < nb; i++)
+			g.b16[i] = float_to_half((float)prng_grid(&pr, 1024));
+	} else {
+		g.a32 = xmalloc(na * 4);
+		g.b32 = xmalloc(nb * 4);
+		for (size_t i = 0; i < na; i++)
+			g.a32[i] = (float)prng_grid(&pr, 1u << 20);
+		for (size_t i = 0; i < nb; i++)
+			g.b32[i] = (float)prng_grid(&pr, 1u << 20);
+	}
+	c = xmalloc(nc * sizeof(float));
+
+	if (ops->alloc(b, na * esz, &da) < 0 || ops->alloc(b, nb * esz, &db) < 0 ||
+	    ops->alloc(b, nc * sizeof(float), &dc) < 0) {
+		be_fail(pc, out, "device allocation");
+		goto out;
+	}
+	if (ops->copy_h2d(b, da, fp16 ? (void *)g.a16 : (void *)g.a32, na * esz) < 0 ||
+	    ops->copy_h2d(b, db, fp16 ? (void *)g.b16 : (void *)g.b32, nb * esz) < 0) {
+		be_fail(pc, out, "copy to the device");
+		goto out;
+	}
+
+	unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1, 1, 1 };
+	if (fp16) {
+		/* the variant compiled for this arch tells its own launch shape */
+		int info[4] = { -1, 0, 0, 0 };
+		void *ifn;
+		if (ops->alloc(b, sizeof(info), &dinfo) < 0) {
+			be_fail(pc, out, "device allocation");
+			goto out;
+		}
+		void *iargs[] = { &dinfo };
+		if (ops->get_function(b, pc->module, "gemm_fp16_info", &ifn) < 0 ||
+		    ops->launch(b, ifn, grid, block, 0, iargs) < 0 || ops->synchronize(b) < 0 ||
+		    ops->copy_d2h(b, info, dinfo, sizeof(info)) < 0) {
+			be_fail(pc, out, "gemm_fp16_info");
+			goto out;
+		}
+		if (info[1] <= 0 || info[1] > 1024 || info[2] <= 0 || info[3] <= 0 ||
+		    g.m % (unsigned)info[2] || g.n % (unsigned)info[3]) {
+			out->status = ST_ERROR;
+			snprintf(out->summary, sizeof(out->summary),
+				 "gemm_fp16_info returned a bad launch shape (%d threads, tile %dx%d)", info[1],
+				 info[2], info[3]);
+			goto out;
+		}
+		snprintf(out->variant, sizeof(out->variant), "%s", gemm16_variant_name(info[0]));
+		block[0] = (unsigned)info[1];
+		grid[0] = g.n / (unsigned)info[3];
+		grid[1] = g.m / (unsigned)info[2];
+	} else {
+		snprintf(out->variant, sizeof(out->variant), "%s", ops == &backend_cpu_ops ? "cpu" : "tiled");
+		block[0] = GEMM32_THREADS;
+		grid[0] = g.n / GEMM32_TILE;
+		grid[1] = g.m / GEMM32_TILE;
+	}
+	if (ops->get_function(b, pc->module, fp16 ? "gemm_fp16" : "gemm_fp32", &fn) < 0) {
+		be_fail(pc, out, "kernel lookup");
+		goto out;
+	}
+	int M = (int)g.m, N = (int)g.n, K = (int)g.k;
+	void *args[] = { &da, &db, &dc, &M, &N, &K };
+	int iters = probe_iterations(pc->job);
+	int warm = ops == &backend_cpu_ops ? 1 : 3;
+	for (int i = 0; i < warm; i++) {
+		if (ops->launch(b, fn, grid, block, 0, args) < 0) {
+			be_fail(pc, out, "kernel launch");
+			goto out;
+		}
+	}
+	if (ops->synchronize(b) < 0) {
+		be_fail(pc, out, "kernel execution");
+		goto out;
+	}
+	float ms = 0;
+	if (ops->event_create(b, &ev0) < 0 || ops->event_create(b, &ev1) < 0 || ops->event_record(b, ev0) < 0) {
+		be_fail(pc, out, "timing events");
+		goto out;
+	}
+	for (int i = 0; i < iters; i++) {
+		if (ops->launch(b, fn, grid, block, 0, args) < 0) {
+			be_fail(pc, out, "kernel launch");
+			goto out;
+		}
+	}
+	if (ops->event_record(b, ev1) < 0 || ops->event_elapsed(b, ev0, ev1, &ms) < 0 || ops->synchronize(b) < 0) {
+		be_fail(pc, out, "kernel execution");
+		goto out;
+	}
+	if (ops->copy_d2h(b, c, dc, nc * sizeof(float)) < 0) {
+		be_fail(pc, out, "copy from the device");
+		goto out;
+	}
+#ifdef ROCMCHECK_TEST_HOOKS
+	probe_test_fault_output(probe, c, nc);
+#endif
+	out->seconds = ms > 0 ? (double)ms / 1e3 / iters : -1;
+	if (out->seconds > 0)
+		out->tflops = 2.0 * g.m * g.n * (double)g.k / out->seconds / 1e12;
+	double peak = fp16 ? pc->job->fp16_peak : pc->job->fp32_peak;
+	if (peak > 0 && ops != &backend_cpu_ops)
+		out->expected_tflops = peak;
+
+	struct matmul_check mc = {
+		.m = g.m, .n = g.n, .k = g.k, .a = in_a, .b = in_b, .ctx = &g, .c = c,
+		.unit_roundoff = ldexp(1.0, -24), .vectors = 4, .samples = 64, .seed = pc->job->seed,
+	};
+	struct verify_result v;
+	verify_matmul(&mc, &v);
+	char what[160];
+	snprintf(what, sizeof(what), "%s %ux%ux%u on %.60s (%s, %s)", probe, g.m, g.n, g.k,
+		 pc->props.name[0] ? pc->props.name : ops->name, pc->props.arch, out->variant);
+	double min_ratio = fp16 ? GEMM16_MIN_RATIO : GEMM32_MIN_RATIO;
+	probe_judge(out, &v, min_ratio, what);
+out:
+	if (ev0)
+		ops->event_destroy(b, ev0);
+	if (ev1)
+		ops->event_destroy(b, ev1);
+	if (da)
+		ops->free(b, da);
+	if (db)
+		ops->free(b, db);
+	if (dc)
+		ops->free(b, dc);
+	if (dinfo)
+		ops->free(b, dinfo);
+	free(c);
+	free(g.a32);
+	free(g.b32);
+	free(g.a16);
+	free(g.b16);
+}
+
+void probe_gemm_fp32(struct probe_ctx *pc, struct probe_outcome *out)
+{
+	gemm_run(pc, out, false);
+}
+
+void probe_gemm_fp16(struct probe_ctx *pc, struct probe_outcome *out)
+{
+	gemm_run(pc, out, true);
+}

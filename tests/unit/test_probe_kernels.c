@@ -1,0 +1,277 @@
+/* The kernels built at build time (nvcc fatbin, hipcc offload bundle with
+ * gfx1100) and runtime compilation without a device (hiprtc from Debian's
+ * libamdhip64, nvrtc from the CUDA toolkit). Parts whose compiler or library
+ * is missing are skipped, saying so; the test exits 77 when all are. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernels_embedded.h"
+#include "probe.h"
+#include "test_probe_shims.h"
+
+static int skipped, ran;
+
+static bool file_nonempty(const char *path)
+{
+	struct stat st;
+	return path && *path && stat(path, &st) == 0 && st.st_size > 0;
+}
+
+static void test_targets_listed(void **state)
+{
+	(void)state;
+	const char *const *t = probe_embedded_targets();
+	assert_non_null(t);
+	int n = 0;
+	bool cuda = false, hip = false, rtc = false;
+	for (; t[n]; n++) {
+		cuda |= str_startswith(t[n], "cuda:");
+		hip |= str_startswith(t[n], "hip:");
+		rtc |= str_startswith(t[n], "rtc:");
+	}
+	assert_true(cuda && hip && rtc);
+	assert_int_equal(n, 3);
+	/* the sources are embedded whatever the compilers */
+	assert_non_null(strstr(rc_kernels_gemm_source, "gemm_fp16_info"));
+	assert_non_null(strstr(rc_kernels_gemm_source, "ROCMCHECK_PORTABLE_H"));
+	assert_non_null(strstr(rc_kernels_rtc_source, "rtc_axpy"));
+}
+
+static void test_cuda_fatbin(void **state)
+{
+	(void)state;
+	if (!ROCMCHECK_KERNELS_FATBIN[0]) {
+		print_message("built without nvcc: no fatbin to check\n");
+		skipped++;
+		skip();
+	}
+	ran++;
+	assert_true(file_nonempty(ROCMCHECK_KERNELS_FATBIN));
+	assert_true(rc_kernels_cuda_fatbin_len > 1000);
+	/* fatbin header magic 0xba55ed50, little-endian */
+	static const unsigned char magic[4] = { 0x50, 0xed, 0x55, 0xba };
+	assert_memory_equal(rc_kernels_cuda_fatbin, magic, 4);
+	assert_non_null(strstr(probe_embedded_targets()[0], "sm_75"));
+	assert_non_null(strstr(probe_embedded_targets()[0], "sm_120"));
+	assert_non_null(strstr(probe_embedded_targets()[0], "compute_75 PTX"));
+}
+
+static void test_hip_bundle(void **state)
+{
+	(void)state;
+	if (!ROCMCHECK_KERNELS_HIPBUNDLE[0]) {
+		print_message("built without hipcc: no code objects to check\n");
+		skipped++;
+		skip();
+	}
+	ran++;
+	assert_true(file_nonempty(ROCMCHECK_KERNELS_HIPBUNDLE));
+	struct strvec t = STRVEC_INIT;
+	assert_int_equal(offload_bundle_targets(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, &t), 0);
+	static const char *const want[] = { "gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030", "gfx1100",
+					    "gfx1101", "gfx1102" };
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const void *co;
+		size_t len;
+		assert_true(strvec_contains(&t, want[i]));
+		assert_int_equal(offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, want[i], &co,
+						     &len), 0);
+		assert_true(len > 1000);
+		assert_memory_equal(co, "\177ELF", 4);
+		/* every kernel is in every code object */
+		assert_non_null(memmem(co, len, "gemm_fp32", 9));
+		assert_non_null(memmem(co, len, "gemm_fp16_info", 14));
+	}
+	strvec_release(&t);
+	const void *co;
+	size_t len;
+	assert_int_equal(offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, "gfx942", &co, &len),
+			 -ENOENT);
+	assert_non_null(strstr(probe_embedded_targets()[1], "gfx1100"));
+}
+
+static void test_bundle_parser(void **state)
+{
+	(void)state;
+	/* a hand-made bundle: header, two entries */
+	unsigned char buf[256];
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, "__CLANG_OFFLOAD_BUNDLE__", 24);
+	size_t pos = 24;
+	buf[pos] = 2;
+	pos += 8;
+	const char *ids[2] = { "host-x86_64-unknown-linux-gnu-", "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-" };
+	size_t data_at = 200;
+	for (int i = 0; i < 2; i++) {
+		buf[pos] = (unsigned char)(i ? data_at : 0);
+		pos += 8;
+		buf[pos] = (unsigned char)(i ? 8 : 0);
+		pos += 8;
+		buf[pos] = (unsigned char)strlen(ids[i]);
+		pos += 8;
+		memcpy(buf + pos, ids[i], strlen(ids[i]));
+		pos += strlen(ids[i]);
+	}
+	memcpy(buf + data_at, "\177ELFdata", 8);
+	const void *co;
+	size_t len;
+	assert_int_equal(offload_bundle_find(buf, sizeof(buf), "gfx90a", &co, &len), 0);
+	assert_int_equal(len, 8);
+	assert_ptr_equal(co, buf + data_at);
+	assert_int_equal(offload_bundle_find(buf, sizeof(buf), "gfx90", &co, &len), -ENOENT);
+	/* every truncation is rejected or not found, never read past the end */
+	for (size_t cut = 0; cut < 208; cut++) {
+		unsigned char *copy = malloc(cut ? cut : 1);
+		memcpy(copy, buf, cut);
+		int rc = offload_bundle_find(copy, cut, "gfx90a", &co, &len);
+		assert_true(rc == -EINVAL || rc == -ENOENT);
+		free(copy);
+	}
+	/* absurd sizes */
+	buf[24 + 8 + 8 + 8 + 30 + 8 + 7] = 0xff;
+	assert_int_equal(offload_bundle_find(buf, sizeof(buf), "gfx90a", &co, &len), -EINVAL);
+	assert_int_equal(offload_bundle_find("ELF", 3, "gfx90a", &co, &len), -EINVAL);
+}
+
+/* ---- runtime compilation, each in an isolated child ---- */
+
+struct rtc_req {
+	const struct backend_ops *ops;
+	const char *source, *name, *arch;
+};
+
+struct rtc_res {
+	int load, rc;
+	size_t len;
+	char head[8];
+	bool has_kernel;
+	char err[384];
+};
+
+static void rtc_child(void *arg, void *outp)
+{
+	const struct rtc_req *q = arg;
+	struct rtc_res *o = outp;
+	struct backend b;
+	backend_init(&b, q->ops);
+	o->load = b.ops->load(&b);
+	if (o->load < 0) {
+		snprintf(o->err, sizeof(o->err), "%s", b.err_text);
+		return;
+	}
+	void *img = NULL;
+	char *log = NULL;
+	o->rc = b.ops->rtc_compile(&b, q->source, q->name, q->arch, &img, &o->len, &log);
+	snprintf(o->err, sizeof(o->err), "%s", o->rc ? b.err_text : "");
+	if (img) {
+		memcpy(o->head, img, o->len < 8 ? o->len : 8);
+		o->has_kernel = memmem(img, o->len, "rtc_axpy", 8) || memmem(img, o->len, "gemm_fp16", 9);
+	}
+	free(img);
+	free(log);
+	b.ops->unload(&b);
+}
+
+/* dlopen in a child: a C++ runtime loaded into this process would leave
+ * allocations that LeakSanitizer reports after dlclose */
+static void lib_child(void *arg, void *out)
+{
+	void *h = dlopen(arg, RTLD_NOW | RTLD_LOCAL);
+	*(int *)out = h != NULL;
+}
+
+static bool have_lib(const char *name)
+{
+	int found = 0;
+	char why[200];
+	return run_isolated(lib_child, (void *)name, &found, sizeof(found), 30, why, sizeof(why)) == 0 && found;
+}
+
+static void hiprtc_case(const char *source, const char *name, const char *arch)
+{
+	struct rtc_req q = { &backend_hip_ops, source, name, arch };
+	struct rtc_res o;
+	char why[300];
+	assert_int_equal(run_isolated(rtc_child, &q, &o, sizeof(o), 120, why, sizeof(why)), 0);
+	assert_int_equal(o.load, 0);
+	if (o.rc)
+		print_message("hiprtc %s %s: %s\n", name, arch, o.err);
+	assert_int_equal(o.rc, 0);
+	assert_true(o.len > 1000);
+	assert_true(!memcmp(o.head, "\177ELF", 4) || !memcmp(o.head, "__CLANG", 7));
+	assert_true(o.has_kernel);
+}
+
+static void test_hiprtc(void **state)
+{
+	(void)state;
+	if (!have_lib("libamdhip64.so.5") && !have_lib("libamdhip64.so")) {
+		print_message("libamdhip64 not installed: hiprtc not checked\n");
+		skipped++;
+		skip();
+	}
+	ran++;
+	/* without a device, for the exact arch named */
+	hiprtc_case(rc_kernels_rtc_source, "rtc_axpy", "gfx1030");
+	/* the embedded GEMM source compiles with hiprtc: the path for targets
+	 * the build toolchain does not know (plain on RDNA2, MFMA on CDNA2) */
+	hiprtc_case(rc_kernels_gemm_source, "gemm.hip", "gfx1030");
+	hiprtc_case(rc_kernels_gemm_source, "gemm.hip", "gfx90a");
+	/* a bad arch is refused before the compiler sees it */
+	struct rtc_req q = { &backend_hip_ops, rc_kernels_rtc_source, "rtc_axpy", "sm_90" };
+	struct rtc_res o;
+	char why[300];
+	assert_int_equal(run_isolated(rtc_child, &q, &o, sizeof(o), 60, why, sizeof(why)), 0);
+	assert_int_equal(o.rc, -EINVAL);
+}
+
+static void test_nvrtc(void **state)
+{
+	(void)state;
+	const char *stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+	if (access(stub, R_OK) != 0 ||
+	    (!have_lib("libnvrtc.so.13") && !have_lib("libnvrtc.so.12") &&
+	     access("/usr/local/cuda/lib64/libnvrtc.so.13", R_OK) != 0)) {
+		print_message("no CUDA toolkit nvrtc/stub: nvrtc not checked\n");
+		skipped++;
+		skip();
+	}
+	ran++;
+	/* the driver API must load for the backend; the stub is enough to compile */
+	setenv("ROCMCHECK_CUDA_LIB", stub, 1);
+	struct rtc_req q = { &backend_cuda_ops, rc_kernels_rtc_source, "rtc_axpy", "sm_90" };
+	struct rtc_res o;
+	char why[300];
+	assert_int_equal(run_isolated(rtc_child, &q, &o, sizeof(o), 60, why, sizeof(why)), 0);
+	if (o.rc)
+		print_message("nvrtc: %s\n", o.err);
+	assert_int_equal(o.rc, 0);
+	assert_memory_equal(o.head, "\177ELF", 4);  /* a cubin for sm_90 */
+	assert_true(o.has_kernel);
+	unsetenv("ROCMCHECK_CUDA_LIB");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_targets_listed),
+		cmocka_unit_test(test_cuda_fatbin),
+		cmocka_unit_test(test_hip_bundle),
+		cmocka_unit_test(test_bundle_parser),
+		cmocka_unit_test(test_hiprtc),
+		cmocka_unit_test(test_nvrtc),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (rc == 0 && ran == 0 && skipped > 0)
+		return 77;
+	return rc;
+}
