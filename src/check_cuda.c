@@ -4,14 +4,7 @@
 #include <string.h>
 
 #include "check_common.h"
-
-/* Replaced by the probe engine's runtime check (issue 4). */
-static void check_cuda_driver_placeholder(const struct check_ctx *ctx, struct report *r,
-					  const struct check_def *def)
-{
-	(void)ctx;
-	report_add(r, def, ST_SKIP, -1, "needs the runtime probes");
-}
+#include "probe.h"
 
 static void check_cuda_toolkit(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
@@ -71,7 +64,7 @@ static void check_cuda_toolkit(const struct check_ctx *ctx, struct report *r, co
 }
 
 const struct check_def check_cuda_defs[] = {
-	{ "cuda.driver", "cuda", "CUDA driver API initialises", check_cuda_driver_placeholder, CHECK_LIVE_ONLY | CHECK_RUNTIME,
+	{ "cuda.driver", "cuda", "CUDA driver API initialises", check_cuda_driver, CHECK_LIVE_ONLY | CHECK_RUNTIME,
 	  "Live only: libcuda.so.1 loads, cuInit and cuDriverGetVersion succeed, and the device count matches the NVIDIA GPUs on PCI.\n\n"
 	  "A stub library (from a toolkit's stubs directory on the library path) returns `CUDA_ERROR_STUB_LIBRARY`; a driver/library mismatch gives `CUDA_ERROR_SYSTEM_DRIVER_MISMATCH`; no usable device gives `CUDA_ERROR_NO_DEVICE`. cuGetErrorString may leave the text NULL, so the error name is reported.\n\n"
 	  "Fix: follows from the error; driver.nvidia and perm.nvidia usually name the cause first." },

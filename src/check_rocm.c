@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "check_common.h"
+#include "probe.h"
 
 /* The release to install: the newest that supports every discrete AMD GPU's
  * arch and lists this OS; else the newest that lists the OS; else the newest. */
@@ -257,14 +258,6 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 	strvec_release(&notes);
 }
 
-/* Replaced by the probe engine's runtime check (issue 4). */
-static void check_rocm_runtime_placeholder(const struct check_ctx *ctx, struct report *r,
-					   const struct check_def *def)
-{
-	(void)ctx;
-	report_add(r, def, ST_SKIP, -1, "needs the runtime probes");
-}
-
 static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -360,7 +353,7 @@ const struct check_def check_rocm_defs[] = {
 	  "Reads the installed ROCm version, each AMD GPU's (effective) gfx target and the amdgpu DKMS version (/sys/module/amdgpu/version).\n\n"
 	  "Each target is supported from one release on and may be dropped later (6.4 dropped gfx906, gfx940, gfx941); the kernel driver must match user space: before ROCm 6.4 within two releases, from 6.4 within a year (the profile maps DKMS versions such as 6.7.0, 6.8.5, 6.10.5 and 6.12.12 to releases). Outside the window the runtime fails in odd ways (`hipErrorNoBinaryForGpu`, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`, hangs). The in-tree driver is not judged.\n\n"
 	  "Fix: a ROCm release that supports the GPU (the fix names it), or a driver matching the installed release." },
-	{ "rocm.runtime", "rocm", "HIP runtime initialises", check_rocm_runtime_placeholder, CHECK_LIVE_ONLY | CHECK_RUNTIME,
+	{ "rocm.runtime", "rocm", "HIP runtime initialises", check_rocm_runtime, CHECK_LIVE_ONLY | CHECK_RUNTIME,
 	  "Live only: dlopen of libamdhip64 (.so.7, .so.6, .so.5, .so), hipInit, hipGetDeviceCount, hipRuntimeGetVersion and hipDriverGetVersion. The device count must equal the KFD GPUs left visible by the *_VISIBLE_DEVICES variables.\n\n"
 	  "This is the first thing every HIP program does; when it fails, the HIP error name tells why: `hipErrorNoDevice` (no accessible GPU: permissions, containers), `hipErrorInvalidDevice`, `hipErrorNoBinaryForGpu`.\n\n"
 	  "Fix: follows from the error; the static checks above usually name the cause first." },

@@ -15,31 +15,8 @@ static int not_in_build(const char *cmd)
 	return EXIT_TROUBLE;
 }
 
-__attribute__((weak)) int cmd_probe(struct cli *cli, int argc, char **argv)
-{
-	(void)cli, (void)argc, (void)argv;
-	return not_in_build("probe");
-}
-
 __attribute__((weak)) int cmd_plan(struct cli *cli, int argc, char **argv)
 {
 	(void)cli, (void)argc, (void)argv;
 	return not_in_build("plan");
-}
-
-__attribute__((weak)) int cmd_bundle(struct cli *cli, int argc, char **argv)
-{
-	(void)cli, (void)argc, (void)argv;
-	return not_in_build("bundle");
-}
-
-__attribute__((weak)) void doctor_run_probes(const struct check_ctx *ctx, struct report *r,
-					     const char *gpus, int timeout_s)
-{
-	(void)ctx, (void)r, (void)gpus, (void)timeout_s;
-}
-
-__attribute__((weak)) const char *const *probe_embedded_targets(void)
-{
-	return NULL;
 }

@@ -21,9 +21,13 @@ if [ "$(id -u)" != 0 ]; then
 	chmod 700 "$T/locked"
 fi
 
-# --replay is accepted but bundles are not readable yet
+# A bundle that does not exist, or is not an archive, is exit 3 with one line
 run 3 --replay "$T/bundle.tar.gz" doctor
-assert_err_has "rocmcheck: --replay: support bundles are not supported by this build yet"
+assert_err_has "rocmcheck: --replay $T/bundle.tar.gz: cannot read: No such file or directory"
+[ -s "$OUT" ] && fail "an unreadable bundle wrote to stdout"
+echo "not an archive" >"$T/junk.tar.gz"
+run 3 --replay "$T/junk.tar.gz" doctor
+assert_err_has "rocmcheck: --replay $T/junk.tar.gz: "
 
 # broken profiles: every problem as FILE:LINE, then exit 3
 mkdir "$T/profiles"

@@ -9,12 +9,12 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "probe.h"
-#include "test_probe_shims.h"
 
 static void test_half(void **state)
 {

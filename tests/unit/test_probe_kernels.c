@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <dlfcn.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,7 +17,6 @@
 
 #include "kernels_embedded.h"
 #include "probe.h"
-#include "test_probe_shims.h"
 
 static int skipped, ran;
 

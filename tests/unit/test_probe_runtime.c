@@ -9,12 +9,12 @@
 #include <cmocka.h>
 #include <dlfcn.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "probe.h"
-#include "test_probe_shims.h"
 
 #define CUDA_STUB "/usr/local/cuda/lib64/stubs/libcuda.so"
 
@@ -57,7 +57,7 @@ static void facts_with(struct facts *f, enum vendor v, size_t n)
 
 static struct report run_check(const struct check_def *def, const struct facts *f, bool live)
 {
-	struct check_ctx ctx = { f, NULL, live, "standard" };
+	struct check_ctx ctx = { .facts = f, .db = NULL, .live = live, .level = "standard" };
 	struct report r;
 	report_init(&r, f, NULL);
 	def->run(&ctx, &r, def);
