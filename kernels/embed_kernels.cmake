@@ -1,5 +1,5 @@
 # Writes the C file that embeds the compiled kernels and their source.
-# -DOUT=file.c -DFATBIN=path|"" -DHIPBUNDLE=path|"" -DSOURCES="portable.h;gemm.hip"
+# -DOUT=file.c -DFATBIN=path|"" -DHIPBUNDLE=path|"" -DSOURCES="portable.h;gemm.hip;..."
 # -DRTC=rtc_axpy.hip -DTARGETS="cuda:...;hip:...;rtc:..."
 function(bytes_of var file)
   file(READ "${file}" hex HEX)
@@ -29,8 +29,8 @@ foreach(kind fatbin hipbundle)
   endif()
 endforeach()
 
-# The GEMM source for hiprtc: portable.h then gemm.hip, whose include of
-# portable.h is skipped by its guard.
+# The kernel source for hiprtc: portable.h then the kernel files, whose
+# includes of portable.h are skipped by its guard.
 set(src "")
 foreach(f ${SOURCES})
   file(READ "${f}" t)
@@ -38,7 +38,7 @@ foreach(f ${SOURCES})
 endforeach()
 file(WRITE "${OUT}.src.tmp" "${src}")
 bytes_of(data "${OUT}.src.tmp")
-string(APPEND c "const char rc_kernels_gemm_source[] = {\n${data}0 };\n\n")
+string(APPEND c "const char rc_kernels_source[] = {\n${data}0 };\n\n")
 bytes_of(data "${RTC}")
 string(APPEND c "const char rc_kernels_rtc_source[] = {\n${data}0 };\n\n")
 

@@ -11,7 +11,11 @@
 set(RC_KDIR ${CMAKE_SOURCE_DIR}/kernels)
 set(RC_KOUT ${CMAKE_BINARY_DIR}/kernels)
 file(MAKE_DIRECTORY ${RC_KOUT})
-set(RC_KSOURCES ${RC_KDIR}/portable.h ${RC_KDIR}/gemm.hip)
+# every kernel file, in the order hiprtc gets them pasted together; nvcc and
+# hipcc compile all.hip, which includes them in the same order
+set(RC_KSOURCES ${RC_KDIR}/portable.h ${RC_KDIR}/gemm.hip ${RC_KDIR}/conv.hip ${RC_KDIR}/amp.hip
+    ${RC_KDIR}/stream.hip)
+set(RC_KMAIN ${RC_KDIR}/all.hip)
 
 option(ROCMCHECK_KERNELS_CUDA "Build the NVIDIA kernels with nvcc when it exists" ON)
 option(ROCMCHECK_KERNELS_HIP "Build the AMD kernels with hipcc when it exists" ON)
@@ -28,7 +32,7 @@ if(ROCMCHECK_KERNELS_CUDA)
   find_program(ROCMCHECK_NVCC nvcc HINTS /usr/local/cuda/bin)
 endif()
 if(ROCMCHECK_KERNELS_CUDA AND ROCMCHECK_NVCC)
-  set(RC_FATBIN ${RC_KOUT}/gemm.fatbin)
+  set(RC_FATBIN ${RC_KOUT}/probes.fatbin)
   set(gencode -gencode arch=compute_75,code=compute_75)
   set(names "")
   foreach(a ${ROCMCHECK_CUDA_ARCHS})
@@ -37,9 +41,9 @@ if(ROCMCHECK_KERNELS_CUDA AND ROCMCHECK_NVCC)
   endforeach()
   add_custom_command(
     OUTPUT ${RC_FATBIN}
-    COMMAND ${ROCMCHECK_NVCC} -fatbin -O3 ${gencode} -I${RC_KDIR} -o ${RC_FATBIN} -x cu ${RC_KDIR}/gemm.hip
-    DEPENDS ${RC_KSOURCES}
-    COMMENT "nvcc: GEMM kernels for ${names} + compute_75 PTX"
+    COMMAND ${ROCMCHECK_NVCC} -fatbin -O3 ${gencode} -I${RC_KDIR} -o ${RC_FATBIN} -x cu ${RC_KMAIN}
+    DEPENDS ${RC_KSOURCES} ${RC_KMAIN}
+    COMMENT "nvcc: probe kernels for ${names} + compute_75 PTX"
     VERBATIM)
   string(REPLACE ";" "," names "${names}")
   list(APPEND RC_TARGETS "cuda:${names}+compute_75 PTX")
@@ -101,7 +105,7 @@ if(ROCMCHECK_KERNELS_HIP AND ROCMCHECK_HIPCC AND RC_DEVLIBS)
     endif()
     list(APPEND rc_archs ${arch})
   endforeach()
-  set(RC_HIPBUNDLE ${RC_KOUT}/gemm.hipfb)
+  set(RC_HIPBUNDLE ${RC_KOUT}/probes.hipfb)
   set(offload "")
   foreach(arch ${rc_archs})
     list(APPEND offload --offload-arch=${arch})
@@ -109,9 +113,9 @@ if(ROCMCHECK_KERNELS_HIP AND ROCMCHECK_HIPCC AND RC_DEVLIBS)
   add_custom_command(
     OUTPUT ${RC_HIPBUNDLE}
     COMMAND ${CMAKE_COMMAND} -E env DEVICE_LIB_PATH=${rc_devlibs}
-            ${ROCMCHECK_HIPCC} --genco -O3 ${offload} -I${RC_KDIR} -o ${RC_HIPBUNDLE} ${RC_KDIR}/gemm.hip
-    DEPENDS ${RC_KSOURCES} ${rc_generated}
-    COMMENT "hipcc: GEMM kernels for ${rc_archs}"
+            ${ROCMCHECK_HIPCC} --genco -O3 ${offload} -I${RC_KDIR} -o ${RC_HIPBUNDLE} ${RC_KMAIN}
+    DEPENDS ${RC_KSOURCES} ${RC_KMAIN} ${rc_generated}
+    COMMENT "hipcc: probe kernels for ${rc_archs}"
     VERBATIM)
   string(REPLACE ";" "," names "${rc_archs}")
   list(APPEND RC_TARGETS "hip:${names}")

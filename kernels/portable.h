@@ -22,12 +22,41 @@
 #define RC_KERNEL extern "C" __global__
 #define RC_BOUNDS(n) __launch_bounds__(n)
 
+/* Four floats moved as one 128-bit access (float4 is not in hiprtc's
+ * builtins). */
+struct __attribute__((aligned(16))) rc_float4 {
+	float x, y, z, w;
+};
+
+/* Finite without <cmath> (hiprtc has no headers): NaN fails v == v, an
+ * infinity gives NaN for v - v. No fast-math flags are used anywhere. */
+__device__ inline bool rc_isfinite(float v) { return v == v && v - v == 0.0f; }
+
 #if defined(RC_HIP)
 typedef _Float16 rc_half;
 __device__ inline float rc_to_float(rc_half h) { return (float)h; }
+/* Round to nearest even; beyond the largest half (65504, rounding up from
+ * 65520) the result is an infinity, spelled out because C++ leaves an
+ * out-of-range floating conversion undefined. */
+__device__ inline rc_half rc_to_half(float f)
+{
+	if (f >= 65520.0f)
+		return (rc_half)__builtin_inff();
+	if (f <= -65520.0f)
+		return (rc_half)(-__builtin_inff());
+	return (rc_half)f;
+}
 #else
 typedef __half rc_half;
 __device__ inline float rc_to_float(rc_half h) { return __half2float(h); }
+__device__ inline rc_half rc_to_half(float f) { return __float2half_rn(f); }
+#endif
+
+/* One fused multiply-add, rounded once (IEEE fma), on both vendors. */
+#if defined(RC_HIP)
+__device__ inline float rc_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+#else
+__device__ inline float rc_fma(float a, float b, float c) { return __fmaf_rn(a, b, c); }
 #endif
 
 /* Which matrix unit gemm_fp16 uses on the target being compiled. */

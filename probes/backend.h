@@ -54,6 +54,11 @@ struct backend_ops {
 	int (*free)(struct backend *b, bk_ptr p);
 	int (*copy_h2d)(struct backend *b, bk_ptr dst, const void *src, size_t bytes);
 	int (*copy_d2h)(struct backend *b, void *dst, bk_ptr src, size_t bytes);
+	int (*copy_d2d)(struct backend *b, bk_ptr dst, bk_ptr src, size_t bytes);
+	/* Page-locked host memory (hipHostMalloc, cuMemHostAlloc; plain memory
+	 * on cpu): what transfers at the link's full speed. */
+	int (*host_alloc)(struct backend *b, size_t bytes, void **out);
+	int (*host_free)(struct backend *b, void *p);
 	/* Load a code object / fatbin / PTX (hip, cuda) or a kernel table (cpu). */
 	int (*module_load)(struct backend *b, const void *image, size_t len, void **mod);
 	int (*module_unload)(struct backend *b, void *mod);

@@ -45,6 +45,9 @@ struct cuda_api {
 	CUresult (*MemFree)(CUdeviceptr);
 	CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
 	CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+	CUresult (*MemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+	CUresult (*MemHostAlloc)(void **, size_t, unsigned);
+	CUresult (*MemFreeHost)(void *);
 	CUresult (*ModuleLoadData)(CUmodule *, const void *);
 	CUresult (*ModuleUnload)(CUmodule);
 	CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
@@ -150,6 +153,8 @@ static int cuda_load(struct backend *b)
 	    BK_SYM(b, l, "cuCtxSynchronize", c->CtxSynchronize) ||
 	    BK_SYM(b, l, "cuMemAlloc_v2", c->MemAlloc) || BK_SYM(b, l, "cuMemFree_v2", c->MemFree) ||
 	    BK_SYM(b, l, "cuMemcpyHtoD_v2", c->MemcpyHtoD) || BK_SYM(b, l, "cuMemcpyDtoH_v2", c->MemcpyDtoH) ||
+	    BK_SYM(b, l, "cuMemcpyDtoD_v2", c->MemcpyDtoD) || BK_SYM(b, l, "cuMemHostAlloc", c->MemHostAlloc) ||
+	    BK_SYM(b, l, "cuMemFreeHost", c->MemFreeHost) ||
 	    BK_SYM(b, l, "cuModuleLoadData", c->ModuleLoadData) ||
 	    BK_SYM(b, l, "cuModuleUnload", c->ModuleUnload) ||
 	    BK_SYM(b, l, "cuModuleGetFunction", c->ModuleGetFunction) ||
@@ -263,6 +268,25 @@ static int cuda_copy_h2d(struct backend *b, bk_ptr dst, const void *src, size_t 
 static int cuda_copy_d2h(struct backend *b, void *dst, bk_ptr src, size_t bytes)
 {
 	CU_CALL(b, "cuMemcpyDtoH", api(b)->MemcpyDtoH(dst, src, bytes));
+	return 0;
+}
+
+static int cuda_copy_d2d(struct backend *b, bk_ptr dst, bk_ptr src, size_t bytes)
+{
+	CU_CALL(b, "cuMemcpyDtoD", api(b)->MemcpyDtoD(dst, src, bytes));
+	return 0;
+}
+
+static int cuda_host_alloc(struct backend *b, size_t bytes, void **out)
+{
+	*out = NULL;
+	CU_CALL(b, "cuMemHostAlloc", api(b)->MemHostAlloc(out, bytes, 0));
+	return 0;
+}
+
+static int cuda_host_free(struct backend *b, void *p)
+{
+	CU_CALL(b, "cuMemFreeHost", api(b)->MemFreeHost(p));
 	return 0;
 }
 
@@ -459,6 +483,9 @@ const struct backend_ops backend_cuda_ops = {
 	.free = cuda_free,
 	.copy_h2d = cuda_copy_h2d,
 	.copy_d2h = cuda_copy_d2h,
+	.copy_d2d = cuda_copy_d2d,
+	.host_alloc = cuda_host_alloc,
+	.host_free = cuda_host_free,
 	.module_load = cuda_module_load,
 	.module_unload = cuda_module_unload,
 	.get_function = cuda_get_function,

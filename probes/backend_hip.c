@@ -39,6 +39,9 @@ struct hip_api {
 	hipError_t (*Free)(void *);
 	hipError_t (*MemcpyHtoD)(void *, const void *, size_t);
 	hipError_t (*MemcpyDtoH)(void *, void *, size_t);
+	hipError_t (*MemcpyDtoD)(void *, void *, size_t);
+	hipError_t (*HostMalloc)(void **, size_t, unsigned);
+	hipError_t (*HostFree)(void *);
 	hipError_t (*ModuleLoadData)(hipModule_t *, const void *);
 	hipError_t (*ModuleUnload)(hipModule_t);
 	hipError_t (*ModuleGetFunction)(hipFunction_t *, hipModule_t, const char *);
@@ -131,7 +134,8 @@ static int hip_load(struct backend *b)
 	    BK_SYM(b, l, "hipDeviceGetPCIBusId", h->DeviceGetPCIBusId) ||
 	    BK_SYM(b, l, "hipSetDevice", h->SetDevice) || BK_SYM(b, l, "hipMalloc", h->Malloc) ||
 	    BK_SYM(b, l, "hipFree", h->Free) || BK_SYM(b, l, "hipMemcpyHtoD", h->MemcpyHtoD) ||
-	    BK_SYM(b, l, "hipMemcpyDtoH", h->MemcpyDtoH) ||
+	    BK_SYM(b, l, "hipMemcpyDtoH", h->MemcpyDtoH) || BK_SYM(b, l, "hipMemcpyDtoD", h->MemcpyDtoD) ||
+	    BK_SYM(b, l, "hipHostMalloc", h->HostMalloc) || BK_SYM(b, l, "hipHostFree", h->HostFree) ||
 	    BK_SYM(b, l, "hipModuleLoadData", h->ModuleLoadData) ||
 	    BK_SYM(b, l, "hipModuleUnload", h->ModuleUnload) ||
 	    BK_SYM(b, l, "hipModuleGetFunction", h->ModuleGetFunction) ||
@@ -283,6 +287,25 @@ static int hip_copy_d2h(struct backend *b, void *dst, bk_ptr src, size_t bytes)
 	return 0;
 }
 
+static int hip_copy_d2d(struct backend *b, bk_ptr dst, bk_ptr src, size_t bytes)
+{
+	HIP_CALL(b, "hipMemcpyDtoD", api(b)->MemcpyDtoD((void *)(uintptr_t)dst, (void *)(uintptr_t)src, bytes));
+	return 0;
+}
+
+static int hip_host_alloc(struct backend *b, size_t bytes, void **out)
+{
+	*out = NULL;
+	HIP_CALL(b, "hipHostMalloc", api(b)->HostMalloc(out, bytes, 0));   /* hipHostMallocDefault */
+	return 0;
+}
+
+static int hip_host_free(struct backend *b, void *p)
+{
+	HIP_CALL(b, "hipHostFree", api(b)->HostFree(p));
+	return 0;
+}
+
 static int hip_module_load(struct backend *b, const void *image, size_t len, void **mod)
 {
 	(void)len;
@@ -426,6 +449,9 @@ const struct backend_ops backend_hip_ops = {
 	.free = hip_free,
 	.copy_h2d = hip_copy_h2d,
 	.copy_d2h = hip_copy_d2h,
+	.copy_d2d = hip_copy_d2d,
+	.host_alloc = hip_host_alloc,
+	.host_free = hip_host_free,
 	.module_load = hip_module_load,
 	.module_unload = hip_module_unload,
 	.get_function = hip_get_function,

@@ -10,7 +10,7 @@ extern const unsigned char rc_kernels_cuda_fatbin[];  /* nvcc -fatbin: cubins + 
 extern const size_t rc_kernels_cuda_fatbin_len;
 extern const unsigned char rc_kernels_hip_bundle[];   /* clang offload bundle, one entry per gfx */
 extern const size_t rc_kernels_hip_bundle_len;
-extern const char rc_kernels_gemm_source[];           /* portable.h + gemm.hip, for hiprtc */
+extern const char rc_kernels_source[];                /* portable.h + every kernel file, for hiprtc */
 extern const char rc_kernels_rtc_source[];            /* rtc_axpy.hip */
 extern const char *const rc_kernels_targets[];        /* for `rocmcheck version`, NULL-terminated */
 

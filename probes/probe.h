@@ -3,9 +3,11 @@
  * watchdog, plus the runtime checks rocm.runtime and cuda.driver.
  *
  * Layers: backend.h (the runtimes) -> probe_harness.c (inputs, timing,
- * verification, judgement, isolation) -> probe_gemm.c / probe_rtc.c (one
- * probe each, registered in probe_defs[]) -> probe_run.c (which GPU, which
- * backend, results into the report) -> cmd_probe.c and doctor. */
+ * verification, judgement, isolation) -> probe_gemm.c, probe_conv.c,
+ * probe_amp.c, probe_bandwidth.c, probe_rtc.c (our kernels) and
+ * probe_blas.c, probe_dnn.c (the vendor libraries beside them), registered
+ * in probe_defs[] -> probe_run.c (which GPU, which backend, one child for a
+ * set of probes, results into the report) -> cmd_probe.c and doctor. */
 #ifndef ROCMCHECK_PROBE_H
 #define ROCMCHECK_PROBE_H
 
@@ -77,8 +79,15 @@ struct probe_outcome {
 	unsigned m, n, k;
 	double seconds, tflops, expected_tflops, ratio, max_rel_error, gbs, expected_gbs;
 	long nan_count;
+	struct probe_metric metrics[PROBE_METRICS_MAX];  /* report.h */
+	unsigned nmetrics;
+	char confirms[32];         /* a check whose failure this result confirms ("rocm.rocblas"), "" none */
 };
 void probe_outcome_init(struct probe_outcome *o);
+/* Append a named figure (ignored beyond PROBE_METRICS_MAX or when not finite). */
+void probe_metric_set(struct probe_outcome *o, const char *name, double value);
+/* The figure named `name`, or `dflt`. */
+double probe_metric_get(const struct probe_outcome *o, const char *name, double dflt);
 
 /* Judge a measured, verified result: wrong/NaN -> fail whatever the speed;
  * correct but ratio (tflops / expected) under min_ratio -> warn with the
@@ -94,6 +103,15 @@ void probe_judge(struct probe_outcome *o, const struct verify_result *v, double 
 typedef void (*isolated_fn)(void *arg, void *out);
 int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int timeout_s,
 		 char *why, size_t why_size);
+/* The same for a child that sends up to `max` records of `size` bytes, each
+ * with isolated_emit() as soon as it is ready: the watchdog restarts for
+ * every record, and what arrived before a crash or hang is kept. *got is
+ * the number of complete records. Returns 0 when the child exited normally
+ * (whatever it sent), else as run_isolated. */
+typedef void (*isolated_stream_fn)(void *arg, int fd);
+void isolated_emit(int fd, const void *rec, size_t size);
+int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t size, size_t max, int timeout_s,
+			size_t *got, char *why, size_t why_size);
 
 /* ---- probes ---- */
 enum probe_size { PROBE_SMALL = 0, PROBE_MEDIUM, PROBE_LARGE };
@@ -107,6 +125,11 @@ struct probe_job {
 	enum probe_size size;
 	int iterations;            /* 0: default for the backend */
 	double fp32_peak, fp16_peak;  /* TFLOP/s from the profile, 0 unknown */
+	double mem_gbs;            /* memory bandwidth from the profile, 0 unknown */
+	/* the PCIe link from the facts (sysfs current_link_* / max_link_*):
+	 * GT/s and lanes, 0 unknown */
+	double link_gts, max_link_gts;
+	unsigned link_width, max_link_width;
 	uint64_t seed;
 };
 
@@ -134,6 +157,76 @@ const struct probe_def *probe_find(const char *name);
 void probe_gemm_fp32(struct probe_ctx *pc, struct probe_outcome *out);
 void probe_gemm_fp16(struct probe_ctx *pc, struct probe_outcome *out);
 void probe_rtc(struct probe_ctx *pc, struct probe_outcome *out);
+void probe_conv_fp32(struct probe_ctx *pc, struct probe_outcome *out);
+void probe_conv_fp16(struct probe_ctx *pc, struct probe_outcome *out);
+void probe_amp(struct probe_ctx *pc, struct probe_outcome *out);
+void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out);
+void probe_blas_fp32(struct probe_ctx *pc, struct probe_outcome *out);
+void probe_blas_fp16(struct probe_ctx *pc, struct probe_outcome *out);
+void probe_dnn_fp32(struct probe_ctx *pc, struct probe_outcome *out);
+void probe_dnn_fp16(struct probe_ctx *pc, struct probe_outcome *out);
+
+/* ---- pieces the probes share ---- */
+
+/* A GEMM of probe.gemm's shape on the device, for probe.gemm and probe.blas:
+ * the same inputs (from job->seed) for our kernel and the vendor's. */
+struct gemm_dev {
+	unsigned m, n, k;
+	bool fp16;
+	float *a32, *b32;          /* host inputs, exact in their format */
+	uint16_t *a16, *b16;
+	float *c;                  /* host copy of the result */
+	bk_ptr da, db, dc;
+};
+/* Inputs, device buffers and uploads; 0 or -1 with out->summary filled. */
+int gemm_dev_setup(struct probe_ctx *pc, struct gemm_dev *g, bool fp16, struct probe_outcome *out);
+/* Our kernel: `iters` timed launches after warm-up; seconds per launch.
+ * Fills out->variant. 0 or -1 with out->summary filled. */
+int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double *seconds,
+		     struct probe_outcome *out);
+/* Copy C back and check it (Freivalds + samples, fp32 accumulation). */
+int gemm_dev_verify(struct probe_ctx *pc, struct gemm_dev *g, const char *probe, struct verify_result *v,
+		    struct probe_outcome *out);
+void gemm_dev_release(struct probe_ctx *pc, struct gemm_dev *g);
+
+/* The convolution of probe.conv and probe.dnn: x (N x C x H x W), w
+ * (K x C x 3 x 3), stride 1, padding 1, y (N x K x H x W) in fp32. */
+struct conv_shape {
+	unsigned n, c, h, w, k;
+};
+void probe_conv_shape(const struct probe_job *job, struct conv_shape *s);
+struct conv_data {
+	struct conv_shape s;
+	bool fp16;
+	float *x32, *w32;
+	uint16_t *x16, *w16;
+	float *y;                  /* host copy of the output, NCHW */
+	float *ymat;               /* the output as the K x (N*H*W) matrix verify_matmul reads */
+};
+void conv_data_make(struct conv_data *d, const struct conv_shape *s, bool fp16, uint64_t seed);
+void conv_data_free(struct conv_data *d);
+/* Check d->y against the double-precision convolution with verify_matmul's
+ * bound for this unit roundoff (conv_unit_roundoff). */
+int conv_verify(struct conv_data *d, double unit_roundoff, uint64_t seed, struct verify_result *v);
+/* The unit roundoff to check a convolution with: fp32 accumulation
+ * (2^-24), times `transform` for algorithms that are not dot products
+ * (Winograd, FFT: see probe_dnn.c; 1 otherwise), plus an output stored in a
+ * narrower format (`out_unit` 2^-11 for fp16, else 0) folded into the same
+ * 2 * 9C * u bound. */
+double conv_unit_roundoff(const struct conv_shape *s, double out_unit, double transform);
+double conv_flops(const struct conv_shape *s);
+
+/* PCIe: "16.0 GT/s PCIe" or "8 GT/s" -> GT/s (0 unknown); "16" -> lanes (0
+ * unknown); the payload bandwidth of a link per direction in GB/s after
+ * line encoding (8b/10b up to 5 GT/s, 128b/130b from 8 GT/s, FLIT at 64). */
+double pcie_speed_gts(const char *s);
+unsigned pcie_width(const char *s);
+double pcie_link_gbs(double gts, unsigned width);
+unsigned pcie_gen(double gts);
+
+/* Set the result of `check_id` for GPU `gpu` in the report to fail and
+ * append `note` to its summary (a probe confirmed the check's diagnosis). */
+void probe_confirm_check(struct report *r, const char *check_id, int gpu, const char *note);
 
 /* Matrix sizes for a backend and size class. */
 unsigned probe_gemm_dim(const struct probe_job *job);
@@ -153,6 +246,13 @@ const char *gemm16_variant_name(int v);
  * a crash or hang becomes a fail outcome). */
 void probe_run_job(const struct probe_def *def, const struct probe_job *job, int timeout_s,
 		   struct probe_outcome *out);
+/* Run several probes on one GPU in one child, which sets up the runtime
+ * once: outs[i] for defs[i]. A probe that fails, crashes or hangs ends the
+ * child; the rest run in a fresh one. When the runtime itself crashes or
+ * hangs before the first probe, every probe gets that failure. The watchdog
+ * (timeout_s) is per probe. */
+void probe_run_set(const struct probe_def *const *defs, size_t n, const struct probe_job *job, int timeout_s,
+		   struct probe_outcome *outs);
 /* Copy an outcome into a report entry. */
 void probe_outcome_to_report(const struct probe_outcome *o, struct report *r, const char *id,
 			     int gpu, const char *backend);
@@ -189,9 +289,11 @@ void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char
 
 #ifdef ROCMCHECK_TEST_HOOKS
 /* Test-only faults from ROCMCHECK_TEST_FAULT=crash|hang|wrong|nan, limited
- * to one probe with ROCMCHECK_TEST_FAULT_PROBE=gemm.fp32. */
+ * to one probe with ROCMCHECK_TEST_FAULT_PROBE=gemm.fp32; amp_nodetect makes
+ * the cpu backend's non-finite check miss every overflow. */
 void probe_test_fault_start(const char *probe);
 void probe_test_fault_output(const char *probe, float *c, size_t n);
+bool probe_test_fault_is(const char *fault);
 #endif
 
 #endif

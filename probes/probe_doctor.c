@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 int probe_job_for_gpu(const struct facts *f, const struct profiles *db, const struct gpu *g,
@@ -41,6 +42,16 @@ int probe_job_for_gpu(const struct facts *f, const struct profiles *db, const st
 	if (m) {
 		job->fp32_peak = m->fp32_tflops;
 		job->fp16_peak = m->fp16_tflops;
+		job->mem_gbs = m->bandwidth_gbs;
+	}
+	for (size_t i = 0; g->pci_addr && i < f->npci; i++) {
+		const struct pci_dev *p = &f->pci[i];
+		if (!p->addr || strcasecmp(p->addr, g->pci_addr) != 0)
+			continue;
+		job->link_gts = pcie_speed_gts(p->link_speed);
+		job->link_width = pcie_width(p->link_width);
+		job->max_link_gts = pcie_speed_gts(p->max_link_speed);
+		job->max_link_width = pcie_width(p->max_link_width);
 	}
 	job->size = PROBE_SMALL;
 	job->seed = 0x726f636d63686bULL;
@@ -76,12 +87,43 @@ static bool gpu_selected(const char *gpus, int index)
 	return hit;
 }
 
+void probe_confirm_check(struct report *r, const char *check_id, int gpu, const char *note)
+{
+	for (size_t i = 0; i < r->nresults; i++) {
+		struct check_result *c = &r->results[i];
+		if (!c->def || !c->def->id || strcmp(c->def->id, check_id) != 0 || c->gpu != gpu)
+			continue;
+		char *s = xasprintf("%s; confirmed by %s", c->summary ? c->summary : "", note);
+		free(c->summary);
+		c->summary = s;
+		c->status = ST_FAIL;
+		if (!c->fix.text)
+			result_fix_text(c, "A probe hit the failure this check predicts; see the probe's fix.");
+	}
+}
+
+/* The status of check `id` for GPU `gpu`, or -1 when it did not run. */
+static int check_status(const struct report *r, const char *id, int gpu)
+{
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct check_result *c = &r->results[i];
+		if (c->def && c->def->id && !strcmp(c->def->id, id) && c->gpu == gpu)
+			return (int)c->status;
+	}
+	return -1;
+}
+
 void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char *gpus, int timeout_s)
 {
 	if (!ctx->live || !ctx->facts || (ctx->level && !strcmp(ctx->level, "quick")))
 		return;
 	const struct facts *f = ctx->facts;
 	bool full = ctx->level && !strcmp(ctx->level, "full");
+	size_t ndefs = 0;
+	for (const struct probe_def *d = probe_defs; d->name; d++)
+		ndefs++;
+	const struct probe_def **set = xcalloc(ndefs + 1, sizeof(*set));
+	struct probe_outcome *outs = xcalloc(ndefs + 1, sizeof(*outs));
 	for (size_t i = 0; i < f->ngpus; i++) {
 		const struct gpu *g = &f->gpus[i];
 		struct probe_job job;
@@ -89,14 +131,27 @@ void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char
 			continue;
 		if (full)
 			job.size = PROBE_MEDIUM;
-		for (const struct probe_def *d = probe_defs; d->name; d++) {
-			if (!d->short_set)
-				continue;
-			probe_progress("probe %s on GPU %d (%s)...", d->name, g->index, job.ops->name);
-			struct probe_outcome o;
-			probe_run_job(d, &job, timeout_s > 0 ? timeout_s : 60, &o);
-			probe_outcome_to_report(&o, r, d->id, g->index, job.ops->name);
+		/* the short set; rocBLAS too where rocm.rocblas doubts it, to
+		 * confirm or clear the doubt with the error users would hit;
+		 * everything at --level full */
+		int rb = check_status(r, "rocm.rocblas", g->index);
+		bool blas = g->vendor == VENDOR_AMD && (rb == ST_WARN || rb == ST_FAIL);
+		size_t n = 0;
+		for (const struct probe_def *d = probe_defs; d->name; d++)
+			if (d->short_set || full || (blas && !strcmp(d->group, "blas")))
+				set[n++] = d;
+		probe_progress("probes on GPU %d (%s)...", g->index, job.ops->name);
+		probe_run_set(set, n, &job, timeout_s > 0 ? timeout_s : 60, outs);
+		for (size_t k = 0; k < n; k++) {
+			probe_outcome_to_report(&outs[k], r, set[k]->id, g->index, job.ops->name);
+			if (outs[k].confirms[0]) {
+				char note[600];
+				snprintf(note, sizeof(note), "%s: %s", set[k]->id, outs[k].summary);
+				probe_confirm_check(r, outs[k].confirms, g->index, note);
+			}
 		}
 	}
+	free(set);
+	free(outs);
 	probe_progress("%s", "");
 }

@@ -1,5 +1,7 @@
 /* gemm.fp32 and gemm.fp16: C = A * B on the device, timed with events and
- * verified on the host (Freivalds + sampled elements, probe_harness.c). */
+ * verified on the host (Freivalds + sampled elements, probe_harness.c). The
+ * gemm_dev pieces are shared with probe.blas, which runs the vendor's GEMM
+ * on the very same inputs. */
 #include "probe.h"
 
 #include <math.h>
@@ -17,45 +19,75 @@
 #define GEMM32_MIN_RATIO 0.20
 #define GEMM16_MIN_RATIO 0.05
 
-struct gemm_inputs {
-	unsigned m, n, k;
-	bool fp16;
-	float *a32, *b32;
-	uint16_t *a16, *b16;
-};
-
 static double in_a(const void *ctx, size_t i, size_t kk)
 {
-	const struct gemm_inputs *g = ctx;
+	const struct gemm_dev *g = ctx;
 	return g->fp16 ? half_to_float(g->a16[i * g->k + kk]) : g->a32[i * g->k + kk];
 }
 
 static double in_b(const void *ctx, size_t kk, size_t j)
 {
-	const struct gemm_inputs *g = ctx;
+	const struct gemm_dev *g = ctx;
 	return g->fp16 ? half_to_float(g->b16[kk * g->n + j]) : g->b32[kk * g->n + j];
 }
 
-static void be_fail(struct probe_ctx *pc, struct probe_outcome *out, const char *what)
+static int be_fail(struct probe_ctx *pc, struct probe_outcome *out, const char *what)
 {
 	out->status = ST_FAIL;
 	snprintf(out->summary, sizeof(out->summary), "%s failed: %.440s", what, pc->b->err_text);
+	return -1;
 }
 
-static void gemm_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
+int gemm_dev_setup(struct probe_ctx *pc, struct gemm_dev *g, bool fp16, struct probe_outcome *out)
 {
 	struct backend *b = pc->b;
 	const struct backend_ops *ops = b->ops;
-	const char *probe = fp16 ? "gemm.fp16" : "gemm.fp32";
 	unsigned dim = probe_gemm_dim(pc->job);
-	struct gemm_inputs g = { dim, dim, dim, fp16, NULL, NULL, NULL, NULL };
-	size_t na = (size_t)g.m * g.k, nb = (size_t)g.k * g.n, nc = (size_t)g.m * g.n;
+	memset(g, 0, sizeof(*g));
+	g->m = g->n = g->k = dim;
+	g->fp16 = fp16;
+	size_t na = (size_t)g->m * g->k, nb = (size_t)g->k * g->n, nc = (size_t)g->m * g->n;
 	size_t esz = fp16 ? 2 : 4;
-	bk_ptr da = 0, db = 0, dc = 0, dinfo = 0;
-	void *ev0 = NULL, *ev1 = NULL, *fn = NULL;
-	float *c = NULL;
+	out->m = g->m, out->n = g->n, out->k = g->k;
 
-	out->m = g.m, out->n = g.n, out->k = g.k;
+	/* inputs on a grid of 1/1024 (fp16) or 2^-20 (fp32) in [-1, 1]: exact
+	 * in the input format, so the host sees the very values the device does */
+	struct prng pr;
+	prng_seed(&pr, pc->job->seed ? pc->job->seed : 0x726f636dULL);
+	if (fp16) {
+		g->a16 = xmalloc(na * 2);
+		g->b16 = xmalloc(nb * 2);
+		for (size_t i = 0; i < na; i++)
+			g->a16[i] = float_to_half((float)prng_grid(&pr, 1024));
+		for (size_t i = 0; i < nb; i++)
+			g->b16[i] = float_to_half((float)prng_grid(&pr, 1024));
+	} else {
+		g->a32 = xmalloc(na * 4);
+		g->b32 = xmalloc(nb * 4);
+		for (size_t i = 0; i < na; i++)
+			g->a32[i] = (float)prng_grid(&pr, 1u << 20);
+		for (size_t i = 0; i < nb; i++)
+			g->b32[i] = (float)prng_grid(&pr, 1u << 20);
+	}
+	g->c = xmalloc(nc * sizeof(float));
+	if (ops->alloc(b, na * esz, &g->da) < 0 || ops->alloc(b, nb * esz, &g->db) < 0 ||
+	    ops->alloc(b, nc * sizeof(float), &g->dc) < 0)
+		return be_fail(pc, out, "device allocation");
+	if (ops->copy_h2d(b, g->da, fp16 ? (void *)g->a16 : (void *)g->a32, na * esz) < 0 ||
+	    ops->copy_h2d(b, g->db, fp16 ? (void *)g->b16 : (void *)g->b32, nb * esz) < 0)
+		return be_fail(pc, out, "copy to the device");
+	return 0;
+}
+
+int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double *seconds,
+		     struct probe_outcome *out)
+{
+	struct backend *b = pc->b;
+	const struct backend_ops *ops = b->ops;
+	void *ev0 = NULL, *ev1 = NULL, *fn = NULL;
+	bk_ptr dinfo = 0;
+	int ret = -1;
+	*seconds = -1;
 	if (probe_load_kernels(pc) < 0) {
 		out->status = ST_FAIL;
 		snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", pc->props.arch,
@@ -63,43 +95,10 @@ static void gemm_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		snprintf(out->fix, sizeof(out->fix),
 			 "This build has no code object for %s and runtime compilation failed; "
 			 "see `rocmcheck version` for the embedded targets.", pc->props.arch);
-		return;
+		return -1;
 	}
-
-	/* inputs on a grid of 1/1024 (fp16) or 2^-20 (fp32) in [-1, 1]: exact
-	 * in the input format, so the host sees the very values the device does */
-	struct prng pr;
-	prng_seed(&pr, pc->job->seed ? pc->job->seed : 0x726f636dULL);
-	if (fp16) {
-		g.a16 = xmalloc(na * 2);
-		g.b16 = xmalloc(nb * 2);
-		for (size_t i = 0; i < na; i++)
-			g.a16[i] = float_to_half((float)prng_grid(&pr, 1024));
-		for (size_t i = 0; i < nb; i++)
-			g.b16[i] = float_to_half((float)prng_grid(&pr, 1024));
-	} else {
-		g.a32 = xmalloc(na * 4);
-		g.b32 = xmalloc(nb * 4);
-		for (size_t i = 0; i < na; i++)
-			g.a32[i] = (float)prng_grid(&pr, 1u << 20);
-		for (size_t i = 0; i < nb; i++)
-			g.b32[i] = (float)prng_grid(&pr, 1u << 20);
-	}
-	c = xmalloc(nc * sizeof(float));
-
-	if (ops->alloc(b, na * esz, &da) < 0 || ops->alloc(b, nb * esz, &db) < 0 ||
-	    ops->alloc(b, nc * sizeof(float), &dc) < 0) {
-		be_fail(pc, out, "device allocation");
-		goto out;
-	}
-	if (ops->copy_h2d(b, da, fp16 ? (void *)g.a16 : (void *)g.a32, na * esz) < 0 ||
-	    ops->copy_h2d(b, db, fp16 ? (void *)g.b16 : (void *)g.b32, nb * esz) < 0) {
-		be_fail(pc, out, "copy to the device");
-		goto out;
-	}
-
 	unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1, 1, 1 };
-	if (fp16) {
+	if (g->fp16) {
 		/* the variant compiled for this arch tells its own launch shape */
 		int info[4] = { -1, 0, 0, 0 };
 		void *ifn;
@@ -115,7 +114,7 @@ static void gemm_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 			goto out;
 		}
 		if (info[1] <= 0 || info[1] > 1024 || info[2] <= 0 || info[3] <= 0 ||
-		    g.m % (unsigned)info[2] || g.n % (unsigned)info[3]) {
+		    g->m % (unsigned)info[2] || g->n % (unsigned)info[3]) {
 			out->status = ST_ERROR;
 			snprintf(out->summary, sizeof(out->summary),
 				 "gemm_fp16_info returned a bad launch shape (%d threads, tile %dx%d)", info[1],
@@ -124,21 +123,20 @@ static void gemm_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		}
 		snprintf(out->variant, sizeof(out->variant), "%s", gemm16_variant_name(info[0]));
 		block[0] = (unsigned)info[1];
-		grid[0] = g.n / (unsigned)info[3];
-		grid[1] = g.m / (unsigned)info[2];
+		grid[0] = g->n / (unsigned)info[3];
+		grid[1] = g->m / (unsigned)info[2];
 	} else {
 		snprintf(out->variant, sizeof(out->variant), "%s", ops == &backend_cpu_ops ? "cpu" : "tiled");
 		block[0] = GEMM32_THREADS;
-		grid[0] = g.n / GEMM32_TILE;
-		grid[1] = g.m / GEMM32_TILE;
+		grid[0] = g->n / GEMM32_TILE;
+		grid[1] = g->m / GEMM32_TILE;
 	}
-	if (ops->get_function(b, pc->module, fp16 ? "gemm_fp16" : "gemm_fp32", &fn) < 0) {
+	if (ops->get_function(b, pc->module, g->fp16 ? "gemm_fp16" : "gemm_fp32", &fn) < 0) {
 		be_fail(pc, out, "kernel lookup");
 		goto out;
 	}
-	int M = (int)g.m, N = (int)g.n, K = (int)g.k;
-	void *args[] = { &da, &db, &dc, &M, &N, &K };
-	int iters = probe_iterations(pc->job);
+	int M = (int)g->m, N = (int)g->n, K = (int)g->k;
+	void *args[] = { &g->da, &g->db, &g->dc, &M, &N, &K };
 	int warm = ops == &backend_cpu_ops ? 1 : 3;
 	for (int i = 0; i < warm; i++) {
 		if (ops->launch(b, fn, grid, block, 0, args) < 0) {
@@ -165,49 +163,75 @@ static void gemm_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		be_fail(pc, out, "kernel execution");
 		goto out;
 	}
-	if (ops->copy_d2h(b, c, dc, nc * sizeof(float)) < 0) {
-		be_fail(pc, out, "copy from the device");
-		goto out;
-	}
-#ifdef ROCMCHECK_TEST_HOOKS
-	probe_test_fault_output(probe, c, nc);
-#endif
-	out->seconds = ms > 0 ? (double)ms / 1e3 / iters : -1;
-	if (out->seconds > 0)
-		out->tflops = 2.0 * g.m * g.n * (double)g.k / out->seconds / 1e12;
-	double peak = fp16 ? pc->job->fp16_peak : pc->job->fp32_peak;
-	if (peak > 0 && ops != &backend_cpu_ops)
-		out->expected_tflops = peak;
-
-	struct matmul_check mc = {
-		.m = g.m, .n = g.n, .k = g.k, .a = in_a, .b = in_b, .ctx = &g, .c = c,
-		.unit_roundoff = ldexp(1.0, -24), .vectors = 4, .samples = 64, .seed = pc->job->seed,
-	};
-	struct verify_result v;
-	verify_matmul(&mc, &v);
-	char what[160];
-	snprintf(what, sizeof(what), "%s %ux%ux%u on %.60s (%s, %s)", probe, g.m, g.n, g.k,
-		 pc->props.name[0] ? pc->props.name : ops->name, pc->props.arch, out->variant);
-	double min_ratio = fp16 ? GEMM16_MIN_RATIO : GEMM32_MIN_RATIO;
-	probe_judge(out, &v, min_ratio, what);
+	*seconds = ms > 0 ? (double)ms / 1e3 / iters : -1;
+	ret = 0;
 out:
 	if (ev0)
 		ops->event_destroy(b, ev0);
 	if (ev1)
 		ops->event_destroy(b, ev1);
-	if (da)
-		ops->free(b, da);
-	if (db)
-		ops->free(b, db);
-	if (dc)
-		ops->free(b, dc);
 	if (dinfo)
 		ops->free(b, dinfo);
-	free(c);
-	free(g.a32);
-	free(g.b32);
-	free(g.a16);
-	free(g.b16);
+	return ret;
+}
+
+int gemm_dev_verify(struct probe_ctx *pc, struct gemm_dev *g, const char *probe, struct verify_result *v,
+		    struct probe_outcome *out)
+{
+	size_t nc = (size_t)g->m * g->n;
+	if (pc->b->ops->copy_d2h(pc->b, g->c, g->dc, nc * sizeof(float)) < 0)
+		return be_fail(pc, out, "copy from the device");
+#ifdef ROCMCHECK_TEST_HOOKS
+	probe_test_fault_output(probe, g->c, nc);
+#else
+	(void)probe;
+#endif
+	struct matmul_check mc = {
+		.m = g->m, .n = g->n, .k = g->k, .a = in_a, .b = in_b, .ctx = g, .c = g->c,
+		.unit_roundoff = ldexp(1.0, -24), .vectors = 4, .samples = 64, .seed = pc->job->seed,
+	};
+	verify_matmul(&mc, v);
+	return 0;
+}
+
+void gemm_dev_release(struct probe_ctx *pc, struct gemm_dev *g)
+{
+	const struct backend_ops *ops = pc->b->ops;
+	if (g->da)
+		ops->free(pc->b, g->da);
+	if (g->db)
+		ops->free(pc->b, g->db);
+	if (g->dc)
+		ops->free(pc->b, g->dc);
+	free(g->c);
+	free(g->a32);
+	free(g->b32);
+	free(g->a16);
+	free(g->b16);
+	memset(g, 0, sizeof(*g));
+}
+
+static void gemm_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
+{
+	const char *probe = fp16 ? "gemm.fp16" : "gemm.fp32";
+	struct gemm_dev g;
+	double sec = -1;
+	struct verify_result v;
+	if (gemm_dev_setup(pc, &g, fp16, out) < 0 || gemm_dev_run_own(pc, &g, probe_iterations(pc->job), &sec, out) < 0 ||
+	    gemm_dev_verify(pc, &g, probe, &v, out) < 0)
+		goto out;
+	out->seconds = sec;
+	if (sec > 0)
+		out->tflops = 2.0 * g.m * g.n * (double)g.k / sec / 1e12;
+	double peak = fp16 ? pc->job->fp16_peak : pc->job->fp32_peak;
+	if (peak > 0 && pc->b->ops != &backend_cpu_ops)
+		out->expected_tflops = peak;
+	char what[160];
+	snprintf(what, sizeof(what), "%s %ux%ux%u on %.60s (%s, %s)", probe, g.m, g.n, g.k,
+		 pc->props.name[0] ? pc->props.name : pc->b->ops->name, pc->props.arch, out->variant);
+	probe_judge(out, &v, fp16 ? GEMM16_MIN_RATIO : GEMM32_MIN_RATIO, what);
+out:
+	gemm_dev_release(pc, &g);
 }
 
 void probe_gemm_fp32(struct probe_ctx *pc, struct probe_outcome *out)

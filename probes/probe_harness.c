@@ -280,6 +280,23 @@ void probe_outcome_init(struct probe_outcome *o)
 	o->nan_count = -1;
 }
 
+void probe_metric_set(struct probe_outcome *o, const char *name, double value)
+{
+	if (o->nmetrics >= PROBE_METRICS_MAX || !isfinite(value))
+		return;
+	struct probe_metric *m = &o->metrics[o->nmetrics++];
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->value = value;
+}
+
+double probe_metric_get(const struct probe_outcome *o, const char *name, double dflt)
+{
+	for (unsigned i = 0; i < o->nmetrics && i < PROBE_METRICS_MAX; i++)
+		if (!strcmp(o->metrics[i].name, name))
+			return o->metrics[i].value;
+	return dflt;
+}
+
 static const char *const serialising_vars[] = {
 	"HIP_LAUNCH_BLOCKING", "AMD_SERIALIZE_KERNEL", "AMD_SERIALIZE_COPY", "CUDA_LAUNCH_BLOCKING", NULL
 };
@@ -372,43 +389,82 @@ static void write_all(int fd, const void *buf, size_t len)
 	}
 }
 
-#define ERR_TAIL 400
-
-static void tail_append(char *tail, size_t *tlen, const char *data, size_t n)
+void isolated_emit(int fd, const void *rec, size_t size)
 {
-	if (n >= ERR_TAIL) {
-		memcpy(tail, data + n - ERR_TAIL, ERR_TAIL);
-		*tlen = ERR_TAIL;
-		return;
-	}
-	if (*tlen + n > ERR_TAIL) {
-		size_t drop = *tlen + n - ERR_TAIL;
-		memmove(tail, tail + drop, *tlen - drop);
-		*tlen -= drop;
-	}
-	memcpy(tail + *tlen, data, n);
-	*tlen += n;
+	write_all(fd, rec, size);
 }
 
-static void describe_tail(char *why, size_t why_size, char *tail, size_t tlen)
+/* What the child printed on stderr: its beginning (where libraries state the
+ * error, "rocBLAS error: Cannot read ...") and its end (the last words before
+ * a crash), joined with " ... " when they are apart. */
+#define ERR_HEAD 320
+#define ERR_TAIL 400
+
+struct err_capture {
+	char head[ERR_HEAD + 1];
+	size_t hlen;
+	char tail[ERR_TAIL + 1];
+	size_t tlen;
+	bool gap;                  /* bytes were dropped between head and tail */
+};
+
+static void capture_append(struct err_capture *e, const char *data, size_t n)
 {
-	tail[tlen] = '\0';
-	char *t = str_trim(tail);
+	size_t h = ERR_HEAD - e->hlen < n ? ERR_HEAD - e->hlen : n;
+	memcpy(e->head + e->hlen, data, h);
+	e->hlen += h;
+	data += h;
+	n -= h;
+	if (n == 0)
+		return;
+	if (n >= ERR_TAIL) {
+		e->gap = e->gap || e->tlen > 0 || n > ERR_TAIL;
+		memcpy(e->tail, data + n - ERR_TAIL, ERR_TAIL);
+		e->tlen = ERR_TAIL;
+		return;
+	}
+	if (e->tlen + n > ERR_TAIL) {
+		size_t drop = e->tlen + n - ERR_TAIL;
+		memmove(e->tail, e->tail + drop, e->tlen - drop);
+		e->tlen -= drop;
+		e->gap = true;
+	}
+	memcpy(e->tail + e->tlen, data, n);
+	e->tlen += n;
+}
+
+static void flatten(char *t)
+{
 	for (char *p = t; *p; p++)
 		if (*p == '\n' || *p == '\r' || *p == '\t')
 			*p = ' ';
-	if (*t) {
-		size_t used = strlen(why);
-		snprintf(why + used, why_size - used, "; it printed: %s", t);
-	}
 }
 
-int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int timeout_s,
-		 char *why, size_t why_size)
+static void describe_capture(char *why, size_t why_size, struct err_capture *e)
+{
+	e->head[e->hlen] = '\0';
+	e->tail[e->tlen] = '\0';
+	flatten(e->head);
+	flatten(e->tail);
+	char *h = str_trim(e->head), *t = str_trim(e->tail);
+	if (!*h && !*t)
+		return;
+	size_t used = strlen(why);
+	snprintf(why + used, why_size - used, "; it printed: %s%s%s", h, !*t ? "" : e->gap ? " ... " : " ", t);
+}
+
+int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t size, size_t max, int timeout_s,
+			size_t *got_recs, char *why, size_t why_size)
 {
 	int pout[2], perr[2];
+	const int limit = timeout_s > 0 ? timeout_s : 60;
+	*got_recs = 0;
 	if (why_size)
 		why[0] = '\0';
+	if (size == 0 || max == 0) {
+		snprintf(why, why_size, "nothing to receive");
+		return -EINVAL;
+	}
 	if (pipe2(pout, O_CLOEXEC) < 0) {
 		snprintf(why, why_size, "pipe: %s", strerror(errno));
 		return -EIO;
@@ -440,20 +496,17 @@ int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int time
 		if (devnull >= 0)
 			dup2(devnull, STDOUT_FILENO);
 		dup2(perr[1], STDERR_FILENO);
-		void *buf = calloc(1, out_size ? out_size : 1);
-		if (!buf)
-			_exit(120);
-		fn(arg, buf);
-		write_all(pout[1], buf, out_size);
+		fn(arg, pout[1]);
 		_exit(0);
 	}
 	close(pout[1]);
 	close(perr[1]);
 
-	double deadline = now_s() + (timeout_s > 0 ? timeout_s : 60);
-	size_t got = 0;
-	char tail[ERR_TAIL + 1];
-	size_t tlen = 0;
+	/* the watchdog: `limit` seconds for each record */
+	double deadline = now_s() + limit;
+	size_t got = 0, total = size * max;
+	struct err_capture cap;
+	memset(&cap, 0, sizeof(cap));
 	bool out_open = true, err_open = true, timed_out = false;
 	int status = 0;
 	bool reaped = false;
@@ -473,19 +526,23 @@ int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int time
 		}
 		if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
 			char scratch[512];
-			char *dst = got < out_size ? (char *)out + got : scratch;
-			size_t room = got < out_size ? out_size - got : sizeof(scratch);
+			char *dst = got < total ? (char *)recs + got : scratch;
+			size_t room = got < total ? total - got : sizeof(scratch);
 			ssize_t n = read(pout[0], dst, room);
-			if (n > 0 && got < out_size)
+			if (n > 0 && got < total) {
+				size_t before = got / size;
 				got += (size_t)n;
-			else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+				if (got / size > before)
+					deadline = now_s() + limit;
+			} else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
 				out_open = false;
+			}
 		}
 		if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
 			char buf[512];
 			ssize_t n = read(perr[0], buf, sizeof(buf));
 			if (n > 0)
-				tail_append(tail, &tlen, buf, (size_t)n);
+				capture_append(&cap, buf, (size_t)n);
 			else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
 				err_open = false;
 		}
@@ -496,13 +553,14 @@ int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int time
 			break;
 		}
 	}
+	*got_recs = got / size;
 	if (timed_out && !reaped) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 		close(pout[0]);
 		close(perr[0]);
-		snprintf(why, why_size, "timed out after %d s", timeout_s > 0 ? timeout_s : 60);
-		describe_tail(why, why_size, tail, tlen);
+		snprintf(why, why_size, "timed out after %d s", limit);
+		describe_capture(why, why_size, &cap);
 		return -ETIMEDOUT;
 	}
 	if (!reaped) {
@@ -519,18 +577,52 @@ int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int time
 	}
 	close(pout[0]);
 	close(perr[0]);
-	if (got == out_size)
-		return 0;
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 		snprintf(why, why_size, "crashed with signal %d (%s)", sig, strsignal(sig));
-		describe_tail(why, why_size, tail, tlen);
+		describe_capture(why, why_size, &cap);
 		return -ECHILD;
 	}
-	snprintf(why, why_size, "exited with status %d before reporting a result",
-		 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	describe_tail(why, why_size, tail, tlen);
-	return -EIO;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(why, why_size, "exited with status %d before reporting a result",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		describe_capture(why, why_size, &cap);
+		return -EIO;
+	}
+	snprintf(why, why_size, "exited before reporting a result");
+	describe_capture(why, why_size, &cap);
+	return 0;
+}
+
+struct whole_arg {
+	isolated_fn fn;
+	void *arg;
+	size_t size;
+};
+
+static void whole_child(void *argp, int fd)
+{
+	const struct whole_arg *w = argp;
+	void *buf = calloc(1, w->size);
+	if (!buf)
+		_exit(120);
+	w->fn(w->arg, buf);
+	isolated_emit(fd, buf, w->size);
+	free(buf);
+}
+
+int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int timeout_s,
+		 char *why, size_t why_size)
+{
+	struct whole_arg w = { fn, arg, out_size };
+	size_t got = 0;
+	int rc = run_isolated_stream(whole_child, &w, out, out_size, 1, timeout_s, &got, why, why_size);
+	if (got == 1) {
+		if (why_size)
+			why[0] = '\0';
+		return 0;
+	}
+	return rc < 0 ? rc : -EIO;
 }
 
 /* ---- test-only faults ---- */
@@ -556,6 +648,12 @@ void probe_test_fault_start(const char *probe)
 	if (!strcmp(f, "hang"))
 		for (;;)
 			pause();
+}
+
+bool probe_test_fault_is(const char *fault)
+{
+	const char *f = getenv("ROCMCHECK_TEST_FAULT");
+	return f && !strcmp(f, fault);
 }
 
 void probe_test_fault_output(const char *probe, float *c, size_t n)

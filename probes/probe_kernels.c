@@ -96,10 +96,10 @@ static int hip_rtc_kernels(struct probe_ctx *pc)
 	const char *arch = pc->props.arch;
 	int rtv = -1, drv = -1;
 	b->ops->versions(b, &rtv, &drv);
-	uint64_t h = fnv1a(rc_kernels_gemm_source, strlen(rc_kernels_gemm_source), 0xcbf29ce484222325ULL);
+	uint64_t h = fnv1a(rc_kernels_source, strlen(rc_kernels_source), 0xcbf29ce484222325ULL);
 	h = fnv1a(&rtv, sizeof(rtv), h);
 	char *dir = cache_dir();
-	char *path = dir ? xasprintf("%s/gemm-%016llx-%s.co", dir, (unsigned long long)h, arch) : NULL;
+	char *path = dir ? xasprintf("%s/probes-%016llx-%s.co", dir, (unsigned long long)h, arch) : NULL;
 	void *img = NULL;
 	size_t len = 0;
 	int rc;
@@ -113,7 +113,7 @@ static int hip_rtc_kernels(struct probe_ctx *pc)
 		img = NULL;
 	}
 	char *log = NULL;
-	rc = b->ops->rtc_compile(b, rc_kernels_gemm_source, "gemm.hip", arch, &img, &len, &log);
+	rc = b->ops->rtc_compile(b, rc_kernels_source, "probes.hip", arch, &img, &len, &log);
 	if (rc < 0) {
 		snprintf(pc->module_error, sizeof(pc->module_error), "hiprtc: %s%s%.200s", b->err_text,
 			 log ? "; log: " : "", log ? log : "");

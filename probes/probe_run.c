@@ -1,4 +1,4 @@
-/* The probe table and running one probe in its isolated child. */
+/* The probe table and running probes in isolated children. */
 #include "probe.h"
 
 #include <errno.h>
@@ -11,6 +11,16 @@ const struct probe_def probe_defs[] = {
 	{ "rtc", "probe.rtc", "rtc", true, probe_rtc },
 	{ "gemm.fp32", "probe.gemm.fp32", "gemm", true, probe_gemm_fp32 },
 	{ "gemm.fp16", "probe.gemm.fp16", "gemm", true, probe_gemm_fp16 },
+	{ "conv.fp32", "probe.conv.fp32", "conv", true, probe_conv_fp32 },
+	{ "conv.fp16", "probe.conv.fp16", "conv", true, probe_conv_fp16 },
+	{ "amp", "probe.amp", "amp", true, probe_amp },
+	{ "bandwidth", "probe.bandwidth", "bandwidth", true, probe_bandwidth },
+	/* the vendor libraries: not in doctor's short set (loading them takes
+	 * seconds), except rocBLAS where rocm.rocblas doubts it (probe_doctor.c) */
+	{ "blas.fp32", "probe.blas.fp32", "blas", false, probe_blas_fp32 },
+	{ "blas.fp16", "probe.blas.fp16", "blas", false, probe_blas_fp16 },
+	{ "dnn.fp32", "probe.dnn.fp32", "dnn", false, probe_dnn_fp32 },
+	{ "dnn.fp16", "probe.dnn.fp16", "dnn", false, probe_dnn_fp16 },
 	{ 0 },
 };
 
@@ -78,8 +88,17 @@ const char *gemm16_variant_name(int v)
 
 /* ---- the child ---- */
 
-struct job_arg {
-	const struct probe_def *def;
+/* What the child sends for each probe; index -1 says the runtime is up and
+ * the device selected (a crash before it is the runtime's, not a probe's). */
+struct probe_record {
+	int32_t index;
+	int32_t pad;
+	struct probe_outcome o;
+};
+
+struct set_arg {
+	const struct probe_def *const *defs;
+	size_t n;
 	const struct probe_job *job;
 };
 
@@ -120,15 +139,22 @@ static int pick_device(struct backend *b, const struct probe_job *job, struct pr
 	return -1;
 }
 
-static void job_child(void *argp, void *outp)
+static void emit(int fd, int index, const struct probe_outcome *o)
 {
-	const struct job_arg *ja = argp;
-	const struct probe_job *job = ja->job;
-	struct probe_outcome *out = outp;
-	probe_outcome_init(out);
-#ifdef ROCMCHECK_TEST_HOOKS
-	probe_test_fault_start(ja->def->name);
-#endif
+	struct probe_record rec;
+	memset(&rec, 0, sizeof(rec));
+	rec.index = index;
+	if (o)
+		rec.o = *o;
+	isolated_emit(fd, &rec, sizeof(rec));
+}
+
+static void set_child(void *argp, int fd)
+{
+	const struct set_arg *sa = argp;
+	const struct probe_job *job = sa->job;
+	struct probe_outcome setup;
+	probe_outcome_init(&setup);
 	struct backend b;
 	backend_init(&b, job->ops);
 	struct probe_ctx pc;
@@ -136,58 +162,96 @@ static void job_child(void *argp, void *outp)
 	pc.job = job;
 	pc.b = &b;
 	if (b.ops->load(&b) < 0) {
-		out->status = ST_SKIP;
-		snprintf(out->summary, sizeof(out->summary), "the %s runtime is not installed or does not load: %s",
+		setup.status = ST_SKIP;
+		snprintf(setup.summary, sizeof(setup.summary), "the %s runtime is not installed or does not load: %s",
 			 b.ops->name, b.err_text);
-		goto out;
+		goto fail_all;
 	}
 	if (b.ops->init(&b) < 0) {
-		runtime_failed(out, &b, "runtime initialisation");
-		goto out;
+		runtime_failed(&setup, &b, "runtime initialisation");
+		goto fail_all;
 	}
-	pc.device = pick_device(&b, job, out);
+	pc.device = pick_device(&b, job, &setup);
 	if (pc.device < 0)
-		goto out;
+		goto fail_all;
 	if (b.ops->device_props(&b, pc.device, &pc.props) < 0) {
-		runtime_failed(out, &b, "device properties");
-		goto out;
+		runtime_failed(&setup, &b, "device properties");
+		goto fail_all;
 	}
 	if (job->arch[0])
 		snprintf(pc.props.arch, sizeof(pc.props.arch), "%s", job->arch);
-	snprintf(out->device, sizeof(out->device), "%.127s", pc.props.name);
-	snprintf(out->arch, sizeof(out->arch), "%s", pc.props.arch);
 	if (b.ops->set_device(&b, pc.device) < 0) {
-		runtime_failed(out, &b, "selecting the device");
-		goto out;
+		runtime_failed(&setup, &b, "selecting the device");
+		goto fail_all;
 	}
-	ja->def->run(&pc, out);
+	emit(fd, -1, NULL);
+	for (size_t i = 0; i < sa->n; i++) {
+		struct probe_outcome o;
+		probe_outcome_init(&o);
+#ifdef ROCMCHECK_TEST_HOOKS
+		probe_test_fault_start(sa->defs[i]->name);
+#endif
+		snprintf(o.device, sizeof(o.device), "%.127s", pc.props.name);
+		snprintf(o.arch, sizeof(o.arch), "%s", pc.props.arch);
+		sa->defs[i]->run(&pc, &o);
+		emit(fd, (int)i, &o);
+		/* a failed probe may leave the device or the runtime unusable
+		 * (CUDA's errors stick to the context): the rest get a fresh child */
+		if (o.status == ST_FAIL || o.status == ST_ERROR)
+			break;
+	}
 	if (pc.module)
 		b.ops->module_unload(&b, pc.module);
-out:
+	b.ops->unload(&b);
+	return;
+fail_all:
+	snprintf(setup.device, sizeof(setup.device), "%.127s", pc.props.name);
+	for (size_t i = 0; i < sa->n; i++)
+		emit(fd, (int)i, &setup);
 	b.ops->unload(&b);
 }
 
-void probe_run_job(const struct probe_def *def, const struct probe_job *job, int timeout_s,
-		   struct probe_outcome *out)
+/* the strings came over a pipe from another process: make sure they end */
+static void outcome_sanitize(struct probe_outcome *o)
 {
-	struct job_arg ja = { def, job };
-	char why[600];
-	int rc = run_isolated(job_child, &ja, out, sizeof(*out), timeout_s, why, sizeof(why));
-	if (rc == 0) {
-		/* the child's strings came over a pipe: make sure they end */
-		out->summary[sizeof(out->summary) - 1] = '\0';
-		out->fix[sizeof(out->fix) - 1] = '\0';
-		out->variant[sizeof(out->variant) - 1] = '\0';
-		out->verification[sizeof(out->verification) - 1] = '\0';
-		out->device[sizeof(out->device) - 1] = '\0';
-		out->arch[sizeof(out->arch) - 1] = '\0';
-		if (out->status < ST_SKIP || out->status > ST_ERROR)
-			out->status = ST_ERROR;
-		return;
-	}
+	o->summary[sizeof(o->summary) - 1] = '\0';
+	o->fix[sizeof(o->fix) - 1] = '\0';
+	o->variant[sizeof(o->variant) - 1] = '\0';
+	o->verification[sizeof(o->verification) - 1] = '\0';
+	o->device[sizeof(o->device) - 1] = '\0';
+	o->arch[sizeof(o->arch) - 1] = '\0';
+	o->confirms[sizeof(o->confirms) - 1] = '\0';
+	if (o->nmetrics > PROBE_METRICS_MAX)
+		o->nmetrics = PROBE_METRICS_MAX;
+	for (unsigned i = 0; i < o->nmetrics; i++)
+		o->metrics[i].name[sizeof(o->metrics[i].name) - 1] = '\0';
+	if (o->status < ST_SKIP || o->status > ST_ERROR)
+		o->status = ST_ERROR;
+}
+
+/* A probe child that crashed or hung: a fail naming what happened. rocBLAS
+ * aborts the process when it has no Tensile library for the GPU; its own
+ * words are the diagnosis users meet, and rocm.rocblas predicted it. */
+static void died_outcome(const struct probe_def *def, const struct probe_job *job, int rc, const char *why,
+			 bool runtime, struct probe_outcome *out)
+{
 	probe_outcome_init(out);
 	out->status = ST_FAIL;
-	snprintf(out->summary, sizeof(out->summary), "%s on %s %.480s", def->name, job->ops->name, why);
+	const char *rb = strstr(why, "rocBLAS error");
+	if (!strcmp(def->group, "blas") && rb) {
+		snprintf(out->summary, sizeof(out->summary), "rocBLAS aborted the process: %.420s", rb);
+		snprintf(out->variant, sizeof(out->variant), "rocblas");
+		snprintf(out->fix, sizeof(out->fix),
+			 "This rocBLAS has no kernels (Tensile library) for %s, so every PyTorch or rocBLAS GEMM "
+			 "stops the same way. Install a ROCm release whose rocBLAS ships %s, or for a consumer card "
+			 "of a supported family set HSA_OVERRIDE_GFX_VERSION (10.3.0 RDNA2, 11.0.0 RDNA3); see "
+			 "`rocmcheck doctor --only rocm.rocblas,device.arch`.",
+			 job->arch[0] ? job->arch : "this GPU", job->arch[0] ? job->arch : "its arch");
+		snprintf(out->confirms, sizeof(out->confirms), "rocm.rocblas");
+		return;
+	}
+	snprintf(out->summary, sizeof(out->summary), "%s on %s: %s%.460s", def->name, job->ops->name,
+		 runtime ? "the runtime, before any probe, " : "", why);
 	if (rc == -ETIMEDOUT)
 		snprintf(out->fix, sizeof(out->fix),
 			 "The kernel or the runtime hung. Look for GPU resets or hangs in `sudo dmesg`; "
@@ -196,6 +260,59 @@ void probe_run_job(const struct probe_def *def, const struct probe_job *job, int
 		snprintf(out->fix, sizeof(out->fix),
 			 "The GPU runtime crashed inside the probe. Look for driver messages in `sudo dmesg`, "
 			 "then run `rocmcheck doctor` for the runtime checks; report it with `rocmcheck bundle`.");
+}
+
+void probe_run_set(const struct probe_def *const *defs, size_t n, const struct probe_job *job, int timeout_s,
+		   struct probe_outcome *outs)
+{
+	size_t start = 0;
+	struct probe_record *recs = xcalloc(n + 1, sizeof(*recs));
+	while (start < n) {
+		struct set_arg sa = { defs + start, n - start, job };
+		char why[600];
+		size_t got = 0;
+		memset(recs, 0, (n + 1) * sizeof(*recs));
+		int rc = run_isolated_stream(set_child, &sa, recs, sizeof(*recs), n - start + 1, timeout_s, &got, why,
+					     sizeof(why));
+		bool ready = false;
+		size_t done = 0;             /* probes delivered, counted from start */
+		for (size_t i = 0; i < got; i++) {
+			int idx = recs[i].index;
+			if (idx == -1) {
+				ready = true;
+				continue;
+			}
+			if (idx < 0 || (size_t)idx != done || start + done >= n)
+				continue;    /* out of order: the child is not ours to trust */
+			outs[start + done] = recs[i].o;
+			outcome_sanitize(&outs[start + done]);
+			done++;
+		}
+		start += done;
+		if (start >= n)
+			break;
+		/* the child stopped early: after a failed probe (rc 0), or it died */
+		if (rc == 0 && done > 0 && (outs[start - 1].status == ST_FAIL || outs[start - 1].status == ST_ERROR))
+			continue;
+		died_outcome(defs[start], job, rc, why, !ready, &outs[start]);
+		if (!ready) {
+			/* the runtime itself crashed or hung: the same for every probe left */
+			for (size_t i = start + 1; i < n; i++) {
+				outs[i] = outs[start];
+				snprintf(outs[i].summary, sizeof(outs[i].summary), "%s on %s: not run: %.460s",
+					 defs[i]->name, job->ops->name, outs[start].summary);
+			}
+			break;
+		}
+		start++;
+	}
+	free(recs);
+}
+
+void probe_run_job(const struct probe_def *def, const struct probe_job *job, int timeout_s,
+		   struct probe_outcome *out)
+{
+	probe_run_set(&def, 1, job, timeout_s, out);
 }
 
 void probe_outcome_to_report(const struct probe_outcome *o, struct report *r, const char *id,
@@ -219,4 +336,6 @@ void probe_outcome_to_report(const struct probe_outcome *o, struct report *r, co
 	p->variant = o->variant[0] ? xstrdup(o->variant) : NULL;
 	if (o->fix[0])
 		p->fix.text = xstrdup(o->fix);
+	for (unsigned i = 0; i < o->nmetrics && i < PROBE_METRICS_MAX; i++)
+		p->metrics[p->nmetrics++] = o->metrics[i];
 }

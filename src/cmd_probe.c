@@ -14,10 +14,8 @@
 static const char probe_usage[] =
 	"usage: rocmcheck probe [NAME...] [--gpu N[,N...]] [--backend hip|cuda|cpu]\n"
 	"                       [--size small|medium|large] [--iterations N] [--timeout S] [--json]\n"
-	"probes: rtc, gemm (gemm.fp32, gemm.fp16); conv, amp, bandwidth are not in this build yet\n";
-
-/* Names the command line accepts but this build cannot run yet (spec/cli.md lists them). */
-static const char *const later_probes[] = { "conv", "amp", "bandwidth", NULL };
+	"probes: rtc, gemm (gemm.fp32, gemm.fp16), conv (conv.fp32, conv.fp16), amp, bandwidth,\n"
+	"        blas (blas.fp32, blas.fp16: rocBLAS / cuBLAS), dnn (dnn.fp32, dnn.fp16: MIOpen / cuDNN)\n";
 
 static bool name_selected(const struct strvec *names, const struct probe_def *d)
 {
@@ -83,6 +81,12 @@ static void print_json(const struct report *r)
 		json_object_set_new(o, "verification", str_or_null(p->verification));
 		json_object_set_new(o, "nan_count", p->nan_count >= 0 ? json_integer(p->nan_count) : json_null());
 		json_object_set_new(o, "variant", str_or_null(p->variant));
+		if (p->nmetrics) {
+			json_t *mt = json_object();
+			for (unsigned j = 0; j < p->nmetrics && j < PROBE_METRICS_MAX; j++)
+				json_object_set_new(mt, p->metrics[j].name, num_or_null(p->metrics[j].value));
+			json_object_set_new(o, "metrics", mt);
+		}
 		if (p->fix.text) {
 			json_t *fx = json_object();
 			json_object_set_new(fx, "text", json_string(p->fix.text));
@@ -188,8 +192,6 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 			bool known = probe_find(n) != NULL;
 			for (const struct probe_def *d = probe_defs; d->name && !known; d++)
 				known = !strcmp(d->group, n);
-			for (size_t j = 0; later_probes[j] && !known; j++)
-				known = !strcmp(later_probes[j], n);
 			if (!known) {
 				ret = cli_usage_error("probe", "unknown probe \"%s\"", a);
 				goto out;
@@ -299,31 +301,28 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 					       only ? "" : " (`--backend cpu` runs the probes on the host)");
 		}
 	}
+	/* one child per GPU runs the selected probes in turn (probe_run_set) */
+	size_t ndefs = 0;
+	for (const struct probe_def *d = probe_defs; d->name; d++)
+		ndefs++;
+	const struct probe_def **set = xcalloc(ndefs + 1, sizeof(*set));
+	struct probe_outcome *outs = xcalloc(ndefs + 1, sizeof(*outs));
 	for (size_t i = 0; i < njobs; i++) {
-		for (const struct probe_def *d = probe_defs; d->name; d++) {
-			if (!name_selected(&names, d))
-				continue;
-			if (job_gpu[i] >= 0)
-				probe_progress("probe %s on GPU %d (%s)...", d->name, job_gpu[i], jobs[i].ops->name);
-			else
-				probe_progress("probe %s (%s)...", d->name, jobs[i].ops->name);
-			struct probe_outcome o;
-			probe_run_job(d, &jobs[i], timeout_s, &o);
-			probe_outcome_to_report(&o, &r, d->id, job_gpu[i], jobs[i].ops->name);
-		}
+		size_t n = 0;
+		for (const struct probe_def *d = probe_defs; d->name; d++)
+			if (name_selected(&names, d))
+				set[n++] = d;
+		if (job_gpu[i] >= 0)
+			probe_progress("%zu probe%s on GPU %d (%s)...", n, n == 1 ? "" : "s", job_gpu[i], jobs[i].ops->name);
+		else
+			probe_progress("%zu probe%s (%s)...", n, n == 1 ? "" : "s", jobs[i].ops->name);
+		probe_run_set(set, n, &jobs[i], timeout_s, outs);
+		for (size_t k = 0; k < n; k++)
+			probe_outcome_to_report(&outs[k], &r, set[k]->id, job_gpu[i], jobs[i].ops->name);
 	}
+	free(set);
+	free(outs);
 	probe_progress("%s", "");
-	for (size_t i = 0; i < names.n; i++) {
-		const char *n = str_startswith(names.v[i], "probe.") ? names.v[i] + 6 : names.v[i];
-		for (size_t j = 0; later_probes[j]; j++) {
-			if (strcmp(later_probes[j], n) != 0)
-				continue;
-			char *id = xasprintf("probe.%s", n);
-			struct probe_result *p = report_add_probe(&r, id, -1, only ? only->name : "none");
-			p->summary = xstrdup("this probe is not in this build of rocmcheck yet");
-			free(id);
-		}
-	}
 	free(jobs);
 	free(job_gpu);
 	report_finish(&r);

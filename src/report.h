@@ -38,6 +38,14 @@ struct check_result {
 	int gpu;                   /* GPU index, -1 for null */
 };
 
+/* A further figure of a probe beside the fixed fields ("copy_gbs",
+ * "vendor_tflops"), stored inline so the report frees nothing extra. */
+#define PROBE_METRICS_MAX 12
+struct probe_metric {
+	char name[24];
+	double value;
+};
+
 struct probe_result {
 	char *id;                  /* "probe.gemm.fp32" */
 	int gpu;
@@ -51,6 +59,8 @@ struct probe_result {
 	long nan_count;            /* -1 absent */
 	char *variant;             /* "wmma", "plain", ... */
 	struct fix fix;
+	struct probe_metric metrics[PROBE_METRICS_MAX]; /* in the order the probe set them */
+	unsigned nmetrics;
 };
 
 struct report {

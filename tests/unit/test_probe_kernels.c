@@ -41,8 +41,8 @@ static void test_targets_listed(void **state)
 	assert_true(cuda && hip && rtc);
 	assert_int_equal(n, 3);
 	/* the sources are embedded whatever the compilers */
-	assert_non_null(strstr(rc_kernels_gemm_source, "gemm_fp16_info"));
-	assert_non_null(strstr(rc_kernels_gemm_source, "ROCMCHECK_PORTABLE_H"));
+	assert_non_null(strstr(rc_kernels_source, "gemm_fp16_info"));
+	assert_non_null(strstr(rc_kernels_source, "ROCMCHECK_PORTABLE_H"));
 	assert_non_null(strstr(rc_kernels_rtc_source, "rtc_axpy"));
 }
 
@@ -224,8 +224,8 @@ static void test_hiprtc(void **state)
 	hiprtc_case(rc_kernels_rtc_source, "rtc_axpy", "gfx1030");
 	/* the embedded GEMM source compiles with hiprtc: the path for targets
 	 * the build toolchain does not know (plain on RDNA2, MFMA on CDNA2) */
-	hiprtc_case(rc_kernels_gemm_source, "gemm.hip", "gfx1030");
-	hiprtc_case(rc_kernels_gemm_source, "gemm.hip", "gfx90a");
+	hiprtc_case(rc_kernels_source, "probes.hip", "gfx1030");
+	hiprtc_case(rc_kernels_source, "probes.hip", "gfx90a");
 	/* a bad arch is refused before the compiler sees it */
 	struct rtc_req q = { &backend_hip_ops, rc_kernels_rtc_source, "rtc_axpy", "sm_90" };
 	struct rtc_res o;
