@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out.h"
 #include "probe.h"
 #include "report.h"
 
@@ -31,87 +32,25 @@ static bool name_selected(const struct strvec *names, const struct probe_def *d)
 	return false;
 }
 
-static json_t *num_or_null(double v)
-{
-	return v >= 0 && isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
+/* The report as doctor --json renders it (out_json.c), plus each probe's
+ * further figures as a "metrics" object (a field added to
+ * rocmcheck.report/1, absent when a probe has none). */
 static void print_json(const struct report *r)
 {
-	json_t *root = json_object();
-	json_object_set_new(root, "schema", json_string("rocmcheck.report/1"));
-	json_t *tool = json_object();
-	json_object_set_new(tool, "name", json_string("rocmcheck"));
-	json_object_set_new(tool, "version", json_string(ROCMCHECK_VERSION));
-	json_object_set_new(root, "tool", tool);
-	json_t *src = json_object();
-	json_object_set_new(src, "kind", json_string(r->source_kind));
-	json_object_set_new(src, "path", json_string(r->source_path));
-	json_object_set_new(root, "source", src);
-	json_object_set_new(root, "level", str_or_null(r->level));
-	json_object_set_new(root, "checks", json_array());
-	json_t *probes = json_array();
-	for (size_t i = 0; i < r->nprobes; i++) {
+	json_t *doc = out_json_report(r);
+	json_t *probes = json_object_get(doc, "probes");
+	for (size_t i = 0; i < r->nprobes && i < json_array_size(probes); i++) {
 		const struct probe_result *p = &r->probes[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "id", json_string(p->id));
-		json_object_set_new(o, "gpu", p->gpu >= 0 ? json_integer(p->gpu) : json_null());
-		json_object_set_new(o, "backend", str_or_null(p->backend));
-		json_object_set_new(o, "status", json_string(status_name(p->status)));
-		json_object_set_new(o, "summary", str_or_null(p->summary));
-		if (p->m) {
-			json_t *sh = json_object();
-			json_object_set_new(sh, "m", json_integer(p->m));
-			json_object_set_new(sh, "n", json_integer(p->n));
-			json_object_set_new(sh, "k", json_integer(p->k));
-			json_object_set_new(o, "shape", sh);
-		} else {
-			json_object_set_new(o, "shape", json_null());
-		}
-		json_object_set_new(o, "seconds", num_or_null(p->seconds));
-		json_object_set_new(o, "tflops", num_or_null(p->tflops));
-		json_object_set_new(o, "expected_tflops", num_or_null(p->expected_tflops));
-		json_object_set_new(o, "ratio", num_or_null(p->ratio));
-		json_object_set_new(o, "max_rel_error", num_or_null(p->max_rel_error));
-		json_object_set_new(o, "verification", str_or_null(p->verification));
-		json_object_set_new(o, "nan_count", p->nan_count >= 0 ? json_integer(p->nan_count) : json_null());
-		json_object_set_new(o, "variant", str_or_null(p->variant));
-		if (p->nmetrics) {
-			json_t *mt = json_object();
-			for (unsigned j = 0; j < p->nmetrics && j < PROBE_METRICS_MAX; j++)
-				json_object_set_new(mt, p->metrics[j].name, num_or_null(p->metrics[j].value));
-			json_object_set_new(o, "metrics", mt);
-		}
-		if (p->fix.text) {
-			json_t *fx = json_object();
-			json_object_set_new(fx, "text", json_string(p->fix.text));
-			json_t *cmds = json_array();
-			for (size_t j = 0; j < p->fix.commands.n; j++)
-				json_array_append_new(cmds, json_string(p->fix.commands.v[j]));
-			json_object_set_new(fx, "commands", cmds);
-			json_object_set_new(fx, "reboot", json_boolean(p->fix.reboot));
-			json_object_set_new(fx, "relogin", json_boolean(p->fix.relogin));
-			json_object_set_new(o, "fix", fx);
-		}
-		json_array_append_new(probes, o);
+		if (!p->nmetrics)
+			continue;
+		json_t *mt = json_object();
+		for (unsigned j = 0; j < p->nmetrics && j < PROBE_METRICS_MAX; j++)
+			json_object_set_new(mt, p->metrics[j].name,
+					    isfinite(p->metrics[j].value) ? json_real(p->metrics[j].value) : json_null());
+		json_object_set_new(json_array_get(probes, i), "metrics", mt);
 	}
-	json_object_set_new(root, "probes", probes);
-	json_t *sum = json_object();
-	json_object_set_new(sum, "status", json_string(status_name(r->status)));
-	static const char *const keys[] = { "skip", "pass", "warn", "fail", "error" };
-	for (int s = ST_PASS; s <= ST_ERROR; s++)
-		json_object_set_new(sum, keys[s], json_integer((json_int_t)r->count[s]));
-	json_object_set_new(sum, "skip", json_integer((json_int_t)r->count[ST_SKIP]));
-	json_object_set_new(sum, "exit_status", json_integer(r->exit_status));
-	json_object_set_new(root, "summary", sum);
-	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', stdout);
-	json_decref(root);
+	out_json_write(stdout, doc);
+	json_decref(doc);
 }
 
 static void print_text(const struct report *r)
@@ -291,7 +230,8 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 		}
 	}
 	report_ready = true;
-	r.level = NULL;
+	/* the schema's level: what doctor would run these probes at */
+	r.level = base.size == PROBE_SMALL ? "standard" : "full";
 	if (njobs == 0) {
 		for (const struct probe_def *d = probe_defs; d->name; d++) {
 			if (!name_selected(&names, d))

@@ -16,6 +16,45 @@ out=$("$ROCMCHECK" probe --backend cpu 2>/dev/null); rc=$?
 grep -q '^pass  *probe.gemm.fp32' <<<"$out" || fail "no passing gemm.fp32 in: $out"
 grep -q '^pass  *probe.gemm.fp16' <<<"$out" || fail "no passing gemm.fp16 in: $out"
 grep -q '^skip  *probe.rtc' <<<"$out" || fail "rtc should skip on cpu: $out"
+for p in conv.fp32 conv.fp16 amp bandwidth; do
+	grep -q "^pass  *probe.$p " <<<"$out" || fail "no passing $p in: $out"
+done
+for p in blas.fp32 blas.fp16 dnn.fp32 dnn.fp16; do
+	grep -q "^skip  *probe.$p .*for the cpu backend" <<<"$out" || fail "$p should skip on cpu: $out"
+done
+
+# the probes of issue 5 by group name, as JSON valid against the schema
+json=$("$ROCMCHECK" probe conv amp bandwidth blas dnn --backend cpu --json 2>/dev/null); rc=$?
+[ $rc -eq 0 ] || fail "probe conv amp bandwidth blas dnn exited $rc"
+$PY - "$json" "$SOURCE_DIR/man/rocmcheck.report-1.schema.json" <<'PYEOF' || fail "bad JSON: $json"
+import json, sys
+r = json.loads(sys.argv[1])
+try:
+    import jsonschema
+    jsonschema.validate(r, json.load(open(sys.argv[2])))
+except ImportError:
+    pass
+ids = [p["id"] for p in r["probes"]]
+assert ids == ["probe.conv.fp32", "probe.conv.fp16", "probe.amp", "probe.bandwidth", "probe.blas.fp32",
+               "probe.blas.fp16", "probe.dnn.fp32", "probe.dnn.fp16"], ids
+p = {x["id"]: x for x in r["probes"]}
+for c in ("probe.conv.fp32", "probe.conv.fp16"):
+    assert p[c]["status"] == "pass" and p[c]["shape"] == {"m": 64, "n": 784, "k": 576}, p[c]
+    assert p[c]["verification"] == "freivalds+sampled" and p[c]["tflops"] > 0
+a = p["probe.amp"]
+assert a["status"] == "pass" and a["verification"] == "host replay", a
+assert a["metrics"]["overflow_detected"] == 1 and a["metrics"]["skipped_steps"] == 1, a
+assert a["metrics"]["fp16_speedup"] > 0
+b = p["probe.bandwidth"]
+assert b["status"] == "pass" and b["verification"] == "exact" and b["gbs"] > 0, b
+for k in ("copy_gbs", "triad_gbs", "memcpy_gbs", "h2d_gbs", "d2h_gbs"):
+    assert b["metrics"][k] > 0, k
+assert "link_gbs" not in b["metrics"]
+for x in ("probe.blas.fp32", "probe.blas.fp16", "probe.dnn.fp32", "probe.dnn.fp16"):
+    assert p[x]["status"] == "skip" and p[x]["summary"], p[x]
+    assert "metrics" not in p[x]
+assert r["summary"]["exit_status"] == 0
+PYEOF
 
 json=$("$ROCMCHECK" probe gemm --backend cpu --json 2>/dev/null); rc=$?
 [ $rc -eq 0 ] || fail "probe --json exited $rc"
@@ -56,6 +95,22 @@ if grep -q '^ROCMCHECK_TEST_HOOKS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/nu
 	check_fault hang gemm.fp16 "timed out after 2 s" --timeout 2
 	check_fault wrong gemm.fp32 "wrong result"
 	check_fault nan gemm.fp16 "NaN"
+
+	# conv, amp, bandwidth: the fault hits one probe, the rest pass
+	o=$(ROCMCHECK_TEST_FAULT=wrong ROCMCHECK_TEST_FAULT_PROBE=conv.fp16 "$ROCMCHECK" probe conv amp --backend cpu 2>/dev/null); r=$?
+	[ $r -eq 1 ] || fail "conv fault exited $r: $o"
+	grep -q '^fail  *probe.conv.fp16 .*wrong result' <<<"$o" || fail "conv.fp16 fault: $o"
+	grep -q '^pass  *probe.conv.fp32' <<<"$o" || fail "conv.fp32 after a fault: $o"
+	grep -q '^pass  *probe.amp' <<<"$o" || fail "amp after a fault: $o"
+	o=$(ROCMCHECK_TEST_FAULT=nan ROCMCHECK_TEST_FAULT_PROBE=bandwidth "$ROCMCHECK" probe bandwidth --backend cpu 2>/dev/null); r=$?
+	[ $r -eq 1 ] || fail "bandwidth fault exited $r: $o"
+	grep -q '^fail  *probe.bandwidth .*NaN' <<<"$o" || fail "bandwidth fault: $o"
+	# a device that misses the overflow of an AMP step
+	o=$(ROCMCHECK_TEST_FAULT=amp_nodetect "$ROCMCHECK" probe amp --backend cpu 2>/dev/null); r=$?
+	[ $r -eq 1 ] || fail "amp_nodetect exited $r: $o"
+	grep -q '^fail  *probe.amp .*the injected fp16 overflow was not detected on the device at step 3' <<<"$o" \
+		|| fail "amp_nodetect: $o"
+	grep -q 'fix: Mixed-precision training' <<<"$o" || fail "amp_nodetect fix: $o"
 else
 	echo "built without ROCMCHECK_TEST_HOOKS: injected faults not checked" >&2
 fi
