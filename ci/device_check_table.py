@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The table of ci/device-check, from the files it leaves in its work
-directory: probe-small.json, probe-medium.json (rocmcheck probe --json),
-cublas.txt (ci/cublas_bench), doctor.json, and the *.err files.
+directory: probe-small.json (every probe), probe-medium.json (gemm, blas,
+conv, dnn at medium size), cublas.txt (ci/cublas_bench), doctor.json, and
+the *.err files.
 
 usage: device_check_table.py WORK GPU BUILD_START BUILD_END DOCTOR_START DOCTOR_END
-Exit status 0 when every probe on the GPU passed (or warned), else 1."""
+Exit status 0 when every probe on the GPU passed (or warned; the vendor
+library probes may also skip when the library is not installed), else 1."""
 import json, os, sys
 work, gpu, t0, t1, d0, d1 = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:7])
 
@@ -36,26 +38,47 @@ ok = True
 def row(item, value, target="", verdict=""):
     rows.append((item, value, target, verdict))
 
+def by_id(report):
+    return {p["id"]: p for p in report.get("probes", []) if p.get("gpu") in (gpu, None)}
+
+def metric(p, name):
+    return ((p or {}).get("metrics") or {}).get(name)
+
+def pct(a, b):
+    return 100.0 * a / b
+
+GENS = {2.5: 1, 5: 2, 8: 3, 16: 4, 32: 5, 64: 6}
+def link_name(gts, width):
+    g = GENS.get(gts)
+    return ("Gen%d x%d" % (g, width)) if g else ("%g GT/s x%d" % (gts, width))
+
+# every probe at the default size: correctness first
+VENDOR = ("probe.blas.", "probe.dnn.")
 for p in small.get("probes", []):
     if p.get("gpu") not in (gpu, None):
         continue
-    ok &= p["status"] in ("pass", "warn")
+    good = p["status"] in ("pass", "warn") or (p["status"] == "skip" and p["id"].startswith(VENDOR))
+    ok &= good
     val = p.get("summary", "")
     if p.get("tflops"):
         val = "%.1f TFLOP/s, %s, max rel err %.1e, %s" % (p["tflops"], p.get("variant"), p.get("max_rel_error") or 0, p.get("verification"))
+    elif p.get("gbs"):
+        val = "triad %.0f GB/s, %s, %s" % (p["gbs"], p.get("variant"), p.get("verification"))
     row(p["id"] + " (small)", val, "verified", p["status"])
 if "error" in small:
     ok = False
     row("probe (small)", "no report: " + first_line("probe-small.err"), "verified", "fail")
 
-own = {p["id"]: p for p in medium.get("probes", []) if p.get("gpu") in (gpu, None)}
+own = by_id(medium)
+for p in own.values():
+    ok &= p["status"] in ("pass", "warn") or (p["status"] == "skip" and p["id"].startswith(VENDOR))
+
+# our GEMMs beside cuBLAS (ci/cublas_bench) and probe.blas' own comparison
 for pid, key, label, target in (("probe.gemm.fp32", "sgemm_tflops", "SGEMM", 0.50),
                                 ("probe.gemm.fp16", "hgemm_tflops", "fp16 GEMM (fp32 acc)", 0.30)):
     p = own.get(pid)
     ours = p.get("tflops") if p else None
     ref = cublas.get(key)
-    if p:
-        ok &= p["status"] in ("pass", "warn")
     if ours and ref:
         r = ours / ref
         row("%s 4096^3 vs cuBLAS %s" % (pid, label), "%.1f vs %.1f TFLOP/s = %.0f%%" % (ours, ref, 100 * r),
@@ -63,6 +86,66 @@ for pid, key, label, target in (("probe.gemm.fp32", "sgemm_tflops", "SGEMM", 0.5
     else:
         why = first_line("cublas.err") if not ref else (p or {}).get("summary", "no result")
         row("%s 4096^3 vs cuBLAS %s" % (pid, label), "n/a: " + why, ">= %.0f%%" % (100 * target), "n/a")
+for pid in ("probe.blas.fp32", "probe.blas.fp16"):
+    p = own.get(pid)
+    v, o = metric(p, "vendor_tflops"), metric(p, "own_tflops")
+    if v and o:
+        row(pid + " 4096^3 in rocmcheck", "%s %.1f, ours %.1f TFLOP/s = %.0f%%, verified" % (p.get("variant"), v, o, pct(o, v)))
+    else:
+        row(pid + " 4096^3 in rocmcheck", "n/a: " + (p or {}).get("summary", "no result")[:160], "", "n/a")
+
+# our convolution beside cuDNN's, batch 16
+for prec in ("fp32", "fp16"):
+    c, d = own.get("probe.conv." + prec), own.get("probe.dnn." + prec)
+    ours, ref = (c or {}).get("tflops"), (d or {}).get("tflops")
+    item = "probe.conv.%s vs cuDNN (N=16, 64->64, 56x56, 3x3)" % prec
+    if ours and ref:
+        r = ours / ref
+        row(item, "%.1f vs %.1f TFLOP/s (%s) = %.0f%%" % (ours, ref, d.get("variant"), 100 * r), ">= 25%",
+            "met" if r >= 0.25 else "missed")
+    else:
+        why = (d or {}).get("summary") if not ref else (c or {}).get("summary")
+        row(item, "n/a: " + (why or "no result")[:160], ">= 25%", "n/a")
+
+sm = by_id(small)
+# the AMP step: fp16 against fp32, and the overflow it must survive
+a = sm.get("probe.amp")
+if a:
+    sp, t16, t32 = metric(a, "fp16_speedup"), metric(a, "fp16_step_ms"), metric(a, "fp32_step_ms")
+    det, skipped, scale = metric(a, "overflow_detected"), metric(a, "skipped_steps"), metric(a, "final_scale")
+    handled = a["status"] in ("pass", "warn") and det == 1
+    val = "fp16 step %.2fx fp32 (%.3g vs %.3g ms)" % (sp, t16, t32) if sp else "no timing"
+    val += "; injected overflow %s, %s step(s) skipped, final scale %s" % (
+        "detected" if det == 1 else "NOT detected", "%d" % skipped if skipped is not None else "?",
+        "%g" % scale if scale is not None else "?")
+    row("probe.amp fp16 speed-up, overflow handled", val, "overflow detected and skipped",
+        "met" if handled else "missed")
+else:
+    row("probe.amp fp16 speed-up, overflow handled", "no result", "overflow detected and skipped", "n/a")
+
+# memory and the PCIe link
+b = sm.get("probe.bandwidth")
+copy, d2d = metric(b, "copy_gbs"), metric(b, "memcpy_gbs")
+if copy and d2d:
+    r = copy / d2d
+    row("probe.bandwidth copy vs device memcpy", "%.0f vs %.0f GB/s = %.0f%%; triad %.0f GB/s%s" % (
+        copy, d2d, 100 * r, metric(b, "triad_gbs") or 0,
+        " (%.0f%% of the profile's %.0f)" % (100 * b["ratio"], b["expected_gbs"]) if b.get("ratio") else ""),
+        ">= 85%", "met" if r >= 0.85 else "missed")
+else:
+    row("probe.bandwidth copy vs device memcpy", "n/a: " + (b or {}).get("summary", "no result")[:160], ">= 85%", "n/a")
+h2d, d2h = metric(b, "h2d_gbs"), metric(b, "d2h_gbs")
+lg, lw, mg, mw, lgbs = (metric(b, k) for k in ("link_gts", "link_width", "max_link_gts", "max_link_width", "link_gbs"))
+if h2d and d2h and lgbs:
+    full = mg is None or (lg >= mg and lw >= mw)
+    row("probe.bandwidth host transfers vs PCIe", "H2D %.1f, D2H %.1f GB/s over %s%s, %.1f GB/s per direction = %.0f%%" % (
+        h2d, d2h, link_name(lg, int(lw)), " (max %s)" % link_name(mg, int(mw)) if mg else "", lgbs,
+        pct(max(h2d, d2h), lgbs)), "link at its maximum", "met" if full else "missed")
+elif h2d and d2h:
+    row("probe.bandwidth host transfers vs PCIe", "H2D %.1f, D2H %.1f GB/s; link unknown" % (h2d, d2h),
+        "link at its maximum", "n/a")
+else:
+    row("probe.bandwidth host transfers vs PCIe", "no result", "link at its maximum", "n/a")
 
 ngpu = max(1, len([g for g in doctor.get("gpus", []) if g.get("vendor") == "nvidia"]))
 dt = d1 - d0

@@ -26,16 +26,31 @@ fi
 out=$(ROCMCHECK_CUDA_LIB=/nonexistent/libcuda.so.1 "$tmp/cublas_bench" 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "cublas_bench without a driver exited $rc"
 
-# sample results: two verified GEMMs, rtc, cuBLAS figures, a doctor report
+# sample results: every probe verified, cuBLAS figures, a doctor report
 w=$tmp/work
 mkdir -p "$w"
-probe() { # id status tflops
-	printf '{"id":"%s","gpu":0,"backend":"cuda","status":"%s","summary":"s","tflops":%s,"variant":"mma","max_rel_error":1e-6,"verification":"freivalds+sampled"}' "$1" "$2" "$3"
+probe() { # id status tflops [extra JSON members]
+	printf '{"id":"%s","gpu":0,"backend":"cuda","status":"%s","summary":"s","tflops":%s,"variant":"mma","max_rel_error":1e-6,"verification":"freivalds+sampled"%s}' "$1" "$2" "$3" "${4:-}"
 }
-printf '{"probes":[%s,%s,%s]}' "$(probe probe.rtc pass null)" "$(probe probe.gemm.fp32 pass 20)" \
-	"$(probe probe.gemm.fp16 pass 150)" >"$w/probe-small.json"
-printf '{"probes":[%s,%s]}' "$(probe probe.gemm.fp32 pass 30)" "$(probe probe.gemm.fp16 pass 120)" \
+amp_m=',"metrics":{"overflow_detected":1,"skipped_steps":1,"final_scale":1024,"fp16_speedup":2.5,"fp16_step_ms":1,"fp32_step_ms":2.5}'
+bw_m() { # link_gts link_width
+	printf ',"gbs":4200,"expected_gbs":4800,"ratio":0.875,"metrics":{"copy_gbs":4000,"triad_gbs":4200,"memcpy_gbs":4500,"h2d_gbs":50,"d2h_gbs":52,"link_gts":%s,"link_width":%s,"link_gbs":%s,"max_link_gts":32,"max_link_width":16}' "$1" "$2" "$3"
+}
+small() { # amp-status amp-metrics bandwidth-metrics
+	printf '{"probes":[%s,%s,%s,%s,%s,%s,%s,%s,%s]}' "$(probe probe.rtc pass null)" "$(probe probe.gemm.fp32 pass 20)" \
+		"$(probe probe.gemm.fp16 pass 150)" "$(probe probe.conv.fp32 pass 8)" "$(probe probe.conv.fp16 pass 15)" \
+		"$(probe probe.amp "$1" 0.5 "$2")" "$(probe probe.bandwidth pass null "$3")" \
+		"$(probe probe.blas.fp32 skip null)" "$(probe probe.dnn.fp32 skip null)" >"$w/probe-small.json"
+}
+small pass "$amp_m" "$(bw_m 32 16 63.0)"
+printf '{"probes":[%s,%s,%s,%s,%s,%s,%s]}' "$(probe probe.gemm.fp32 pass 30)" "$(probe probe.gemm.fp16 pass 120)" \
+	"$(probe probe.blas.fp32 pass 50 ',"variant":"cublas 13.0.0","metrics":{"vendor_tflops":50,"own_tflops":30}')" \
+	"$(probe probe.conv.fp32 pass 10)" "$(probe probe.dnn.fp32 pass 30 ',"variant":"cudnn 9.1.0 algo 1"')" \
+	"$(probe probe.conv.fp16 pass 20)" "$(probe probe.dnn.fp16 pass 100 ',"variant":"cudnn 9.1.0 algo 1"')" \
+	| sed 's/"variant":"mma","max_rel_error":1e-6,"verification":"freivalds+sampled","variant"/"max_rel_error":1e-6,"verification":"freivalds+sampled","variant"/' \
 	>"$w/probe-medium.json"
+/usr/bin/python3 -c 'import json,sys; json.load(open(sys.argv[1])); json.load(open(sys.argv[2]))' \
+	"$w/probe-small.json" "$w/probe-medium.json" || fail "sample JSON does not parse"
 printf 'sgemm_tflops 50.0\nhgemm_tflops 600.0\n' >"$w/cublas.txt"
 echo '{"gpus":[{"vendor":"nvidia"}],"summary":{"status":"pass"}}' >"$w/doctor.json"
 out=$($PY "$SOURCE_DIR/ci/device_check_table.py" "$w" 0 100 160 200 203.5); rc=$?
@@ -44,9 +59,31 @@ grep -q 'probe.gemm.fp32 4096^3 vs cuBLAS SGEMM *| 30.0 vs 50.0 TFLOP/s = 60% *|
 	|| fail "fp32 row: $out"
 grep -q 'probe.gemm.fp16 4096^3 vs cuBLAS fp16 GEMM (fp32 acc) *| 120.0 vs 600.0 TFLOP/s = 20% *| >= 30% *| missed' \
 	<<<"$out" || fail "fp16 row: $out"
+grep -q 'probe.blas.fp32 4096^3 in rocmcheck *| cublas 13.0.0 50.0, ours 30.0 TFLOP/s = 60%, verified' <<<"$out" \
+	|| fail "blas row: $out"
+grep -q 'probe.conv.fp32 vs cuDNN (N=16, 64->64, 56x56, 3x3) *| 10.0 vs 30.0 TFLOP/s (cudnn 9.1.0 algo 1) = 33% *| >= 25% *| met' \
+	<<<"$out" || fail "conv fp32 row: $out"
+grep -q 'probe.conv.fp16 vs cuDNN .* 20.0 vs 100.0 TFLOP/s (cudnn 9.1.0 algo 1) = 20% *| >= 25% *| missed' <<<"$out" \
+	|| fail "conv fp16 row: $out"
+grep -q 'probe.amp fp16 speed-up, overflow handled *| fp16 step 2.50x fp32 (1 vs 2.5 ms); injected overflow detected, 1 step(s) skipped, final scale 1024 *| overflow detected and skipped *| met' \
+	<<<"$out" || fail "amp row: $out"
+grep -q 'probe.bandwidth copy vs device memcpy *| 4000 vs 4500 GB/s = 89%; triad 4200 GB/s (88% of the profile.s 4800) *| >= 85% *| met' \
+	<<<"$out" || fail "copy row: $out"
+grep -q 'probe.bandwidth host transfers vs PCIe *| H2D 50.0, D2H 52.0 GB/s over Gen5 x16 (max Gen5 x16), 63.0 GB/s per direction = 83% *| link at its maximum *| met' \
+	<<<"$out" || fail "pcie row: $out"
+grep -q 'probe.blas.fp32 (small) *| s *| verified *| skip' <<<"$out" || fail "a vendor skip is listed: $out"
 grep -q 'doctor --level standard wall time *| 3.50 s for 1 GPU(s) (3.50 s/GPU), status pass *| < 5 s per GPU *| met' \
 	<<<"$out" || fail "doctor row: $out"
 grep -q 'build from a clean tree *| 60 s' <<<"$out" || fail "build row: $out"
+
+# a link below its maximum and an overflow the device missed: missed, and
+# the failed AMP probe fails the check
+small fail "${amp_m/\"overflow_detected\":1/\"overflow_detected\":0}" "$(bw_m 8 4 3.94)"
+out=$($PY "$SOURCE_DIR/ci/device_check_table.py" "$w" 0 100 160 200 203.5); rc=$?
+[ $rc -eq 1 ] || fail "a failed amp probe must exit 1: $out"
+grep -q 'injected overflow NOT detected.*| overflow detected and skipped *| missed' <<<"$out" || fail "amp missed: $out"
+grep -q 'over Gen3 x4 (max Gen5 x16), 3.9 GB/s per direction = 1320% *| link at its maximum *| missed' <<<"$out" \
+	|| fail "pcie missed: $out"
 
 # a wrong result makes the check fail; missing cuBLAS shows as n/a
 printf '{"probes":[%s]}' "$(probe probe.gemm.fp32 fail 20)" >"$w/probe-small.json"
@@ -55,4 +92,5 @@ echo "cublas_bench: cannot load libcublas.so.13" >"$w/cublas.err"
 out=$($PY "$SOURCE_DIR/ci/device_check_table.py" "$w" 0 100 160 200 203.5); rc=$?
 [ $rc -eq 1 ] || fail "a failed probe must exit 1: $out"
 grep -q 'n/a: cublas_bench: cannot load libcublas.so.13' <<<"$out" || fail "n/a row: $out"
+grep -q 'probe.bandwidth copy vs device memcpy *| n/a' <<<"$out" || fail "no bandwidth result: $out"
 exit 0
