@@ -291,8 +291,9 @@ void probe_run_set(const struct probe_def *const *defs, size_t n, const struct p
 		start += done;
 		if (start >= n)
 			break;
-		/* the child stopped early: after a failed probe (rc 0), or it died */
-		if (rc == 0 && done > 0 && (outs[start - 1].status == ST_FAIL || outs[start - 1].status == ST_ERROR))
+		/* the child stops after a failed probe by design (whatever its
+		 * exit then); else it died in the probe after the last it sent */
+		if (done > 0 && (outs[start - 1].status == ST_FAIL || outs[start - 1].status == ST_ERROR))
 			continue;
 		died_outcome(defs[start], job, rc, why, !ready, &outs[start]);
 		if (!ready) {
