@@ -29,6 +29,7 @@ const char *const profile_placeholders[] = {
 	"os_name", "rocm_version", "override", "node", "arch", "var", "vars",
 	"visible_id", "gpu_index", "torch_index", "backend", "install",
 	"driver_version", "cuda_version", "min_driver", "vram", "min_vram",
+	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id",
 	NULL
@@ -46,21 +47,30 @@ static const struct fix_contract {
 	{ "mok_enroll", "", true, false },
 	{ "iommu_pt", "grub_update", true, false },
 	{ "kernel_supported", "kernel kernels os_name rocm_version", false, false },
+	{ "os_unsupported", "os_name rocm_version os_list other_rocm", false, false },
 	{ "rocm_install", "os_name rocm_version", false, false },
-	{ "hsa_override_set", "override node arch", false, false },
+	{ "rocm_multiple", "rocm_path rocm_paths", false, false },
+	{ "hsa_override_set", "var override node arch", false, false },
 	{ "hsa_override_unset", "var", false, false },
 	{ "hsa_override_format", "var override", false, false },
 	{ "igpu_hide", "visible_id gpu_index", false, false },
 	{ "visible_devices", "var vars", false, false },
 	{ "launch_blocking", "vars", false, false },
 	{ "torch_reinstall", "torch_index backend", false, false },
+	{ "torch_no_index", "backend", false, false },
+	{ "tf_reinstall", "packages rocm_version", false, false },
+	{ "tf_reinstall_cuda", "packages", false, false },
 	{ "container_devices", "", false, false },
-	{ "nvidia_driver", "install", false, false },
+	{ "kfd_missing_node", "pci_addr", false, false },
+	{ "nvidia_driver", "install packages os_name", true, false },
+	{ "nvidia_uvm", "", false, false },
 	{ "nouveau", "grub_update", true, false },
 	{ "rocm_upgrade", "rocm_version arch", false, false },
+	{ "rocm_older", "rocm_version arch", false, false },
 	{ "rocm_window", "rocm_version driver_version", false, false },
 	{ "pytorch_rocm_arch", "arch", false, false },
 	{ "cuda_driver_upgrade", "cuda_version min_driver", false, false },
+	{ "cuda_cc_low", "cc cuda_version ok_cuda install", false, false },
 	{ "vram_low", "vram min_vram", false, false },
 	{ "wsl_route", "", false, false },
 };
@@ -672,6 +682,17 @@ static void key_os(struct loader *l, const char *key, const char *value)
 	} else if (!strcmp(key, "grub_update")) {
 		check_template(l, key, value, NULL);
 		set_str(l, &o->grub_update, key, value);
+	} else if (!strcmp(key, "nvidia_packages")) {
+		if (!seen_key(l, key))
+			once(l, key);
+		check_template(l, key, value, NULL);
+		strvec_split(&o->nvidia_packages, value, " \t,");
+	} else if (!strcmp(key, "nvidia_install")) {
+		/* one command per line, in order */
+		if (!seen_key(l, key))
+			once(l, key);
+		check_template(l, key, value, NULL);
+		strvec_push(&o->nvidia_install, value);
 	} else {
 		unknown_key(l, key);
 	}
@@ -1287,6 +1308,8 @@ void profiles_free(struct profiles *db)
 		strvec_release(&o->headers);
 		free(o->install);
 		free(o->grub_update);
+		strvec_release(&o->nvidia_packages);
+		strvec_release(&o->nvidia_install);
 	}
 	free(db->os);
 	for (size_t i = 0; i < db->nrocm; i++) {

@@ -166,10 +166,11 @@ static void test_run_skips(void **state)
 	assert_string_equal(result_of(&t->r, "rocm.runtime")->summary, "needs the runtime (level standard)");
 	report_release(&t->r);
 	report_init(&t->r, &t->f, t->db);
-	/* live at level standard: the placeholder runs */
+	/* live at level standard: the runtime check itself runs (what it finds
+	 * depends on this machine's HIP runtime, so only that it ran is asserted) */
 	checks_run(&t->ctx, &f, true, &t->r);
-	assert_string_equal(result_of(&t->r, "rocm.runtime")->summary, "needs the runtime probes");
-	assert_int_equal(result_of(&t->r, "rocm.runtime")->status, ST_SKIP);
+	assert_non_null(result_of(&t->r, "rocm.runtime"));
+	assert_false(str_startswith(result_of(&t->r, "rocm.runtime")->summary, "needs the"));
 	release_filter(&f);
 	tl_free(t);
 }
