@@ -50,6 +50,25 @@ bool cli_utf8(void);
 /* Usage error: prints "rocmcheck: MESSAGE" and a hint to stderr; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The whole command line (main.c): global options, the command table,
+ * dispatch, and the final flush of stdout. Returns the exit status. */
+int cli_main(int argc, char **argv);
+
+/* For command parsers. Global options are accepted after the command too
+ * ("rocmcheck doctor --json"). cli_parse_global() looks at argv[*i]:
+ * returns 1 when it consumed a global option (and its value; *i is left on
+ * the last argument used), 0 when argv[*i] is not one, -1 after printing a
+ * usage error. cli_opt_value() matches "--name VALUE" and "--name=VALUE"
+ * the same way, setting *val (borrowed from argv). */
+int cli_parse_global(struct cli *cli, const char *cmd, int argc, char **argv, int *i);
+int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
+
+/* Called by a command once its options are parsed: checks that the command
+ * supports the chosen --format and sets up what its row of the command
+ * table asks for (profiles, or sysroot + profiles + facts). Returns EXIT_OK,
+ * EXIT_USAGE or EXIT_TROUBLE (message printed). */
+int cli_ready(struct cli *cli, const char *cmd);
+
 int cmd_doctor(struct cli *cli, int argc, char **argv);
 int cmd_probe(struct cli *cli, int argc, char **argv);
 int cmd_devices(struct cli *cli, int argc, char **argv);
@@ -58,5 +77,14 @@ int cmd_bundle(struct cli *cli, int argc, char **argv);
 int cmd_checks(struct cli *cli, int argc, char **argv);
 int cmd_profiles(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
+
+/* Hooks the probe engine provides (weak fallbacks in cmd_pending.c):
+ * add probe results to a doctor report at level standard/full (`gpus` is the
+ * --gpu list or NULL), and the gfx targets the probe kernels were built for
+ * (NULL-terminated, or NULL when none are embedded). */
+struct check_ctx;
+struct report;
+void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char *gpus, int timeout_s);
+const char *const *probe_embedded_targets(void);
 
 #endif

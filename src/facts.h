@@ -93,6 +93,8 @@ struct pci_dev {
 	char *board_name;           /* amdgpu product_name / board_info where present */
 };
 bool pci_is_gpu_class(unsigned class_code); /* 0x03xxxx display or 0x12xxxx processing accelerator */
+/* "0000:03:00.0" -> domain, bus, device, function; false when it is no PCI address. */
+bool pci_addr_parse(const char *s, unsigned *domain, unsigned *bus, unsigned *dev, unsigned *fn);
 
 /* ---- facts_kfd.c: /sys/class/kfd/kfd/topology/nodes ---- */
 struct kfd_node {
@@ -210,6 +212,7 @@ struct framework {
 	bool bundled_cudart;        /* lib/libcudart* */
 	struct strvec tensile_archs;/* torch/lib/rocblas/library TensileLibrary*_gfx* */
 	bool has_rocblas_dir;
+	bool active;                /* first hit of this name in the search order: what `import` loads */
 };
 struct python_facts {
 	struct framework *v;
@@ -263,6 +266,7 @@ struct gpu {
 	char *unique_id;
 	bool visible;               /* left visible by *_VISIBLE_DEVICES (after annotate) */
 	char *visible_id;           /* what to put in ROCR_VISIBLE_DEVICES for it */
+	const char *board_name;     /* PCI product_name, borrowed from f->pci; NULL when none */
 };
 
 struct facts {
@@ -280,6 +284,11 @@ struct facts {
 	struct python_facts py;
 	struct env_facts env;
 	const struct dev_node *kfd_dev; /* /dev/kfd, borrowed from sysroot */
+	/* Every device node the checks judge besides /dev/kfd: /dev/dri/renderD*
+	 * of each GPU, /dev/nvidia0..N, /dev/nvidiactl, /dev/nvidia-uvm, /dev/dxg
+	 * (sysroot_device() results, borrowed). Looked up by path. */
+	const struct dev_node **devs;
+	size_t ndevs;
 	struct gpu *gpus;
 	size_t ngpus;
 	struct fact_errors errors;  /* everything present but unparseable */

@@ -1,7 +1,7 @@
-/* Placeholder entry point until the command layer lands. */
-#include <stdio.h>
-int main(void)
+/* rocmcheck: everything is in cli.c, so tests can link the library alone. */
+#include "cli.h"
+
+int main(int argc, char **argv)
 {
-	fputs("rocmcheck: the command layer is not built yet\n", stderr);
-	return 3;
+	return cli_main(argc, argv);
 }

@@ -77,6 +77,7 @@ struct prof_rocm {
 	char *version;             /* "6.2" (major.minor; point releases share the entry) */
 	struct version ver;
 	char *date;                /* "2024-08-02" */
+	char *latest;              /* newest point release "6.2.4", or NULL */
 	struct strvec gfx_instinct;
 	struct strvec gfx_radeon;
 	struct prof_rocm_os *os;
@@ -139,6 +140,7 @@ struct prof_route {            /* install commands for an OS and ROCm release */
 struct profiles {
 	char *db_version;          /* "[database] version = 2026.11.29" */
 	double min_vram_gib;       /* for ML work; default 8 */
+	struct prof_where db_where;/* where [database] is */
 	struct prof_os *os;              size_t nos;
 	struct prof_rocm *rocm;          size_t nrocm;     /* sorted by version ascending */
 	struct prof_gfx *gfx;            size_t ngfx;

@@ -1,0 +1,109 @@
+/* Helpers shared by the check_<family>.c files (private to the checks;
+ * implemented in checks.c). Everything here reads facts and profiles only. */
+#ifndef ROCMCHECK_CHECK_COMMON_H
+#define ROCMCHECK_CHECK_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "checks.h"
+
+/* Placeholder values for result_fix_profile(): NULL-terminated name/value
+ * pairs. Values added with fixvars_addf() are owned by the struct. */
+#define FIXVARS_MAX 16
+struct fixvars {
+	const char *v[2 * FIXVARS_MAX + 1];
+	char *own[FIXVARS_MAX];
+	size_t n, nown;
+};
+#define FIXVARS_INIT { { NULL }, { NULL }, 0, 0 }
+/* A NULL value is added as "" so a template never sees a missing value. */
+void fixvars_add(struct fixvars *fv, const char *name, const char *value);
+void fixvars_addf(struct fixvars *fv, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void fixvars_release(struct fixvars *fv);
+/* Fill res's fix from profile fix `id` with these values. */
+void fix_apply(struct check_result *res, const struct check_ctx *ctx, const char *id,
+	       const struct fixvars *fv);
+
+/* ---- the machine ---- */
+bool pci_gpu_class(unsigned class_code);       /* 0x03xxxx or 0x12xxxx */
+size_t pci_count_vendor(const struct facts *f, unsigned vendor_id);
+size_t gpus_count_vendor(const struct facts *f, enum vendor v);
+/* An AMD GPU is expected: one on PCI, a KFD GPU node or an AMD inventory entry. */
+bool amd_gpu_expected(const struct facts *f);
+bool nvidia_gpu_expected(const struct facts *f);
+/* The ROCm install that wins, or NULL. */
+const struct rocm_install *rocm_active(const struct facts *f);
+/* The profile release of the installed ROCm (when the profile knows it), else
+ * the newest; *installed says which. NULL when the profile has no release. */
+const struct prof_rocm *rocm_release_judged(const struct check_ctx *ctx, bool *installed);
+const struct prof_os *os_entry(const struct check_ctx *ctx);
+/* "Ubuntu 22.04 LTS" from the profile, else os-release's PRETTY_NAME, else "this OS". */
+const char *os_display_name(const struct check_ctx *ctx);
+/* The user the permission checks judge: SUDO_USER when running as root via
+ * sudo, else the user; NULL when unknown. *via_sudo says which. */
+const char *judged_user(const struct facts *f, bool *via_sudo);
+/* The same for fix commands: never NULL ("$USER" when unknown). */
+const char *fix_user(const struct facts *f);
+const char *host_env(const struct facts *f, const char *name);
+
+/* Device nodes. */
+const struct dev_node *facts_dev(const struct facts *f, const char *path);
+/* false when the capture does not say anything about the node. */
+bool dev_known(const struct dev_node *d);
+/* "crw-rw---- root render" */
+char *dev_describe(const struct dev_node *d);
+
+/* GPUs. */
+const char *gpu_family(const struct check_ctx *ctx, const struct gpu *g);
+/* Same family, where RDNA3.5 counts as RDNA3 (gfx115x is a gfx11 variant). */
+bool family_same(const char *a, const char *b);
+bool gpu_discrete(const struct gpu *g);
+size_t amd_discrete_count(const struct facts *f);
+/* The override value the profile gives for an arch's family ("11.0.0"), or NULL. */
+const char *arch_override_value(const struct check_ctx *ctx, const char *arch);
+/* The gfx name that an override value "10.3.0" stands for ("gfx1030"). */
+void override_arch(unsigned major, unsigned minor, unsigned stepping, char *buf, size_t n);
+/* Which override variable applies to a GPU ("HSA_OVERRIDE_GFX_VERSION_1" or
+ * the global one), or NULL when none is set for it. */
+const struct hsa_override *gpu_override(const struct facts *f, const struct gpu *g, char *var,
+					size_t varsize);
+/* The KFD node properties path of a GPU, for evidence. Caller frees. */
+char *gpu_kfd_path(const struct gpu *g);
+
+/* Profile lookups around releases. */
+int rocm_release_index(const struct profiles *db, const struct prof_rocm *r);
+/* Months between two "YYYY-MM-DD" dates (absolute), -1 when unparseable. */
+int months_between(const char *a, const char *b);
+/* Driver/user-space compatibility per the user-space release's window. */
+bool rocm_driver_compatible(const struct profiles *db, const struct prof_rocm *user,
+			    const struct prof_rocm *driver);
+/* "sudo apt-get install -y linux-headers-6.5.0-35-generic ..." from the OS
+ * entry, or a shell comment when the OS is unknown. Caller frees. */
+char *headers_install_command(const struct check_ctx *ctx);
+/* The OS's GRUB update command, or a shell comment. Borrowed. */
+const char *grub_update_command(const struct check_ctx *ctx);
+/* Fill the install route for this OS and release as fix commands. */
+void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *rel);
+
+/* Error evidence from facts->errors under `prefix`; true when one was found
+ * (and the error result was added). */
+bool report_fact_error(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+		       int gpu, const char *prefix, const char *what);
+/* Under WSL the KFD/DRM/amdgpu checks do not apply: adds the skip, returns true. */
+bool skip_under_wsl(const struct check_ctx *ctx, struct report *r, const struct check_def *def);
+
+/* Visible-devices lists (CUDA semantics: the list stops at the first entry
+ * that names no device). `cand` are the candidates in enumeration order;
+ * keep[i] is set for each one the value leaves visible. Tokens naming no
+ * device go to `bad` (when non-NULL). */
+void visible_apply(const char *value, struct gpu *const *cand, size_t ncand, bool *keep,
+		   struct strvec *bad);
+
+/* Text helpers. */
+char *strvec_join(const struct strvec *sv, const char *sep);
+bool cmdline_has(const char *cmdline, const char *token);
+char *human_bytes(unsigned long long bytes);
+
+#endif

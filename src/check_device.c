@@ -1,0 +1,400 @@
+/* device.*: GPUs present, their architecture, integrated GPUs, memory. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_common.h"
+
+static void pci_seen(struct check_result *res, const struct facts *f)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < f->npci; i++) {
+		const struct pci_dev *p = &f->pci[i];
+		if (!pci_gpu_class(p->class_code))
+			continue;
+		char *path = xasprintf("/sys/bus/pci/devices/%s", p->addr ? p->addr : "?");
+		result_evidence(res, path, "%04x:%04x class 0x%06x driver %s", p->vendor, p->device, p->class_code,
+				p->driver ? p->driver : "(none)");
+		free(path);
+		shown++;
+	}
+	if (!shown)
+		result_evidence(res, "/sys/bus/pci/devices", "no display or compute-accelerator device");
+}
+
+static void check_device_present(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	size_t amd = 0, nv = 0;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		if (f->gpus[i].vendor == VENDOR_AMD && f->gpus[i].kfd_node >= 0)
+			amd++;
+		else if (f->gpus[i].vendor == VENDOR_NVIDIA)
+			nv++;
+	}
+	struct check_result *res;
+	if (amd || nv) {
+		res = report_add(r, def, ST_PASS, -1, "%zu GPU%s found (%zu AMD, %zu NVIDIA)", amd + nv,
+				 amd + nv == 1 ? "" : "s", amd, nv);
+		for (size_t i = 0; i < f->ngpus; i++) {
+			const struct gpu *g = &f->gpus[i];
+			if (g->vendor != VENDOR_AMD && g->vendor != VENDOR_NVIDIA)
+				continue;
+			char *path = gpu_kfd_path(g);
+			result_evidence(res, path, "GPU %d: %s %s", g->index, g->name ? g->name : "GPU",
+					g->arch[0] ? g->arch : "");
+			free(path);
+		}
+		return;
+	}
+	if (f->sys.wsl && f->sys.dxg_present) {
+		res = report_add(r, def, ST_PASS, -1, "GPU reached through /dev/dxg (WSL)");
+		result_evidence(res, "/dev/dxg", "present");
+		return;
+	}
+	if (report_fact_error(ctx, r, def, -1, "/sys/class/kfd", "KFD topology unreadable"))
+		return;
+	res = report_add(r, def, ST_FAIL, -1, "no GPU found");
+	pci_seen(res, f);
+	if (pci_count_vendor(f, 0x1002)) {
+		struct fixvars fv = FIXVARS_INIT;
+		char *headers = headers_install_command(ctx);
+		fixvars_add(&fv, "kernel", f->kernel.release ? f->kernel.release : "$(uname -r)");
+		fixvars_add(&fv, "headers_install", headers);
+		fix_apply(res, ctx, "amdgpu_load", &fv);
+		fixvars_release(&fv);
+		free(headers);
+	} else if (pci_count_vendor(f, 0x10de)) {
+		result_fix_text(res, "An NVIDIA GPU is on PCI but no driver exposes it: see driver.nvidia.");
+	} else {
+		result_fix_text(res, "No GPU is visible on PCI: check that the card is seated and powered, enabled in the firmware, or passed through to this virtual machine or container.");
+	}
+}
+
+/* The release a GPU is judged against; NULL (with a skip added) when none. */
+static const struct prof_rocm *arch_release(const struct check_ctx *ctx, bool *installed)
+{
+	const struct rocm_install *ri = rocm_active(ctx->facts);
+	const struct prof_rocm *rel = rocm_release_judged(ctx, installed);
+	if (ri && !*installed && rel && ri->ver.nparts && version_cmp_n(&ri->ver, &rel->ver, 2) < 0)
+		return NULL; /* installed, older than anything the profile knows */
+	return rel;
+}
+
+static void check_device_arch_nvidia(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+				     const struct gpu *g)
+{
+	const struct facts *f = ctx->facts;
+	struct check_result *res;
+	if (!g->cc_major) {
+		report_add(r, def, ST_SKIP, g->index, "compute capability of %04x:%04x unknown (not in the profile)",
+			   g->pci_vendor, g->pci_device);
+		return;
+	}
+	const struct cuda_toolkit *tk = f->cuda.active >= 0 && (size_t)f->cuda.active < f->cuda.ntoolkits ?
+					&f->cuda.toolkits[f->cuda.active] : NULL;
+	const struct prof_cuda *pc = tk && tk->version && ctx->db ? profiles_find_cuda(ctx->db, tk->version) : NULL;
+	char path[64];
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", g->pci_addr ? g->pci_addr : "?");
+	if (pc && (g->cc_major < pc->min_cc_major ||
+		   (g->cc_major == pc->min_cc_major && g->cc_minor < pc->min_cc_minor))) {
+		res = report_add(r, def, ST_FAIL, g->index,
+				 "%s has compute capability %u.%u; CUDA %s supports %u.%u and newer", g->name ? g->name : "GPU",
+				 g->cc_major, g->cc_minor, pc->version, pc->min_cc_major, pc->min_cc_minor);
+		result_evidence(res, path, "%04x:%04x %s", g->pci_vendor, g->pci_device, g->arch);
+		result_evidence(res, tk->path ? tk->path : "/usr/local/cuda", "CUDA %s", tk->version);
+		const struct prof_cuda *ok = NULL;
+		for (size_t i = 0; i < ctx->db->ncuda; i++) {
+			const struct prof_cuda *c = &ctx->db->cuda[i];
+			if (g->cc_major > c->min_cc_major || (g->cc_major == c->min_cc_major && g->cc_minor >= c->min_cc_minor))
+				ok = c;
+		}
+		if (ok)
+			result_fix_text(res, "Use CUDA %s or older, the newest release in the profile that supports compute capability %u.%u.",
+					ok->version, g->cc_major, g->cc_minor);
+		else
+			result_fix_text(res, "No CUDA release in the profile supports compute capability %u.%u.", g->cc_major,
+					g->cc_minor);
+		return;
+	}
+	if (pc)
+		res = report_add(r, def, ST_PASS, g->index, "%s: %s (compute capability %u.%u), supported by CUDA %s",
+				 g->name ? g->name : "GPU", g->arch, g->cc_major, g->cc_minor, pc->version);
+	else
+		res = report_add(r, def, ST_PASS, g->index, "%s: %s (compute capability %u.%u)%s", g->name ? g->name : "GPU",
+				 g->arch, g->cc_major, g->cc_minor,
+				 tk ? "; the CUDA toolkit's release is not in the profile" : "; no CUDA toolkit to compare with");
+	result_evidence(res, path, "%04x:%04x %s", g->pci_vendor, g->pci_device, g->arch);
+}
+
+static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+				  const struct gpu *g)
+{
+	const struct facts *f = ctx->facts;
+	char *path = gpu_kfd_path(g);
+	struct check_result *res;
+	if (!g->arch[0]) {
+		if (!report_fact_error(ctx, r, def, g->index, path, "KFD node properties unparseable")) {
+			res = report_add(r, def, ST_ERROR, g->index, "gfx_target_version %u does not name a gfx target",
+					 (unsigned)g->gfx_target_version);
+			result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+		}
+		free(path);
+		return;
+	}
+	bool installed = false;
+	const struct prof_rocm *rel = arch_release(ctx, &installed);
+	if (!rel) {
+		const struct rocm_install *ri = rocm_active(f);
+		report_add(r, def, ST_SKIP, g->index, "ROCm %s is older than every release in the profile database",
+			   ri && ri->version ? ri->version : "?");
+		free(path);
+		return;
+	}
+	const char *fam = gpu_family(ctx, g);
+	char famtxt[64] = "";
+	if (fam)
+		snprintf(famtxt, sizeof(famtxt), " (%s)", fam);
+	const char *how = installed ? "installed" : "newest; none installed";
+	if (prof_rocm_has_arch(rel, g->arch)) {
+		res = report_add(r, def, ST_PASS, g->index, "%s%s is supported by ROCm %s (%s)", g->arch, famtxt,
+				 rel->version, how);
+		result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+		free(path);
+		return;
+	}
+	/* The override only helps when the release supports what it stands for. */
+	const char *ov = arch_override_value(ctx, g->arch);
+	char ov_arch[16] = "";
+	unsigned a, b, c;
+	if (ov && sscanf(ov, "%u.%u.%u", &a, &b, &c) == 3)
+		override_arch(a, b, c, ov_arch, sizeof(ov_arch));
+	if (ov && ov_arch[0] && prof_rocm_has_arch(rel, ov_arch)) {
+		bool overridden = false;
+		const char *eff = gpu_effective_arch(f, g, &overridden);
+		res = report_add(r, def, ST_WARN, g->index,
+				 "%s%s is not supported by ROCm %s (%s); HSA_OVERRIDE_GFX_VERSION=%s makes it run as %s (a debugging aid, not a supported configuration)%s",
+				 g->arch, famtxt, rel->version, how, ov, ov_arch,
+				 overridden && !strcmp(eff, ov_arch) ? "; the override is set" : "");
+		result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "override", ov);
+		fixvars_addf(&fv, "node", "%d", g->kfd_node);
+		fixvars_add(&fv, "arch", g->arch);
+		fix_apply(res, ctx, "hsa_override_set", &fv);
+		fixvars_release(&fv);
+		free(path);
+		return;
+	}
+	/* The nearest release that supports it: the first newer one, else the
+	 * newest older one (the arch was dropped). */
+	const struct prof_rocm *first = profiles_first_rocm_with_arch(ctx->db, g->arch);
+	const struct prof_rocm *last = profiles_newest_rocm_with_arch(ctx->db, g->arch);
+	const struct prof_rocm *near = NULL;
+	if (first && version_cmp_n(&first->ver, &rel->ver, 2) > 0)
+		near = first;
+	else if (last)
+		near = last;
+	if (near) {
+		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by ROCm %s (%s); ROCm %s supports it",
+				 g->arch, famtxt, rel->version, how, near->version);
+	} else {
+		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by any ROCm release in the profile",
+				 g->arch, famtxt);
+	}
+	result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+	if (near) {
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "rocm_version", near->version);
+		fixvars_add(&fv, "arch", g->arch);
+		fix_apply(res, ctx, "rocm_upgrade", &fv);
+		fixvars_release(&fv);
+	} else {
+		result_fix_text(res, "No ROCm release supports %s: run on another GPU, or build the libraries from source with --offload-arch=%s.",
+				g->arch, g->arch);
+	}
+	free(path);
+}
+
+static void check_device_arch(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	size_t n = 0;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor == VENDOR_AMD) {
+			check_device_arch_amd(ctx, r, def, g);
+			n++;
+		} else if (g->vendor == VENDOR_NVIDIA) {
+			check_device_arch_nvidia(ctx, r, def, g);
+			n++;
+		}
+	}
+	if (!n)
+		report_add(r, def, ST_SKIP, -1, "no GPU");
+}
+
+static const char *integrated_reason(const struct check_ctx *ctx, const struct gpu *g)
+{
+	const struct prof_gfx *x = ctx->db && g->arch[0] ? profiles_find_gfx(ctx->db, g->arch) : NULL;
+	if (x && x->apu)
+		return "APU-only target";
+	return "small VRAM, large GTT";
+}
+
+static void check_device_igpu(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	size_t ni = 0, nd = 0, ni_visible = 0, nd_visible = 0;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != VENDOR_AMD)
+			continue;
+		if (g->integrated) {
+			ni++;
+			ni_visible += g->visible;
+		} else {
+			nd++;
+			nd_visible += g->visible;
+		}
+	}
+	if (!ni || !nd) {
+		report_add(r, def, ST_SKIP, -1, "%s", !ni ? "no integrated AMD GPU" : "no discrete AMD GPU beside the integrated one");
+		return;
+	}
+	struct check_result *res;
+	if (!ni_visible && nd_visible) {
+		res = report_add(r, def, ST_PASS, -1, "the integrated GPU is hidden by the visible-devices variables");
+	} else {
+		res = report_add(r, def, ST_WARN, -1,
+				 "an integrated AMD GPU is visible beside %zu discrete one%s: programs may pick it, or crash on it",
+				 nd, nd == 1 ? "" : "s");
+	}
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != VENDOR_AMD)
+			continue;
+		char *path = gpu_kfd_path(g);
+		char *vram = human_bytes(g->vram_bytes), *gtt = human_bytes(g->gtt_bytes);
+		result_evidence(res, path, "GPU %d %s: %s (VRAM %s, GTT %s%s%s)%s", g->index, g->arch,
+				g->integrated ? "integrated" : "discrete", vram, gtt, g->integrated ? ", " : "",
+				g->integrated ? integrated_reason(ctx, g) : "", g->visible ? "" : ", hidden");
+		free(vram);
+		free(gtt);
+		free(path);
+	}
+	const char *vars[] = { "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL" };
+	const char *vals[] = { f->env.rocr_visible, f->env.hip_visible, f->env.gpu_device_ordinal };
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)
+		if (vals[i]) {
+			char *p = xasprintf("env:%s", vars[i]);
+			result_evidence(res, p, "%s", vals[i]);
+			free(p);
+		}
+	if (res->status == ST_PASS)
+		return;
+	struct strvec ids = STRVEC_INIT, idx = STRVEC_INIT;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor == VENDOR_AMD && !g->integrated) {
+			strvec_push(&ids, g->visible_id ? g->visible_id : "");
+			strvec_pushf(&idx, "%d", g->index);
+		}
+	}
+	char *jid = strvec_join(&ids, ","), *jidx = strvec_join(&idx, ",");
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "visible_id", jid);
+	fixvars_add(&fv, "gpu_index", jidx);
+	fix_apply(res, ctx, "igpu_hide", &fv);
+	fixvars_release(&fv);
+	free(jid);
+	free(jidx);
+	strvec_release(&ids);
+	strvec_release(&idx);
+}
+
+static char *vram_path(const struct facts *f, const struct gpu *g)
+{
+	for (size_t i = 0; i < f->npci; i++)
+		if (g->pci_addr && f->pci[i].addr && !strcmp(f->pci[i].addr, g->pci_addr) &&
+		    f->pci[i].vram_total == g->vram_bytes)
+			return xasprintf("/sys/bus/pci/devices/%s/mem_info_vram_total", g->pci_addr);
+	if (g->kfd_node >= 0)
+		return xasprintf("/sys/class/kfd/kfd/topology/nodes/%d/mem_banks", g->kfd_node);
+	return xasprintf("/sys/bus/pci/devices/%s", g->pci_addr ? g->pci_addr : "?");
+}
+
+static void check_device_vram(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	double min_gib = ctx->db && ctx->db->min_vram_gib > 0 ? ctx->db->min_vram_gib : 8;
+	uint64_t min = (uint64_t)(min_gib * 1024 * 1024 * 1024);
+	size_t n = 0;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != VENDOR_AMD && g->vendor != VENDOR_NVIDIA)
+			continue;
+		n++;
+		if (!g->vram_bytes) {
+			char prefix[96];
+			snprintf(prefix, sizeof(prefix), "/sys/bus/pci/devices/%s/mem_info_vram",
+				 g->pci_addr ? g->pci_addr : "?");
+			if (g->vendor == VENDOR_AMD &&
+			    report_fact_error(ctx, r, def, g->index, prefix, "VRAM size unreadable"))
+				continue;
+			if (g->vendor == VENDOR_AMD && g->kfd_node >= 0) {
+				snprintf(prefix, sizeof(prefix), "/sys/class/kfd/kfd/topology/nodes/%d/mem_banks", g->kfd_node);
+				if (report_fact_error(ctx, r, def, g->index, prefix, "VRAM size unreadable"))
+					continue;
+			}
+			report_add(r, def, ST_SKIP, g->index, "%s",
+				   g->vendor == VENDOR_NVIDIA ? "VRAM size: only the live driver can tell" :
+				   "VRAM size not readable (no mem_info_vram_total or KFD memory bank)");
+			continue;
+		}
+		char *size = human_bytes(g->vram_bytes);
+		char *path = vram_path(f, g);
+		struct check_result *res;
+		if (g->integrated) {
+			char *gtt = human_bytes(g->gtt_bytes);
+			res = report_add(r, def, ST_PASS, g->index, "%s VRAM carve-out (integrated: shares system memory, GTT %s)",
+					 size, gtt);
+			free(gtt);
+		} else if (g->vram_bytes < min) {
+			res = report_add(r, def, ST_WARN, g->index, "%s of VRAM, under the %.0f GiB the profile asks for ML work",
+					 size, min_gib);
+			struct fixvars fv = FIXVARS_INIT;
+			fixvars_add(&fv, "vram", size);
+			fixvars_addf(&fv, "min_vram", "%.0f GiB", min_gib);
+			fix_apply(res, ctx, "vram_low", &fv);
+			fixvars_release(&fv);
+		} else {
+			res = report_add(r, def, ST_PASS, g->index, "%s of VRAM", size);
+		}
+		result_evidence(res, path, "%llu", (unsigned long long)g->vram_bytes);
+		free(path);
+		free(size);
+	}
+	if (!n)
+		report_add(r, def, ST_SKIP, -1, "no GPU");
+}
+
+const struct check_def check_device_defs[] = {
+	{ "device.present", "device", "GPU present", check_device_present, 0,
+	  "Counts the compute GPUs: KFD GPU nodes (/sys/class/kfd/kfd/topology/nodes with a non-zero gpu_id) and NVIDIA devices; under WSL, /dev/dxg.\n\n"
+	  "Without a GPU the runtimes say `RuntimeError: No HIP GPUs are available` (PyTorch on ROCm), `hipErrorNoDevice`, or `torch.cuda.is_available()` is False. The failure lists what is on PCI, so it is clear whether the card is missing or only its driver.\n\n"
+	  "Fix: load the driver (driver.amdgpu / driver.nvidia); check that the card is seated, enabled in the firmware and passed through to the VM or container." },
+	{ "device.arch", "device", "GPU architecture supported", check_device_arch, CHECK_PER_GPU,
+	  "One result per GPU. For AMD: the gfx target from KFD's gfx_target_version (110000 -> gfx1100; minor and stepping are hex), judged against the profile's Instinct and Radeon lists of the installed ROCm release (the newest one when none is installed). For NVIDIA: the compute capability from the profile's model list, judged against the installed CUDA toolkit's minimum.\n\n"
+	  "An unsupported target has no code objects in ROCm's libraries: `rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1031`, `hipErrorNoBinaryForGpu: Unable to find code object for all current devices!`, `RuntimeError: HIP error: invalid device function`, or ollama's `amdgpu is not supported (supported types:[gfx1030 gfx1100 ...])`.\n\n"
+	  "Fix: for RDNA2 (gfx103x) and RDNA3 (gfx110x) cards, `HSA_OVERRIDE_GFX_VERSION=10.3.0` / `11.0.0` makes the runtime treat the GPU as the family's supported target (a warning: AMD describes it as a debugging aid, not a supported configuration); otherwise the nearest ROCm release that supports the target (it names it)." },
+	{ "device.igpu", "device", "Integrated GPU beside a discrete one", check_device_igpu, 0,
+	  "Reads every AMD GPU's gfx target, VRAM and GTT size, and the visible-devices variables (ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL).\n\n"
+	  "Integrated means an APU-only target per the profile (gfx90c, gfx1035, gfx1036, gfx1103, gfx1150, gfx1151, gfx1152, ...) - robust also for APUs with a large carve-out such as Strix Halo - or, for a target the profile does not know, VRAM <= 4 GiB with GTT >= 8 GiB and >= 4x VRAM. With an iGPU visible beside a dGPU, programs pick device 0 (often the iGPU), libraries lack code objects for it, and some crash.\n\n"
+	  "Fix: `export ROCR_VISIBLE_DEVICES=<index or GPU-uuid of the discrete GPU>` (the fix fills it in), or disable the iGPU in the firmware. Passes when the variables already hide it; skips without an iGPU or without a dGPU." },
+	{ "device.vram", "device", "GPU memory size", check_device_vram, CHECK_PER_GPU,
+	  "One result per GPU: VRAM from DRM's mem_info_vram_total, or KFD mem_banks (heap types 1 and 2).\n\n"
+	  "Models and batch sizes for ML work need memory: under the profile's minimum (8 GiB by default) a discrete GPU runs out with `HIP out of memory` / `torch.OutOfMemoryError` on common workloads. An integrated GPU's VRAM is only a carve-out of system memory (GTT), so it is reported, not judged.\n\n"
+	  "Fix: smaller models, batch sizes or precision, or a GPU with more memory. Skips for NVIDIA when only the live driver can tell." },
+	{ 0 },
+};

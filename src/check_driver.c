@@ -1,0 +1,259 @@
+/* driver.*: the amdgpu and nvidia kernel drivers and KFD. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_common.h"
+
+static void pci_evidence(struct check_result *res, const struct facts *f, unsigned vendor)
+{
+	for (size_t i = 0; i < f->npci; i++) {
+		const struct pci_dev *p = &f->pci[i];
+		if (p->vendor != vendor || !pci_gpu_class(p->class_code))
+			continue;
+		char *path = xasprintf("/sys/bus/pci/devices/%s", p->addr ? p->addr : "?");
+		result_evidence(res, path, "%04x:%04x class 0x%06x driver %s", p->vendor, p->device, p->class_code,
+				p->driver ? p->driver : "(none)");
+		free(path);
+	}
+}
+
+static bool amdgpu_live(const struct facts *f)
+{
+	return f->drv.amdgpu_initstate && !strcmp(f->drv.amdgpu_initstate, "live");
+}
+
+static void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ctx)
+{
+	struct fixvars fv = FIXVARS_INIT;
+	char *headers = headers_install_command(ctx);
+	fixvars_add(&fv, "kernel", ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)");
+	fixvars_add(&fv, "headers_install", headers);
+	fix_apply(res, ctx, "amdgpu_load", &fv);
+	fixvars_release(&fv);
+	free(headers);
+}
+
+static void check_driver_amdgpu(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	size_t n = pci_count_vendor(f, 0x1002);
+	if (!n) {
+		report_add(r, def, ST_SKIP, -1, "no AMD GPU on PCI");
+		return;
+	}
+	if (skip_under_wsl(ctx, r, def))
+		return;
+	struct check_result *res;
+	if (amdgpu_live(f)) {
+		if (f->drv.amdgpu_version) {
+			res = report_add(r, def, ST_PASS, -1, "amdgpu is loaded (DKMS %s)", f->drv.amdgpu_version);
+			result_evidence(res, "/sys/module/amdgpu/version", "%s", f->drv.amdgpu_version);
+		} else {
+			res = report_add(r, def, ST_PASS, -1, "amdgpu is loaded (in-tree)");
+		}
+		result_evidence(res, "/sys/module/amdgpu/initstate", "live");
+		pci_evidence(res, f, 0x1002);
+		return;
+	}
+	if (f->drv.amdgpu_module && !f->drv.amdgpu_initstate) {
+		if (report_fact_error(ctx, r, def, -1, "/sys/module/amdgpu", "amdgpu module state unreadable"))
+			return;
+	}
+	if (!f->drv.amdgpu_module)
+		res = report_add(r, def, ST_FAIL, -1,
+				 "the amdgpu module is not loaded (%zu AMD GPU%s on PCI): rocminfo says \"ROCk module is NOT loaded, possibly no GPU devices\"",
+				 n, n == 1 ? "" : "s");
+	else
+		res = report_add(r, def, ST_FAIL, -1, "the amdgpu module is %s, not live",
+				 f->drv.amdgpu_initstate ? f->drv.amdgpu_initstate : "in an unknown state");
+	result_evidence(res, "/sys/module/amdgpu/initstate", "%s",
+			f->drv.amdgpu_initstate ? f->drv.amdgpu_initstate : "missing");
+	pci_evidence(res, f, 0x1002);
+	fix_amdgpu_load(res, ctx);
+}
+
+static bool parse_pci_addr(const char *addr, unsigned *domain, unsigned *bus, unsigned *dev, unsigned *fn)
+{
+	return addr && sscanf(addr, "%x:%x:%x.%x", domain, bus, dev, fn) == 4;
+}
+
+/* Integrated per the profile (APU-only target of the model), else by size. */
+static bool pci_integrated(const struct check_ctx *ctx, const struct pci_dev *p)
+{
+	const struct prof_gpu_model *m = ctx->db ? profiles_find_model(ctx->db, VENDOR_AMD, p->device) : NULL;
+	if (m && m->arch) {
+		const struct prof_gfx *x = profiles_find_gfx(ctx->db, m->arch);
+		if (x)
+			return x->apu;
+	}
+	const uint64_t gib = 1024ull * 1024 * 1024;
+	return p->vram_total && p->gtt_total && p->vram_total <= 4 * gib && p->gtt_total >= 8 * gib &&
+	       p->gtt_total >= 4 * p->vram_total;
+}
+
+static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	if (!amd_gpu_expected(f)) {
+		report_add(r, def, ST_SKIP, -1, "no AMD GPU");
+		return;
+	}
+	if (skip_under_wsl(ctx, r, def))
+		return;
+	if (!amdgpu_live(f)) {
+		report_add(r, def, ST_SKIP, -1, "amdgpu is not loaded (see driver.amdgpu)");
+		return;
+	}
+	struct check_result *res;
+	const struct dev_node *kfd = facts_dev(f, "/dev/kfd");
+	if ((dev_known(kfd) && kfd->type == NODE_MISSING) || !f->kfd.topology_present) {
+		bool nodev = dev_known(kfd) && kfd->type == NODE_MISSING;
+		res = report_add(r, def, ST_FAIL, -1, "amdgpu is loaded but %s: the runtime says \"kfd driver not loaded\"",
+				 nodev ? "/dev/kfd does not exist" : "there is no KFD topology");
+		result_evidence(res, "/sys/module/amdgpu/initstate", "live");
+		result_evidence(res, "/dev/kfd", "%s", nodev ? "missing" : dev_known(kfd) ? "present" : "not recorded");
+		result_evidence(res, "/sys/class/kfd/kfd/topology/nodes", "%s",
+				f->kfd.topology_present ? "present" : "missing");
+		if (f->sys.container != CONTAINER_NONE)
+			fix_apply(res, ctx, "container_devices", NULL);
+		else
+			result_fix_text(res, "The kernel's amdgpu driver runs without KFD (CONFIG_HSA_AMD is off in this kernel, or KFD failed to start): read the kernel log for \"kfd\" messages and boot a distribution kernel or install the ROCm DKMS driver.");
+		return;
+	}
+	size_t nodes = 0, unreadable = 0, dgpus = 0;
+	for (size_t i = 0; i < f->kfd.nnodes; i++)
+		if (f->kfd.nodes[i].gpu_id) {
+			nodes++;
+			if (!f->kfd.nodes[i].readable)
+				unreadable++;
+		}
+	struct strvec missing = STRVEC_INIT;
+	for (size_t i = 0; i < f->npci; i++) {
+		const struct pci_dev *p = &f->pci[i];
+		if (p->vendor != 0x1002 || !pci_gpu_class(p->class_code) || pci_integrated(ctx, p))
+			continue;
+		dgpus++;
+		unsigned dom, bus, dev, fn;
+		if (!parse_pci_addr(p->addr, &dom, &bus, &dev, &fn))
+			continue;
+		unsigned loc = bus << 8 | dev << 3 | fn;
+		bool found = false;
+		for (size_t j = 0; j < f->kfd.nnodes && !found; j++) {
+			const struct kfd_node *k = &f->kfd.nodes[j];
+			found = k->gpu_id && k->readable && k->location_id == loc && k->domain == dom;
+		}
+		if (!found)
+			strvec_pushf(&missing, "%s (%04x:%04x)", p->addr, p->vendor, p->device);
+	}
+	if (missing.n && unreadable >= missing.n) {
+		char *list = strvec_join(&missing, ", ");
+		res = report_add(r, def, ST_ERROR, -1, "%zu KFD GPU node%s could not be read; cannot tell whether %s has one",
+				 unreadable, unreadable == 1 ? "" : "s", list);
+		result_evidence(res, "/sys/class/kfd/kfd/topology/nodes", "%zu GPU nodes, %zu unreadable", nodes, unreadable);
+		free(list);
+		strvec_release(&missing);
+		return;
+	}
+	if (missing.n) {
+		char *list = strvec_join(&missing, ", ");
+		res = report_add(r, def, ST_FAIL, -1,
+				 "no KFD GPU node for %s: the kernel skipped it (dmesg \"kfd kfd: amdgpu: skipped device ..., PCI rejects atomics\", or an ASIC KFD does not support); the runtime then fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+				 list);
+		result_evidence(res, "/sys/class/kfd/kfd/topology/nodes", "%zu GPU nodes", nodes);
+		pci_evidence(res, f, 0x1002);
+		result_fix_text(res, "Read the kernel log for \"kfd\": with \"PCI rejects atomics\", move the card to a PCIe slot attached to the CPU (not the chipset) or enable PCIe atomics in the firmware; otherwise the GPU is not supported by KFD.");
+		free(list);
+		strvec_release(&missing);
+		return;
+	}
+	strvec_release(&missing);
+	res = report_add(r, def, ST_PASS, -1, "/dev/kfd %s; %zu KFD GPU node%s for %zu discrete AMD GPU%s on PCI",
+			 dev_known(kfd) ? "exists" : "(node not recorded)", nodes, nodes == 1 ? "" : "s", dgpus,
+			 dgpus == 1 ? "" : "s");
+	if (dev_known(kfd)) {
+		char *d = dev_describe(kfd);
+		result_evidence(res, "/dev/kfd", "%s", d);
+		free(d);
+	}
+	result_evidence(res, "/sys/class/kfd/kfd/topology/nodes", "%zu GPU nodes", nodes);
+}
+
+/* The OS's package install command for `packages`, or a shell comment. */
+static char *os_install(const struct check_ctx *ctx, const char *packages)
+{
+	const struct prof_os *o = os_entry(ctx);
+	char *cmd = NULL;
+	const char *iv[] = { "packages", packages, NULL };
+	if (o && o->install && profiles_render(o->install, iv, &cmd) == 0)
+		return cmd;
+	free(cmd);
+	return xasprintf("# install %s with your package manager", packages);
+}
+
+static void check_driver_nvidia(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	size_t n = pci_count_vendor(f, 0x10de);
+	if (!n) {
+		report_add(r, def, ST_SKIP, -1, "no NVIDIA GPU on PCI");
+		return;
+	}
+	bool nouveau_bound = false;
+	for (size_t i = 0; i < f->npci; i++)
+		if (f->pci[i].vendor == 0x10de && f->pci[i].driver && !strcmp(f->pci[i].driver, "nouveau"))
+			nouveau_bound = true;
+	struct check_result *res;
+	if (nouveau_bound || (f->drv.nouveau_module && !f->drv.nvidia_module)) {
+		res = report_add(r, def, ST_FAIL, -1, "the nouveau driver %s the NVIDIA GPU: CUDA needs NVIDIA's driver",
+				 nouveau_bound ? "is bound to" : "is loaded for");
+		result_evidence(res, "/sys/module/nouveau", "loaded");
+		pci_evidence(res, f, 0x10de);
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "grub_update", grub_update_command(ctx));
+		fix_apply(res, ctx, "nouveau", &fv);
+		fixvars_release(&fv);
+		return;
+	}
+	if (f->drv.nvidia_version) {
+		res = report_add(r, def, ST_PASS, -1, "NVIDIA driver %s (%s kernel module)", f->drv.nvidia_version,
+				 f->drv.nvidia_open ? "open" : "proprietary");
+		result_evidence(res, f->drv.nvidia_version_source ? f->drv.nvidia_version_source : "/proc/driver/nvidia/version",
+				"%s", f->drv.nvidia_version);
+		return;
+	}
+	if (f->drv.nvidia_module) {
+		if (report_fact_error(ctx, r, def, -1, "/proc/driver/nvidia/version", "NVIDIA driver version unparseable") ||
+		    report_fact_error(ctx, r, def, -1, "/sys/module/nvidia/version", "NVIDIA driver version unparseable"))
+			return;
+		res = report_add(r, def, ST_PASS, -1, "the nvidia module is loaded (version not recorded)");
+		result_evidence(res, "/sys/module/nvidia", "present");
+		return;
+	}
+	res = report_add(r, def, ST_FAIL, -1, "no nvidia kernel module is loaded (%zu NVIDIA GPU%s on PCI)", n,
+			 n == 1 ? "" : "s");
+	result_evidence(res, "/sys/module/nvidia", "missing");
+	pci_evidence(res, f, 0x10de);
+	struct fixvars fv = FIXVARS_INIT;
+	char *install = os_install(ctx, "nvidia-driver");
+	fixvars_add(&fv, "install", install);
+	fix_apply(res, ctx, "nvidia_driver", &fv);
+	fixvars_release(&fv);
+	free(install);
+}
+
+const struct check_def check_driver_defs[] = {
+	{ "driver.amdgpu", "driver", "amdgpu kernel driver loaded", check_driver_amdgpu, 0,
+	  "Reads the PCI devices (vendor 0x1002, class 0x03xxxx or 0x12xxxx), /sys/module/amdgpu/initstate and /sys/module/amdgpu/version.\n\n"
+	  "Every ROCm component talks to the GPU through the amdgpu kernel driver. `initstate` is `live` once it loaded; `version` exists only for AMD's DKMS driver, so its absence means the distribution's in-tree driver. Without it rocminfo prints `ROCk module is NOT loaded, possibly no GPU devices` and rocm-smi `Driver not initialized (amdgpu not found in modules)` (while exiting 0).\n\n"
+	  "Fix: `sudo modprobe amdgpu` and read `dmesg` for why it did not load; install the headers and extra modules for the running kernel (`linux-modules-extra-$(uname -r)` on Ubuntu). With Secure Boot, see system.secure_boot. Skips without an AMD GPU on PCI." },
+	{ "driver.kfd", "driver", "KFD device and topology", check_driver_kfd, 0,
+	  "Reads /dev/kfd and /sys/class/kfd/kfd/topology/nodes/*/properties (location_id, domain), and matches every discrete AMD GPU on PCI to a KFD GPU node.\n\n"
+	  "KFD is the compute interface of amdgpu: ROCm sees only the GPUs it lists. The kernel skips a GPU when the PCIe path cannot do atomics (dmesg: `kfd kfd: amdgpu: skipped device 1002:67df, PCI rejects atomics`) or when the ASIC has no KFD support; the runtime then reports `hsa api call failure ... HSA_STATUS_ERROR_OUT_OF_RESOURCES` or finds no GPU. A missing /dev/kfd in a container gives `kfd driver not loaded`.\n\n"
+	  "Fix: move the card to a CPU-attached PCIe slot (or enable atomics in the firmware); pass /dev/kfd into containers. Skips when amdgpu is not loaded (driver.amdgpu says why)." },
+	{ "driver.nvidia", "driver", "NVIDIA kernel driver loaded", check_driver_nvidia, 0,
+	  "Reads the PCI devices (vendor 0x10de), /proc/driver/nvidia/version (`NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14 ...` or the Open Kernel Module form), /sys/module/nvidia/version and whether nouveau is loaded or bound.\n\n"
+	  "CUDA needs NVIDIA's kernel driver; the nouveau driver cannot run CUDA and blocks NVIDIA's module from binding. PyTorch then says `UserWarning: CUDA initialization: Found no NVIDIA driver on your system`.\n\n"
+	  "Fix: install NVIDIA's driver for this OS; blacklist nouveau (`modprobe.blacklist=nouveau` on the kernel command line), update the boot loader configuration and reboot. Skips without an NVIDIA GPU." },
+	{ 0 },
+};

@@ -1,0 +1,302 @@
+/* framework.*: PyTorch and TensorFlow builds against the machine's GPUs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_common.h"
+
+static const char *backend_text(enum fw_backend b)
+{
+	switch (b) {
+	case FW_BACKEND_CPU: return "CPU";
+	case FW_BACKEND_ROCM: return "ROCm";
+	case FW_BACKEND_CUDA: return "CUDA";
+	case FW_BACKEND_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+/* "https://download.pytorch.org/whl/rocm6.2" -> "rocm6.2" */
+static const char *index_backend(const char *url)
+{
+	const char *s = strrchr(url, '/');
+	return s && s[1] ? s + 1 : url;
+}
+
+/* The PyTorch index for AMD: the installed release's, else the newest that
+ * supports the discrete GPUs' archs, else the newest with an index. */
+static const struct prof_rocm *torch_rocm_release(const struct check_ctx *ctx)
+{
+	const struct facts *f = ctx->facts;
+	const struct profiles *db = ctx->db;
+	bool installed = false;
+	const struct prof_rocm *rel = rocm_release_judged(ctx, &installed);
+	if (installed && rel && rel->torch_index)
+		return rel;
+	size_t nd = amd_discrete_count(f);
+	const struct prof_rocm *any = NULL;
+	for (size_t i = db ? db->nrocm : 0; i-- > 0;) {
+		const struct prof_rocm *c = &db->rocm[i];
+		if (!c->torch_index)
+			continue;
+		if (!any)
+			any = c;
+		bool all = true;
+		for (size_t j = 0; j < f->ngpus && all; j++) {
+			const struct gpu *g = &f->gpus[j];
+			if (g->vendor == VENDOR_AMD && g->arch[0] && !(nd && g->integrated))
+				all = prof_rocm_has_arch(c, g->arch);
+		}
+		if (all)
+			return c;
+	}
+	return any;
+}
+
+static const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx)
+{
+	const struct facts *f = ctx->facts;
+	const struct profiles *db = ctx->db;
+	if (!db)
+		return NULL;
+	if (f->cuda.active >= 0 && (size_t)f->cuda.active < f->cuda.ntoolkits) {
+		const struct prof_cuda *pc = profiles_find_cuda(db, f->cuda.toolkits[f->cuda.active].version);
+		if (pc && pc->torch_index)
+			return pc;
+	}
+	struct version dv = { { 0 }, 0 };
+	bool have_drv = f->drv.nvidia_version && version_parse(f->drv.nvidia_version, &dv) == 0;
+	const struct prof_cuda *any = NULL;
+	for (size_t i = db->ncuda; i-- > 0;) {
+		const struct prof_cuda *c = &db->cuda[i];
+		if (!c->torch_index)
+			continue;
+		if (!any)
+			any = c;
+		struct version mv;
+		if (!have_drv || !c->min_driver || (version_parse(c->min_driver, &mv) == 0 && version_cmp(&dv, &mv) >= 0))
+			return c;
+	}
+	return any;
+}
+
+static void fix_torch(struct check_result *res, const struct check_ctx *ctx, bool amd)
+{
+	const char *index = NULL;
+	if (amd) {
+		const struct prof_rocm *rel = torch_rocm_release(ctx);
+		index = rel ? rel->torch_index : NULL;
+	} else {
+		const struct prof_cuda *pc = torch_cuda_release(ctx);
+		index = pc ? pc->torch_index : NULL;
+	}
+	if (!index) {
+		result_fix_text(res, "Install a PyTorch build for %s; the profile database has no wheel index for this machine.",
+				amd ? "ROCm" : "CUDA");
+		return;
+	}
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "torch_index", index);
+	fixvars_add(&fv, "backend", index_backend(index));
+	fix_apply(res, ctx, "torch_reinstall", &fv);
+	fixvars_release(&fv);
+}
+
+static char *fw_file(const struct framework *fw, bool torch)
+{
+	if (torch)
+		return xasprintf("%s/version.py", fw->path ? fw->path : "torch");
+	return xstrdup(fw->path ? fw->path : "tensorflow");
+}
+
+static void fw_evidence(struct check_result *res, const struct framework *fw, bool torch)
+{
+	char *p = fw_file(fw, torch);
+	result_evidence(res, p, "%s %s, backend %s%s%s", fw->name ? fw->name : "?", fw->version ? fw->version : "?",
+			backend_text(fw->backend), fw->backend_version ? " " : "",
+			fw->backend_version ? fw->backend_version : "");
+	free(p);
+}
+
+/* The ROCm wheel's own problems: rocBLAS files and the DKMS window. */
+static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+			     const struct framework *fw, bool torch)
+{
+	const struct facts *f = ctx->facts;
+	struct strvec missing = STRVEC_INIT;
+	const struct gpu *first = NULL;
+	const char *first_eff = NULL;
+	bool first_ov = false;
+	for (size_t i = 0; fw->has_rocblas_dir && i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != VENDOR_AMD || g->integrated || !g->visible)
+			continue;
+		bool ov = false;
+		const char *eff = gpu_effective_arch(f, g, &ov);
+		if (!eff[0] || strvec_contains(&fw->tensile_archs, eff))
+			continue;
+		strvec_pushf(&missing, "GPU %d (%s)", g->index, eff);
+		if (!first) {
+			first = g;
+			first_eff = eff;
+			first_ov = ov;
+		}
+	}
+	const struct prof_rocm *wrel = fw->backend_version && ctx->db ? profiles_find_rocm(ctx->db, fw->backend_version) : NULL;
+	const struct prof_rocm *drel = f->drv.amdgpu_version && ctx->db ? profiles_rocm_for_dkms(ctx->db, f->drv.amdgpu_version) : NULL;
+	bool window_bad = wrel && drel && !rocm_driver_compatible(ctx->db, wrel, drel);
+	if (!missing.n && !window_bad) {
+		strvec_release(&missing);
+		return false;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s %s (ROCm %s build)", fw->name, fw->version ? fw->version : "",
+		    fw->backend_version ? fw->backend_version : "?");
+	if (missing.n) {
+		char *l = strvec_join(&missing, ", ");
+		strbuf_addf(&sb, ": its bundled rocBLAS has no TensileLibrary files for %s (\"Cannot read .../TensileLibrary.dat: No such file or directory for GPU arch : %s\")",
+			    l, first_eff);
+		free(l);
+	}
+	if (window_bad)
+		strbuf_addf(&sb, "%s the wheel's ROCm %s is outside the window of the amdgpu DKMS driver %s (ROCm %s)",
+			    missing.n ? ";" : ":", wrel->version, f->drv.amdgpu_version, drel->version);
+	struct check_result *res = report_add(r, def, ST_WARN, -1, "%s", strbuf_cstr(&sb));
+	strbuf_release(&sb);
+	fw_evidence(res, fw, torch);
+	if (missing.n) {
+		char *p = xasprintf("%s/lib/rocblas/library", fw->path ? fw->path : "?");
+		char *a = strvec_join(&fw->tensile_archs, " ");
+		result_evidence(res, p, "TensileLibrary files for: %s", *a ? a : "none");
+		free(a);
+		free(p);
+		const char *ovv = first_ov ? NULL : arch_override_value(ctx, first->arch);
+		char ov_arch[16] = "";
+		unsigned x, y, z;
+		if (ovv && sscanf(ovv, "%u.%u.%u", &x, &y, &z) == 3)
+			override_arch(x, y, z, ov_arch, sizeof(ov_arch));
+		if (ov_arch[0] && strvec_contains(&fw->tensile_archs, ov_arch)) {
+			struct fixvars fv = FIXVARS_INIT;
+			fixvars_add(&fv, "override", ovv);
+			fixvars_addf(&fv, "node", "%d", first->kfd_node);
+			fixvars_add(&fv, "arch", first->arch);
+			fix_apply(res, ctx, "hsa_override_set", &fv);
+			fixvars_release(&fv);
+		} else if (torch) {
+			fix_torch(res, ctx, true);
+		} else {
+			result_fix_text(res, "Install a TensorFlow ROCm build that ships kernels for %s.", first_eff);
+		}
+	}
+	if (window_bad) {
+		result_evidence(res, "/sys/module/amdgpu/version", "%s", f->drv.amdgpu_version);
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "rocm_version", wrel->version);
+		fixvars_add(&fv, "driver_version", f->drv.amdgpu_version);
+		fix_apply(res, ctx, "rocm_window", &fv);
+		fixvars_release(&fv);
+	}
+	strvec_release(&missing);
+	return true;
+}
+
+static void judge_framework(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+			    const struct framework *fw, bool torch)
+{
+	const struct facts *f = ctx->facts;
+	bool amd = amd_gpu_expected(f), nv = nvidia_gpu_expected(f);
+	struct check_result *res;
+	const char *name = fw->name ? fw->name : "?";
+	if (fw->backend == FW_BACKEND_UNKNOWN) {
+		char *p = fw_file(fw, torch);
+		if (!report_fact_error(ctx, r, def, -1, p, torch ? "torch/version.py unparseable" : "build unreadable")) {
+			if (torch) {
+				res = report_add(r, def, ST_ERROR, -1, "cannot tell which build %s %s is", name,
+						 fw->version ? fw->version : "");
+				result_evidence(res, p, "no cuda/hip fields");
+			} else {
+				report_add(r, def, ST_SKIP, -1, "cannot tell which build %s %s at %s is", name,
+					   fw->version ? fw->version : "", fw->path ? fw->path : "?");
+			}
+		}
+		free(p);
+		return;
+	}
+	bool mismatch = false, want_amd = false;
+	if (amd && !nv)
+		mismatch = fw->backend != FW_BACKEND_ROCM, want_amd = true;
+	else if (nv && !amd)
+		mismatch = fw->backend != FW_BACKEND_CUDA;
+	else if (amd && nv)
+		mismatch = fw->backend == FW_BACKEND_CPU, want_amd = true;
+	if (mismatch) {
+		const char *machine = amd && nv ? "AMD and NVIDIA GPUs" : amd ? "an AMD GPU" : "an NVIDIA GPU";
+		const char *seen = fw->backend == FW_BACKEND_CUDA && want_amd ?
+				   ": \"UserWarning: CUDA initialization: Found no NVIDIA driver on your system\", torch.cuda.is_available() is False" :
+				   fw->backend == FW_BACKEND_ROCM && !want_amd ? ": \"RuntimeError: No HIP GPUs are available\"" :
+				   ": the GPU is never used";
+		res = report_add(r, def, ST_FAIL, -1, "%s %s is a %s build on a machine with %s%s", name,
+				 fw->version ? fw->version : "", backend_text(fw->backend), machine, torch ? seen : "");
+		fw_evidence(res, fw, torch);
+		if (torch)
+			fix_torch(res, ctx, want_amd);
+		else if (want_amd)
+			result_fix_text(res, "Uninstall this TensorFlow and install AMD's tensorflow-rocm build, whose version matches the installed ROCm release.");
+		else
+			result_fix_text(res, "Uninstall this TensorFlow and install the CUDA build (the tensorflow package with its and-cuda extra).");
+		return;
+	}
+	if (fw->backend == FW_BACKEND_ROCM && amd && judge_rocm_wheel(ctx, r, def, fw, torch))
+		return;
+	res = report_add(r, def, ST_PASS, -1, "%s %s (%s build%s%s)%s", name, fw->version ? fw->version : "",
+			 backend_text(fw->backend), fw->backend_version ? " " : "",
+			 fw->backend_version ? fw->backend_version : "",
+			 !amd && !nv ? ": no GPU to match" : " matches the GPUs");
+	fw_evidence(res, fw, torch);
+}
+
+static bool is_torch(const struct framework *fw)
+{
+	return fw->name && !strcmp(fw->name, "torch");
+}
+
+static bool is_tensorflow(const struct framework *fw)
+{
+	return fw->name && str_startswith(fw->name, "tensorflow");
+}
+
+static void check_framework_torch(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ctx->facts->py.n; i++)
+		if (is_torch(&ctx->facts->py.v[i])) {
+			judge_framework(ctx, r, def, &ctx->facts->py.v[i], true);
+			n++;
+		}
+	if (!n)
+		report_add(r, def, ST_SKIP, -1, "no PyTorch install found");
+}
+
+static void check_framework_tensorflow(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ctx->facts->py.n; i++)
+		if (is_tensorflow(&ctx->facts->py.v[i])) {
+			judge_framework(ctx, r, def, &ctx->facts->py.v[i], false);
+			n++;
+		}
+	if (!n)
+		report_add(r, def, ST_SKIP, -1, "no TensorFlow install found");
+}
+
+const struct check_def check_framework_defs[] = {
+	{ "framework.torch", "frameworks", "PyTorch build matches the GPUs", check_framework_torch, 0,
+	  "For every PyTorch install found (virtualenv, conda, ~/.local, system site-packages): torch/version.py (`hip` set -> ROCm build, `cuda` set -> CUDA build, neither -> CPU build), the bundled rocBLAS TensileLibrary files, and the amdgpu DKMS version.\n\n"
+	  "`pip install torch` gives a CUDA build, which on an AMD machine says `UserWarning: CUDA initialization: Found no NVIDIA driver on your system` and `torch.cuda.is_available()` is False; a ROCm build on an NVIDIA machine says `RuntimeError: No HIP GPUs are available`. A ROCm wheel without kernels for the GPU gives `RuntimeError: HIP error: invalid device function` or the rocBLAS `Cannot read ... TensileLibrary.dat ... for GPU arch` error; a wheel far from the DKMS driver's release fails in the runtime. On ROCm, PyTorch still uses the device name `cuda` (torch.device(\"cuda:0\")).\n\n"
+	  "Fix: `pip uninstall -y torch torchvision torchaudio`, then `pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocmX.Y`, with X.Y from the profile for the installed (else newest supporting) ROCm release. Skips when no PyTorch is installed." },
+	{ "framework.tensorflow", "frameworks", "TensorFlow build matches the GPUs", check_framework_tensorflow, 0,
+	  "For every TensorFlow install found: whether it is AMD's tensorflow-rocm build or the CUDA/CPU build, and for a ROCm build its bundled rocBLAS files and the DKMS window, as for framework.torch.\n\n"
+	  "The `tensorflow` package from PyPI cannot use an AMD GPU: `tf.config.list_physical_devices('GPU')` is empty.\n\n"
+	  "Fix: install `tensorflow-rocm` in the version matching the installed ROCm (AMD publishes the pairs) on AMD machines, the CUDA build on NVIDIA ones. Skips when no TensorFlow is installed." },
+	{ 0 },
+};

@@ -1,0 +1,366 @@
+/* rocm.*: the ROCm install, its version window, the runtime and rocBLAS. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_common.h"
+
+/* The release to install: the newest that supports every discrete AMD GPU's
+ * arch and lists this OS; else the newest that lists the OS; else the newest. */
+static const struct prof_rocm *rocm_to_install(const struct check_ctx *ctx)
+{
+	const struct facts *f = ctx->facts;
+	const struct prof_os *o = os_entry(ctx);
+	const struct profiles *db = ctx->db;
+	if (!db || !db->nrocm)
+		return NULL;
+	size_t nd = amd_discrete_count(f);
+	const struct prof_rocm *os_only = NULL;
+	for (size_t i = db->nrocm; i-- > 0;) {
+		const struct prof_rocm *rel = &db->rocm[i];
+		if (o && !prof_rocm_os(rel, o->key))
+			continue;
+		if (!os_only)
+			os_only = rel;
+		bool all = true;
+		for (size_t j = 0; j < f->ngpus && all; j++) {
+			const struct gpu *g = &f->gpus[j];
+			if (g->vendor != VENDOR_AMD || !g->arch[0] || (nd && g->integrated))
+				continue;
+			all = prof_rocm_has_arch(rel, g->arch);
+		}
+		if (all)
+			return rel;
+	}
+	return os_only ? os_only : profiles_newest_rocm(db);
+}
+
+static void fix_rocm_install(struct check_result *res, const struct check_ctx *ctx)
+{
+	const struct prof_rocm *rel = rocm_to_install(ctx);
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "os_name", os_display_name(ctx));
+	fixvars_add(&fv, "rocm_version", rel ? rel->version : "");
+	fix_apply(res, ctx, "rocm_install", &fv);
+	fixvars_release(&fv);
+	if (rel)
+		fix_add_route(res, ctx, rel);
+}
+
+static const char *source_name(enum rocm_source s)
+{
+	switch (s) {
+	case ROCM_SRC_INFO_VERSION: return ".info/version";
+	case ROCM_SRC_HEADER: return "rocm_version.h";
+	case ROCM_SRC_DIRNAME: return "directory name";
+	case ROCM_SRC_ROCM_PATH: return "ROCM_PATH";
+	case ROCM_SRC_DISTRO: return "distribution packages";
+	}
+	return "?";
+}
+
+static void install_evidence(struct check_result *res, const struct rocm_install *ri)
+{
+	result_evidence(res, ri->source_path ? ri->source_path : (ri->path ? ri->path : "?"), "%s",
+			ri->version ? ri->version : "(no version)");
+}
+
+static void check_rocm_install(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	if (!amd_gpu_expected(f)) {
+		report_add(r, def, ST_SKIP, -1, "no AMD GPU");
+		return;
+	}
+	struct check_result *res;
+	const struct rocm_install *act = rocm_active(f);
+	if (act && act->version && !act->ver.nparts) {
+		res = report_add(r, def, ST_ERROR, -1, "ROCm at %s has an unparseable version \"%s\"",
+				 act->path ? act->path : "?", act->version);
+		install_evidence(res, act);
+		return;
+	}
+	if (!f->rocm.ninstalls && report_fact_error(ctx, r, def, -1, "/opt/rocm", "ROCm install unreadable"))
+		return;
+	size_t nhip = 0;
+	for (size_t i = 0; i < f->rocm.ninstalls; i++)
+		nhip += f->rocm.installs[i].has_hip;
+	if (!nhip) {
+		const struct framework *bundled = NULL;
+		for (size_t i = 0; i < f->py.n && !bundled; i++)
+			if (f->py.v[i].bundled_hip)
+				bundled = &f->py.v[i];
+		if (bundled) {
+			res = report_add(r, def, ST_WARN, -1,
+					 "the only HIP runtime is the one inside %s %s: it works, but rocminfo, hipcc and other frameworks find no ROCm",
+					 bundled->name ? bundled->name : "a framework", bundled->version ? bundled->version : "");
+			char *p = xasprintf("%s/lib/libamdhip64.so", bundled->path ? bundled->path : "?");
+			result_evidence(res, p, "bundled");
+			free(p);
+		} else {
+			res = report_add(r, def, ST_FAIL, -1, "no HIP runtime (libamdhip64.so) found: ROCm is not installed%s",
+					 f->rocm.ninstalls ? " (an install without HIP exists)" : "");
+			result_evidence(res, "/opt/rocm", "%s", f->rocm.ninstalls ? "no libamdhip64.so" : "missing");
+		}
+		for (size_t i = 0; i < f->rocm.ninstalls; i++)
+			install_evidence(res, &f->rocm.installs[i]);
+		fix_rocm_install(res, ctx);
+		return;
+	}
+	if (nhip > 1) {
+		struct strvec list = STRVEC_INIT;
+		for (size_t i = 0; i < f->rocm.ninstalls; i++) {
+			const struct rocm_install *ri = &f->rocm.installs[i];
+			if (ri->has_hip)
+				strvec_pushf(&list, "%s (%s)", ri->path ? ri->path : "?", ri->version ? ri->version : "?");
+		}
+		char *l = strvec_join(&list, ", ");
+		res = report_add(r, def, ST_WARN, -1, "%zu ROCm installs: %s; %s %s wins", nhip, l,
+				 act && act->path ? act->path : "none of them",
+				 act && act->is_default ? "(what /opt/rocm points at)" : "");
+		for (size_t i = 0; i < f->rocm.ninstalls; i++)
+			install_evidence(res, &f->rocm.installs[i]);
+		result_fix_text(res, "Remove the ROCm installs you do not use, or set ROCM_PATH and LD_LIBRARY_PATH to the one you want, so that every tool loads the same libraries.");
+		free(l);
+		strvec_release(&list);
+		return;
+	}
+	const struct rocm_install *ri = act;
+	for (size_t i = 0; !ri && i < f->rocm.ninstalls; i++)
+		if (f->rocm.installs[i].has_hip)
+			ri = &f->rocm.installs[i];
+	res = report_add(r, def, ST_PASS, -1, "ROCm %s at %s (from %s)", ri->version ? ri->version : "(version unknown)",
+			 ri->path ? ri->path : "?", source_name(ri->source));
+	install_evidence(res, ri);
+}
+
+static void check_rocm_version(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	if (!amd_gpu_expected(f)) {
+		report_add(r, def, ST_SKIP, -1, "no AMD GPU");
+		return;
+	}
+	const struct rocm_install *ri = rocm_active(f);
+	if (!ri) {
+		report_add(r, def, ST_SKIP, -1, "no ROCm installed");
+		return;
+	}
+	struct check_result *res;
+	if (!ri->version || !ri->ver.nparts) {
+		res = report_add(r, def, ST_ERROR, -1, "ROCm at %s has no parseable version", ri->path ? ri->path : "?");
+		install_evidence(res, ri);
+		return;
+	}
+	const struct prof_rocm *rel = ctx->db ? profiles_find_rocm(ctx->db, ri->version) : NULL;
+	if (!rel) {
+		const struct prof_rocm *newest = ctx->db ? profiles_newest_rocm(ctx->db) : NULL;
+		if (newest && version_cmp_n(&ri->ver, &newest->ver, 2) > 0) {
+			res = report_add(r, def, ST_SKIP, -1, "ROCm %s is newer than the profile database knows (newest: %s)",
+					 ri->version, newest->version);
+			return;
+		}
+		res = report_add(r, def, ST_WARN, -1, "ROCm %s is older than every release in the profile database", ri->version);
+		install_evidence(res, ri);
+		const struct prof_rocm *to = rocm_to_install(ctx);
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "rocm_version", to ? to->version : "");
+		fixvars_add(&fv, "arch", "");
+		fix_apply(res, ctx, "rocm_upgrade", &fv);
+		fixvars_release(&fv);
+		return;
+	}
+	struct strvec problems = STRVEC_INIT, notes = STRVEC_INIT;
+	const struct prof_rocm *gpu_target = NULL;
+	const char *gpu_arch = NULL;
+	size_t nd = amd_discrete_count(f);
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != VENDOR_AMD || (nd && g->integrated))
+			continue;
+		bool ov = false;
+		const char *arch = gpu_effective_arch(f, g, &ov);
+		if (!arch[0])
+			continue;
+		const struct prof_rocm *first = profiles_first_rocm_with_arch(ctx->db, arch);
+		const struct prof_rocm *last = profiles_newest_rocm_with_arch(ctx->db, arch);
+		if (!first) {
+			strvec_pushf(&notes, "no release supports %s (see device.arch)", arch);
+			continue;
+		}
+		if (version_cmp_n(&rel->ver, &first->ver, 2) < 0) {
+			strvec_pushf(&problems, "GPU %d (%s) needs ROCm %s or newer", g->index, arch, first->version);
+			if (!gpu_target) {
+				gpu_target = first;
+				gpu_arch = arch;
+			}
+		} else if (last && version_cmp_n(&rel->ver, &last->ver, 2) > 0) {
+			strvec_pushf(&problems, "GPU %d (%s) was dropped after ROCm %s", g->index, arch, last->version);
+			if (!gpu_target) {
+				gpu_target = last;
+				gpu_arch = arch;
+			}
+		}
+	}
+	bool driver_bad = false;
+	const struct prof_rocm *drel = NULL;
+	if (f->drv.amdgpu_version) {
+		drel = profiles_rocm_for_dkms(ctx->db, f->drv.amdgpu_version);
+		if (!drel)
+			strvec_pushf(&notes, "amdgpu DKMS %s is not in the profile: driver window not judged",
+				     f->drv.amdgpu_version);
+		else if (!rocm_driver_compatible(ctx->db, rel, drel)) {
+			driver_bad = true;
+			if (rel->driver_window_months > 0)
+				strvec_pushf(&problems, "amdgpu DKMS %s (ROCm %s) is more than %d months from ROCm %s",
+					     f->drv.amdgpu_version, drel->version, rel->driver_window_months, rel->version);
+			else
+				strvec_pushf(&problems, "amdgpu DKMS %s (ROCm %s) is more than %d releases from ROCm %s",
+					     f->drv.amdgpu_version, drel->version, rel->driver_window_releases, rel->version);
+		}
+	} else {
+		strvec_push(&notes, "in-tree amdgpu: driver window not judged");
+	}
+	char *pl = strvec_join(&problems, "; "), *nl = strvec_join(&notes, "; ");
+	if (problems.n)
+		res = report_add(r, def, ST_WARN, -1, "ROCm %s is outside its support window: %s", ri->version, pl);
+	else if (notes.n)
+		res = report_add(r, def, ST_PASS, -1, "ROCm %s is within the support window (%s)", ri->version, nl);
+	else
+		res = report_add(r, def, ST_PASS, -1, "ROCm %s is within the support window", ri->version);
+	install_evidence(res, ri);
+	if (f->drv.amdgpu_version)
+		result_evidence(res, "/sys/module/amdgpu/version", "%s", f->drv.amdgpu_version);
+	if (gpu_target) {
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "rocm_version", gpu_target->version);
+		fixvars_add(&fv, "arch", gpu_arch);
+		fix_apply(res, ctx, "rocm_upgrade", &fv);
+		fixvars_release(&fv);
+	}
+	if (driver_bad) {
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "rocm_version", rel->version);
+		fixvars_add(&fv, "driver_version", f->drv.amdgpu_version);
+		fix_apply(res, ctx, "rocm_window", &fv);
+		fixvars_release(&fv);
+	}
+	free(pl);
+	free(nl);
+	strvec_release(&problems);
+	strvec_release(&notes);
+}
+
+/* Replaced by the probe engine's runtime check (issue 4). */
+static void check_rocm_runtime_placeholder(const struct check_ctx *ctx, struct report *r,
+					   const struct check_def *def)
+{
+	(void)ctx;
+	report_add(r, def, ST_SKIP, -1, "needs the runtime probes");
+}
+
+static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	const struct rocm_install *ri = rocm_active(f);
+	if (!ri || !ri->rocblas_dir) {
+		report_add(r, def, ST_SKIP, -1, "no system rocBLAS");
+		return;
+	}
+	if (!gpus_count_vendor(f, VENDOR_AMD)) {
+		report_add(r, def, ST_SKIP, -1, "no AMD GPU");
+		return;
+	}
+	size_t nd = amd_discrete_count(f);
+	char *archs = strvec_join(&ri->tensile_archs, " ");
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != VENDOR_AMD)
+			continue;
+		bool ov = false;
+		const char *eff = gpu_effective_arch(f, g, &ov);
+		struct check_result *res;
+		if (!eff[0]) {
+			report_add(r, def, ST_SKIP, g->index, "gfx target unknown (see device.arch)");
+			continue;
+		}
+		if (strvec_contains(&ri->tensile_archs, eff)) {
+			if (ov)
+				res = report_add(r, def, ST_PASS, g->index,
+						 "rocBLAS has TensileLibrary files for %s, thanks to HSA_OVERRIDE_GFX_VERSION (GPU is %s)",
+						 eff, g->arch);
+			else
+				res = report_add(r, def, ST_PASS, g->index, "rocBLAS has TensileLibrary files for %s", eff);
+			result_evidence(res, ri->rocblas_dir, "TensileLibrary files for: %s", *archs ? archs : "none");
+			continue;
+		}
+		bool igpu_beside = g->integrated && nd;
+		if (igpu_beside && !g->visible) {
+			res = report_add(r, def, ST_PASS, g->index,
+					 "no TensileLibrary files for the integrated %s, but the visible-devices variables hide it", eff);
+			result_evidence(res, ri->rocblas_dir, "TensileLibrary files for: %s", *archs ? archs : "none");
+			continue;
+		}
+		res = report_add(r, def, igpu_beside ? ST_WARN : ST_FAIL, g->index,
+				 "rocBLAS has no TensileLibrary files for %s%s: it fails with \"rocBLAS error: Cannot read %s/TensileLibrary.dat: No such file or directory for GPU arch : %s\"",
+				 eff, igpu_beside ? " (integrated GPU beside a discrete one)" : "", ri->rocblas_dir, eff);
+		result_evidence(res, ri->rocblas_dir, "TensileLibrary files for: %s", *archs ? archs : "none");
+		if (igpu_beside) {
+			struct strvec ids = STRVEC_INIT;
+			for (size_t j = 0; j < f->ngpus; j++)
+				if (f->gpus[j].vendor == VENDOR_AMD && !f->gpus[j].integrated)
+					strvec_push(&ids, f->gpus[j].visible_id ? f->gpus[j].visible_id : "");
+			char *jid = strvec_join(&ids, ",");
+			struct fixvars fv = FIXVARS_INIT;
+			fixvars_add(&fv, "visible_id", jid);
+			fixvars_addf(&fv, "gpu_index", "%d", g->index);
+			fix_apply(res, ctx, "igpu_hide", &fv);
+			fixvars_release(&fv);
+			free(jid);
+			strvec_release(&ids);
+			continue;
+		}
+		const char *ovv = ov ? NULL : arch_override_value(ctx, g->arch);
+		char ov_arch[16] = "";
+		unsigned a, b, c;
+		if (ovv && sscanf(ovv, "%u.%u.%u", &a, &b, &c) == 3)
+			override_arch(a, b, c, ov_arch, sizeof(ov_arch));
+		const struct prof_rocm *rel = ctx->db ? profiles_newest_rocm_with_arch(ctx->db, g->arch) : NULL;
+		struct fixvars fv = FIXVARS_INIT;
+		if (ov_arch[0] && strvec_contains(&ri->tensile_archs, ov_arch)) {
+			fixvars_add(&fv, "override", ovv);
+			fixvars_addf(&fv, "node", "%d", g->kfd_node);
+			fixvars_add(&fv, "arch", g->arch);
+			fix_apply(res, ctx, "hsa_override_set", &fv);
+		} else if (rel) {
+			fixvars_add(&fv, "rocm_version", rel->version);
+			fixvars_add(&fv, "arch", g->arch);
+			fix_apply(res, ctx, "rocm_upgrade", &fv);
+		} else {
+			result_fix_text(res, "No ROCm release in the profile ships rocBLAS kernels for %s; build rocBLAS for it from source or use another GPU.",
+					g->arch);
+		}
+		fixvars_release(&fv);
+	}
+	free(archs);
+}
+
+const struct check_def check_rocm_defs[] = {
+	{ "rocm.install", "rocm", "ROCm installed", check_rocm_install, 0,
+	  "Looks for ROCm installs: /opt/rocm/.info/version, then /opt/rocm/include/rocm-core/rocm_version.h, then /opt/rocm-X.Y.Z directory names, then $ROCM_PATH; Debian/Ubuntu packages (/usr/lib/x86_64-linux-gnu/libamdhip64.so.*) count with their version. Also notes HIP runtimes bundled in framework wheels (torch/lib/libamdhip64.so*).\n\n"
+	  "Without a HIP runtime nothing runs on an AMD GPU. A PyTorch ROCm wheel brings its own, so PyTorch works while rocminfo, hipcc and other frameworks find nothing: that warns. Several system installs warn too: tools and libraries can load different versions (and mixed versions give errors like `hipErrorNoBinaryForGpu` or symbol lookup failures).\n\n"
+	  "Fix: install ROCm with the profile's commands for this OS (the fix lists them); remove installs you do not use. Skips without an AMD GPU." },
+	{ "rocm.version", "rocm", "ROCm version within its support window", check_rocm_version, 0,
+	  "Reads the installed ROCm version, each AMD GPU's (effective) gfx target and the amdgpu DKMS version (/sys/module/amdgpu/version).\n\n"
+	  "Each target is supported from one release on and may be dropped later (6.4 dropped gfx906, gfx940, gfx941); the kernel driver must match user space: before ROCm 6.4 within two releases, from 6.4 within a year (the profile maps DKMS versions such as 6.7.0, 6.8.5, 6.10.5 and 6.12.12 to releases). Outside the window the runtime fails in odd ways (`hipErrorNoBinaryForGpu`, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`, hangs). The in-tree driver is not judged.\n\n"
+	  "Fix: a ROCm release that supports the GPU (the fix names it), or a driver matching the installed release." },
+	{ "rocm.runtime", "rocm", "HIP runtime initialises", check_rocm_runtime_placeholder, CHECK_LIVE_ONLY | CHECK_RUNTIME,
+	  "Live only: dlopen of libamdhip64 (.so.7, .so.6, .so.5, .so), hipInit, hipGetDeviceCount, hipRuntimeGetVersion and hipDriverGetVersion. The device count must equal the KFD GPUs left visible by the *_VISIBLE_DEVICES variables.\n\n"
+	  "This is the first thing every HIP program does; when it fails, the HIP error name tells why: `hipErrorNoDevice` (no accessible GPU: permissions, containers), `hipErrorInvalidDevice`, `hipErrorNoBinaryForGpu`.\n\n"
+	  "Fix: follows from the error; the static checks above usually name the cause first." },
+	{ "rocm.rocblas", "rocm", "rocBLAS kernels for each GPU", check_rocm_rocblas, CHECK_PER_GPU,
+	  "One result per AMD GPU: the TensileLibrary*_gfxNNNN* files in the installed rocBLAS library directory (lib/rocblas/library) for the GPU's effective arch - the override's arch when HSA_OVERRIDE_GFX_VERSION applies to it, else its own. The files present are judged, not a table: Tensile lists change per release (6.4 dropped gfx900, gfx906, gfx940, gfx941, gfx1010, gfx1012).\n\n"
+	  "Without them every GEMM fails with `rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1031` followed by ` List of available TensileLibrary Files :`. An integrated GPU beside a discrete one only warns: hide it.\n\n"
+	  "Fix: device.arch's override for RDNA2/RDNA3 cards, or a ROCm release that ships the arch. Skips without a system rocBLAS." },
+	{ 0 },
+};

@@ -1,0 +1,760 @@
+/* The check table as a whole: catalog order, selection, running, and the
+ * inventory annotation and helpers that the check_<family>.c files share. */
+#include "checks.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_common.h"
+
+/* ---- the catalog ---- */
+
+#define MAX_CHECKS 128
+
+const struct check_def *const *checks_all(size_t *n)
+{
+	/* Catalog order of spec/checks.md: the families in this order. */
+	static const struct check_def *const tables[] = {
+		check_system_defs, check_driver_defs, check_device_defs, check_perm_defs,
+		check_rocm_defs, check_cuda_defs, check_framework_defs, check_env_defs,
+	};
+	static const struct check_def *all[MAX_CHECKS + 1];
+	static size_t count;
+
+	if (!count) {
+		for (size_t t = 0; t < ARRAY_SIZE(tables); t++)
+			for (const struct check_def *d = tables[t]; d->id && count < MAX_CHECKS; d++)
+				all[count++] = d;
+		all[count] = NULL;
+	}
+	if (n)
+		*n = count;
+	return all;
+}
+
+const struct check_def *checks_find(const char *id)
+{
+	if (!id)
+		return NULL;
+	for (const struct check_def *const *d = checks_all(NULL); *d; d++)
+		if (!strcmp((*d)->id, id))
+			return *d;
+	return NULL;
+}
+
+/* "rocm.install" matches "rocm.install", "rocm." and "rocm"; "" matches nothing. */
+static bool pattern_matches(const char *pat, const char *id)
+{
+	size_t len = strlen(pat);
+	if (!len)
+		return false;
+	if (!strcmp(pat, id))
+		return true;
+	if (pat[len - 1] == '.')
+		return !strncmp(pat, id, len);
+	return !strncmp(pat, id, len) && id[len] == '.';
+}
+
+static bool list_matches(const struct strvec *list, const char *id)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		struct strvec parts = STRVEC_INIT;
+		strvec_split(&parts, list->v[i], ", \t");
+		bool hit = false;
+		for (size_t j = 0; j < parts.n && !hit; j++)
+			hit = pattern_matches(parts.v[j], id);
+		strvec_release(&parts);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+static bool list_empty(const struct strvec *list)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		struct strvec parts = STRVEC_INIT;
+		strvec_split(&parts, list->v[i], ", \t");
+		size_t n = parts.n;
+		strvec_release(&parts);
+		if (n)
+			return false;
+	}
+	return true;
+}
+
+bool check_selected(const struct check_filter *flt, const char *id)
+{
+	if (!flt)
+		return true;
+	if (list_matches(&flt->skip, id))
+		return false;
+	if (list_empty(&flt->only))
+		return true;
+	return list_matches(&flt->only, id);
+}
+
+void checks_run(const struct check_ctx *ctx, const struct check_filter *flt, bool runtime,
+		struct report *r)
+{
+	for (const struct check_def *const *dp = checks_all(NULL); *dp; dp++) {
+		const struct check_def *d = *dp;
+		if (!check_selected(flt, d->id))
+			continue;
+		if ((d->flags & CHECK_LIVE_ONLY) && !ctx->live) {
+			report_add(r, d, ST_SKIP, -1, "needs the live machine");
+			continue;
+		}
+		if ((d->flags & CHECK_RUNTIME) && !runtime) {
+			report_add(r, d, ST_SKIP, -1, "needs the runtime (level standard)");
+			continue;
+		}
+		d->run(ctx, r, d);
+	}
+}
+
+/* ---- fix placeholders ---- */
+
+void fixvars_add(struct fixvars *fv, const char *name, const char *value)
+{
+	if (fv->n >= FIXVARS_MAX)
+		return;
+	fv->v[2 * fv->n] = name;
+	fv->v[2 * fv->n + 1] = value ? value : "";
+	fv->n++;
+	fv->v[2 * fv->n] = NULL;
+}
+
+void fixvars_addf(struct fixvars *fv, const char *name, const char *fmt, ...)
+{
+	if (fv->n >= FIXVARS_MAX || fv->nown >= FIXVARS_MAX)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	char *s = strbuf_detach(&sb);
+	fv->own[fv->nown++] = s;
+	fixvars_add(fv, name, s);
+}
+
+void fixvars_release(struct fixvars *fv)
+{
+	for (size_t i = 0; i < fv->nown; i++)
+		free(fv->own[i]);
+	memset(fv, 0, sizeof(*fv));
+}
+
+void fix_apply(struct check_result *res, const struct check_ctx *ctx, const char *id,
+	       const struct fixvars *fv)
+{
+	static const char *const none[] = { NULL };
+	result_fix_profile(res, ctx->db, id, fv && fv->n ? fv->v : none);
+}
+
+/* ---- the machine ---- */
+
+bool pci_gpu_class(unsigned class_code)
+{
+	unsigned base = (class_code >> 16) & 0xff;
+	return base == 0x03 || base == 0x12;
+}
+
+size_t pci_count_vendor(const struct facts *f, unsigned vendor_id)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->npci; i++)
+		if (f->pci[i].vendor == vendor_id && pci_gpu_class(f->pci[i].class_code))
+			n++;
+	return n;
+}
+
+size_t gpus_count_vendor(const struct facts *f, enum vendor v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].vendor == v)
+			n++;
+	return n;
+}
+
+bool amd_gpu_expected(const struct facts *f)
+{
+	if (pci_count_vendor(f, 0x1002) || gpus_count_vendor(f, VENDOR_AMD))
+		return true;
+	for (size_t i = 0; i < f->kfd.nnodes; i++)
+		if (f->kfd.nodes[i].gpu_id)
+			return true;
+	return false;
+}
+
+bool nvidia_gpu_expected(const struct facts *f)
+{
+	return pci_count_vendor(f, 0x10de) || gpus_count_vendor(f, VENDOR_NVIDIA);
+}
+
+const struct rocm_install *rocm_active(const struct facts *f)
+{
+	if (f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls)
+		return &f->rocm.installs[f->rocm.active];
+	return NULL;
+}
+
+const struct prof_rocm *rocm_release_judged(const struct check_ctx *ctx, bool *installed)
+{
+	const struct rocm_install *ri = rocm_active(ctx->facts);
+	const struct prof_rocm *r = NULL;
+	if (ri && ri->version && ctx->db)
+		r = profiles_find_rocm(ctx->db, ri->version);
+	if (installed)
+		*installed = r != NULL;
+	if (!r && ctx->db)
+		r = profiles_newest_rocm(ctx->db);
+	return r;
+}
+
+const struct prof_os *os_entry(const struct check_ctx *ctx)
+{
+	const struct os_facts *os = &ctx->facts->os;
+	if (!ctx->db || !os->present || !os->id)
+		return NULL;
+	return profiles_find_os(ctx->db, os->id, os->version_id ? os->version_id : "");
+}
+
+const char *os_display_name(const struct check_ctx *ctx)
+{
+	const struct prof_os *o = os_entry(ctx);
+	if (o && o->name)
+		return o->name;
+	if (ctx->facts->os.pretty_name)
+		return ctx->facts->os.pretty_name;
+	return "this OS";
+}
+
+static const struct host_info *host(const struct facts *f)
+{
+	return f->sr ? &f->sr->host : NULL;
+}
+
+const char *judged_user(const struct facts *f, bool *via_sudo)
+{
+	const struct host_info *h = host(f);
+	if (via_sudo)
+		*via_sudo = false;
+	if (!h)
+		return NULL;
+	bool root = h->uid == 0 || (h->user && !strcmp(h->user, "root"));
+	if (root && h->sudo_user && *h->sudo_user && strcmp(h->sudo_user, "root")) {
+		if (via_sudo)
+			*via_sudo = true;
+		return h->sudo_user;
+	}
+	return h->have_user || h->user ? h->user : NULL;
+}
+
+const char *fix_user(const struct facts *f)
+{
+	const char *u = judged_user(f, NULL);
+	return u && *u ? u : "$USER";
+}
+
+const char *host_env(const struct facts *f, const char *name)
+{
+	const struct host_info *h = host(f);
+	if (!h)
+		return NULL;
+	for (size_t i = 0; i < h->nenv; i++)
+		if (h->env[i].name && !strcmp(h->env[i].name, name))
+			return h->env[i].value;
+	return NULL;
+}
+
+const struct dev_node *facts_dev(const struct facts *f, const char *path)
+{
+	if (!path)
+		return NULL;
+	/* The sysroot's own table first: host.ini's [device] sections and every
+	 * node a reader asked sysroot_device() about. It is looked up by path
+	 * because the table may have grown (and moved) after a pointer into it
+	 * such as f->kfd_dev was taken. */
+	for (size_t i = 0; f->sr && i < f->sr->ndevs; i++)
+		if (f->sr->devs[i].path && !strcmp(f->sr->devs[i].path, path))
+			return &f->sr->devs[i];
+	for (size_t i = 0; i < f->ndevs; i++)
+		if (f->devs[i] && f->devs[i]->path && !strcmp(f->devs[i]->path, path))
+			return f->devs[i];
+	if (!f->sr && f->kfd_dev && f->kfd_dev->path && !strcmp(f->kfd_dev->path, path))
+		return f->kfd_dev;
+	return NULL;
+}
+
+bool dev_known(const struct dev_node *d)
+{
+	/* sysroot.h: `known` is false for a node a capture says nothing about;
+	 * a known node may still say nothing (missing type and unknown access). */
+	if (!d || !d->known)
+		return false;
+	return !(d->type == NODE_MISSING && d->access == ACCESS_UNKNOWN);
+}
+
+char *dev_describe(const struct dev_node *d)
+{
+	if (!d || d->type == NODE_MISSING)
+		return xstrdup("missing");
+	char perm[11] = "----------";
+	perm[0] = d->type == NODE_CHAR ? 'c' : d->type == NODE_BLOCK ? 'b' : d->type == NODE_DIR ? 'd' : '-';
+	static const char rwx[] = "rwx";
+	for (int i = 0; i < 9; i++)
+		if (d->mode & (1u << (8 - i)))
+			perm[1 + i] = rwx[i % 3];
+	const char *access = d->access == ACCESS_RW ? "read-write" :
+			     d->access == ACCESS_RO ? "read-only" :
+			     d->access == ACCESS_DENIED ? "denied" : "access unknown";
+	if (!d->mode)
+		return xasprintf("%s %s (%s)", d->owner ? d->owner : "?", d->group ? d->group : "?", access);
+	return xasprintf("%s %s %s (%s)", perm, d->owner ? d->owner : "?", d->group ? d->group : "?",
+			 access);
+}
+
+/* ---- GPUs ---- */
+
+const char *gpu_family(const struct check_ctx *ctx, const struct gpu *g)
+{
+	if (g->family)
+		return g->family;
+	const struct prof_gfx *x = ctx->db && g->arch[0] ? profiles_find_gfx(ctx->db, g->arch) : NULL;
+	return x ? x->family : NULL;
+}
+
+bool family_same(const char *a, const char *b)
+{
+	if (!a || !b)
+		return false;
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+	return la == lb && !strncasecmp(a, b, la);
+}
+
+bool gpu_discrete(const struct gpu *g)
+{
+	return !g->integrated;
+}
+
+size_t amd_discrete_count(const struct facts *f)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].vendor == VENDOR_AMD && gpu_discrete(&f->gpus[i]))
+			n++;
+	return n;
+}
+
+const char *arch_override_value(const struct check_ctx *ctx, const char *arch)
+{
+	const struct prof_gfx *x = ctx->db && arch && *arch ? profiles_find_gfx(ctx->db, arch) : NULL;
+	return x ? x->override : NULL;
+}
+
+void override_arch(unsigned major, unsigned minor, unsigned stepping, char *buf, size_t n)
+{
+	snprintf(buf, n, "gfx%u%x%x", major, minor, stepping);
+}
+
+const struct hsa_override *gpu_override(const struct facts *f, const struct gpu *g, char *var,
+					size_t varsize)
+{
+	const struct env_facts *e = &f->env;
+	if (g->vendor != VENDOR_AMD)
+		return NULL;
+	if (g->kfd_node >= 0 && (size_t)g->kfd_node < e->nhsa_override_node &&
+	    e->hsa_override_node[g->kfd_node].set) {
+		if (var)
+			snprintf(var, varsize, "HSA_OVERRIDE_GFX_VERSION_%d", g->kfd_node);
+		return &e->hsa_override_node[g->kfd_node];
+	}
+	if (e->hsa_override.set) {
+		if (var)
+			snprintf(var, varsize, "HSA_OVERRIDE_GFX_VERSION");
+		return &e->hsa_override;
+	}
+	return NULL;
+}
+
+char *gpu_kfd_path(const struct gpu *g)
+{
+	if (g->kfd_node < 0)
+		return xasprintf("/sys/bus/pci/devices/%s", g->pci_addr ? g->pci_addr : "?");
+	return xasprintf("/sys/class/kfd/kfd/topology/nodes/%d/properties", g->kfd_node);
+}
+
+const char *gpu_effective_arch(const struct facts *f, const struct gpu *g, bool *overridden)
+{
+	const struct hsa_override *o = gpu_override(f, g, NULL, 0);
+	if (overridden)
+		*overridden = false;
+	/* A malformed override stops the runtime; it stands for no arch. */
+	if (o && o->valid && o->arch[0]) {
+		if (overridden)
+			*overridden = strcmp(o->arch, g->arch) != 0;
+		return o->arch;
+	}
+	return g->arch;
+}
+
+/* ---- releases ---- */
+
+int rocm_release_index(const struct profiles *db, const struct prof_rocm *r)
+{
+	for (size_t i = 0; db && i < db->nrocm; i++)
+		if (&db->rocm[i] == r)
+			return (int)i;
+	return -1;
+}
+
+static int date_months(const char *d)
+{
+	unsigned y, m, day;
+	if (!d || sscanf(d, "%4u-%2u-%2u", &y, &m, &day) != 3 || m < 1 || m > 12)
+		return -1;
+	return (int)(y * 12 + (m - 1));
+}
+
+int months_between(const char *a, const char *b)
+{
+	int ma = date_months(a), mb = date_months(b);
+	if (ma < 0 || mb < 0)
+		return -1;
+	return ma > mb ? ma - mb : mb - ma;
+}
+
+bool rocm_driver_compatible(const struct profiles *db, const struct prof_rocm *user,
+			    const struct prof_rocm *driver)
+{
+	if (!user || !driver)
+		return true;
+	if (user->driver_window_months > 0) {
+		int m = months_between(user->date, driver->date);
+		return m >= 0 && m <= user->driver_window_months;
+	}
+	int iu = rocm_release_index(db, user), id = rocm_release_index(db, driver);
+	if (iu < 0 || id < 0)
+		return true;
+	int d = iu > id ? iu - id : id - iu;
+	return d <= user->driver_window_releases;
+}
+
+char *headers_install_command(const struct check_ctx *ctx)
+{
+	const struct prof_os *o = os_entry(ctx);
+	const char *kernel = ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)";
+	if (!o || !o->install || !o->headers.n)
+		return xasprintf("# install the kernel headers and modules for %s with your package manager",
+				 kernel);
+	struct strbuf pkgs = STRBUF_INIT;
+	const char *kv[] = { "kernel", kernel, NULL };
+	for (size_t i = 0; i < o->headers.n; i++) {
+		char *p = NULL;
+		if (profiles_render(o->headers.v[i], kv, &p) < 0) {
+			free(p);
+			continue;
+		}
+		if (pkgs.len)
+			strbuf_addch(&pkgs, ' ');
+		strbuf_addstr(&pkgs, p);
+		free(p);
+	}
+	char *cmd = NULL;
+	const char *iv[] = { "packages", strbuf_cstr(&pkgs), "kernel", kernel, NULL };
+	if (profiles_render(o->install, iv, &cmd) < 0) {
+		free(cmd);
+		cmd = xasprintf("# install %s", strbuf_cstr(&pkgs));
+	}
+	strbuf_release(&pkgs);
+	return cmd;
+}
+
+const char *grub_update_command(const struct check_ctx *ctx)
+{
+	const struct prof_os *o = os_entry(ctx);
+	if (o && o->grub_update)
+		return o->grub_update;
+	return "# regenerate the boot loader configuration the way your distribution does";
+}
+
+void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *rel)
+{
+	const struct prof_os *o = os_entry(ctx);
+	if (!o || !ctx->db || !rel)
+		return;
+	const struct prof_route *rt = profiles_find_route(ctx->db, o->key, rel->version);
+	if (!rt)
+		return;
+	/* repo.radeon.com names the folder of X.Y.0 "X.Y"; packages use 60204 */
+	struct version lv = rel->ver;
+	if (rel->latest)
+		version_parse(rel->latest, &lv);
+	char full[32], num[32];
+	if (lv.part[2])
+		snprintf(full, sizeof(full), "%u.%u.%u", lv.part[0], lv.part[1], lv.part[2]);
+	else
+		snprintf(full, sizeof(full), "%u.%u", lv.part[0], lv.part[1]);
+	snprintf(num, sizeof(num), "%u", lv.part[0] * 10000 + lv.part[1] * 100 + lv.part[2]);
+	char *headers = headers_install_command(ctx);
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "rocm_version", rel->version);
+	fixvars_add(&fv, "rocm_full", full);
+	fixvars_add(&fv, "rocm_num", num);
+	fixvars_add(&fv, "codename", o->codename ? o->codename : ctx->facts->os.version_codename);
+	fixvars_add(&fv, "os_version", ctx->facts->os.version_id ? ctx->facts->os.version_id : o->version);
+	fixvars_add(&fv, "os_id", ctx->facts->os.id ? ctx->facts->os.id : o->id);
+	fixvars_add(&fv, "os_name", o->name);
+	fixvars_add(&fv, "kernel", ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)");
+	fixvars_add(&fv, "headers_install", headers);
+	fixvars_add(&fv, "user", fix_user(ctx->facts));
+	for (size_t i = 0; i < rt->commands.n; i++) {
+		char *cmd = NULL;
+		if (profiles_render(rt->commands.v[i], fv.v, &cmd) < 0) {
+			strvec_pushf(&res->fix.commands, "# profile route %s/%s: unknown placeholder %s", rt->os,
+				     rt->rocm, cmd ? cmd : "");
+			free(cmd);
+			continue;
+		}
+		strvec_push_owned(&res->fix.commands, cmd);
+	}
+	fixvars_release(&fv);
+	free(headers);
+}
+
+bool report_fact_error(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+		       int gpu, const char *prefix, const char *what)
+{
+	const struct fact_error *fe = prefix ? facts_error_for(ctx->facts, prefix) : NULL;
+	if (!fe)
+		return false;
+	struct check_result *res = report_add(r, def, ST_ERROR, gpu, "%s: %s", what,
+					      fe->message ? fe->message : "unreadable");
+	result_evidence(res, fe->path, "%s", fe->message ? fe->message : "unreadable");
+	return true;
+}
+
+bool skip_under_wsl(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	if (!ctx->facts->sys.wsl)
+		return false;
+	report_add(r, def, ST_SKIP, -1, "not available under WSL (no KFD; the GPU is /dev/dxg)");
+	return true;
+}
+
+/* ---- visible devices ---- */
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* "GPU-abc", "0xabc", "abc" -> "abc" */
+static const char *uuid_core(const char *s)
+{
+	if (!strncasecmp(s, "GPU-", 4))
+		s += 4;
+	if (!strncasecmp(s, "0x", 2))
+		s += 2;
+	return s;
+}
+
+static int match_token(const char *tok, struct gpu *const *cand, size_t ncand)
+{
+	if (all_digits(tok)) {
+		uint64_t idx;
+		if (parse_u64(tok, 10, &idx) < 0 || idx >= ncand)
+			return -1;
+		return (int)idx;
+	}
+	if (strncasecmp(tok, "GPU-", 4))
+		return -1;
+	const char *want = uuid_core(tok);
+	size_t wl = strlen(want);
+	if (!wl)
+		return -1;
+	int found = -1;
+	for (size_t i = 0; i < ncand; i++) {
+		const char *id = cand[i]->unique_id;
+		if (!id || !*id)
+			continue;
+		const char *have = uuid_core(id);
+		if (!strcasecmp(have, want))
+			return (int)i;
+		/* CUDA accepts a unique prefix of the UUID */
+		if (!strncasecmp(have, want, wl)) {
+			if (found >= 0)
+				return -1;
+			found = (int)i;
+		}
+	}
+	return found;
+}
+
+void visible_apply(const char *value, struct gpu *const *cand, size_t ncand, bool *keep,
+		   struct strvec *bad)
+{
+	for (size_t i = 0; i < ncand; i++)
+		keep[i] = false;
+	struct strvec toks = STRVEC_INIT;
+	strvec_split(&toks, value ? value : "", ",");
+	bool stopped = false;
+	for (size_t i = 0; i < toks.n; i++) {
+		char *t = str_trim(toks.v[i]);
+		int idx = *t ? match_token(t, cand, ncand) : -1;
+		if (idx < 0) {
+			if (bad)
+				strvec_push(bad, t);
+			stopped = true; /* the runtimes ignore everything from here on */
+			continue;
+		}
+		if (!stopped)
+			keep[idx] = true;
+	}
+	strvec_release(&toks);
+}
+
+static char *visible_id_for(const struct gpu *g, size_t pos)
+{
+	if (g->unique_id && *g->unique_id && strcmp(g->unique_id, "0")) {
+		if (!strncasecmp(g->unique_id, "GPU-", 4))
+			return xstrdup(g->unique_id);
+		return xasprintf("GPU-%s", g->unique_id);
+	}
+	return xasprintf("%zu", pos);
+}
+
+static void annotate_visibility(struct facts *f, enum vendor v)
+{
+	size_t n = 0;
+	struct gpu **cand = xcalloc(f->ngpus + 1, sizeof(*cand));
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].vendor == v)
+			cand[n++] = &f->gpus[i];
+	bool *keep = xcalloc(n + 1, sizeof(*keep));
+	for (size_t i = 0; i < n; i++) {
+		keep[i] = true;
+		free(cand[i]->visible_id);
+		cand[i]->visible_id = visible_id_for(cand[i], i);
+	}
+	if (v == VENDOR_AMD) {
+		/* ROCr filters first; HIP (or, without it, GPU_DEVICE_ORDINAL) then
+		 * numbers what is left. */
+		if (f->env.rocr_visible)
+			visible_apply(f->env.rocr_visible, cand, n, keep, NULL);
+		const char *second = f->env.hip_visible ? f->env.hip_visible : f->env.gpu_device_ordinal;
+		if (second) {
+			size_t m = 0;
+			struct gpu **left = xcalloc(n + 1, sizeof(*left));
+			for (size_t i = 0; i < n; i++)
+				if (keep[i])
+					left[m++] = cand[i];
+			bool *keep2 = xcalloc(m + 1, sizeof(*keep2));
+			visible_apply(second, left, m, keep2, NULL);
+			for (size_t i = 0; i < n; i++)
+				keep[i] = false;
+			for (size_t j = 0; j < m; j++)
+				for (size_t i = 0; i < n; i++)
+					if (cand[i] == left[j])
+						keep[i] = keep2[j];
+			free(keep2);
+			free(left);
+		}
+	} else if (v == VENDOR_NVIDIA && f->env.cuda_visible) {
+		visible_apply(f->env.cuda_visible, cand, n, keep, NULL);
+	}
+	for (size_t i = 0; i < n; i++)
+		cand[i]->visible = keep[i];
+	free(keep);
+	free(cand);
+}
+
+void inventory_annotate(struct facts *f, const struct profiles *db)
+{
+	for (size_t i = 0; i < f->ngpus; i++) {
+		struct gpu *g = &f->gpus[i];
+		g->visible = true;
+		const struct prof_gpu_model *m = db ? profiles_find_model(db, g->vendor, g->pci_device) : NULL;
+		if (g->vendor == VENDOR_NVIDIA && m) {
+			g->cc_major = m->cc_major;
+			g->cc_minor = m->cc_minor;
+			if (m->arch && str_startswith(m->arch, "sm_"))
+				snprintf(g->arch, sizeof(g->arch), "%s", m->arch);
+			else if (m->cc_major)
+				snprintf(g->arch, sizeof(g->arch), "sm_%u%u", m->cc_major, m->cc_minor);
+		}
+		if (m && m->name) {
+			free(g->name);
+			g->name = xstrdup(m->name);
+		} else if (!g->name || !*g->name || str_startswith(g->name, "AMD GPU ") ||
+			   str_startswith(g->name, "NVIDIA GPU ")) {
+			free(g->name);
+			if (g->vendor == VENDOR_AMD)
+				g->name = xasprintf("AMD GPU %s (%04x:%04x)", g->arch[0] ? g->arch : "gfx?",
+						    g->pci_vendor ? g->pci_vendor : 0x1002, g->pci_device);
+			else if (g->vendor == VENDOR_NVIDIA)
+				g->name = xasprintf("NVIDIA GPU (%04x:%04x)",
+						    g->pci_vendor ? g->pci_vendor : 0x10de, g->pci_device);
+			else
+				g->name = xasprintf("GPU (%04x:%04x)", g->pci_vendor, g->pci_device);
+		}
+		if (g->vendor != VENDOR_AMD)
+			continue;
+		const struct prof_gfx *x = db && g->arch[0] ? profiles_find_gfx(db, g->arch) : NULL;
+		free(g->family);
+		g->family = x && x->family ? xstrdup(x->family) : NULL;
+		if (x) {
+			g->integrated = x->apu;
+		} else {
+			/* ollama's rule for targets the profile does not know */
+			const uint64_t gib = 1024ull * 1024 * 1024;
+			g->integrated = g->vram_bytes && g->gtt_bytes && g->vram_bytes <= 4 * gib &&
+					g->gtt_bytes >= 8 * gib && g->gtt_bytes >= 4 * g->vram_bytes;
+		}
+	}
+	annotate_visibility(f, VENDOR_AMD);
+	annotate_visibility(f, VENDOR_NVIDIA);
+}
+
+/* ---- text ---- */
+
+char *strvec_join(const struct strvec *sv, const char *sep)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < sv->n; i++) {
+		if (i)
+			strbuf_addstr(&sb, sep);
+		strbuf_addstr(&sb, sv->v[i]);
+	}
+	return strbuf_detach(&sb);
+}
+
+bool cmdline_has(const char *cmdline, const char *token)
+{
+	if (!cmdline)
+		return false;
+	struct strvec w = STRVEC_INIT;
+	strvec_split(&w, cmdline, " \t\n");
+	bool hit = strvec_contains(&w, token);
+	strvec_release(&w);
+	return hit;
+}
+
+char *human_bytes(unsigned long long bytes)
+{
+	const double gib = 1024.0 * 1024 * 1024;
+	if (bytes >= 1024ull * 1024 * 1024)
+		return xasprintf("%.1f GiB", (double)bytes / gib);
+	return xasprintf("%llu MiB", bytes / (1024ull * 1024));
+}

@@ -1,0 +1,49 @@
+/* `rocmcheck devices`: the GPU inventory, as a table or as a report-shaped
+ * JSON object (schema, tool, source, host, gpus). */
+#include <string.h>
+
+#include "cli.h"
+#include "out.h"
+
+static const char usage[] =
+	"usage: rocmcheck [GLOBAL OPTIONS] devices\n"
+	"\n"
+	"List the GPUs found, with vendor, name, architecture, memory, PCI address,\n"
+	"driver and render node. The index is what `doctor --gpu` and the\n"
+	"*_VISIBLE_DEVICES variables refer to. With --json, prints the schema, tool,\n"
+	"source, host and gpus members of the rocmcheck.report/1 object.\n";
+
+int cmd_devices(struct cli *cli, int argc, char **argv)
+{
+	for (int i = 1; i < argc && !cli->help; i++) {
+		int rc = cli_parse_global(cli, "devices", argc, argv, &i);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc == 0)
+			return cli_usage_error("devices", "%s '%s'",
+					       argv[i][0] == '-' ? "unknown option" : "unexpected argument", argv[i]);
+	}
+	if (cli->help) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	int status = cli_ready(cli, "devices");
+	if (status != EXIT_OK)
+		return status;
+
+	struct report r;
+	report_init(&r, &cli->facts, cli->db);
+	r.source_kind = cli->sr.live ? "live" : "sysroot";
+	r.source_path = cli->sr.live ? "/" : cli->sr.path;
+	if (cli->format == FMT_JSON) {
+		json_t *doc = out_json_devices(&r);
+		out_json_write(stdout, doc);
+		json_decref(doc);
+	} else {
+		struct out_opts o;
+		out_opts_init(&o, cli, stdout);
+		out_text_devices(stdout, &r, &o);
+	}
+	report_release(&r);
+	return EXIT_OK;
+}

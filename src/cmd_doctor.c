@@ -1,0 +1,218 @@
+/* `rocmcheck doctor`: run the checks (and, from level standard, the probes)
+ * and print the diagnosis. The exit status is the report's. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "cli.h"
+#include "out.h"
+
+static const char usage[] =
+	"usage: rocmcheck [GLOBAL OPTIONS] doctor [OPTIONS]\n"
+	"\n"
+	"Run the checks and print a diagnosis with a fix for every problem.\n"
+	"\n"
+	"Options:\n"
+	"  --level LEVEL         quick: static checks only, no GPU library is loaded;\n"
+	"                        standard (default): also runtime checks and short probes;\n"
+	"                        full: also larger probes and a sustained run\n"
+	"  --only ID[,ID...]     run only these checks (an ID or a prefix such as rocm.)\n"
+	"  --skip ID[,ID...]     do not run these checks\n"
+	"  --gpu N[,N...]        probe only these GPUs (as `rocmcheck devices` numbers them)\n"
+	"  --fail-on warn        count warnings as failures for the exit status\n"
+	"  --timeout SECONDS     watchdog for each probe (default 60)\n"
+	"\n"
+	"Global options such as --json, --sysroot DIR, -q and -v work here too;\n"
+	"see `rocmcheck --help`. Exit status: 0 nothing failed, 1 a check or probe\n"
+	"failed or hit an error, 2 usage error, 3 rocmcheck could not do its job.\n";
+
+/* The probe IDs of spec/checks.md, for --only/--skip (the probe engine owns
+ * the probes; the selection is validated here). */
+static const char *const probe_ids[] = {
+	"probe.rtc", "probe.gemm.fp32", "probe.gemm.fp16", "probe.conv", "probe.amp",
+	"probe.bandwidth", "probe.sustained", NULL,
+};
+
+/* An --only/--skip item names an ID exactly, or a prefix ending at a dot. */
+static bool item_matches(const char *item, const char *id)
+{
+	size_t n = strlen(item);
+	if (n == 0)
+		return false;
+	if (!strcmp(item, id))
+		return true;
+	if (item[n - 1] == '.')
+		return str_startswith(id, item);
+	return str_startswith(id, item) && id[n] == '.';
+}
+
+static bool item_known(const char *item)
+{
+	size_t n;
+	const struct check_def *const *all = checks_all(&n);
+	for (size_t i = 0; i < n; i++)
+		if (item_matches(item, all[i]->id))
+			return true;
+	for (size_t i = 0; probe_ids[i]; i++)
+		if (item_matches(item, probe_ids[i]))
+			return true;
+	return false;
+}
+
+static int add_selection(struct strvec *list, const char *opt, const char *val)
+{
+	struct strvec items = STRVEC_INIT;
+	strvec_split(&items, val, ",");
+	int rc = 0;
+	if (items.n == 0)
+		rc = cli_usage_error("doctor", "option %s needs a check ID or prefix", opt);
+	for (size_t i = 0; !rc && i < items.n; i++) {
+		char *item = str_trim(items.v[i]);
+		if (!item_known(item)) {
+			rc = cli_usage_error("doctor", "%s: no check matches '%s' (see `rocmcheck checks`)",
+					     opt, item);
+			break;
+		}
+		strvec_push(list, item);
+	}
+	strvec_release(&items);
+	return rc;
+}
+
+static bool any_probe_selected(const struct check_filter *flt)
+{
+	for (size_t i = 0; probe_ids[i]; i++)
+		if (check_selected(flt, probe_ids[i]))
+			return true;
+	return false;
+}
+
+/* "0,2" -> validated against the GPUs found; usage error otherwise. */
+static int check_gpu_list(const char *val, const struct facts *f)
+{
+	struct strvec items = STRVEC_INIT;
+	strvec_split(&items, val, ",");
+	int rc = items.n ? 0 : cli_usage_error("doctor", "option --gpu needs GPU indices");
+	for (size_t i = 0; !rc && i < items.n; i++) {
+		uint64_t idx;
+		if (parse_u64(items.v[i], 10, &idx) < 0)
+			rc = cli_usage_error("doctor", "--gpu: '%s' is not a GPU index", items.v[i]);
+		else if (idx >= f->ngpus)
+			rc = cli_usage_error("doctor", "--gpu: there is no GPU %s (%zu found; see `rocmcheck devices`)",
+					     items.v[i], f->ngpus);
+	}
+	strvec_release(&items);
+	return rc;
+}
+
+int cmd_doctor(struct cli *cli, int argc, char **argv)
+{
+	const char *level = "standard";
+	const char *gpus = NULL;
+	bool fail_on_warn = false;
+	int timeout_s = 60;
+	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
+	struct report r;
+	bool have_report = false;
+	int status = EXIT_OK;
+
+	for (int i = 1; i < argc && !cli->help; i++) {
+		const char *a = argv[i];
+		const char *val;
+		int rc;
+		if ((rc = cli_opt_value("doctor", argc, argv, &i, "--level", &val)) != 0) {
+			if (rc < 0)
+				goto usage;
+			if (strcmp(val, "quick") && strcmp(val, "standard") && strcmp(val, "full")) {
+				cli_usage_error("doctor", "unknown level '%s' for --level (quick, standard, full)", val);
+				goto usage;
+			}
+			level = val;
+		} else if ((rc = cli_opt_value("doctor", argc, argv, &i, "--only", &val)) != 0) {
+			if (rc < 0 || add_selection(&flt.only, "--only", val))
+				goto usage;
+		} else if ((rc = cli_opt_value("doctor", argc, argv, &i, "--skip", &val)) != 0) {
+			if (rc < 0 || add_selection(&flt.skip, "--skip", val))
+				goto usage;
+		} else if ((rc = cli_opt_value("doctor", argc, argv, &i, "--gpu", &val)) != 0) {
+			if (rc < 0)
+				goto usage;
+			gpus = val;
+		} else if ((rc = cli_opt_value("doctor", argc, argv, &i, "--fail-on", &val)) != 0) {
+			if (rc < 0)
+				goto usage;
+			if (strcmp(val, "warn") != 0) {
+				cli_usage_error("doctor", "unknown value '%s' for --fail-on (warn)", val);
+				goto usage;
+			}
+			fail_on_warn = true;
+		} else if ((rc = cli_opt_value("doctor", argc, argv, &i, "--timeout", &val)) != 0) {
+			uint64_t t;
+			if (rc < 0)
+				goto usage;
+			if (parse_u64(val, 10, &t) < 0 || t == 0 || t > 86400) {
+				cli_usage_error("doctor", "--timeout needs a number of seconds from 1 to 86400, not '%s'", val);
+				goto usage;
+			}
+			timeout_s = (int)t;
+		} else if ((rc = cli_parse_global(cli, "doctor", argc, argv, &i)) != 0) {
+			if (rc < 0)
+				goto usage;
+		} else if (a[0] == '-') {
+			cli_usage_error("doctor", "unknown option '%s'", a);
+			goto usage;
+		} else {
+			cli_usage_error("doctor", "unexpected argument '%s'", a);
+			goto usage;
+		}
+	}
+	if (cli->help) {
+		fputs(usage, stdout);
+		goto out;
+	}
+	status = cli_ready(cli, "doctor");
+	if (status != EXIT_OK)
+		goto out;
+	if (gpus && check_gpu_list(gpus, &cli->facts)) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+
+	struct check_ctx ctx = {
+		.facts = &cli->facts,
+		.db = cli->db,
+		.live = cli->sr.live,
+		.level = level,
+	};
+	report_init(&r, &cli->facts, cli->db);
+	have_report = true;
+	r.source_kind = cli->sr.live ? "live" : "sysroot";
+	r.source_path = cli->sr.live ? "/" : cli->sr.path;
+	r.level = level;
+	r.fail_on_warn = fail_on_warn;
+	bool runtime = strcmp(level, "quick") != 0;
+	checks_run(&ctx, &flt, runtime, &r);
+	if (runtime && any_probe_selected(&flt))
+		doctor_run_probes(&ctx, &r, gpus, timeout_s);
+	report_finish(&r);
+
+	if (cli->format == FMT_JSON) {
+		json_t *doc = out_json_report(&r);
+		out_json_write(stdout, doc); /* a write error is caught at exit */
+		json_decref(doc);
+	} else {
+		struct out_opts o;
+		out_opts_init(&o, cli, stdout);
+		out_text_report(stdout, &r, &o);
+	}
+	status = r.exit_status;
+	goto out;
+usage:
+	status = EXIT_USAGE;
+out:
+	if (have_report)
+		report_release(&r);
+	strvec_release(&flt.only);
+	strvec_release(&flt.skip);
+	return status;
+}

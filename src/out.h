@@ -1,0 +1,55 @@
+/* Renderers: the same report fed to text (out_text.c) or JSON (out_json.c).
+ * They print what they are given and never judge; the verdict line is the
+ * only text derived from the counts. */
+#ifndef ROCMCHECK_OUT_H
+#define ROCMCHECK_OUT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "report.h"
+
+#define REPORT_SCHEMA "rocmcheck.report/1"
+
+struct out_opts {
+	bool color;                /* ANSI colours */
+	bool utf8;                 /* glyphs ✓ ! ✗; else [ok] [!!] [XX] */
+	int verbosity;             /* -1 quiet, 0 normal, 1 verbose */
+};
+/* From --color/NO_COLOR/isatty(fp), the locale and -q/-v. */
+void out_opts_init(struct out_opts *o, const struct cli *cli, FILE *fp);
+
+/* ---- out_text.c ---- */
+void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o);
+/* The `devices` table for r->facts. */
+void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o);
+/* The last line of the text report, without colour or newline; caller frees.
+ * Wording (also in man/rocmcheck.1, VERDICT):
+ *   "N problems[, M warnings]: run `rocmcheck plan` for a fix script"
+ *   "M warnings (failures under --fail-on warn): run `rocmcheck plan` for a fix script"
+ *   "Ready: GPU (arch) with ROCm X" / "Ready, M warnings: ..."  (a visible GPU, nothing failed)
+ *   "No problems found (P passed[, M warnings], S skipped)"  (no visible GPU to name) */
+char *out_verdict(const struct report *r, bool utf8);
+/* Write `s` with control characters and (outside UTF-8 locales) non-ASCII
+ * replaced by '?', and invalid UTF-8 by '?' or U+FFFD: a hostile file must
+ * not be able to drive the terminal. NULL writes nothing. */
+void out_text_clean(FILE *fp, const char *s, bool utf8);
+
+/* ---- out_json.c ---- */
+/* Decode one UTF-8 sequence at s (strict: no overlongs, surrogates or values
+ * above U+10FFFF). Returns its length and *cp, or 0 when invalid. */
+size_t out_utf8_next(const unsigned char *s, uint32_t *cp);
+/* A JSON string for s with invalid UTF-8 replaced by U+FFFD; json null for NULL. */
+json_t *out_json_str(const char *s);
+/* The whole rocmcheck.report/1 object; caller owns it (json_decref). */
+json_t *out_json_report(const struct report *r);
+/* What `devices --json` prints: schema, tool, source, host and gpus only. */
+json_t *out_json_devices(const struct report *r);
+/* Print with two-space indent, keys in insertion order, and a newline.
+ * Returns 0 or -EIO. */
+int out_json_write(FILE *fp, const json_t *doc);
+
+#endif

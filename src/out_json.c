@@ -1,0 +1,339 @@
+/* The JSON report, schema rocmcheck.report/1 (spec/report-json.md), built
+ * with jansson. Absent values are null, never "" or 0. */
+#include "out.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "checks.h"
+
+size_t out_utf8_next(const unsigned char *s, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	size_t len;
+	uint32_t v, min;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if ((c & 0xe0) == 0xc0) {
+		len = 2, v = c & 0x1f, min = 0x80;
+	} else if ((c & 0xf0) == 0xe0) {
+		len = 3, v = c & 0x0f, min = 0x800;
+	} else if ((c & 0xf8) == 0xf0) {
+		len = 4, v = c & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL terminator */
+			return 0;
+		v = (v << 6) | (s[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+json_t *out_json_str(const char *s)
+{
+	if (!s)
+		return json_null();
+	struct strbuf sb = STRBUF_INIT;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		uint32_t cp;
+		size_t n = out_utf8_next(p, &cp);
+		if (n == 0) {
+			strbuf_addstr(&sb, "\xef\xbf\xbd"); /* U+FFFD */
+			p++;
+			continue;
+		}
+		strbuf_add(&sb, p, n);
+		p += n;
+	}
+	json_t *j = json_stringn(strbuf_cstr(&sb), sb.len);
+	strbuf_release(&sb);
+	return j ? j : json_null();
+}
+
+static json_t *nn(json_t *v)
+{
+	return v ? v : json_null();
+}
+
+static void set(json_t *obj, const char *key, json_t *v)
+{
+	json_object_set_new(obj, key, nn(v));
+}
+
+/* Non-negative numbers; negative or non-finite means absent. */
+static json_t *num_or_null(double v)
+{
+	if (v < 0 || !isfinite(v))
+		return json_null();
+	return json_real(v);
+}
+
+static json_t *int_or_null(long long v)
+{
+	return v < 0 ? json_null() : json_integer(v);
+}
+
+static json_t *u64_or_null(uint64_t v)
+{
+	return v == 0 || v > (uint64_t)INT64_MAX ? json_null() : json_integer((json_int_t)v);
+}
+
+static json_t *nonempty(const char *s)
+{
+	return s && *s ? out_json_str(s) : json_null();
+}
+
+static json_t *json_tool(void)
+{
+	json_t *t = json_object();
+	set(t, "name", json_string("rocmcheck"));
+	set(t, "version", json_string(ROCMCHECK_VERSION));
+	return t;
+}
+
+static json_t *json_source(const struct report *r)
+{
+	json_t *s = json_object();
+	set(s, "kind", nonempty(r->source_kind));
+	set(s, "path", nonempty(r->source_path));
+	return s;
+}
+
+static const char *container_name(enum container_kind k)
+{
+	switch (k) {
+	case CONTAINER_DOCKER: return "docker";
+	case CONTAINER_PODMAN: return "podman";
+	case CONTAINER_OTHER: return "other";
+	case CONTAINER_NONE: break;
+	}
+	return NULL;
+}
+
+static json_t *json_host(const struct facts *f)
+{
+	json_t *h = json_object();
+	json_t *os = json_object();
+	set(h, "hostname", nonempty(f ? f->kernel.nodename : NULL));
+	set(h, "kernel", nonempty(f ? f->kernel.release : NULL));
+	set(h, "arch", nonempty(f ? f->kernel.arch : NULL));
+	bool have_os = f && f->os.present;
+	set(os, "id", nonempty(have_os ? f->os.id : NULL));
+	set(os, "version_id", nonempty(have_os ? f->os.version_id : NULL));
+	set(os, "pretty_name", nonempty(have_os ? f->os.pretty_name : NULL));
+	set(h, "os", os);
+	const char *c = f ? container_name(f->sys.container) : NULL;
+	set(h, "container", c ? json_string(c) : json_null());
+	set(h, "wsl", json_boolean(f && f->sys.wsl));
+	return h;
+}
+
+static json_t *json_gpu(const struct gpu *g)
+{
+	json_t *o = json_object();
+	set(o, "index", json_integer(g->index));
+	set(o, "vendor", nonempty(vendor_name(g->vendor)));
+	set(o, "name", nonempty(g->name));
+	set(o, "arch", nonempty(g->arch));
+	set(o, "pci", nonempty(g->pci_addr));
+	if (g->pci_vendor || g->pci_device) {
+		char id[16];
+		snprintf(id, sizeof(id), "%04x:%04x", g->pci_vendor & 0xffff, g->pci_device & 0xffff);
+		set(o, "pci_id", json_string(id));
+	} else {
+		set(o, "pci_id", json_null());
+	}
+	set(o, "vram_bytes", u64_or_null(g->vram_bytes));
+	set(o, "integrated", json_boolean(g->integrated));
+	set(o, "driver", nonempty(g->driver));
+	set(o, "kfd_node", int_or_null(g->kfd_node));
+	set(o, "render_node", nonempty(g->render_node));
+	set(o, "family", nonempty(g->family));
+	set(o, "visible", json_boolean(g->visible));
+	return o;
+}
+
+static json_t *json_gpus(const struct facts *f)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; f && i < f->ngpus; i++)
+		json_array_append_new(a, json_gpu(&f->gpus[i]));
+	return a;
+}
+
+static json_t *json_stack(const struct facts *f)
+{
+	json_t *st = json_object();
+	json_t *kd = json_object();
+	set(kd, "amdgpu", nonempty(f ? f->drv.amdgpu_version : NULL));
+	set(kd, "nvidia", nonempty(f ? f->drv.nvidia_version : NULL));
+	set(st, "kernel_driver", kd);
+
+	const struct rocm_install *ri = NULL;
+	if (f && f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls)
+		ri = &f->rocm.installs[f->rocm.active];
+	if (ri) {
+		json_t *rocm = json_object();
+		set(rocm, "version", nonempty(ri->version));
+		set(rocm, "path", nonempty(ri->path));
+		set(st, "rocm", rocm);
+	} else {
+		set(st, "rocm", json_null());
+	}
+
+	const struct cuda_toolkit *ct = NULL;
+	if (f && f->cuda.active >= 0 && (size_t)f->cuda.active < f->cuda.ntoolkits)
+		ct = &f->cuda.toolkits[f->cuda.active];
+	json_t *cuda = json_object();
+	set(cuda, "toolkit", nonempty(ct ? ct->version : NULL));
+	/* cuDriverGetVersion needs the runtime; the static facts cannot tell */
+	set(cuda, "driver_api", json_null());
+	set(st, "cuda", cuda);
+
+	json_t *fws = json_array();
+	for (size_t i = 0; f && i < f->py.n; i++) {
+		const struct framework *fw = &f->py.v[i];
+		json_t *o = json_object();
+		set(o, "name", nonempty(fw->name));
+		set(o, "version", nonempty(fw->version));
+		set(o, "backend", nonempty(fw_backend_name(fw->backend)));
+		set(o, "backend_version", nonempty(fw->backend_version));
+		set(o, "path", nonempty(fw->path));
+		json_array_append_new(fws, o);
+	}
+	set(st, "frameworks", fws);
+	return st;
+}
+
+static json_t *json_fix(const struct fix *fx)
+{
+	if (!fx->text && fx->commands.n == 0)
+		return json_null();
+	json_t *o = json_object();
+	set(o, "text", nonempty(fx->text));
+	json_t *cmds = json_array();
+	for (size_t i = 0; i < fx->commands.n; i++)
+		json_array_append_new(cmds, out_json_str(fx->commands.v[i]));
+	set(o, "commands", cmds);
+	set(o, "reboot", json_boolean(fx->reboot));
+	set(o, "relogin", json_boolean(fx->relogin));
+	return o;
+}
+
+static json_t *json_check(const struct check_result *c)
+{
+	json_t *o = json_object();
+	set(o, "id", out_json_str(c->def ? c->def->id : "unknown"));
+	set(o, "category", out_json_str(c->def ? c->def->category : "unknown"));
+	set(o, "title", out_json_str(c->def ? c->def->title : "unknown"));
+	set(o, "status", json_string(status_name(c->status)));
+	set(o, "summary", out_json_str(c->summary ? c->summary : ""));
+	json_t *ev = json_array();
+	for (size_t i = 0; i < c->nevidence; i++) {
+		json_t *e = json_object();
+		set(e, "path", out_json_str(c->evidence[i].path));
+		set(e, "value", out_json_str(c->evidence[i].value));
+		json_array_append_new(ev, e);
+	}
+	set(o, "evidence", ev);
+	set(o, "fix", json_fix(&c->fix));
+	set(o, "gpu", int_or_null(c->gpu));
+	return o;
+}
+
+static json_t *json_probe(const struct probe_result *p)
+{
+	json_t *o = json_object();
+	set(o, "id", out_json_str(p->id));
+	set(o, "gpu", int_or_null(p->gpu));
+	set(o, "backend", nonempty(p->backend));
+	set(o, "status", json_string(status_name(p->status)));
+	set(o, "summary", out_json_str(p->summary ? p->summary : ""));
+	if (p->m || p->n || p->k) {
+		json_t *shape = json_object();
+		set(shape, "m", json_integer(p->m));
+		set(shape, "n", json_integer(p->n));
+		set(shape, "k", json_integer(p->k));
+		set(o, "shape", shape);
+	} else {
+		set(o, "shape", json_null());
+	}
+	set(o, "seconds", num_or_null(p->seconds));
+	set(o, "tflops", num_or_null(p->tflops));
+	set(o, "expected_tflops", num_or_null(p->expected_tflops));
+	set(o, "ratio", num_or_null(p->ratio));
+	set(o, "max_rel_error", num_or_null(p->max_rel_error));
+	set(o, "gbs", num_or_null(p->gbs));
+	set(o, "expected_gbs", num_or_null(p->expected_gbs));
+	set(o, "verification", nonempty(p->verification));
+	set(o, "nan_count", int_or_null(p->nan_count));
+	set(o, "variant", nonempty(p->variant));
+	set(o, "fix", json_fix(&p->fix));
+	return o;
+}
+
+static json_t *json_summary(const struct report *r)
+{
+	json_t *s = json_object();
+	set(s, "status", json_string(status_name(r->status)));
+	set(s, "pass", json_integer((json_int_t)r->count[ST_PASS]));
+	set(s, "warn", json_integer((json_int_t)r->count[ST_WARN]));
+	set(s, "fail", json_integer((json_int_t)r->count[ST_FAIL]));
+	set(s, "skip", json_integer((json_int_t)r->count[ST_SKIP]));
+	set(s, "error", json_integer((json_int_t)r->count[ST_ERROR]));
+	set(s, "exit_status", json_integer(r->exit_status));
+	return s;
+}
+
+static json_t *json_head(const struct report *r)
+{
+	json_t *doc = json_object();
+	set(doc, "schema", json_string(REPORT_SCHEMA));
+	set(doc, "tool", json_tool());
+	set(doc, "source", json_source(r));
+	return doc;
+}
+
+json_t *out_json_report(const struct report *r)
+{
+	json_t *doc = json_head(r);
+	set(doc, "level", nonempty(r->level));
+	set(doc, "host", json_host(r->facts));
+	set(doc, "gpus", json_gpus(r->facts));
+	set(doc, "stack", json_stack(r->facts));
+	json_t *checks = json_array();
+	for (size_t i = 0; i < r->nresults; i++)
+		json_array_append_new(checks, json_check(&r->results[i]));
+	set(doc, "checks", checks);
+	json_t *probes = json_array();
+	for (size_t i = 0; i < r->nprobes; i++)
+		json_array_append_new(probes, json_probe(&r->probes[i]));
+	set(doc, "probes", probes);
+	set(doc, "summary", json_summary(r));
+	return doc;
+}
+
+json_t *out_json_devices(const struct report *r)
+{
+	json_t *doc = json_head(r);
+	set(doc, "host", json_host(r->facts));
+	set(doc, "gpus", json_gpus(r->facts));
+	return doc;
+}
+
+int out_json_write(FILE *fp, const json_t *doc)
+{
+	if (json_dumpf(doc, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+		return -EIO;
+	if (fputc('\n', fp) == EOF || ferror(fp))
+		return -EIO;
+	return 0;
+}

@@ -1,0 +1,449 @@
+/* The text report (spec/cli.md "Text output") and the `devices` table. */
+#include "out.h"
+
+#include <string.h>
+
+#include "checks.h"
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+#define C_DIM "\033[2m"
+#define C_RED "\033[31m"
+#define C_GREEN "\033[32m"
+#define C_YELLOW "\033[33m"
+#define C_MAGENTA "\033[35m"
+
+void out_opts_init(struct out_opts *o, const struct cli *cli, FILE *fp)
+{
+	o->color = cli_use_color(cli, fp);
+	o->utf8 = cli_utf8();
+	o->verbosity = cli->verbosity;
+}
+
+void out_text_clean(FILE *fp, const char *s, bool utf8)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	if (!p)
+		return;
+	while (*p) {
+		uint32_t cp;
+		size_t n = out_utf8_next(p, &cp);
+		if (n == 0) {
+			fputs(utf8 ? "\xef\xbf\xbd" : "?", fp);
+			p++;
+			continue;
+		}
+		if (cp == '\n' || cp == '\t' || cp == '\r')
+			fputc(' ', fp);
+		else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
+			fputc('?', fp);  /* C0/C1 controls: no terminal escapes from a file's contents */
+		else if (n > 1 && !utf8)
+			fputc('?', fp);
+		else
+			fwrite(p, 1, n, fp);
+		p += n;
+	}
+}
+
+static const char *status_glyph(enum status s, bool utf8)
+{
+	switch (s) {
+	case ST_PASS: return utf8 ? "\xe2\x9c\x93" : "[ok]";     /* ✓ */
+	case ST_WARN: return utf8 ? "!" : "[!!]";
+	case ST_FAIL: return utf8 ? "\xe2\x9c\x97" : "[XX]";     /* ✗ */
+	case ST_SKIP: return utf8 ? "-" : "[--]";
+	case ST_ERROR: return utf8 ? "E" : "[EE]";
+	}
+	return "?";
+}
+
+static const char *status_color(enum status s)
+{
+	switch (s) {
+	case ST_PASS: return C_GREEN;
+	case ST_WARN: return C_YELLOW;
+	case ST_FAIL: return C_RED;
+	case ST_SKIP: return C_DIM;
+	case ST_ERROR: return C_MAGENTA;
+	}
+	return "";
+}
+
+static void color_on(FILE *fp, const struct out_opts *o, const char *c)
+{
+	if (o->color)
+		fputs(c, fp);
+}
+
+static void color_off(FILE *fp, const struct out_opts *o)
+{
+	if (o->color)
+		fputs(C_RESET, fp);
+}
+
+static bool shown(enum status s, const struct out_opts *o)
+{
+	return o->verbosity >= 0 || s == ST_WARN || s == ST_FAIL || s == ST_ERROR;
+}
+
+/* "    fix: TEXT" with each command on its own line under the text. */
+static void print_fix(FILE *fp, const struct fix *fx, const struct out_opts *o)
+{
+	if (!fx->text && fx->commands.n == 0)
+		return;
+	fputs("    ", fp);
+	color_on(fp, o, C_BOLD);
+	fputs("fix:", fp);
+	color_off(fp, o);
+	if (fx->text) {
+		fputc(' ', fp);
+		out_text_clean(fp, fx->text, o->utf8);
+	}
+	fputc('\n', fp);
+	for (size_t i = 0; i < fx->commands.n; i++) {
+		fputs("         ", fp);
+		out_text_clean(fp, fx->commands.v[i], o->utf8);
+		fputc('\n', fp);
+	}
+	if (fx->reboot)
+		fputs("         (then reboot)\n", fp);
+	else if (fx->relogin)
+		fputs("         (then log out and in again)\n", fp);
+}
+
+static void print_line_head(FILE *fp, enum status st, const struct out_opts *o)
+{
+	fputs("  ", fp);
+	color_on(fp, o, status_color(st));
+	fputs(status_glyph(st, o->utf8), fp);
+	color_off(fp, o);
+	fputc(' ', fp);
+}
+
+static void print_check(FILE *fp, const struct check_result *c, const struct out_opts *o)
+{
+	print_line_head(fp, c->status, o);
+	out_text_clean(fp, c->def ? c->def->title : "(unknown check)", o->utf8);
+	if (c->gpu >= 0)
+		fprintf(fp, " (GPU %d)", c->gpu);
+	if (c->summary && *c->summary) {
+		fputs(": ", fp);
+		out_text_clean(fp, c->summary, o->utf8);
+	}
+	if (o->verbosity > 0 && c->def) {
+		fputs("  ", fp);
+		color_on(fp, o, C_DIM);
+		fprintf(fp, "[%s]", c->def->id);
+		color_off(fp, o);
+	}
+	fputc('\n', fp);
+	/* evidence explains an error; for the rest it is detail for -v */
+	if (o->verbosity > 0 || c->status == ST_ERROR) {
+		for (size_t i = 0; i < c->nevidence; i++) {
+			fputs("    evidence: ", fp);
+			out_text_clean(fp, c->evidence[i].path, o->utf8);
+			fputs(": ", fp);
+			out_text_clean(fp, c->evidence[i].value, o->utf8);
+			fputc('\n', fp);
+		}
+	}
+	if (c->status >= ST_WARN)
+		print_fix(fp, &c->fix, o);
+}
+
+static void print_probe(FILE *fp, const struct probe_result *p, const struct out_opts *o)
+{
+	print_line_head(fp, p->status, o);
+	out_text_clean(fp, p->id, o->utf8);
+	if (p->gpu >= 0)
+		fprintf(fp, " (GPU %d)", p->gpu);
+	if (p->summary && *p->summary) {
+		fputs(": ", fp);
+		out_text_clean(fp, p->summary, o->utf8);
+	}
+	fputc('\n', fp);
+	if (o->verbosity > 0) {
+		fputs("    details:", fp);
+		if (p->backend)
+			fprintf(fp, " backend %s", p->backend);
+		if (p->variant)
+			fprintf(fp, ", variant %s", p->variant);
+		if (p->m || p->n || p->k)
+			fprintf(fp, ", %ux%ux%u", p->m, p->n, p->k);
+		if (p->seconds >= 0)
+			fprintf(fp, ", %.6g s", p->seconds);
+		if (p->tflops >= 0)
+			fprintf(fp, ", %.4g TFLOPS", p->tflops);
+		if (p->expected_tflops >= 0)
+			fprintf(fp, " (expected %.4g)", p->expected_tflops);
+		if (p->gbs >= 0)
+			fprintf(fp, ", %.4g GB/s", p->gbs);
+		if (p->expected_gbs >= 0)
+			fprintf(fp, " (expected %.4g)", p->expected_gbs);
+		if (p->max_rel_error >= 0)
+			fprintf(fp, ", max rel error %.3g", p->max_rel_error);
+		if (p->verification) {
+			fputs(", verified by ", fp);
+			out_text_clean(fp, p->verification, o->utf8);
+		}
+		if (p->nan_count >= 0)
+			fprintf(fp, ", %ld NaN", p->nan_count);
+		fputc('\n', fp);
+	}
+	if (p->status >= ST_WARN)
+		print_fix(fp, &p->fix, o);
+}
+
+static const char *category_of(const struct check_result *c)
+{
+	return c->def && c->def->category ? c->def->category : "other";
+}
+
+static void print_header(FILE *fp, const struct report *r, const struct out_opts *o)
+{
+	const struct facts *f = r->facts;
+	color_on(fp, o, C_BOLD);
+	fputs("rocmcheck " ROCMCHECK_VERSION, fp);
+	color_off(fp, o);
+	if (f && f->kernel.nodename) {
+		fputs(" on ", fp);
+		out_text_clean(fp, f->kernel.nodename, o->utf8);
+	}
+	if (f && f->os.present && (f->os.pretty_name || f->os.id)) {
+		fputs(": ", fp);
+		out_text_clean(fp, f->os.pretty_name ? f->os.pretty_name : f->os.id, o->utf8);
+	}
+	if (f && f->kernel.release) {
+		fputs(", kernel ", fp);
+		out_text_clean(fp, f->kernel.release, o->utf8);
+	}
+	if (r->source_kind && strcmp(r->source_kind, "live") != 0) {
+		fprintf(fp, " (%s ", r->source_kind);
+		out_text_clean(fp, r->source_path, o->utf8);
+		fputc(')', fp);
+	}
+	if (r->level)
+		fprintf(fp, ", level %s", r->level);
+	fputc('\n', fp);
+}
+
+/* A blank line between sections, none before the first one under -q. */
+static void section(FILE *fp, const struct out_opts *o, bool *any, const char *name)
+{
+	if (*any)
+		fputc('\n', fp);
+	*any = true;
+	if (!name)
+		return;
+	color_on(fp, o, C_BOLD);
+	out_text_clean(fp, name, o->utf8);
+	color_off(fp, o);
+	fputc('\n', fp);
+}
+
+void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
+{
+	bool any = false;
+	if (o->verbosity >= 0) {
+		print_header(fp, r, o);
+		any = true;
+	}
+
+	/* categories in order of first appearance (the catalog order) */
+	bool *done = xcalloc(r->nresults ? r->nresults : 1, sizeof(bool));
+	for (size_t i = 0; i < r->nresults; i++) {
+		if (done[i])
+			continue;
+		const char *cat = category_of(&r->results[i]);
+		bool header = false;
+		for (size_t j = i; j < r->nresults; j++) {
+			const struct check_result *c = &r->results[j];
+			if (done[j] || strcmp(category_of(c), cat) != 0)
+				continue;
+			done[j] = true;
+			if (!shown(c->status, o))
+				continue;
+			if (!header) {
+				section(fp, o, &any, cat);
+				header = true;
+			}
+			print_check(fp, c, o);
+		}
+	}
+	free(done);
+
+	bool header = false;
+	for (size_t i = 0; i < r->nprobes; i++) {
+		if (!shown(r->probes[i].status, o))
+			continue;
+		if (!header) {
+			section(fp, o, &any, "probes");
+			header = true;
+		}
+		print_probe(fp, &r->probes[i], o);
+	}
+
+	section(fp, o, &any, NULL);
+	if (o->verbosity >= 0)
+		fprintf(fp, "%zu passed, %zu warnings, %zu failed, %zu errors, %zu skipped\n",
+			r->count[ST_PASS], r->count[ST_WARN], r->count[ST_FAIL], r->count[ST_ERROR],
+			r->count[ST_SKIP]);
+	char *verdict = out_verdict(r, o->utf8);
+	enum status vs = r->exit_status ? ST_FAIL : r->count[ST_WARN] ? ST_WARN : ST_PASS;
+	color_on(fp, o, C_BOLD);
+	color_on(fp, o, status_color(vs));
+	out_text_clean(fp, verdict, o->utf8);
+	color_off(fp, o);
+	fputc('\n', fp);
+	free(verdict);
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* "AMD Radeon RX 7900 XTX (gfx1100)", "2 × AMD Instinct MI210 (gfx90a) + ..." */
+static void describe_gpus(struct strbuf *sb, const struct facts *f, bool utf8)
+{
+	bool *done = xcalloc(f->ngpus ? f->ngpus : 1, sizeof(bool));
+	bool first = true;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (done[i] || !g->visible)
+			continue;
+		const char *name = g->name ? g->name : "GPU";
+		size_t same = 0;
+		for (size_t j = i; j < f->ngpus; j++) {
+			const struct gpu *h = &f->gpus[j];
+			if (!done[j] && h->visible && !strcmp(h->name ? h->name : "GPU", name) &&
+			    !strcmp(h->arch, g->arch)) {
+				done[j] = true;
+				same++;
+			}
+		}
+		if (!first)
+			strbuf_addstr(sb, " + ");
+		first = false;
+		if (same > 1)
+			strbuf_addf(sb, "%zu %s ", same, utf8 ? "\xc3\x97" : "x"); /* × */
+		strbuf_addstr(sb, name);
+		if (g->arch[0])
+			strbuf_addf(sb, " (%s)", g->arch);
+	}
+	free(done);
+}
+
+static void describe_runtime(struct strbuf *sb, const struct facts *f)
+{
+	bool amd = false, nvidia = false;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		if (!f->gpus[i].visible)
+			continue;
+		amd = amd || f->gpus[i].vendor == VENDOR_AMD;
+		nvidia = nvidia || f->gpus[i].vendor == VENDOR_NVIDIA;
+	}
+	const char *sep = " with ";
+	if (amd && f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls &&
+	    f->rocm.installs[f->rocm.active].version) {
+		strbuf_addf(sb, "%sROCm %s", sep, f->rocm.installs[f->rocm.active].version);
+		sep = " and ";
+	}
+	if (nvidia && f->drv.nvidia_version) {
+		strbuf_addf(sb, "%sNVIDIA driver %s", sep, f->drv.nvidia_version);
+		sep = " and ";
+	}
+	if (nvidia && f->cuda.active >= 0 && (size_t)f->cuda.active < f->cuda.ntoolkits &&
+	    f->cuda.toolkits[f->cuda.active].version)
+		strbuf_addf(sb, "%sCUDA %s", sep, f->cuda.toolkits[f->cuda.active].version);
+}
+
+char *out_verdict(const struct report *r, bool utf8)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t problems = r->count[ST_FAIL] + r->count[ST_ERROR];
+	size_t warnings = r->count[ST_WARN];
+	if (problems) {
+		strbuf_addf(&sb, "%zu %s", problems, plural(problems, "problem", "problems"));
+		if (warnings)
+			strbuf_addf(&sb, ", %zu %s", warnings, plural(warnings, "warning", "warnings"));
+		strbuf_addstr(&sb, ": run `rocmcheck plan` for a fix script");
+		return strbuf_detach(&sb);
+	}
+	if (warnings && r->fail_on_warn) {
+		strbuf_addf(&sb, "%zu %s (failures under --fail-on warn): run `rocmcheck plan` for a fix script",
+			    warnings, plural(warnings, "warning", "warnings"));
+		return strbuf_detach(&sb);
+	}
+	struct strbuf gpus = STRBUF_INIT;
+	if (r->facts)
+		describe_gpus(&gpus, r->facts, utf8);
+	if (gpus.len) {
+		strbuf_addstr(&sb, "Ready");
+		if (warnings)
+			strbuf_addf(&sb, ", %zu %s", warnings, plural(warnings, "warning", "warnings"));
+		strbuf_addf(&sb, ": %s", gpus.buf);
+		describe_runtime(&sb, r->facts);
+	} else {
+		strbuf_addf(&sb, "No problems found (%zu passed", r->count[ST_PASS]);
+		if (warnings)
+			strbuf_addf(&sb, ", %zu %s", warnings, plural(warnings, "warning", "warnings"));
+		strbuf_addf(&sb, ", %zu skipped)", r->count[ST_SKIP]);
+	}
+	strbuf_release(&gpus);
+	return strbuf_detach(&sb);
+}
+
+static void human_bytes(char *buf, size_t n, uint64_t b)
+{
+	if (b == 0)
+		snprintf(buf, n, "-");
+	else if (b >= (1ull << 30))
+		snprintf(buf, n, "%.1f GiB", (double)b / (double)(1ull << 30));
+	else
+		snprintf(buf, n, "%.0f MiB", (double)b / (double)(1ull << 20));
+}
+
+void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o)
+{
+	const struct facts *f = r->facts;
+	if (!f || f->ngpus == 0) {
+		fputs("No GPUs found.\n", fp);
+		return;
+	}
+	color_on(fp, o, C_BOLD);
+	fprintf(fp, "%-3s %-7s %-30s %-9s %-9s %-13s %-8s %s\n", "GPU", "VENDOR", "NAME", "ARCH", "VRAM",
+		"PCI", "DRIVER", "RENDER");
+	color_off(fp, o);
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		char vram[32];
+		human_bytes(vram, sizeof(vram), g->vram_bytes);
+		const char *vendor = vendor_name(g->vendor);
+		fprintf(fp, "%-3d %-7s ", g->index, vendor ? vendor : "-");
+		/* names are from profiles or sysfs; pad by hand after cleaning */
+		struct strbuf name = STRBUF_INIT;
+		strbuf_addstr(&name, g->name ? g->name : "-");
+		if (g->integrated)
+			strbuf_addstr(&name, " (integrated)");
+		out_text_clean(fp, name.buf, o->utf8);
+		for (size_t k = name.len; k < 30; k++)
+			fputc(' ', fp);
+		strbuf_release(&name);
+		fputc(' ', fp);
+		fprintf(fp, "%-9s %-9s ", g->arch[0] ? g->arch : "-", vram);
+		out_text_clean(fp, g->pci_addr ? g->pci_addr : "-", o->utf8);
+		for (size_t k = g->pci_addr ? strlen(g->pci_addr) : 1; k < 13; k++)
+			fputc(' ', fp);
+		fputc(' ', fp);
+		const char *drv = g->driver ? g->driver : "-";
+		out_text_clean(fp, drv, o->utf8);
+		for (size_t k = strlen(drv); k < 8; k++)
+			fputc(' ', fp);
+		fputc(' ', fp);
+		out_text_clean(fp, g->render_node ? g->render_node : "-", o->utf8);
+		if (!g->visible)
+			fputs("  (hidden by *_VISIBLE_DEVICES)", fp);
+		fputc('\n', fp);
+	}
+}

@@ -1,0 +1,149 @@
+# Shared helpers for tests/cli/test_*.sh. Source it first:
+#   . "$(dirname "$0")/lib.sh"
+# ctest sets ROCMCHECK, SOURCE_DIR, BUILD_DIR and TESTS_DIR (tests/CMakeLists.txt);
+# by hand, they default to the source tree and ./build.
+# Each test calls `run STATUS ARGS...`, asserts on $OUT/$ERR, and ends with `finish`.
+
+set -u
+
+TESTS_DIR=${TESTS_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+SOURCE_DIR=${SOURCE_DIR:-$(cd "$TESTS_DIR/.." && pwd)}
+BUILD_DIR=${BUILD_DIR:-$SOURCE_DIR/build}
+ROCMCHECK=${ROCMCHECK:-$BUILD_DIR/rocmcheck}
+SCHEMA=$SOURCE_DIR/man/rocmcheck.report-1.schema.json
+PYTHON=/usr/bin/python3
+
+if [ ! -x "$ROCMCHECK" ]; then
+	echo "no rocmcheck binary at $ROCMCHECK" >&2
+	exit 1
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/rocmcheck-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+OUT=$T/stdout
+ERR=$T/stderr
+STATUS=0
+failures=0
+ntests=0
+
+# The environment a user would have: no colour forcing, a UTF-8 locale, no GPU
+# variables leaking in from the developer's shell.
+unset NO_COLOR HSA_OVERRIDE_GFX_VERSION HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES \
+	CUDA_VISIBLE_DEVICES GPU_DEVICE_ORDINAL PYTORCH_ROCM_ARCH HIP_LAUNCH_BLOCKING \
+	AMD_SERIALIZE_KERNEL AMD_SERIALIZE_COPY CUDA_LAUNCH_BLOCKING LD_DEBUG
+export LC_ALL=C.UTF-8
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# Describe the last run, for failure messages.
+last() {
+	echo "--- stdout:" >&2
+	head -c 2000 "$OUT" >&2
+	echo "--- stderr:" >&2
+	head -c 2000 "$ERR" >&2
+}
+
+# run EXPECTED_STATUS ARGS...: run rocmcheck with stdout in $OUT, stderr in $ERR.
+run() {
+	local want=$1
+	shift
+	ntests=$((ntests + 1))
+	"$ROCMCHECK" "$@" >"$OUT" 2>"$ERR" </dev/null
+	STATUS=$?
+	if [ "$STATUS" -ge 128 ]; then
+		fail "rocmcheck $* died from signal $((STATUS - 128))"
+		last
+	elif [ "$want" != any ] && [ "$STATUS" != "$want" ]; then
+		fail "rocmcheck $*: exit status $STATUS, expected $want"
+		last
+	fi
+}
+
+# A usage error: status 2, nothing on stdout, a "rocmcheck: " line and a hint on stderr.
+usage_error() {
+	run 2 "$@"
+	[ -s "$OUT" ] && fail "rocmcheck $*: usage error wrote to stdout"
+	head -n1 "$ERR" | grep -q '^rocmcheck: ' || fail "rocmcheck $*: first stderr line is not 'rocmcheck: ...'"
+	grep -q -- '--help' "$ERR" || fail "rocmcheck $*: no hint pointing at --help"
+	[ "$(wc -l <"$ERR")" -le 2 ] || fail "rocmcheck $*: more than an error line and a hint on stderr"
+}
+
+assert_out_has() {
+	grep -q -- "$1" "$OUT" || { fail "stdout lacks '$1'"; last; }
+}
+assert_out_lacks() {
+	grep -q -- "$1" "$OUT" && { fail "stdout has '$1'"; last; }
+	return 0
+}
+assert_err_has() {
+	grep -q -- "$1" "$ERR" || { fail "stderr lacks '$1'"; last; }
+}
+
+# validate_json FILE: FILE holds exactly one JSON document, valid against the
+# rocmcheck.report/1 schema; for a report with checks, the summary counts every
+# entry and exit_status agrees with the statuses.
+validate_json() {
+	"$PYTHON" - "$SCHEMA" "$1" <<'PY'
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    print("python3-jsonschema is not installed", file=sys.stderr)
+    sys.exit(2)
+schema = json.load(open(sys.argv[1]))
+text = open(sys.argv[2], encoding="utf-8").read()
+try:
+    doc = json.loads(text)  # rejects trailing text: one document only
+except ValueError as e:
+    print(f"not one JSON document: {e}", file=sys.stderr)
+    sys.exit(1)
+errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
+for e in errors[:10]:
+    print(f"schema: {'/'.join(map(str, e.path))}: {e.message}", file=sys.stderr)
+if errors:
+    sys.exit(1)
+if "checks" in doc:
+    entries = doc["checks"] + doc["probes"]
+    s = doc["summary"]
+    for st in ("pass", "warn", "fail", "skip", "error"):
+        n = sum(1 for c in entries if c["status"] == st)
+        if n != s[st]:
+            print(f"summary.{st} is {s[st]}, entries say {n}", file=sys.stderr)
+            sys.exit(1)
+    bad = any(c["status"] in ("fail", "error") for c in entries)
+    if bad and s["exit_status"] != 1:
+        print("a fail/error entry but exit_status 0", file=sys.stderr)
+        sys.exit(1)
+PY
+}
+
+# json_get FILE EXPR: print a Python expression over the parsed document `d`.
+json_get() {
+	"$PYTHON" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# Every fixture sysroot shipped in tests/fixtures (none: empty list).
+fixtures() {
+	local d
+	for d in "$TESTS_DIR"/fixtures/*/; do
+		[ -d "$d.rocmcheck" ] && echo "${d%/}"
+	done
+	return 0
+}
+
+# True when this machine has a GPU that rocmcheck could find.
+machine_has_gpu() {
+	[ -e /dev/kfd ] || [ -e /dev/nvidia0 ] || [ -e /dev/dxg ]
+}
+
+finish() {
+	if [ "$failures" -gt 0 ]; then
+		echo "$failures failure(s) in $ntests runs" >&2
+		exit 1
+	fi
+	echo "ok: $ntests runs"
+	exit 0
+}

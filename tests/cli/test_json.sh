@@ -1,0 +1,46 @@
+#!/bin/bash
+# --json purity: stdout is exactly one JSON document, valid against the schema;
+# the exit status is the report's summary.exit_status.
+. "$(dirname "$0")/lib.sh"
+
+check_report() { # ARGS...
+	run any "$@"
+	if ! validate_json "$OUT"; then
+		fail "rocmcheck $*: stdout is not a valid rocmcheck.report/1 document"
+		last
+		return
+	fi
+	local es
+	es=$(json_get "$OUT" 'd.get("summary", {}).get("exit_status", 0)')
+	[ "$STATUS" = "$es" ] || fail "rocmcheck $*: exit status $STATUS but summary.exit_status $es"
+}
+
+check_report --json
+check_report doctor --json
+check_report --format json doctor --level quick
+check_report --format=json doctor --level standard
+check_report doctor --json -v
+check_report doctor --json -q --color always
+check_report devices --json
+[ "$(json_get "$OUT" 'sorted(d.keys())')" = "['gpus', 'host', 'schema', 'source', 'tool']" ] ||
+	fail "devices --json has other members than schema, tool, source, host, gpus"
+
+# --color always must not leak escapes into JSON
+run any doctor --json --color always
+grep -q $'\033' "$OUT" && fail "ESC byte in JSON output with --color always"
+
+# key order is stable: schema first, summary last
+run any doctor --json --level quick
+[ "$(json_get "$OUT" 'list(d.keys())[0] + "," + list(d.keys())[-1]')" = "schema,summary" ] ||
+	fail "report keys are not in the spec's order"
+[ "$(json_get "$OUT" 'd["level"]')" = quick ] || fail "level is not quick"
+[ "$(json_get "$OUT" 'd["source"]["kind"]')" = live ] || fail "source.kind is not live"
+
+# every fixture, in JSON, validates (the fixtures come with the checks work)
+for fx in $(fixtures); do
+	check_report --sysroot "$fx" doctor --json --level quick
+	[ "$(json_get "$OUT" 'd["source"]["kind"]')" = sysroot ] || fail "$fx: source.kind is not sysroot"
+	check_report --sysroot "$fx" devices --json
+done
+
+finish

@@ -1,0 +1,39 @@
+#!/bin/bash
+# The man page documents every check ID, command, option and exit status.
+. "$(dirname "$0")/lib.sh"
+MAN=$SOURCE_DIR/man/rocmcheck.1
+[ -f "$MAN" ] || { fail "no man/rocmcheck.1"; finish; }
+
+# rendered text, so roff escapes (\-) do not hide a name
+if command -v groff >/dev/null; then
+	groff -man -Tutf8 -ww -z "$MAN" 2>"$T/groff" || fail "groff failed on the man page"
+	[ -s "$T/groff" ] && { fail "groff warnings:"; cat "$T/groff" >&2; }
+	groff -man -Tascii -P-cbou "$MAN" 2>/dev/null >"$T/man.txt"
+else
+	sed 's/\\-/-/g; s/\\f[BIRP]//g' "$MAN" >"$T/man.txt"
+fi
+
+for section in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS CHECKS "EXIT STATUS" ENVIRONMENT FILES EXAMPLES "SEE ALSO"; do
+	grep -q "^$section" "$T/man.txt" || fail "man page has no $section section"
+done
+run 0 checks
+tail -n +2 "$OUT" | awk '{print $1}' | while read -r id; do
+	grep -qF -- "$id" "$T/man.txt" || echo "$id"
+done >"$T/missing"
+[ -s "$T/missing" ] && fail "man page lacks check IDs: $(tr '\n' ' ' <"$T/missing")"
+for cmd in doctor probe devices plan bundle checks profiles version; do
+	grep -q "^       $cmd" "$T/man.txt" || fail "man page COMMANDS lacks $cmd"
+done
+for opt in --sysroot --replay --format --json --profiles --color -q --quiet -v --verbose -h --help \
+	--version "--level quick" "--level standard" "--level full" --only --skip --gpu "--fail-on warn" \
+	--timeout --explain NO_COLOR rocmcheck-profiles; do
+	grep -qF -- "$opt" "$T/man.txt" || fail "man page lacks $opt"
+done
+sed -n '/^EXIT STATUS/,/^[A-Z]/p' "$T/man.txt" >"$T/exit"
+for st in 0 1 2 3; do
+	grep -q "^       $st" "$T/exit" || fail "EXIT STATUS lacks $st"
+done
+grep -q 'jq' "$T/man.txt" || fail "EXAMPLES lack a jq example"
+grep -qi 'slurm' "$T/man.txt" || fail "EXAMPLES lack a Slurm health check"
+
+finish

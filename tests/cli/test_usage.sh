@@ -1,0 +1,64 @@
+#!/bin/bash
+# Usage errors: exit status 2, one error line and a hint on stderr, nothing on stdout.
+. "$(dirname "$0")/lib.sh"
+
+usage_error frobnicate
+assert_err_has "unknown command 'frobnicate'"
+usage_error docter
+assert_err_has 'did you mean `doctor`'
+usage_error --frobnicate
+assert_err_has "unknown option '--frobnicate'"
+usage_error doctor --frobnicate
+usage_error devices --frobnicate
+usage_error checks --frobnicate
+usage_error version --frobnicate
+usage_error doctor stray-argument
+usage_error devices stray-argument
+
+# bad values
+usage_error doctor --level fast
+assert_err_has "unknown level 'fast'"
+usage_error doctor --level=fast
+usage_error --format yaml
+assert_err_has "unknown format 'yaml'"
+usage_error --format=xml doctor
+usage_error doctor --format yaml
+usage_error --color sometimes
+usage_error doctor --fail-on error
+usage_error doctor --timeout 0
+usage_error doctor --timeout -5
+usage_error doctor --timeout soon
+usage_error doctor --gpu x
+usage_error doctor --gpu 9999
+usage_error doctor --only no.such.check
+usage_error doctor --skip nosuchfamily
+usage_error doctor --only ,
+usage_error checks --explain no.such.check
+usage_error checks --json
+
+# missing arguments
+usage_error --sysroot
+usage_error --profiles
+usage_error --replay
+usage_error --format
+usage_error --color
+usage_error doctor --level
+usage_error doctor --only
+usage_error doctor --skip
+usage_error doctor --gpu
+usage_error doctor --fail-on
+usage_error doctor --timeout
+usage_error checks --explain
+usage_error --sysroot=
+
+# usage errors come before any work: a bad option with a bad sysroot is still 2
+usage_error --sysroot /nonexistent/rocmcheck doctor --level fast
+
+# and the same options with good values are accepted
+run any doctor --level=quick --fail-on=warn --timeout=30 --only device.present --skip env. -q
+case $STATUS in 0|1) ;; *) fail "good doctor options rejected with status $STATUS"; last ;; esac
+run any --json=x 2>/dev/null
+[ "$STATUS" = 2 ] || fail "--json=x accepted"
+run 0 checks --explain=device.present
+
+finish

@@ -1,0 +1,41 @@
+#!/bin/bash
+# `version`, `--version`, and every help text.
+. "$(dirname "$0")/lib.sh"
+
+run 0 version
+head -n1 "$OUT" | grep -Eq '^rocmcheck [0-9]+\.[0-9]+\.[0-9]+' || fail "version: first line is not 'rocmcheck X.Y.Z'"
+assert_out_has '^kernel targets:'
+assert_out_has '^profiles: '
+cp "$OUT" "$T/version"
+run 0 --version
+cmp -s "$OUT" "$T/version" || fail "--version differs from version"
+
+for h in -h --help; do
+	run 0 $h
+	assert_out_has '^usage: rocmcheck'
+	[ -s "$ERR" ] && fail "rocmcheck $h wrote to stderr"
+done
+run 0 --help
+# every command of spec/cli.md is listed, and has its own help
+for cmd in doctor probe devices plan bundle checks profiles version; do
+	grep -q "^  $cmd " "$OUT" || fail "--help does not list $cmd"
+done
+cp "$OUT" "$T/main-help"
+for opt in --sysroot --replay --format --json --profiles --color -q --quiet -v --verbose -h --help; do
+	grep -q -- "$opt" "$T/main-help" || fail "--help does not mention $opt"
+done
+for cmd in doctor probe devices plan bundle checks profiles version; do
+	run 0 "$cmd" --help
+	assert_out_has 'usage: '
+	run 0 --help "$cmd"
+	assert_out_has 'usage: '
+	run 0 "$cmd" -h
+done
+run 0 doctor --help
+for opt in --level quick standard full --only --skip --gpu --fail-on --timeout; do
+	assert_out_has "$opt"
+done
+# help wins over a broken sysroot: nothing is read for it
+run 0 --sysroot "$T/nope" doctor --help
+
+finish

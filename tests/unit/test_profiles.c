@@ -1,0 +1,802 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+#include <jansson.h>
+
+#include "cli.h"
+#include "profiles.h"
+
+#define PROFILES_DIR SOURCE_DIR "/profiles"
+#define BAD_DIR SOURCE_DIR "/tests/profiles-bad"
+
+/* The fix contract of profiles.h, written out again on purpose: the data and
+ * the loader must both agree with the header. */
+static const struct {
+	const char *id;
+	const char *vars[5];
+	bool reboot, relogin;
+} contract[] = {
+	{ "groups", { "user", "groups" }, false, true },
+	{ "amdgpu_load", { "kernel", "headers_install" }, false, false },
+	{ "mok_enroll", { NULL }, true, false },
+	{ "iommu_pt", { "grub_update" }, true, false },
+	{ "kernel_supported", { "kernel", "kernels", "os_name", "rocm_version" }, false, false },
+	{ "rocm_install", { "os_name", "rocm_version" }, false, false },
+	{ "hsa_override_set", { "override", "node", "arch" }, false, false },
+	{ "hsa_override_unset", { "var" }, false, false },
+	{ "hsa_override_format", { "var", "override" }, false, false },
+	{ "igpu_hide", { "visible_id", "gpu_index" }, false, false },
+	{ "visible_devices", { "var", "vars" }, false, false },
+	{ "launch_blocking", { "vars" }, false, false },
+	{ "torch_reinstall", { "torch_index", "backend" }, false, false },
+	{ "container_devices", { NULL }, false, false },
+	{ "nvidia_driver", { "install" }, false, false },
+	{ "nouveau", { "grub_update" }, true, false },
+	{ "rocm_upgrade", { "rocm_version", "arch" }, false, false },
+	{ "rocm_window", { "rocm_version", "driver_version" }, false, false },
+	{ "pytorch_rocm_arch", { "arch" }, false, false },
+	{ "cuda_driver_upgrade", { "cuda_version", "min_driver" }, false, false },
+	{ "vram_low", { "vram", "min_vram" }, false, false },
+	{ "wsl_route", { NULL }, false, false },
+};
+
+static struct profiles *load_ok(const char *dir)
+{
+	struct profiles *db = NULL;
+	struct strvec errors = STRVEC_INIT;
+	int rc = profiles_load(&db, dir, &errors);
+	for (size_t i = 0; i < errors.n; i++)
+		fprintf(stderr, "%s\n", errors.v[i]);
+	assert_int_equal(rc, 0);
+	assert_int_equal(errors.n, 0);
+	assert_non_null(db);
+	strvec_release(&errors);
+	return db;
+}
+
+static void test_embedded_loads(void **state)
+{
+	(void)state;
+	struct profiles *db = load_ok(NULL);
+	assert_string_equal(db->db_version, "2026.11.29");
+	assert_true(db->min_vram_gib == 8);
+	assert_int_equal(db->files.n, embedded_profiles_count);
+	assert_true(db->nos >= 8);
+	assert_int_equal(db->nrocm, 10);
+	assert_true(db->ngfx >= 28);
+	assert_true(db->nmodels >= 20);
+	assert_true(db->ncuda >= 11);
+	assert_true(db->sources.n >= db->files.n);
+	for (size_t i = 1; i < db->nrocm; i++)
+		assert_true(version_cmp(&db->rocm[i - 1].ver, &db->rocm[i].ver) < 0);
+	for (size_t i = 1; i < db->ncuda; i++)
+		assert_true(version_cmp(&db->cuda[i - 1].ver, &db->cuda[i].ver) < 0);
+	assert_string_equal(db->rocm[0].version, "5.6");
+	assert_string_equal(db->cuda[0].version, "11.8");
+	profiles_free(db);
+}
+
+/* The shipped directory validates (the build step runs the same check) and
+ * matches what was embedded. */
+static void test_source_dir_validates(void **state)
+{
+	(void)state;
+	struct profiles *db = load_ok(PROFILES_DIR);
+	struct profiles *emb = load_ok(NULL);
+	assert_int_equal(db->files.n, emb->files.n);
+	assert_int_equal(db->nos, emb->nos);
+	assert_int_equal(db->nrocm, emb->nrocm);
+	assert_int_equal(db->nmodels, emb->nmodels);
+	assert_int_equal(db->nfixes, emb->nfixes);
+	assert_int_equal(db->nroutes, emb->nroutes);
+	assert_true(str_startswith(db->files.v[0], PROFILES_DIR "/"));
+	assert_true(str_startswith(db->os[0].where.file, PROFILES_DIR "/"));
+	assert_true(db->os[0].where.line > 0);
+	profiles_free(db);
+	profiles_free(emb);
+}
+
+static void test_os_queries(void **state)
+{
+	(void)state;
+	struct profiles *db = load_ok(NULL);
+	const struct prof_os *o = profiles_find_os(db, "ubuntu", "22.04");
+	assert_non_null(o);
+	assert_string_equal(o->key, "ubuntu-22.04");
+	assert_string_equal(o->codename, "jammy");
+	assert_string_equal(o->pkg, "apt");
+	assert_true(strvec_contains(&o->headers, "linux-modules-extra-{kernel}"));
+	assert_ptr_equal(profiles_find_os(db, "ubuntu", "22.04.5"), o);
+	assert_string_equal(profiles_find_os(db, "rhel", "9.4")->key, "rhel-9");
+	assert_string_equal(profiles_find_os(db, "rhel", "8.10")->key, "rhel-8");
+	assert_string_equal(profiles_find_os(db, "sles", "15.6")->key, "sles-15");
+	assert_string_equal(profiles_find_os(db, "debian", "12")->key, "debian-12");
+	o = profiles_find_os(db, "fedora", "41");
+	assert_non_null(o);
+	assert_true(o->community);
+	assert_null(profiles_find_os(db, "ubuntu", "23.10"));
+	assert_null(profiles_find_os(db, "ubuntu", NULL));
+	assert_null(profiles_find_os(db, "arch", "rolling"));
+	assert_string_equal(profiles_os_by_key(db, "rhel-8")->grub_update, "sudo grub2-mkconfig -o /boot/grub2/grub.cfg");
+	assert_null(profiles_os_by_key(db, "ubuntu"));
+	profiles_free(db);
+}
+
+static void test_rocm_queries(void **state)
+{
+	(void)state;
+	struct profiles *db = load_ok(NULL);
+	const struct prof_rocm *r = profiles_find_rocm(db, "6.3.2-66");
+	assert_non_null(r);
+	assert_string_equal(r->version, "6.3");
+	assert_string_equal(r->latest, "6.3.3");
+	assert_string_equal(r->date, "2024-12-03");
+	assert_ptr_equal(profiles_find_rocm(db, "6.3"), r);
+	assert_null(profiles_find_rocm(db, "4.5.2"));
+	assert_null(profiles_find_rocm(db, "garbage"));
+	assert_string_equal(profiles_newest_rocm(db)->version, "7.2");
+
+	/* RHEL 8.10 ships 4.18 and is supported: the kernel rule is keyed by OS */
+	const struct prof_rocm_os *ro = prof_rocm_os(r, "rhel-8");
+	assert_non_null(ro);
+	assert_true(strvec_contains(&ro->kernels, "4.18"));
+	assert_false(ro->radeon);
+	ro = prof_rocm_os(r, "ubuntu-24.04");
+	assert_true(strvec_contains(&ro->kernels, "6.8") && strvec_contains(&ro->kernels, "6.11"));
+	assert_true(ro->radeon);
+	assert_null(prof_rocm_os(r, "ubuntu-20.04"));
+	assert_non_null(prof_rocm_os(profiles_find_rocm(db, "6.1"), "ubuntu-20.04"));
+
+	assert_int_equal(r->driver_window_releases, 2);
+	assert_int_equal(profiles_find_rocm(db, "6.4")->driver_window_months, 12);
+	assert_int_equal(profiles_find_rocm(db, "6.4")->driver_window_releases, 0);
+	assert_string_equal(profiles_find_rocm(db, "6.2")->torch_index, "https://download.pytorch.org/whl/rocm6.2");
+	assert_true(strvec_contains(&profiles_find_rocm(db, "6.4")->torch_releases, "2.9"));
+
+	assert_true(prof_rocm_has_arch(profiles_find_rocm(db, "6.2"), "gfx1100"));
+	assert_false(prof_rocm_has_arch(profiles_find_rocm(db, "6.2"), "gfx1201"));
+	assert_true(prof_rocm_has_arch(profiles_find_rocm(db, "6.4"), "gfx1201"));
+	assert_false(prof_rocm_has_arch(profiles_find_rocm(db, "6.4"), "gfx1031"));
+	assert_string_equal(profiles_first_rocm_with_arch(db, "gfx1100")->version, "5.6");
+	assert_string_equal(profiles_first_rocm_with_arch(db, "gfx1201")->version, "6.4");
+	assert_string_equal(profiles_first_rocm_with_arch(db, "gfx950")->version, "7.0");
+	assert_string_equal(profiles_newest_rocm_with_arch(db, "gfx906")->version, "5.7");
+	assert_string_equal(profiles_newest_rocm_with_arch(db, "gfx942")->version, "7.2");
+	assert_null(profiles_first_rocm_with_arch(db, "gfx1031"));
+	assert_null(profiles_newest_rocm_with_arch(db, "gfx1031"));
+
+	assert_string_equal(profiles_rocm_for_dkms(db, "1:6.8.5.60202")->version, "6.2");
+	assert_string_equal(profiles_rocm_for_dkms(db, "6.12.12.60401")->version, "6.4");
+	assert_string_equal(profiles_rocm_for_dkms(db, "6.10.5")->version, "6.3");
+	assert_string_equal(profiles_rocm_for_dkms(db, "6.7.0")->version, "6.1");
+	assert_string_equal(profiles_rocm_for_dkms(db, "6.16.13")->version, "7.2");
+	assert_null(profiles_rocm_for_dkms(db, "6.8"));
+	assert_null(profiles_rocm_for_dkms(db, "9.9.9"));
+	profiles_free(db);
+}
+
+static void test_gpu_queries(void **state)
+{
+	(void)state;
+	struct profiles *db = load_ok(NULL);
+	const struct prof_gfx *g = profiles_find_gfx(db, "gfx1031");
+	assert_string_equal(g->family, "RDNA2");
+	assert_string_equal(g->override, "10.3.0");
+	assert_false(g->apu);
+	g = profiles_find_gfx(db, "gfx1103");
+	assert_string_equal(g->override, "11.0.0");
+	assert_true(g->apu);
+	assert_null(profiles_find_gfx(db, "gfx90a")->override);
+	assert_string_equal(profiles_find_gfx(db, "gfx90a")->family, "CDNA2");
+	static const char *const apus[] = { "gfx90c", "gfx1035", "gfx1036", "gfx1103", "gfx1150", "gfx1151", "gfx1152" };
+	for (size_t i = 0; i < ARRAY_SIZE(apus); i++)
+		assert_true(profiles_find_gfx(db, apus[i])->apu);
+	assert_false(profiles_find_gfx(db, "gfx1100")->apu);
+	assert_null(profiles_find_gfx(db, "gfx9999"));
+
+	const struct prof_gpu_model *m = profiles_find_model(db, VENDOR_AMD, 0x744c);
+	assert_non_null(m);
+	assert_string_equal(m->key, "rx-7900-xtx");
+	assert_string_equal(m->arch, "gfx1100");
+	assert_true(m->fp32_tflops > 61 && m->fp32_tflops < 62);
+	assert_true(m->bandwidth_gbs == 960);
+	assert_true(m->vram_bytes == 24ULL << 30);
+	assert_int_equal(m->board_power_w, 355);
+	assert_false(m->instinct);
+	assert_null(profiles_find_model(db, VENDOR_NVIDIA, 0x744c));
+
+	m = profiles_find_model(db, VENDOR_NVIDIA, 0x2684);
+	assert_string_equal(m->name, "NVIDIA GeForce RTX 4090");
+	assert_true(m->fp32_tflops > 82.5 && m->fp32_tflops < 82.7);
+	assert_true(m->bandwidth_gbs == 1008);
+	assert_int_equal(m->board_power_w, 450);
+	assert_int_equal(m->cc_major, 8);
+	assert_int_equal(m->cc_minor, 9);
+	assert_string_equal(m->arch, "sm_89");
+	m = profiles_find_model(db, VENDOR_NVIDIA, 0x2335);
+	assert_string_equal(m->key, "h200-sxm");
+	assert_true(m->instinct);
+	m = profiles_find_model(db, VENDOR_AMD, 0x740c);
+	assert_string_equal(m->key, "mi250x");
+
+	assert_string_equal(profiles_find_model_by_arch(db, "gfx942")->key, "mi300x");
+	assert_null(profiles_find_model_by_arch(db, "gfx1031x"));
+
+	/* every AMD model's arch has a [gfx] entry (the loader enforces it) */
+	for (size_t i = 0; i < db->nmodels; i++)
+		if (db->models[i].vendor == VENDOR_AMD)
+			assert_non_null(profiles_find_gfx(db, db->models[i].arch));
+	profiles_free(db);
+}
+
+static void test_cuda_queries(void **state)
+{
+	(void)state;
+	struct profiles *db = load_ok(NULL);
+	const struct prof_cuda *c = profiles_find_cuda(db, "12.4.1");
+	assert_non_null(c);
+	assert_string_equal(c->min_driver, "550.54.14");
+	assert_string_equal(c->torch_index, "https://download.pytorch.org/whl/cu124");
+	c = profiles_find_cuda(db, "13.0");
+	assert_int_equal(c->min_cc_major, 7);
+	assert_int_equal(c->min_cc_minor, 5);
+	assert_null(profiles_find_cuda(db, "12.0")->torch_index);
+	assert_null(profiles_find_cuda(db, "10.2"));
+	assert_string_equal(db->cuda[db->ncuda - 1].version, "13.0");
+	profiles_free(db);
+}
+
+static void test_routes(void **state)
+{
+	(void)state;
+	struct profiles *db = load_ok(NULL);
+	const struct prof_route *rt = profiles_find_route(db, "ubuntu-22.04", "7.0.2");
+	assert_non_null(rt);
+	assert_string_equal(rt->rocm, "7.0");
+	rt = profiles_find_route(db, "ubuntu-22.04", "6.2.4");
+	assert_string_equal(rt->rocm, "*");
+	assert_ptr_equal(profiles_find_route(db, "ubuntu-22.04", NULL), rt);
+	assert_string_equal(profiles_find_route(db, "fedora", "6.2")->rocm, "*");
+	assert_null(profiles_find_route(db, "beos-5", "6.2"));
+
+	/* every (release, OS) pair of the matrix has a route */
+	for (size_t i = 0; i < db->nrocm; i++)
+		for (size_t j = 0; j < db->rocm[i].nos; j++)
+			assert_non_null(profiles_find_route(db, db->rocm[i].os[j].os, db->rocm[i].version));
+
+	/* a route renders with what the planner fills in */
+	static const char *const vars[] = {
+		"rocm_version", "6.2", "rocm_full", "6.2.4", "rocm_num", "60204", "codename", "jammy",
+		"os_version", "22.04", "headers_install", "sudo apt-get install -y linux-headers-6.8.0-45-generic",
+		NULL
+	};
+	bool found = false;
+	for (size_t i = 0; i < rt->commands.n; i++) {
+		char *cmd;
+		assert_int_equal(profiles_render(rt->commands.v[i], vars, &cmd), 0);
+		if (strstr(cmd, "amdgpu-install/6.2.4/ubuntu/jammy/amdgpu-install_6.2.60204-1_all.deb"))
+			found = true;
+		free(cmd);
+	}
+	assert_true(found);
+	profiles_free(db);
+}
+
+static void test_render(void **state)
+{
+	(void)state;
+	static const char *const vars[] = { "user", "alice", "groups", "render,video", NULL };
+	char *s;
+	assert_int_equal(profiles_render("sudo usermod -aG {groups} {user}", vars, &s), 0);
+	assert_string_equal(s, "sudo usermod -aG render,video alice");
+	free(s);
+	assert_int_equal(profiles_render("echo ${{USER} {{}", vars, &s), 0);
+	assert_string_equal(s, "echo ${USER} {}");
+	free(s);
+	assert_int_equal(profiles_render("hello {usr}!", vars, &s), -EINVAL);
+	assert_string_equal(s, "{usr}");
+	free(s);
+	assert_int_equal(profiles_render("broken {user", vars, &s), -EINVAL);
+	assert_string_equal(s, "{user");
+	free(s);
+	assert_int_equal(profiles_render("{user}", NULL, &s), -EINVAL);
+	assert_string_equal(s, "{user}");
+	free(s);
+	assert_int_equal(profiles_render(NULL, vars, &s), 0);
+	assert_string_equal(s, "");
+	free(s);
+	assert_int_equal(profiles_render("{}", vars, &s), -EINVAL);
+	assert_string_equal(s, "{}");
+	free(s);
+}
+
+static void test_fix_contract(void **state)
+{
+	(void)state;
+	struct profiles *db = load_ok(NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(contract); i++) {
+		const struct prof_fix *f = profiles_find_fix(db, contract[i].id);
+		if (!f)
+			fail_msg("fix %s missing", contract[i].id);
+		const char *vars[12] = { NULL };
+		size_t n = 0;
+		for (size_t j = 0; j < 5 && contract[i].vars[j]; j++) {
+			vars[n++] = contract[i].vars[j];
+			vars[n++] = "VALUE";
+		}
+		char *s;
+		if (profiles_render(f->text, vars, &s) < 0)
+			fail_msg("fix %s text: unfilled %s", f->id, s);
+		free(s);
+		for (size_t j = 0; j < f->commands.n; j++) {
+			if (profiles_render(f->commands.v[j], vars, &s) < 0)
+				fail_msg("fix %s command: unfilled %s", f->id, s);
+			free(s);
+		}
+		if (contract[i].reboot)
+			assert_true(f->reboot);
+		if (contract[i].relogin)
+			assert_true(f->relogin);
+	}
+	/* every placeholder a template may use is unique and named sanely */
+	for (size_t i = 0; profile_placeholders[i]; i++)
+		for (size_t j = i + 1; profile_placeholders[j]; j++)
+			assert_string_not_equal(profile_placeholders[i], profile_placeholders[j]);
+	profiles_free(db);
+}
+
+/* ---- broken profiles: shipped files plus one case file, one error each */
+
+static char *make_tmpdir(void)
+{
+	char tmpl[] = "/tmp/rocmcheck-profiles-XXXXXX";
+	char *d = mkdtemp(tmpl);
+	assert_non_null(d);
+	return xstrdup(d);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	assert_non_null(in);
+	assert_non_null(out);
+	char buf[8192];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+static void copy_ini_files(const char *from, const char *to)
+{
+	DIR *d = opendir(from);
+	assert_non_null(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!str_endswith(de->d_name, ".ini"))
+			continue;
+		char *a = xasprintf("%s/%s", from, de->d_name), *b = xasprintf("%s/%s", to, de->d_name);
+		copy_file(a, b);
+		free(a);
+		free(b);
+	}
+	closedir(d);
+}
+
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = xasprintf("%s/%s", dir, de->d_name);
+		unlink(p);
+		free(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static char *read_text(const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		strbuf_add(&sb, buf, n);
+	fclose(fp);
+	return strbuf_detach(&sb);
+}
+
+/* Load `dir` expecting failure; return the errors with "dir/" removed. */
+static void load_bad(const char *dir, struct strvec *errors)
+{
+	struct profiles *db = (struct profiles *)1;
+	struct strvec raw = STRVEC_INIT;
+	assert_true(profiles_load(&db, dir, &raw) < 0);
+	assert_null(db);
+	char *prefix = xasprintf("%s/", dir);
+	for (size_t i = 0; i < raw.n; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *p = raw.v[i], *q;
+		while ((q = strstr(p, prefix))) {
+			strbuf_add(&sb, p, (size_t)(q - p));
+			p = q + strlen(prefix);
+		}
+		strbuf_addstr(&sb, p);
+		strvec_push_owned(errors, strbuf_detach(&sb));
+	}
+	free(prefix);
+	strvec_release(&raw);
+}
+
+static void test_bad_profiles(void **state)
+{
+	(void)state;
+	struct strvec cases = STRVEC_INIT;
+	DIR *d = opendir(BAD_DIR);
+	assert_non_null(d);
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			strvec_push(&cases, de->d_name);
+	closedir(d);
+	strvec_sort(&cases);
+	assert_true(cases.n >= 8);
+
+	for (size_t i = 0; i < cases.n; i++) {
+		char *src = xasprintf("%s/%s", BAD_DIR, cases.v[i]);
+		char *expect_path = xasprintf("%s/expect", src);
+		char *expect = read_text(expect_path);
+		char *tmp = make_tmpdir();
+		copy_ini_files(PROFILES_DIR, tmp);
+		copy_ini_files(src, tmp);
+
+		struct strvec errors = STRVEC_INIT;
+		load_bad(tmp, &errors);
+		char *want = str_trim(expect);
+		if (errors.n != 1 || strcmp(errors.v[0], want)) {
+			for (size_t j = 0; j < errors.n; j++)
+				fprintf(stderr, "  got: %s\n", errors.v[j]);
+			fail_msg("case %s: expected exactly \"%s\"", cases.v[i], want);
+		}
+		strvec_release(&errors);
+		remove_tree(tmp);
+		free(tmp);
+		free(expect);
+		free(expect_path);
+		free(src);
+	}
+	strvec_release(&cases);
+}
+
+/* Write `name` into a copy of the shipped profiles, expect `want` only. */
+static void expect_overlay_error(const char *name, const char *content, const char *want)
+{
+	char *tmp = make_tmpdir();
+	copy_ini_files(PROFILES_DIR, tmp);
+	char *path = xasprintf("%s/%s", tmp, name);
+	FILE *fp = fopen(path, "wb");
+	assert_non_null(fp);
+	fputs(content, fp);
+	assert_int_equal(fclose(fp), 0);
+	struct strvec errors = STRVEC_INIT;
+	if (want) {
+		load_bad(tmp, &errors);
+		for (size_t j = 0; errors.n != 1 && j < errors.n; j++)
+			fprintf(stderr, "  got: %s\n", errors.v[j]);
+		assert_int_equal(errors.n, 1);
+		assert_string_equal(errors.v[0], want);
+	} else {
+		profiles_free(load_ok(tmp));
+	}
+	strvec_release(&errors);
+	free(path);
+	remove_tree(tmp);
+	free(tmp);
+}
+
+static void test_line_limit_boundary(void **state)
+{
+	(void)state;
+	/* 199 bytes is what libinih's 200-byte buffer holds with the NUL */
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "source = rocmcheck test: the longest line libinih reads whole\n");
+	size_t start = sb.len;
+	strbuf_addstr(&sb, "source = ");
+	while (sb.len - start < 199)
+		strbuf_addch(&sb, 'y');
+	strbuf_addch(&sb, '\n');
+	expect_overlay_error("zz-limit.ini", sb.buf, NULL);
+	sb.buf[sb.len - 1] = 'y';
+	strbuf_addch(&sb, '\n');
+	expect_overlay_error("zz-limit.ini", sb.buf,
+			     "zz-limit.ini:2: line is 200 bytes long: libinih reads at most 199 bytes per line (200 with the newline)");
+	strbuf_release(&sb);
+}
+
+static void test_contract_violations(void **state)
+{
+	(void)state;
+	/* a contract fix using a placeholder its check does not fill */
+	char *fixes = read_text(PROFILES_DIR "/fixes.ini");
+	const char *needle = "command = sudo usermod -aG {groups} {user}";
+	char *at = strstr(fixes, needle);
+	assert_non_null(at);
+	int line = 1;
+	for (char *p = fixes; p < at; p++)
+		line += *p == '\n';
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add(&sb, fixes, (size_t)(at - fixes));
+	strbuf_addstr(&sb, "command = sudo usermod -aG {groups} {user} # {kernel}");
+	strbuf_addstr(&sb, at + strlen(needle));
+	char *want = xasprintf("fixes.ini:%d: placeholder {kernel} in 'command': the check using fix 'groups'"
+			       " fills only {user groups}", line);
+	expect_overlay_error("fixes.ini", sb.buf, want);
+	free(want);
+	strbuf_release(&sb);
+
+	/* a contract fix that is missing altogether */
+	const char *start = strstr(fixes, "[fix wsl_route]");
+	assert_non_null(start);
+	strbuf_add(&sb, fixes, (size_t)(start - fixes));
+	expect_overlay_error("fixes.ini", sb.buf, "database.ini:7: no [fix wsl_route]: the checks use it");
+	strbuf_release(&sb);
+	free(fixes);
+}
+
+static void test_missing_dir(void **state)
+{
+	(void)state;
+	struct profiles *db = NULL;
+	struct strvec errors = STRVEC_INIT;
+	assert_true(profiles_load(&db, "/nonexistent/rocmcheck-profiles", &errors) < 0);
+	assert_null(db);
+	assert_int_equal(errors.n, 1);
+	assert_true(str_startswith(errors.v[0], "/nonexistent/rocmcheck-profiles:0: cannot open directory"));
+	strvec_release(&errors);
+
+	/* NULL errors is allowed: nothing is reported, nothing is loaded */
+	assert_true(profiles_load(&db, "/nonexistent/rocmcheck-profiles", NULL) < 0);
+	assert_null(db);
+}
+
+
+/* ---- the command */
+
+struct run {
+	int rc;
+	char *out, *err;
+};
+
+static char *slurp_fd(int fd)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	ssize_t n;
+	lseek(fd, 0, SEEK_SET);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		strbuf_add(&sb, buf, (size_t)n);
+	close(fd);
+	return strbuf_detach(&sb);
+}
+
+static struct run run_cmd(struct cli *cli, const char *const *args)
+{
+	char *argv[8];
+	int argc = 0;
+	argv[argc++] = (char *)"profiles";
+	for (; args[argc - 1] && argc < 7; argc++)
+		argv[argc] = (char *)args[argc - 1];
+	argv[argc] = NULL;
+	char o[] = "/tmp/rocmcheck-out-XXXXXX", e[] = "/tmp/rocmcheck-err-XXXXXX";
+	int fo = mkstemp(o), fe = mkstemp(e);
+	assert_true(fo >= 0 && fe >= 0);
+	unlink(o);
+	unlink(e);
+	fflush(stdout);
+	fflush(stderr);
+	int so = dup(1), se = dup(2);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	struct run r;
+	r.rc = cmd_profiles(cli, argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	r.out = slurp_fd(fo);
+	r.err = slurp_fd(fe);
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+#define RUN(cli, ...) run_cmd((cli), (const char *const[]){ __VA_ARGS__, NULL })
+
+static void test_cmd_profiles(void **state)
+{
+	(void)state;
+	struct cli cli = { 0 };
+	struct run r;
+
+	r = RUN(&cli, "validate");
+	assert_int_equal(r.rc, 0);
+	assert_true(str_startswith(r.out, "profiles OK: embedded, database 2026.11.29, "));
+	assert_string_equal(r.err, "");
+	run_free(&r);
+
+	r = RUN(&cli, "validate", PROFILES_DIR);
+	assert_int_equal(r.rc, 0);
+	assert_true(str_startswith(r.out, "profiles OK: " PROFILES_DIR ", "));
+	run_free(&r);
+
+	r = RUN(&cli, "list");
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "Profile database 2026.11.29 (embedded)"));
+	assert_non_null(strstr(r.out, "rocm-6.x.ini"));
+	assert_non_null(strstr(r.out, "10 ROCm releases"));
+	run_free(&r);
+
+	r = RUN(&cli, "show", "gfx1100");
+	assert_int_equal(r.rc, 0);
+	assert_true(str_startswith(r.out, "[gfx gfx1100]  RDNA3\n"));
+	assert_non_null(strstr(r.out, "11.0.0"));
+	assert_non_null(strstr(r.out, "rx-7900-xtx"));
+	run_free(&r);
+
+	static const char *const names[][3] = {
+		{ "ubuntu-22.04", NULL, "[os ubuntu-22.04]  Ubuntu 22.04 LTS" },
+		{ "6.2", NULL, "[rocm 6.2]  released 2024-08-02" },
+		{ "rocm", "6.2.4", "[rocm 6.2]" },
+		{ "rx-7900-xtx", NULL, "1002:744c" },
+		{ "rtx-4090", NULL, "compute capability 8.9" },
+		{ "12.4", NULL, "550.54.14" },
+		{ "groups", NULL, "sudo usermod -aG {groups} {user}" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		r = names[i][1] ? RUN(&cli, "show", names[i][0], names[i][1]) : RUN(&cli, "show", names[i][0]);
+		assert_int_equal(r.rc, 0);
+		if (!strstr(r.out, names[i][2]))
+			fail_msg("show %s: no \"%s\" in:\n%s", names[i][0], names[i][2], r.out);
+		run_free(&r);
+	}
+	r = RUN(&cli, "show", "route", "ubuntu-22.04", "7.0");
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "amdgpu-install_7.0.2.70002-1_all.deb"));
+	run_free(&r);
+
+	r = RUN(&cli, "show", "gfx9999");
+	assert_int_equal(r.rc, EXIT_PROBLEMS);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "no entry named \"gfx9999\""));
+	run_free(&r);
+	r = RUN(&cli, "show", "fix", "6.2");
+	assert_int_equal(r.rc, EXIT_PROBLEMS);
+	run_free(&r);
+
+	static const char *const usage[][3] = {
+		{ "show", NULL, NULL }, { "frobnicate", NULL, NULL }, { "list", "extra", NULL },
+		{ "validate", "a", "b" }, { "show", "widget", "x" }, { "list", "--bogus", NULL },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(usage); i++) {
+		r = run_cmd(&cli, usage[i]);
+		assert_int_equal(r.rc, EXIT_USAGE);
+		assert_true(str_startswith(r.err, "rocmcheck profiles: "));
+		assert_string_equal(r.out, "");
+		run_free(&r);
+	}
+	r = run_cmd(&cli, (const char *const[]){ NULL });
+	assert_int_equal(r.rc, EXIT_USAGE);
+	run_free(&r);
+
+	r = RUN(&cli, "show", "--help");
+	assert_int_equal(r.rc, 0);
+	assert_true(str_startswith(r.out, "usage: rocmcheck"));
+	run_free(&r);
+
+	/* JSON: one document on stdout */
+	cli.format = FMT_JSON;
+	r = RUN(&cli, "validate");
+	assert_int_equal(r.rc, 0);
+	json_error_t je;
+	json_t *j = json_loads(r.out, 0, &je);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "valid")));
+	assert_int_equal(json_array_size(json_object_get(j, "errors")), 0);
+	json_decref(j);
+	run_free(&r);
+	static const char *const jnames[] = { "ubuntu-24.04", "7.0", "gfx942", "mi300x", "h200-sxm", "13.0", "iommu_pt" };
+	for (size_t i = 0; i < ARRAY_SIZE(jnames); i++) {
+		r = RUN(&cli, "show", jnames[i]);
+		assert_int_equal(r.rc, 0);
+		j = json_loads(r.out, 0, &je);
+		if (!j)
+			fail_msg("show %s --json: %s", jnames[i], je.text);
+		assert_int_equal(json_array_size(j), 1);
+		assert_non_null(json_object_get(json_array_get(j, 0), "where"));
+		json_decref(j);
+		run_free(&r);
+	}
+	r = RUN(&cli, "list");
+	j = json_loads(r.out, 0, &je);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "database_version")), "2026.11.29");
+	json_decref(j);
+	run_free(&r);
+
+	/* a broken directory: validate says where, list cannot work */
+	char *tmp = make_tmpdir();
+	copy_ini_files(PROFILES_DIR, tmp);
+	copy_ini_files(BAD_DIR "/unknown-key", tmp);
+	r = RUN(&cli, "validate", tmp);
+	assert_int_equal(r.rc, EXIT_PROBLEMS);
+	j = json_loads(r.out, 0, &je);
+	assert_non_null(j);
+	assert_true(json_is_false(json_object_get(j, "valid")));
+	assert_int_equal(json_array_size(json_object_get(j, "errors")), 1);
+	json_decref(j);
+	run_free(&r);
+	cli.format = FMT_TEXT;
+	r = RUN(&cli, "validate", tmp);
+	assert_int_equal(r.rc, EXIT_PROBLEMS);
+	assert_string_equal(r.out, "");
+	char *want = xasprintf("%s/zz-case.ini:4: unknown key 'colour' in [gfx gfx9991]\n", tmp);
+	assert_true(str_startswith(r.err, want));
+	free(want);
+	run_free(&r);
+	cli.profiles_dir = tmp;
+	r = RUN(&cli, "list");
+	assert_int_equal(r.rc, EXIT_TROUBLE);
+	assert_non_null(strstr(r.err, "unknown key 'colour'"));
+	run_free(&r);
+	r = RUN(&cli, "validate");
+	assert_int_equal(r.rc, EXIT_PROBLEMS);
+	run_free(&r);
+	remove_tree(tmp);
+	free(tmp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_embedded_loads),
+		cmocka_unit_test(test_source_dir_validates),
+		cmocka_unit_test(test_os_queries),
+		cmocka_unit_test(test_rocm_queries),
+		cmocka_unit_test(test_gpu_queries),
+		cmocka_unit_test(test_cuda_queries),
+		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_fix_contract),
+		cmocka_unit_test(test_bad_profiles),
+		cmocka_unit_test(test_line_limit_boundary),
+		cmocka_unit_test(test_contract_violations),
+		cmocka_unit_test(test_missing_dir),
+		cmocka_unit_test(test_cmd_profiles),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
