@@ -111,7 +111,8 @@ int out_plan_sh(FILE *fp, const struct plan *p)
 
 	if (!p->nsteps) {
 		fputc('\n', fp);
-		comment(fp, "# ", "Nothing to do: no problem found that this plan can fix.");
+		comment(fp, "# ", p->nnotes ? "Nothing to do: no step is needed (the notes above say what a script cannot do)."
+					: "Nothing to do: no problem found that needs a step.");
 	}
 	if (reboot || relogin) {
 		fputc('\n', fp);

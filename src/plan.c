@@ -941,9 +941,11 @@ static void described_env(struct planner *pl, bool keep_override)
 	}
 	/* the doctor's texts say "is set": here nobody knows whether it is */
 	strvec_release(&pl->env_text);
-	strvec_push(&pl->env_text, "Debugging switches serialise every GPU launch, and a leftover "
-		    "HSA_OVERRIDE_GFX_VERSION makes the runtime load code for another GPU: "
-		    "remove them wherever they are set.");
+	strvec_push(&pl->env_text, keep_override
+		    ? "Debugging switches serialise every GPU launch: remove them wherever they are set."
+		    : "Debugging switches serialise every GPU launch, and a leftover "
+		      "HSA_OVERRIDE_GFX_VERSION makes the runtime load code for another GPU: "
+		      "remove them wherever they are set.");
 }
 
 /* ------------------------------------------------------------ finishing */
@@ -1023,6 +1025,8 @@ static void planner_release(struct planner *pl)
 }
 
 /* ------------------------------------------------------- a described machine */
+
+static void described_torch_comment(struct planner *pl, const char *index);
 
 static int plan_amd_described(struct planner *pl, const struct plan_machine *m, struct strbuf *msg)
 {
@@ -1178,6 +1182,7 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 			var_set(&v, "backend", b && b[1] ? b + 1 : rel->torch_index);
 			apply_profile_fix(pl, "framework.torch", "torch_reinstall", &v);
 			strvec_release(&v);
+			described_torch_comment(pl, rel->torch_index);
 		} else {
 			char *t = xasprintf("PyTorch publishes no wheel index for ROCm %s: use --rocm with a release "
 					    "that has one, or --no-torch.", rel->version);
@@ -1225,6 +1230,19 @@ static const struct prof_cuda *choose_cuda(const struct profiles *db, unsigned m
 	return NULL;
 }
 
+/* The doctor's text says "the installed wheel is wrong": a described machine
+ * has none we know of. */
+static void described_torch_comment(struct planner *pl, const char *index)
+{
+	struct plan_step *s = step_find(pl->p, "torch");
+	if (!s || !pl->p->described)
+		return;
+	free(s->comment);
+	s->comment = xasprintf("PyTorch built for this GPU, from %s (it replaces any other build). "
+			       "Run this script in the Python environment you use (an activated virtual environment).",
+			       index);
+}
+
 static void add_cuda_torch(struct planner *pl, const struct prof_cuda *cu)
 {
 	struct strvec v = STRVEC_INIT;
@@ -1235,6 +1253,7 @@ static void add_cuda_torch(struct planner *pl, const struct prof_cuda *cu)
 	strvec_release(&v);
 	free(pl->p->cuda);
 	pl->p->cuda = xstrdup(cu->version);
+	described_torch_comment(pl, cu->torch_index);
 }
 
 static int plan_nvidia_described(struct planner *pl, const struct plan_machine *m, struct strbuf *msg)

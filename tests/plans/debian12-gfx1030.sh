@@ -26,9 +26,9 @@ fi
 
 # Step 2 of 7 (torch): Install the PyTorch build for this GPU
 # Fixes: framework.torch
-# The installed PyTorch wheel is not built for this machine's GPUs: replace it
-# with the rocm7.1 build. Run this script in the Python environment you use
-# (an activated virtual environment).
+# PyTorch built for this GPU, from https://download.pytorch.org/whl/rocm7.1
+# (it replaces any other build). Run this script in the Python environment you
+# use (an activated virtual environment).
 if ! pip show torch 2>/dev/null | grep -q '^Version: .*+rocm7\.1$'; then
 	pip uninstall -y torch torchvision torchaudio
 	pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocm7.1

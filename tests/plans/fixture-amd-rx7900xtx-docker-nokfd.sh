@@ -12,4 +12,5 @@ set -eu
 # --group-add video (on SELinux hosts also: setsebool -P container_use_devices
 # 1).
 
-# Nothing to do: no problem found that this plan can fix.
+# Nothing to do: no step is needed (the notes above say what a script cannot
+# do).

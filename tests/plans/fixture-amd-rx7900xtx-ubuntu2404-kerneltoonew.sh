@@ -12,4 +12,5 @@ set -eu
 # on newer kernels: boot a supported kernel, or install ROCm without DKMS
 # (amdgpu-install --no-dkms) to use the in-tree driver.
 
-# Nothing to do: no problem found that this plan can fix.
+# Nothing to do: no step is needed (the notes above say what a script cannot
+# do).

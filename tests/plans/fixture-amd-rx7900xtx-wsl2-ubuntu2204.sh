@@ -12,4 +12,5 @@ set -eu
 # then ROCm's WSL use case inside Linux.
 #   sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms
 
-# Nothing to do: no problem found that this plan can fix.
+# Nothing to do: no step is needed (the notes above say what a script cannot
+# do).

@@ -7,4 +7,4 @@
 # Every step is guarded, so running it again changes nothing.
 set -eu
 
-# Nothing to do: no problem found that this plan can fix.
+# Nothing to do: no problem found that needs a step.

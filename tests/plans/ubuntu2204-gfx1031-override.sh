@@ -22,9 +22,9 @@ fi
 
 # Step 2 of 8 (torch): Install the PyTorch build for this GPU
 # Fixes: framework.torch
-# The installed PyTorch wheel is not built for this machine's GPUs: replace it
-# with the rocm7.1 build. Run this script in the Python environment you use
-# (an activated virtual environment).
+# PyTorch built for this GPU, from https://download.pytorch.org/whl/rocm7.1
+# (it replaces any other build). Run this script in the Python environment you
+# use (an activated virtual environment).
 if ! pip show torch 2>/dev/null | grep -q '^Version: .*+rocm7\.1$'; then
 	pip uninstall -y torch torchvision torchaudio
 	pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocm7.1
@@ -46,10 +46,9 @@ fi
 # AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING from
 # ~/.bashrc
 # Fixes: env.launch_blocking
-# Debugging switches serialise every GPU launch, and a leftover
-# HSA_OVERRIDE_GFX_VERSION makes the runtime load code for another GPU: remove
-# them wherever they are set. A script cannot change the shell it was started
-# from: unset them there yourself.
+# Debugging switches serialise every GPU launch: remove them wherever they are
+# set. A script cannot change the shell it was started from: unset them there
+# yourself.
 if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=' ~/.bashrc; then
 	sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' ~/.bashrc
 fi
