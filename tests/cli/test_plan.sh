@@ -218,9 +218,13 @@ done
 [ "$nsandbox" -ge 15 ] || fail "only $nsandbox plans ran in the sandbox"
 
 # ---- described machines read nothing of this one
-if command -v strace >/dev/null; then
-	strace -f -qq -e trace=%file -o "$T/trace" "$ROCMCHECK" plan --os ubuntu-22.04 --gpu gfx1100 >/dev/null 2>&1 ||
-		fail "strace rocmcheck plan failed"
+if ! command -v strace >/dev/null; then
+	echo "note: strace is not installed: the no-live-read check did not run" >&2
+elif ! strace -f -qq -e trace=%file -o "$T/trace" "$ROCMCHECK" plan --os ubuntu-22.04 --gpu gfx1100 >/dev/null 2>"$T/strace.err"; then
+	# ptrace is refused in some containers, and sanitizer builds do not run under strace
+	echo "note: rocmcheck does not run under strace here: the no-live-read check did not run" >&2
+	head -n3 "$T/strace.err" >&2
+else
 	if grep -E '"(/sys/|/proc/[0-9a-z]|/dev/|/etc/os-release|/opt/|/usr/lib/os-release)' "$T/trace" |
 		grep -v '"/proc/self/\|"/dev/null\|"/dev/tty\|"/dev/pts' >&2; then
 		fail "plan --os/--gpu read the machine it runs on"
