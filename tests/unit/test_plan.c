@@ -275,7 +275,7 @@ static int from_fixture(const char *name, const struct plan_opts *o, struct plan
 	memset(&f, 0, sizeof(f));
 	facts_gather(&f, &sr);
 	inventory_annotate(&f, db);
-	struct check_ctx ctx = { &f, db, false, "quick" };
+	struct check_ctx ctx = { .facts = &f, .db = db, .live = false, .level = "quick" };
 	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
 	struct report r;
 	report_init(&r, &f, db);
