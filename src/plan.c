@@ -198,7 +198,7 @@ static struct plan_note *note_add(struct plan *p, const char *why, const char *t
 	return n;
 }
 
-/* ------------------------------------------------------ template matching */
+/* ------------------------------------------------------------- variables */
 
 const char *plan_var(const struct strvec *vars, const char *name)
 {
@@ -206,67 +206,6 @@ const char *plan_var(const struct strvec *vars, const char *name)
 		if (!strcmp(vars->v[i], name))
 			return vars->v[i + 1];
 	return NULL;
-}
-
-static bool match_at(const char *t, const char *s, struct strvec *vars, int depth)
-{
-	if (depth > 32)
-		return false;
-	while (*t) {
-		if (t[0] == '{' && t[1] == '{') {
-			if (*s != '{')
-				return false;
-			t += 2;
-			s++;
-			continue;
-		}
-		if (*t != '{') {
-			if (*t != *s)
-				return false;
-			t++;
-			s++;
-			continue;
-		}
-		const char *end = strchr(t, '}');
-		if (!end)
-			return false;
-		char *name = xstrndup(t + 1, (size_t)(end - t - 1));
-		const char *known = plan_var(vars, name);
-		if (known) {
-			size_t n = strlen(known);
-			bool ok = !strncmp(s, known, n) && match_at(end + 1, s + n, vars, depth + 1);
-			free(name);
-			return ok;
-		}
-		/* try the shortest value first: values rarely hold the literal that follows */
-		size_t len = strlen(s);
-		for (size_t n = 0; n <= len; n++) {
-			size_t mark = vars->n;
-			strvec_push(vars, name);
-			strvec_push_owned(vars, xstrndup(s, n));
-			if (match_at(end + 1, s + n, vars, depth + 1)) {
-				free(name);
-				return true;
-			}
-			while (vars->n > mark)
-				free(vars->v[--vars->n]);
-		}
-		free(name);
-		return false;
-	}
-	return *s == '\0';
-}
-
-bool plan_match_template(const char *tmpl, const char *s, struct strvec *vars)
-{
-	if (!tmpl || !s)
-		return false;
-	size_t mark = vars->n;
-	if (match_at(tmpl, s, vars, 0))
-		return true;
-	while (vars->n > mark)
-		free(vars->v[--vars->n]);
-	return false;
 }
 
 /* Render a profile template; NULL when it names a value we do not have. */
@@ -314,10 +253,17 @@ static char *pkg_guard(const struct prof_os *o, const struct strvec *pkgs)
 /* The packages of a command the OS's install template produced, or none. */
 static void install_packages(const struct prof_os *o, const char *cmd, struct strvec *pkgs)
 {
-	struct strvec vars = STRVEC_INIT;
-	if (o && o->install && plan_match_template(o->install, cmd, &vars))
-		strvec_split(pkgs, plan_var(&vars, "packages"), " ");
-	strvec_release(&vars);
+	const char *hole = o && o->install ? strstr(o->install, "{packages}") : NULL;
+	if (!hole || !cmd)
+		return;
+	size_t pre = (size_t)(hole - o->install);
+	const char *suffix = hole + strlen("{packages}");
+	size_t len = strlen(cmd), suf = strlen(suffix);
+	if (len < pre + suf || strncmp(cmd, o->install, pre) || strcmp(cmd + len - suf, suffix))
+		return;
+	char *list = xstrndup(cmd + pre, len - pre - suf);
+	strvec_split(pkgs, list, " ");
+	free(list);
 }
 
 /* "ROCm X.Y is installed": rocm-core carries the point release in its version. */
@@ -1372,7 +1318,9 @@ static const char *unsafe_value(const struct prof_fix *fx, const struct strvec *
 	return NULL;
 }
 
-/* Adopt every warn/fail result's fix, recognised by its profile template. */
+/* Adopt every warn/fail result's fix: the profile fixes behind it (with the
+ * values the check filled in) become steps; a fix the check wrote itself
+ * becomes a note. */
 static void adopt_doctor_fixes(struct planner *pl)
 {
 	const struct report *r = pl->r;
@@ -1380,36 +1328,44 @@ static void adopt_doctor_fixes(struct planner *pl)
 		const struct check_result *res = &r->results[i];
 		if ((res->status != ST_WARN && res->status != ST_FAIL) || !res->fix.text || !res->def)
 			continue;
-		bool matched = false;
-		for (size_t k = 0; k < pl->db->nfixes && !matched; k++) {
-			const struct prof_fix *fx = &pl->db->fixes[k];
-			struct strvec vars = STRVEC_INIT;
-			if (!plan_match_template(fx->text, res->fix.text, &vars)) {
-				strvec_release(&vars);
+		if (!res->fix.nrefs) {
+			/* written by the check itself: advice for the user */
+			struct plan_note *n = note_add(pl->p, res->def->id, res->fix.text);
+			for (size_t c = 0; c < res->fix.commands.n; c++)
+				push_unique(&n->commands, res->fix.commands.v[c]);
+			continue;
+		}
+		for (size_t k = 0; k < res->fix.nrefs; k++) {
+			const struct fix_ref *ref = &res->fix.refs[k];
+			const struct prof_fix *fx = profiles_find_fix(pl->db, ref->id);
+			if (!fx)
 				continue;
-			}
-			if (fx->commands.n == res->fix.commands.n)
-				for (size_t c = 0; c < fx->commands.n; c++)
-					plan_match_template(fx->commands.v[c], res->fix.commands.v[c], &vars);
-			matched = true;
-			const char *bad = unsafe_value(fx, &vars);
+			const char *bad = unsafe_value(fx, &ref->vars);
 			if (bad) {
 				char *t = xasprintf("Not planned: a value read from the machine (\"%s\") is not safe "
 						    "in a shell script. The fix: %s", bad, res->fix.text);
 				note_add(pl->p, res->def->id, t);
 				free(t);
-				strvec_release(&vars);
 				continue;
 			}
-			apply_fix(pl, res->def->id, fx->id, &vars, &res->fix.commands, res->fix.text, res->fix.reboot,
-				  res->fix.relogin);
-			strvec_release(&vars);
-		}
-		if (!matched) {
-			/* written by the check itself: advice for the user */
-			struct plan_note *n = note_add(pl->p, res->def->id, res->fix.text);
-			for (size_t c = 0; c < res->fix.commands.n; c++)
-				push_unique(&n->commands, res->fix.commands.v[c]);
+			if (res->fix.nrefs == 1) {
+				/* the result's commands are this fix's (plus, for rocm_install, its route) */
+				apply_fix(pl, res->def->id, fx->id, &ref->vars, &res->fix.commands, res->fix.text,
+					  res->fix.reboot, res->fix.relogin);
+				continue;
+			}
+			/* several fixes on one result: each with its own rendering */
+			struct strvec cmds = STRVEC_INIT;
+			for (size_t c = 0; c < fx->commands.n; c++) {
+				char *cmd = render(fx->commands.v[c], &ref->vars);
+				if (cmd)
+					strvec_push_owned(&cmds, cmd);
+			}
+			char *text = render(fx->text, &ref->vars);
+			apply_fix(pl, res->def->id, fx->id, &ref->vars, &cmds, text ? text : res->fix.text,
+				  fx->reboot, fx->relogin);
+			free(text);
+			strvec_release(&cmds);
 		}
 	}
 }

@@ -5,10 +5,10 @@
  * Where the commands come from: every command of a plan is a profile fix
  * template (profiles/fixes.ini) or an install route (profiles/routes.ini),
  * rendered with the same values the checks use. For this machine (or a
- * sysroot) the planner reads the doctor's results: it recognises which
- * profile fix produced each result by matching the fix text against the
- * templates (plan_match_template), takes the values back out, and builds the
- * step, with its guard, from the fix id and those values. For a described
+ * sysroot) the planner reads the doctor's results: each result records the
+ * profile fixes behind it and the values they were filled with (struct
+ * fix_ref in report.h), and the planner builds the step, with its guard,
+ * from the fix id and those values. For a described
  * machine (--os and --gpu) it renders the same templates itself. So doctor
  * and plan cannot drift apart; tests/cli/test_plan.sh checks it on every
  * fixture.
@@ -97,11 +97,6 @@ int plan_build(const struct profiles *db, const struct facts *f, const struct re
 	       const struct plan_machine *m, const struct plan_opts *o, struct plan *out,
 	       struct strbuf *msg);
 
-/* Match `s` against a profile template with {name} placeholders ("{{" is a
- * literal brace). Returns true and appends name/value pairs (owned copies) to
- * `vars` when the whole string matches; a name used twice must match the same
- * text. */
-bool plan_match_template(const char *tmpl, const char *s, struct strvec *vars);
 /* The value of `name` in such a pair list, or NULL. */
 const char *plan_var(const struct strvec *vars, const char *name);
 

@@ -30,51 +30,29 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void test_match_template(void **state)
+/* The doctor's results carry the profile fixes behind them and the values
+ * they were filled with: the planner's only way to know a fix. */
+static void test_fix_refs(void **state)
 {
 	(void)state;
-	struct strvec v = STRVEC_INIT;
-	assert_true(plan_match_template("sudo usermod -aG {groups} {user}", "sudo usermod -aG render,video alice", &v));
-	assert_string_equal(plan_var(&v, "groups"), "render,video");
-	assert_string_equal(plan_var(&v, "user"), "alice");
-	strvec_release(&v);
-
-	/* a name used twice must match the same text */
-	assert_true(plan_match_template("{a}-{a}", "x-x", &v));
-	strvec_release(&v);
-	assert_false(plan_match_template("{a}-{a}", "x-y", &v));
-	assert_int_equal(v.n, 0); /* nothing left behind on failure */
-
-	/* literal braces, empty values, trailing text */
-	assert_true(plan_match_template("{{x} {v}!", "{x} !", &v));
-	assert_string_equal(plan_var(&v, "v"), "");
-	strvec_release(&v);
-	/* matching is not validation: the planner checks values before use */
-	assert_true(plan_match_template("unset {var}", "unset FOO; rm -rf /x", &v));
-	assert_string_equal(plan_var(&v, "var"), "FOO; rm -rf /x");
-	strvec_release(&v);
-	assert_false(plan_match_template("export {v}", "unset X", &v));
-	assert_false(plan_match_template("{v", "x", &v));
-	assert_false(plan_match_template(NULL, "x", &v));
-	strvec_release(&v);
-
-	/* every fix text of the shipped profiles matches its own rendering */
-	for (size_t i = 0; i < db->nfixes; i++) {
-		const struct prof_fix *fx = &db->fixes[i];
-		const char *vals[] = { "user", "bob", "groups", "render,video", "kernel", "6.8.0-45-generic",
-				       "headers_install", "sudo apt-get install -y h", "grub_update", "sudo update-grub",
-				       "kernels", "6.8", "os_name", "Ubuntu 24.04 LTS", "rocm_version", "6.2",
-				       "override", "11.0.0", "node", "1", "arch", "gfx1100", "var", "HIP_VISIBLE_DEVICES",
-				       "visible_id", "GPU-1", "gpu_index", "0", "vars", "A B", "torch_index",
-				       "https://download.pytorch.org/whl/rocm6.2", "backend", "rocm6.2", "install",
-				       "sudo apt-get install -y nvidia-driver", "driver_version", "6.8.5", "cuda_version",
-				       "12.4", "min_driver", "550.54.14", "vram", "4 GiB", "min_vram", "8 GiB", NULL };
-		char *text = NULL;
-		assert_int_equal(profiles_render(fx->text, vals, &text), 0);
-		assert_true(plan_match_template(fx->text, text, &v));
-		free(text);
-		strvec_release(&v);
-	}
+	static const struct check_def def = { "perm.kfd", "permissions", "Access to /dev/kfd", NULL, 0, "" };
+	struct report r;
+	report_init(&r, NULL, db);
+	struct check_result *res = report_add(&r, &def, ST_FAIL, -1, "denied");
+	const char *vars[] = { "user", "bob", "groups", "render,video", NULL };
+	result_fix_profile(res, db, "groups", vars);
+	assert_int_equal(res->fix.nrefs, 1);
+	assert_string_equal(res->fix.refs[0].id, "groups");
+	assert_string_equal(plan_var(&res->fix.refs[0].vars, "user"), "bob");
+	assert_string_equal(plan_var(&res->fix.refs[0].vars, "groups"), "render,video");
+	assert_null(plan_var(&res->fix.refs[0].vars, "kernel"));
+	assert_string_equal(res->fix.commands.v[0], "sudo usermod -aG render,video bob");
+	/* a missing fix id records no ref (and says so in the text) */
+	struct check_result *res2 = report_add(&r, &def, ST_FAIL, -1, "x");
+	result_fix_profile(res2, db, "no_such_fix", vars);
+	assert_int_equal(res2->fix.nrefs, 0);
+	assert_non_null(strstr(res2->fix.text, "no_such_fix"));
+	report_release(&r);
 }
 
 static void test_find_os(void **state)
@@ -384,7 +362,7 @@ static void test_renderers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_match_template),
+		cmocka_unit_test(test_fix_refs),
 		cmocka_unit_test(test_find_os),
 		cmocka_unit_test(test_find_gpu),
 		cmocka_unit_test(test_described_amd),
