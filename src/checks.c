@@ -1,6 +1,7 @@
 /* The check table as a whole: catalog order, selection, running, and the
  * inventory annotation and helpers that the check_<family>.c files share. */
 #include "checks.h"
+#include "check_net.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,6 +21,7 @@ const struct check_def *const *checks_all(size_t *n)
 	static const struct check_def *const tables[] = {
 		check_system_defs, check_driver_defs, check_device_defs, check_perm_defs,
 		check_rocm_defs, check_cuda_defs, check_framework_defs, check_env_defs,
+		check_net_defs,
 	};
 	static const struct check_def *all[MAX_CHECKS + 1];
 	static size_t count;
