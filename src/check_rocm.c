@@ -155,6 +155,12 @@ static void check_rocm_install(const struct check_ctx *ctx, struct report *r, co
 	install_evidence(res, ri);
 }
 
+static const char *arch_family(const struct check_ctx *ctx, const char *arch)
+{
+	const struct prof_gfx *x = ctx->db && arch && *arch ? profiles_find_gfx(ctx->db, arch) : NULL;
+	return x ? x->family : NULL;
+}
+
 static void check_rocm_version(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -211,8 +217,16 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 		const struct gpu *g = &f->gpus[i];
 		if (g->vendor != VENDOR_AMD || (nd && g->integrated))
 			continue;
+		/* the effective arch when an override of the GPU's own family
+		 * applies (the runtime then loads that arch's code); a
+		 * malformed or other-family override is env.hsa_override's
+		 * finding, and the GPU's own arch is judged */
 		bool ov = false;
 		const char *arch = gpu_effective_arch(f, g, &ov);
+		if (ov && !family_same(gpu_family(ctx, g), arch_family(ctx, arch))) {
+			arch = g->arch;
+			ov = false;
+		}
 		if (!arch[0])
 			continue;
 		const struct prof_rocm *first = profiles_first_rocm_with_arch(ctx->db, arch);
@@ -234,7 +248,8 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 				gpu_arch = arch;
 			}
 		} else {
-			char *txt = ov ? xasprintf("%s (GPU %d's override target; it is a %s)", arch, g->index, g->arch) :
+			char *txt = ov ? xasprintf("%s (GPU %d, a %s, runs as it through the override)", arch, g->index,
+						   g->arch) :
 				    xstrdup(arch);
 			if (!strvec_contains(&fine, txt))
 				strvec_push(&fine, txt);

@@ -11,8 +11,11 @@ set -eu
 # HSA_OVERRIDE_GFX_VERSION_2 for every new shell (~/.profile)
 # Fixes: device.arch
 # gfx1036 is not in the installed ROCm's list, but its family runs code built
-# for 10.3.0. The override is a debugging aid AMD does not support: some
-# kernels may fail.
+# for 10.3.0, and HSA_OVERRIDE_GFX_VERSION_2 makes the runtime use that code.
+# The override is a debugging aid AMD does not support: some kernels may fail.
+# The per-node form (HSA_OVERRIDE_GFX_VERSION_ and the GPU's KFD node id)
+# applies to one GPU only and needs ROCm 6.2 or newer. Add the line to your
+# shell profile to keep it.
 if ! grep -qsxF 'export HSA_OVERRIDE_GFX_VERSION_2=10.3.0' ~/.profile; then
 	printf '%s\n' 'export HSA_OVERRIDE_GFX_VERSION_2=10.3.0' >> ~/.profile
 fi
@@ -23,9 +26,7 @@ fi
 # every new shell (~/.profile)
 # Fixes: device.igpu, rocm.rocblas
 # An integrated GPU is visible next to the discrete one: ROCm programs may
-# pick it and crash or crawl. Restrict ROCm to the discrete GPU (index 0). An
-# integrated GPU is visible next to the discrete one: ROCm programs may pick
-# it and crash or crawl. Restrict ROCm to the discrete GPU (index 1).
+# pick it and crash or crawl. Restrict ROCm to the discrete GPU (index 0).
 if ! grep -qsxF 'export ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f' ~/.profile; then
 	printf '%s\n' 'export ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f' >> ~/.profile
 fi

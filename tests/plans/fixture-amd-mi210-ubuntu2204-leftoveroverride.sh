@@ -10,10 +10,11 @@ set -eu
 # Step 1 of 3 (env_clean_bashrc): Remove HSA_OVERRIDE_GFX_VERSION from
 # ~/.bashrc
 # Fixes: env.hsa_override
-# HSA_OVERRIDE_GFX_VERSION is set although this GPU does not need it (or it
-# names another family): the runtime loads the wrong code and faults. Remove
-# it here and from shell profiles and service files. A script cannot change
-# the shell it was started from: unset them there yourself.
+# HSA_OVERRIDE_GFX_VERSION makes the runtime load code built for another
+# target than this GPU's own, which it does not need or which is of another
+# family: kernels fault. Remove it here and from shell profiles and service
+# files. A script cannot change the shell it was started from: unset them
+# there yourself.
 if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=' ~/.bashrc; then
 	sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' ~/.bashrc
 fi

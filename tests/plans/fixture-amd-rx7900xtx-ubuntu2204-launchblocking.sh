@@ -9,9 +9,11 @@ set -eu
 
 # Step 1 of 3 (env_clean_bashrc): Remove HIP_LAUNCH_BLOCKING from ~/.bashrc
 # Fixes: env.launch_blocking
-# HIP_LAUNCH_BLOCKING serialise every kernel launch: these are debugging
-# switches that make everything much slower, not tuning options. A script
-# cannot change the shell it was started from: unset them there yourself.
+# Launch-serialising variables are set (HIP_LAUNCH_BLOCKING): they are
+# debugging switches that make every kernel launch wait for the previous one,
+# not tuning options. Unset them here and remove them from shell profiles and
+# job scripts. A script cannot change the shell it was started from: unset
+# them there yourself.
 if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=' ~/.bashrc; then
 	sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' ~/.bashrc
 fi

@@ -34,8 +34,11 @@ fi
 # for every new shell (~/.profile)
 # Fixes: device.arch
 # gfx1031 is not in the installed ROCm's list, but its family runs code built
-# for 10.3.0. The override is a debugging aid AMD does not support: some
-# kernels may fail.
+# for 10.3.0, and HSA_OVERRIDE_GFX_VERSION makes the runtime use that code.
+# The override is a debugging aid AMD does not support: some kernels may fail.
+# The per-node form (HSA_OVERRIDE_GFX_VERSION_ and the GPU's KFD node id)
+# applies to one GPU only and needs ROCm 6.2 or newer. Add the line to your
+# shell profile to keep it.
 if ! grep -qsxF 'export HSA_OVERRIDE_GFX_VERSION=10.3.0' ~/.profile; then
 	printf '%s\n' 'export HSA_OVERRIDE_GFX_VERSION=10.3.0' >> ~/.profile
 fi

@@ -60,8 +60,8 @@ fi
 
 # Step 5 of 5 (nvidia_driver): Install the NVIDIA driver [reboot]
 # Fixes: driver.nvidia
-# The NVIDIA kernel driver is not loaded: install the driver packages and
-# reboot.
+# The NVIDIA kernel driver is not loaded: install the NVIDIA driver the way
+# the distribution documents it (the commands below), then reboot.
 if ! dpkg-query -W -f='${Status}' nvidia-driver 2>/dev/null | grep -q 'ok installed'; then
 	sudo apt-get install -y nvidia-driver
 	reboot_needed=yes

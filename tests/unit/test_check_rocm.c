@@ -102,6 +102,30 @@ static void test_install_wsl(void **state)
 
 /* amdgpu not loaded (Secure Boot, say): the installed DKMS package is what
  * will load, so it is the driver judged; the summary says which driver. */
+/* A leftover override of another family does not change what the version
+ * is judged for (the fault is env.hsa_override's finding); one of the GPU's
+ * own family does, and the summary says so. */
+static void test_version_override_arch(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx90a gfx1030");
+	tl_env(t, "HSA_OVERRIDE_GFX_VERSION", "10.3.0");
+	const struct check_result *c = tl_one(t, "rocm.version");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "supports gfx90a");
+	assert_null(strstr(c->summary, "gfx1030"));
+	tl_free(t);
+	t = tl_new();
+	tl_amd(t, "gfx1031", 100301, 0x73df, 12 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1030");
+	tl_env(t, "HSA_OVERRIDE_GFX_VERSION", "10.3.0");
+	c = tl_one(t, "rocm.version");
+	assert_contains(c->summary, "supports gfx1030 (GPU 0, a gfx1031, runs as it through the override)");
+	tl_free(t);
+}
+
 static void test_version_dkms_not_loaded(void **state)
 {
 	(void)state;
@@ -363,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_install_several),
 		cmocka_unit_test(test_install_wsl),
 		cmocka_unit_test(test_version_dkms_not_loaded),
+		cmocka_unit_test(test_version_override_arch),
 		cmocka_unit_test(test_install_unparseable),
 		cmocka_unit_test(test_version_window),
 		cmocka_unit_test(test_version_gpu_window),
