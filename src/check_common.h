@@ -128,8 +128,6 @@ bool skip_under_wsl(const struct check_ctx *ctx, struct report *r, const struct 
 size_t visible_apply(const char *value, struct gpu *const *cand, size_t ncand, struct gpu **out,
 		     struct strvec *bad);
 
-/* Text helpers. */
-char *strvec_join(const struct strvec *sv, const char *sep);
 bool cmdline_has(const char *cmdline, const char *token);
 char *human_bytes(unsigned long long bytes);
 

@@ -194,45 +194,8 @@ static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, cons
  * when the profile has neither. Caller frees. */
 char *nvidia_install_command(const struct check_ctx *ctx, char **packages_out)
 {
-	const struct prof_os *o = os_entry(ctx);
 	const char *kernel = ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)";
-	char *packages = o && o->nvidia_packages.n ? strvec_join(&o->nvidia_packages, " ") : NULL;
-	if (packages_out)
-		*packages_out = xstrdup(packages ? packages : "the NVIDIA driver");
-	if (!packages) {
-		free(packages);
-		return xstrdup("# install the NVIDIA driver the way your distribution documents it (the profile has no entry for this OS)");
-	}
-	const char *iv[] = { "packages", packages, "kernel", kernel, NULL };
-	struct strbuf sb = STRBUF_INIT;
-	bool ok = true;
-	if (o->nvidia_install.n) {
-		for (size_t i = 0; i < o->nvidia_install.n && ok; i++) {
-			char *c = NULL;
-			ok = profiles_render(o->nvidia_install.v[i], iv, &c) == 0;
-			if (ok) {
-				if (sb.len)
-					strbuf_addstr(&sb, " && ");
-				strbuf_addstr(&sb, c);
-			}
-			free(c);
-		}
-	} else {
-		char *c = NULL;
-		ok = o->install && profiles_render(o->install, iv, &c) == 0;
-		if (ok)
-			strbuf_addstr(&sb, c);
-		free(c);
-	}
-	char *cmd;
-	if (ok) {
-		cmd = strbuf_detach(&sb);
-	} else {
-		strbuf_release(&sb);
-		cmd = xasprintf("# install %s with your package manager", packages);
-	}
-	free(packages);
-	return cmd;
+	return prof_os_nvidia_install(os_entry(ctx), kernel, packages_out);
 }
 
 static void check_driver_nvidia(const struct check_ctx *ctx, struct report *r, const struct check_def *def)

@@ -849,17 +849,6 @@ void inventory_annotate(struct facts *f, const struct profiles *db)
 
 /* ---- text ---- */
 
-char *strvec_join(const struct strvec *sv, const char *sep)
-{
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < sv->n; i++) {
-		if (i)
-			strbuf_addstr(&sb, sep);
-		strbuf_addstr(&sb, sv->v[i]);
-	}
-	return strbuf_detach(&sb);
-}
-
 bool cmdline_has(const char *cmdline, const char *token)
 {
 	if (!cmdline)

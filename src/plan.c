@@ -83,17 +83,6 @@ static void push_unique(struct strvec *sv, const char *s)
 		strvec_push(sv, s);
 }
 
-static char *join(const struct strvec *sv, const char *sep)
-{
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < sv->n; i++) {
-		if (i)
-			strbuf_addstr(&sb, sep);
-		strbuf_addstr(&sb, sv->v[i]);
-	}
-	return strbuf_detach(&sb);
-}
-
 /* 'text' for the shell: single quotes, with ' written as '\''. */
 static void add_squoted(struct strbuf *sb, const char *s)
 {
@@ -262,7 +251,13 @@ static void install_packages(const struct prof_os *o, const char *cmd, struct st
 	if (len < pre + suf || strncmp(cmd, o->install, pre) || strcmp(cmd + len - suf, suffix))
 		return;
 	char *list = xstrndup(cmd + pre, len - pre - suf);
-	strvec_split(pkgs, list, " ");
+	/* only package names: a chained command ("... && sudo ubuntu-drivers
+	 * install") is not a plain install */
+	bool names = list[0] != '\0';
+	for (const char *c = list; *c && names; c++)
+		names = isalnum((unsigned char)*c) || strchr(" .+_:~-", *c);
+	if (names)
+		strvec_split(pkgs, list, " ");
 	free(list);
 }
 
@@ -543,7 +538,9 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 			step_cmd(s, cmds->v[i]);
 			struct strvec pkgs = STRVEC_INIT;
 			install_packages(pl->os, cmds->v[i], &pkgs);
-			step_guard(s, pkg_guard(pl->os, &pkgs));
+			/* a tool that picks the driver package itself (ubuntu-drivers,
+			 * dnf module streams): the driver's own command tells */
+			step_guard(s, pkgs.n ? pkg_guard(pl->os, &pkgs) : xstrdup("command -v nvidia-smi >/dev/null 2>&1"));
 			strvec_release(&pkgs);
 		}
 	} else if (!strcmp(fix_id, "hsa_override_unset") || !strcmp(fix_id, "visible_devices") ||
@@ -662,7 +659,7 @@ static void explain_no_release(const struct profiles *db, const struct prof_os *
 				push_unique(&near, h->arch);
 		}
 		if (near.n) {
-			char *l = join(&near, ", ");
+			char *l = strvec_join(&near, ", ");
 			strbuf_addf(msg, "; nearest supported: %s (%s, ROCm %s)", l, g->family, newest->version);
 			free(l);
 		} else if (newest) {
@@ -671,7 +668,7 @@ static void explain_no_release(const struct profiles *db, const struct prof_os *
 				push_unique(&all, newest->gfx_radeon.v[i]);
 			for (size_t i = 0; i < newest->gfx_instinct.n; i++)
 				push_unique(&all, newest->gfx_instinct.v[i]);
-			char *l = join(&all, ", ");
+			char *l = strvec_join(&all, ", ");
 			strbuf_addf(msg, "; ROCm %s supports: %s", newest->version, l);
 			free(l);
 			strvec_release(&all);
@@ -692,7 +689,7 @@ static void explain_no_release(const struct profiles *db, const struct prof_os *
 		}
 	}
 	if (oses.n) {
-		char *l = join(&oses, ", ");
+		char *l = strvec_join(&oses, ", ");
 		strbuf_addf(msg, "; nearest: ROCm %s supports it on %s", any->version, l);
 		free(l);
 	}
@@ -728,7 +725,7 @@ static void render_route(const struct planner *pl, const struct prof_rocm *rel, 
 		if (pk)
 			strvec_push_owned(&pkgs, pk);
 	}
-	char *pj = join(&pkgs, " ");
+	char *pj = strvec_join(&pkgs, " ");
 	var_set(&hv, "packages", pj);
 	char *headers = o->install && pkgs.n ? render(o->install, &hv) : NULL;
 	if (!headers)
@@ -833,7 +830,7 @@ static void add_env_clean_steps(struct planner *pl)
 		{ "env_clean_profile", "~/.profile", "" },
 		{ "env_clean_environment", "/etc/environment", "sudo " },
 	};
-	char *names = join(&vars, ", ");
+	char *names = strvec_join(&vars, ", ");
 	for (size_t k = 0; k < ARRAY_SIZE(files); k++) {
 		char *title = xasprintf("Remove %s from %s", names, files[k].file);
 		struct plan_step *s = step_get(pl->p, files[k].id, RANK_ENV_CLEAN, title);
@@ -874,7 +871,7 @@ static void described_env(struct planner *pl, bool keep_override)
 	struct strvec v = STRVEC_INIT, names = STRVEC_INIT;
 	for (size_t i = 0; blocking_vars[i]; i++)
 		strvec_push(&names, blocking_vars[i]);
-	char *all = join(&names, " ");
+	char *all = strvec_join(&names, " ");
 	var_set(&v, "vars", all);
 	apply_profile_fix(pl, "env.launch_blocking", "launch_blocking", &v);
 	free(all);
@@ -1052,7 +1049,7 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 			add_bre_literal(&g, ros->kernels.v[i]);
 			strbuf_addstr(&g, "\\.'");
 		}
-		char *kl = join(&ros->kernels, ", ");
+		char *kl = strvec_join(&ros->kernels, ", ");
 		struct strvec v = STRVEC_INIT;
 		var_set(&v, "kernel", "@K@");
 		var_set(&v, "kernels", kl);
@@ -1216,12 +1213,8 @@ static int plan_nvidia_described(struct planner *pl, const struct plan_machine *
 		return -EINVAL;
 	}
 	struct strvec v = STRVEC_INIT;
-	char *install = NULL;
-	var_set(&v, "packages", "nvidia-driver");
-	if (pl->os->install)
-		install = render(pl->os->install, &v);
-	strvec_release(&v);
-	var_set(&v, "install", install ? install : "# install nvidia-driver with your package manager");
+	char *install = prof_os_nvidia_install(pl->os, "$(uname -r)", NULL);
+	var_set(&v, "install", install);
 	apply_profile_fix(pl, "driver.nvidia", "nvidia_driver", &v);
 	strvec_release(&v);
 	free(install);
@@ -1382,7 +1375,7 @@ static void explain_os(const struct planner *pl, struct strbuf *msg)
 		for (size_t i = 0; i < newest->nos; i++)
 			if (profiles_find_route(pl->db, newest->os[i].os, newest->version))
 				push_unique(&oses, newest->os[i].os);
-		char *l = join(&oses, ", ");
+		char *l = strvec_join(&oses, ", ");
 		strbuf_addf(msg, "; nearest: ROCm %s installs on %s (plan for one with --os and --gpu)", newest->version, l);
 		free(l);
 		strvec_release(&oses);
@@ -1652,7 +1645,7 @@ int plan_find_gpu(const struct profiles *db, const char *spec, struct plan_machi
 	if (!names.n)
 		return -ENOENT;
 	if (names.n > 1) {
-		char *l = join(&names, ", ");
+		char *l = strvec_join(&names, ", ");
 		strbuf_addf(msg, "'%s' names several GPUs: %s", spec, l);
 		free(l);
 		strvec_release(&names);

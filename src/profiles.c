@@ -1573,3 +1573,44 @@ int profiles_render(const char *tmpl, const char *const *vars, char **out)
 	*out = strbuf_detach(&sb);
 	return 0;
 }
+
+char *prof_os_nvidia_install(const struct prof_os *o, const char *kernel, char **packages_out)
+{
+	char *packages = o && o->nvidia_packages.n ? strvec_join(&o->nvidia_packages, " ") : NULL;
+	if (packages_out)
+		*packages_out = xstrdup(packages ? packages : "the NVIDIA driver");
+	if (!packages) {
+		free(packages);
+		return xstrdup("# install the NVIDIA driver the way your distribution documents it (the profile has no entry for this OS)");
+	}
+	const char *iv[] = { "packages", packages, "kernel", kernel, NULL };
+	struct strbuf sb = STRBUF_INIT;
+	bool ok = true;
+	if (o->nvidia_install.n) {
+		for (size_t i = 0; i < o->nvidia_install.n && ok; i++) {
+			char *c = NULL;
+			ok = profiles_render(o->nvidia_install.v[i], iv, &c) == 0;
+			if (ok) {
+				if (sb.len)
+					strbuf_addstr(&sb, " && ");
+				strbuf_addstr(&sb, c);
+			}
+			free(c);
+		}
+	} else {
+		char *c = NULL;
+		ok = o->install && profiles_render(o->install, iv, &c) == 0;
+		if (ok)
+			strbuf_addstr(&sb, c);
+		free(c);
+	}
+	char *cmd;
+	if (ok) {
+		cmd = strbuf_detach(&sb);
+	} else {
+		strbuf_release(&sb);
+		cmd = xasprintf("# install %s with your package manager", packages);
+	}
+	free(packages);
+	return cmd;
+}

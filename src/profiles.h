@@ -208,6 +208,13 @@ const struct prof_route *profiles_find_route(const struct profiles *db, const ch
  * -EINVAL with *out naming the unknown placeholder. "{{" is a literal brace. */
 int profiles_render(const char *tmpl, const char *const *vars, char **out);
 
+/* The command that installs the NVIDIA driver on OS `o` (its nvidia_install
+ * templates joined with " && ", else its install template with its
+ * nvidia_packages), for kernel release `kernel`; a shell comment when the
+ * profile has no entry. *packages_out (may be NULL) gets the package list or
+ * "the NVIDIA driver". Both are the caller's. */
+char *prof_os_nvidia_install(const struct prof_os *o, const char *kernel, char **packages_out);
+
 /* Every placeholder name a fix or route template may use (NULL-terminated). */
 extern const char *const profile_placeholders[];
 

@@ -158,7 +158,7 @@ done
 
 # ---- idempotence: run each plan twice among recorders; the second run changes nothing
 RECORDED="sudo apt-get dnf zypper crb dpkg-query rpm usermod id modprobe lsmod update-grub grub2-mkconfig
-	mokutil pip wget curl amdgpu-install uname grep sed"
+	mokutil pip wget curl amdgpu-install ubuntu-drivers uname grep sed"
 sandbox_run() {
 	local name=$1 sb=$T/sb-$1
 	rm -rf "$sb"

@@ -19,12 +19,20 @@ pkg_install() {
 		printf '%s\n' "$url" >"$STATE/amdgpu-install.url"
 		printf '1.0\n' >"$STATE/pkgs/amdgpu-install" ;;
 	*epel-release*) printf '1.0\n' >"$STATE/pkgs/epel-release" ;;
+	nvidia-driver*|nvidia-open*|cuda-drivers*|akmod-nvidia*)
+		printf '1.0\n' >"$STATE/pkgs/$1"
+		nvidia_smi ;;
 	*) printf '1.0\n' >"$STATE/pkgs/$1" ;;
 	esac
 }
 
+# An installed NVIDIA driver brings nvidia-smi: a recorder of that name.
+nvidia_smi() { /bin/ln -sf "$0" "${0%/*}/nvidia-smi"; }
+
 case $name in
 sudo) exec "$@" ;;
+nvidia-smi) exit 0 ;;
+ubuntu-drivers) change "$@"; nvidia_smi ;;
 apt-get|dnf|zypper)
 	change "$@"
 	for a in "$@"; do

@@ -62,8 +62,8 @@ fi
 # Fixes: driver.nvidia
 # The NVIDIA kernel driver is not loaded: install the NVIDIA driver the way
 # the distribution documents it (the commands below), then reboot.
-if ! dpkg-query -W -f='${Status}' nvidia-driver 2>/dev/null | grep -q 'ok installed'; then
-	sudo apt-get install -y nvidia-driver
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+	sudo apt-get install -y ubuntu-drivers-common && sudo ubuntu-drivers install
 	reboot_needed=yes
 fi
 
