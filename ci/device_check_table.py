@@ -96,9 +96,10 @@ for pid in ("probe.blas.fp32", "probe.blas.fp16"):
 
 # our convolution beside cuDNN's, batch 16
 for prec in ("fp32", "fp16"):
-    c, d = own.get("probe.conv." + prec), own.get("probe.dnn." + prec)
+    cid = "probe.conv" if prec == "fp32" else "probe.conv.fp16"
+    c, d = own.get(cid), own.get("probe.dnn." + prec)
     ours, ref = (c or {}).get("tflops"), (d or {}).get("tflops")
-    item = "probe.conv.%s vs cuDNN (N=16, 64->64, 56x56, 3x3)" % prec
+    item = "%s vs cuDNN (N=16, 64->64, 56x56, 3x3)" % cid
     if ours and ref:
         r = ours / ref
         row(item, "%.1f vs %.1f TFLOP/s (%s) = %.0f%%" % (ours, ref, d.get("variant"), 100 * r), ">= 25%",

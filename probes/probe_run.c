@@ -11,7 +11,7 @@ const struct probe_def probe_defs[] = {
 	{ "rtc", "probe.rtc", "rtc", true, probe_rtc },
 	{ "gemm.fp32", "probe.gemm.fp32", "gemm", true, probe_gemm_fp32 },
 	{ "gemm.fp16", "probe.gemm.fp16", "gemm", true, probe_gemm_fp16 },
-	{ "conv.fp32", "probe.conv.fp32", "conv", true, probe_conv_fp32 },
+	{ "conv.fp32", "probe.conv", "conv", true, probe_conv_fp32 },
 	{ "conv.fp16", "probe.conv.fp16", "conv", true, probe_conv_fp16 },
 	{ "amp", "probe.amp", "amp", true, probe_amp },
 	{ "bandwidth", "probe.bandwidth", "bandwidth", true, probe_bandwidth },

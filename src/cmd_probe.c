@@ -32,23 +32,10 @@ static bool name_selected(const struct strvec *names, const struct probe_def *d)
 	return false;
 }
 
-/* The report as doctor --json renders it (out_json.c), plus each probe's
- * further figures as a "metrics" object (a field added to
- * rocmcheck.report/1, absent when a probe has none). */
+/* The report exactly as doctor --json renders it (out_json.c). */
 static void print_json(const struct report *r)
 {
 	json_t *doc = out_json_report(r);
-	json_t *probes = json_object_get(doc, "probes");
-	for (size_t i = 0; i < r->nprobes && i < json_array_size(probes); i++) {
-		const struct probe_result *p = &r->probes[i];
-		if (!p->nmetrics)
-			continue;
-		json_t *mt = json_object();
-		for (unsigned j = 0; j < p->nmetrics && j < PROBE_METRICS_MAX; j++)
-			json_object_set_new(mt, p->metrics[j].name,
-					    isfinite(p->metrics[j].value) ? json_real(p->metrics[j].value) : json_null());
-		json_object_set_new(json_array_get(probes, i), "metrics", mt);
-	}
 	out_json_write(stdout, doc);
 	json_decref(doc);
 }

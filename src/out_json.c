@@ -283,6 +283,16 @@ static json_t *json_probe(const struct probe_result *p)
 	set(o, "verification", nonempty(p->verification));
 	set(o, "nan_count", int_or_null(p->nan_count));
 	set(o, "variant", nonempty(p->variant));
+	/* further figures of the probe (copy_gbs, h2d_gbs, fp16_speedup, ...):
+	 * an object, or null when the probe has none */
+	if (p->nmetrics) {
+		json_t *mt = json_object();
+		for (unsigned j = 0; j < p->nmetrics && j < PROBE_METRICS_MAX; j++)
+			set(mt, p->metrics[j].name, num_or_null(p->metrics[j].value));
+		set(o, "metrics", mt);
+	} else {
+		set(o, "metrics", json_null());
+	}
 	set(o, "fix", json_fix(&p->fix));
 	return o;
 }

@@ -35,10 +35,10 @@ try:
 except ImportError:
     pass
 ids = [p["id"] for p in r["probes"]]
-assert ids == ["probe.conv.fp32", "probe.conv.fp16", "probe.amp", "probe.bandwidth", "probe.blas.fp32",
+assert ids == ["probe.conv", "probe.conv.fp16", "probe.amp", "probe.bandwidth", "probe.blas.fp32",
                "probe.blas.fp16", "probe.dnn.fp32", "probe.dnn.fp16"], ids
 p = {x["id"]: x for x in r["probes"]}
-for c in ("probe.conv.fp32", "probe.conv.fp16"):
+for c in ("probe.conv", "probe.conv.fp16"):
     assert p[c]["status"] == "pass" and p[c]["shape"] == {"m": 64, "n": 784, "k": 576}, p[c]
     assert p[c]["verification"] == "freivalds+sampled" and p[c]["tflops"] > 0
 a = p["probe.amp"]
@@ -100,7 +100,7 @@ if grep -q '^ROCMCHECK_TEST_HOOKS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/nu
 	o=$(ROCMCHECK_TEST_FAULT=wrong ROCMCHECK_TEST_FAULT_PROBE=conv.fp16 "$ROCMCHECK" probe conv amp --backend cpu 2>/dev/null); r=$?
 	[ $r -eq 1 ] || fail "conv fault exited $r: $o"
 	grep -q '^fail  *probe.conv.fp16 .*wrong result' <<<"$o" || fail "conv.fp16 fault: $o"
-	grep -q '^pass  *probe.conv.fp32' <<<"$o" || fail "conv.fp32 after a fault: $o"
+	grep -q '^pass  *probe.conv' <<<"$o" || fail "conv.fp32 after a fault: $o"
 	grep -q '^pass  *probe.amp' <<<"$o" || fail "amp after a fault: $o"
 	o=$(ROCMCHECK_TEST_FAULT=nan ROCMCHECK_TEST_FAULT_PROBE=bandwidth "$ROCMCHECK" probe bandwidth --backend cpu 2>/dev/null); r=$?
 	[ $r -eq 1 ] || fail "bandwidth fault exited $r: $o"

@@ -38,14 +38,14 @@ bw_m() { # link_gts link_width
 }
 small() { # amp-status amp-metrics bandwidth-metrics
 	printf '{"probes":[%s,%s,%s,%s,%s,%s,%s,%s,%s]}' "$(probe probe.rtc pass null)" "$(probe probe.gemm.fp32 pass 20)" \
-		"$(probe probe.gemm.fp16 pass 150)" "$(probe probe.conv.fp32 pass 8)" "$(probe probe.conv.fp16 pass 15)" \
+		"$(probe probe.gemm.fp16 pass 150)" "$(probe probe.conv pass 8)" "$(probe probe.conv.fp16 pass 15)" \
 		"$(probe probe.amp "$1" 0.5 "$2")" "$(probe probe.bandwidth pass null "$3")" \
 		"$(probe probe.blas.fp32 skip null)" "$(probe probe.dnn.fp32 skip null)" >"$w/probe-small.json"
 }
 small pass "$amp_m" "$(bw_m 32 16 63.0)"
 printf '{"probes":[%s,%s,%s,%s,%s,%s,%s]}' "$(probe probe.gemm.fp32 pass 30)" "$(probe probe.gemm.fp16 pass 120)" \
 	"$(probe probe.blas.fp32 pass 50 ',"variant":"cublas 13.0.0","metrics":{"vendor_tflops":50,"own_tflops":30}')" \
-	"$(probe probe.conv.fp32 pass 10)" "$(probe probe.dnn.fp32 pass 30 ',"variant":"cudnn 9.1.0 algo 1"')" \
+	"$(probe probe.conv pass 10)" "$(probe probe.dnn.fp32 pass 30 ',"variant":"cudnn 9.1.0 algo 1"')" \
 	"$(probe probe.conv.fp16 pass 20)" "$(probe probe.dnn.fp16 pass 100 ',"variant":"cudnn 9.1.0 algo 1"')" \
 	| sed 's/"variant":"mma","max_rel_error":1e-6,"verification":"freivalds+sampled","variant"/"max_rel_error":1e-6,"verification":"freivalds+sampled","variant"/' \
 	>"$w/probe-medium.json"
@@ -61,7 +61,7 @@ grep -q 'probe.gemm.fp16 4096^3 vs cuBLAS fp16 GEMM (fp32 acc) *| 120.0 vs 600.0
 	<<<"$out" || fail "fp16 row: $out"
 grep -q 'probe.blas.fp32 4096^3 in rocmcheck *| cublas 13.0.0 50.0, ours 30.0 TFLOP/s = 60%, verified' <<<"$out" \
 	|| fail "blas row: $out"
-grep -q 'probe.conv.fp32 vs cuDNN (N=16, 64->64, 56x56, 3x3) *| 10.0 vs 30.0 TFLOP/s (cudnn 9.1.0 algo 1) = 33% *| >= 25% *| met' \
+grep -q 'probe.conv vs cuDNN (N=16, 64->64, 56x56, 3x3) *| 10.0 vs 30.0 TFLOP/s (cudnn 9.1.0 algo 1) = 33% *| >= 25% *| met' \
 	<<<"$out" || fail "conv fp32 row: $out"
 grep -q 'probe.conv.fp16 vs cuDNN .* 20.0 vs 100.0 TFLOP/s (cudnn 9.1.0 algo 1) = 20% *| >= 25% *| missed' <<<"$out" \
 	|| fail "conv fp16 row: $out"
