@@ -16,7 +16,7 @@ out=$("$ROCMCHECK" probe --backend cpu 2>/dev/null); rc=$?
 grep -q '^pass  *probe.gemm.fp32' <<<"$out" || fail "no passing gemm.fp32 in: $out"
 grep -q '^pass  *probe.gemm.fp16' <<<"$out" || fail "no passing gemm.fp16 in: $out"
 grep -q '^skip  *probe.rtc' <<<"$out" || fail "rtc should skip on cpu: $out"
-for p in conv.fp32 conv.fp16 amp bandwidth; do
+for p in conv conv.fp16 amp bandwidth; do
 	grep -q "^pass  *probe.$p " <<<"$out" || fail "no passing $p in: $out"
 done
 for p in blas.fp32 blas.fp16 dnn.fp32 dnn.fp16; do
