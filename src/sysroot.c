@@ -777,8 +777,10 @@ struct ini_state {
 static void ini_error(struct ini_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ini_error(struct ini_state *s, const char *fmt, ...)
 {
-	if (s->err_line)
+	/* The first malformed line wins, whoever notices it. */
+	if (s->err_line && s->err_line <= s->line)
 		return;
+	free(s->err);
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	strbuf_addf(&sb, "host.ini:%d: ", s->line);
@@ -968,6 +970,14 @@ static bool ini_line(struct ini_state *s, char *t, size_t maxlen)
 		ini_error(s, "missing name before '%c'", *eq);
 		return false;
 	}
+	/* A name is one word (a key or a variable name): a line such as
+	 * "this line is malformed: no equals sign" is not a pair even
+	 * though inih would split it at the ':'. */
+	for (const char *p = t; p < eq; p++)
+		if (isspace((unsigned char)*p) && p[strspn(p, " \t")] != *eq) {
+			ini_error(s, "expected 'name = value' or '[section]' (a name has no white space)");
+			return false;
+		}
 	if (strlen(t) + 2 <= maxlen)
 		return true;
 	/* Longer than inih's line buffer (PATH often is): parse it here,
