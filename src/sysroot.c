@@ -668,12 +668,19 @@ const struct env_entry *sysroot_env_at(const struct sysroot *sr, size_t i)
 
 /* ---- device nodes ---- */
 
-static struct dev_node *dev_add(struct dev_node **devs, size_t *ndevs, const char *path)
+/* Find or add `path` in a table of *ndevs entries. cap 0: the table grows
+ * with realloc (host_ini_parse's own array, nothing handed out yet);
+ * otherwise it holds `cap` entries and is never reallocated. Returns NULL
+ * when it is full. */
+static struct dev_node *dev_add(struct dev_node **devs, size_t *ndevs, size_t cap, const char *path)
 {
 	for (size_t i = 0; i < *ndevs; i++)
-		if (!strcmp((*devs)[i].path, path))
+		if ((*devs)[i].path && !strcmp((*devs)[i].path, path))
 			return &(*devs)[i];
-	*devs = xrealloc(*devs, (*ndevs + 1) * sizeof(**devs));
+	if (cap ? *ndevs >= cap : *ndevs >= SYSROOT_MAX_DEVS / 2)
+		return NULL;
+	if (!cap)
+		*devs = xrealloc(*devs, (*ndevs + 1) * sizeof(**devs));
 	struct dev_node *d = &(*devs)[(*ndevs)++];
 	memset(d, 0, sizeof(*d));
 	d->path = xstrdup(path);
@@ -748,13 +755,35 @@ static void dev_probe_live(struct sysroot *sr, struct dev_node *d)
 	walk_release(&w);
 }
 
+/* Give the sysroot its fixed table. One opened by sysroot_open() has it
+ * already; one put together by hand (tests) gets it here, before any
+ * pointer into it has been handed out. */
+static void devs_reserve(struct sysroot *sr)
+{
+	if (sr->devs_cap >= SYSROOT_MAX_DEVS)
+		return;
+	struct dev_node *t = xcalloc(SYSROOT_MAX_DEVS, sizeof(*t));
+	size_t n = sr->ndevs < SYSROOT_MAX_DEVS ? sr->ndevs : SYSROOT_MAX_DEVS;
+	if (n)
+		memcpy(t, sr->devs, n * sizeof(*t));
+	for (size_t i = n; i < sr->ndevs; i++)
+		dev_release(&sr->devs[i]);
+	free(sr->devs);
+	sr->devs = t;
+	sr->ndevs = n;
+	sr->devs_cap = SYSROOT_MAX_DEVS;
+}
+
 const struct dev_node *sysroot_device(struct sysroot *sr, const char *path)
 {
-	for (size_t i = 0; i < sr->ndevs; i++)
-		if (!strcmp(sr->devs[i].path, path))
-			return &sr->devs[i];
-	struct dev_node *d = dev_add(&sr->devs, &sr->ndevs, path);
-	if (sr->live)
+	devs_reserve(sr);
+	struct dev_node *d = dev_add(&sr->devs, &sr->ndevs, sr->devs_cap, path ? path : "");
+	if (!d) {
+		sr->devs_full = true;
+		memset(&sr->dev_overflow, 0, sizeof(sr->dev_overflow));
+		return &sr->dev_overflow;
+	}
+	if (sr->live && !d->known)
 		dev_probe_live(sr, d);
 	/* In a capture without a [device] section the node stays unknown:
 	 * type NODE_MISSING, access ACCESS_UNKNOWN, known false. */
@@ -808,7 +837,12 @@ static bool parse_long(const char *v, long *out)
 
 static int ini_device(struct ini_state *s, const char *path, const char *name, const char *value)
 {
-	struct dev_node *d = dev_add(s->devs, s->ndevs, path);
+	struct dev_node *d = dev_add(s->devs, s->ndevs, 0, path);
+	if (!d) {
+		ini_error(s, "too many [device] sections (at most %d): the rest are ignored",
+			  SYSROOT_MAX_DEVS / 2);
+		return 1;
+	}
 	d->known = true;
 	if (!strcmp(name, "type")) {
 		static const struct { const char *s; enum node_type t; } types[] = {
@@ -1179,6 +1213,7 @@ int sysroot_open(struct sysroot *sr, const char *dir)
 	}
 	if (sr->live) {
 		host_live(&sr->host);
+		devs_reserve(sr);
 		return 0;
 	}
 
@@ -1196,6 +1231,7 @@ int sysroot_open(struct sysroot *sr, const char *dir)
 		sr->have_host_ini = true;
 		sr->host_ini_error = xasprintf("host.ini: cannot be read: %s", strerror(-r));
 	}
+	devs_reserve(sr);  /* from here on the table never moves */
 	return 0;
 }
 
@@ -1216,6 +1252,8 @@ void sysroot_release(struct sysroot *sr)
 	free(sr->devs);
 	sr->devs = NULL;
 	sr->ndevs = 0;
+	sr->devs_cap = 0;
+	sr->devs_full = false;
 	free(sr->host_ini_error);
 	sr->host_ini_error = NULL;
 }

@@ -24,6 +24,8 @@
 #define SYSROOT_MAX_FILE (1024 * 1024)
 /* Most entries returned by one listing; more give the first N sorted and -E2BIG is not raised. */
 #define SYSROOT_MAX_LIST 4096
+/* Size of the device node table (host.ini [device] sections may use half). */
+#define SYSROOT_MAX_DEVS 1024
 
 enum node_type { NODE_MISSING = 0, NODE_FILE, NODE_DIR, NODE_CHAR, NODE_BLOCK, NODE_OTHER };
 
@@ -68,9 +70,14 @@ struct sysroot {
 	char *path;              /* "/" or the DIR given */
 	struct host_info host;
 	struct strvec recorded;  /* every path touched, in order, unique */
-	/* device nodes already asked about (cache; live: from stat/open) */
+	/* device nodes already asked about (cache; live: from stat/open).
+	 * A table of devs_cap entries allocated once: it never moves, so a
+	 * pointer sysroot_device() handed out stays valid until release. */
 	struct dev_node *devs;
 	size_t ndevs;
+	size_t devs_cap;
+	bool devs_full;          /* a lookup found the table full (answered unknown) */
+	struct dev_node dev_overflow; /* that answer: unknown, path NULL */
 	char *host_ini_error;    /* "host.ini:12: message" when host.ini was malformed */
 	bool have_host_ini;      /* a sysroot with .rocmcheck/host.ini */
 	/* index over `recorded` (open addressing, slots hold index + 1) */
@@ -127,9 +134,12 @@ const char *sysroot_getenv(struct sysroot *sr, const char *name);
 size_t sysroot_env_count(const struct sysroot *sr);
 const struct env_entry *sysroot_env_at(const struct sysroot *sr, size_t i);
 
-/* Device node facts for `path` (host.ini, or stat+open on a live run). Borrowed;
- * never NULL (an unknown node has type NODE_MISSING and access ACCESS_UNKNOWN
- * in a sysroot without the section). */
+/* Device node facts for `path` (host.ini, or stat+open on a live run). Borrowed
+ * and stable: the node stays at the same address until sysroot_release(),
+ * whatever is looked up later. Never NULL (an unknown node has type
+ * NODE_MISSING and access ACCESS_UNKNOWN in a sysroot without the section;
+ * past SYSROOT_MAX_DEVS different paths every new path gets one shared
+ * unknown node whose path is NULL, and devs_full is set). */
 const struct dev_node *sysroot_device(struct sysroot *sr, const char *path);
 
 /* Every path recorded so far (as asked for, including ones that did not

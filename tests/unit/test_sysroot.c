@@ -36,6 +36,13 @@ static void put(const char *rel, const char *content)
 	free(p);
 }
 
+static void unlink_rel(const char *rel)
+{
+	char *p = xasprintf("%s/%s", tmp, rel);
+	assert_int_equal(unlink(p), 0);
+	free(p);
+}
+
 static void mkdirs(const char *rel)
 {
 	char *cmd = xasprintf("mkdir -p '%s/%s'", tmp, rel);
@@ -463,6 +470,85 @@ static void test_devices_unknown_without_host_ini(void **state)
 	sysroot_release(&sr);
 }
 
+/* Every dev_node handed out stays where it is, however many lookups follow
+ * (f->kfd_dev is taken before the render and NVIDIA nodes are asked for). */
+static void check_stable(struct sysroot *sr, size_t n)
+{
+	const struct dev_node *kfd = sysroot_device(sr, "/dev/kfd");
+	const struct dev_node **seen = xcalloc(n, sizeof(*seen));
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("/dev/dri/renderD%zu", 128 + i);
+		seen[i] = sysroot_device(sr, p);
+		assert_non_null(seen[i]);
+		free(p);
+	}
+	assert_ptr_equal(sysroot_device(sr, "/dev/kfd"), kfd);
+	assert_string_equal(kfd->path, "/dev/kfd");
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("/dev/dri/renderD%zu", 128 + i);
+		assert_ptr_equal(sysroot_device(sr, p), seen[i]);
+		assert_string_equal(seen[i]->path, p);
+		free(p);
+	}
+	free(seen);
+}
+
+static void test_device_pointers_stable(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	put("root/.rocmcheck/host.ini", "[device /dev/kfd]\ntype = char\nmode = 0660\ngroup = render\naccess = rw\n"
+	    "[device /dev/dri/renderD128]\ntype = char\naccess = denied\n");
+	open_root(&sr);
+	check_stable(&sr, 300);
+	const struct dev_node *d = sysroot_device(&sr, "/dev/kfd");
+	assert_true(d->known);
+	assert_int_equal(d->access, ACCESS_RW);
+	assert_int_equal(sysroot_device(&sr, "/dev/dri/renderD128")->access, ACCESS_DENIED);
+	assert_false(sr.devs_full);
+	/* past the table's size: still an answer (unknown), never NULL, never a move */
+	for (size_t i = 0; i < SYSROOT_MAX_DEVS + 10; i++) {
+		char *p = xasprintf("/dev/x%zu", i);
+		d = sysroot_device(&sr, p);
+		assert_non_null(d);
+		free(p);
+	}
+	assert_true(sr.devs_full);
+	assert_false(d->known);
+	assert_int_equal(d->access, ACCESS_UNKNOWN);
+	assert_ptr_equal(sysroot_device(&sr, "/dev/kfd")->path, sysroot_device(&sr, "/dev/kfd")->path);
+	assert_string_equal(sysroot_device(&sr, "/dev/kfd")->path, "/dev/kfd");
+	sysroot_release(&sr);
+	unlink_rel("root/.rocmcheck/host.ini");
+
+	/* live: every lookup stats the node; the pointers stay put the same way */
+	assert_int_equal(sysroot_open(&sr, NULL), 0);
+	check_stable(&sr, 64);
+	sysroot_release(&sr);
+}
+
+/* host.ini with more [device] sections than the table holds: the rest are
+ * an error naming the line, and lookups still have room. */
+static void test_device_sections_capped(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < SYSROOT_MAX_DEVS; i++)
+		strbuf_addf(&sb, "[device /dev/n%zu]\ntype = char\n", i);
+	put("root/.rocmcheck/host.ini", sb.buf);
+	assert_int_equal(sysroot_open(&sr, root), 0);
+	assert_non_null(sr.host_ini_error);
+	assert_non_null(strstr(sr.host_ini_error, "[device"));
+	assert_true(sr.ndevs < SYSROOT_MAX_DEVS);
+	const struct dev_node *d = sysroot_device(&sr, "/dev/kfd");
+	assert_string_equal(d->path, "/dev/kfd");
+	assert_true(sysroot_device(&sr, "/dev/n0")->known);
+	sysroot_release(&sr);
+	unlink_rel("root/.rocmcheck/host.ini");
+	strbuf_release(&sb);
+}
+
 static void test_live(void **state)
 {
 	(void)state;
@@ -523,6 +609,8 @@ int main(void)
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_devices_unknown_without_host_ini),
+		cmocka_unit_test(test_device_pointers_stable),
+		cmocka_unit_test(test_device_sections_capped),
 		cmocka_unit_test(test_live),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
