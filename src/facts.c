@@ -3,7 +3,6 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
-#include <stdlib.h>
 #include <string.h>
 
 const char *vendor_name(enum vendor v)
@@ -235,6 +234,7 @@ void facts_release(struct facts *f)
 	for (size_t i = 0; i < f->ngpus; i++)
 		gpu_release(&f->gpus[i]);
 	free(f->gpus);
+	free(f->devs);  /* the nodes themselves belong to the sysroot */
 	for (size_t i = 0; i < f->errors.n; i++) {
 		free(f->errors.v[i].path);
 		free(f->errors.v[i].message);

@@ -308,6 +308,11 @@ void facts_read_python(struct facts *f);
 void facts_read_env(struct facts *f);
 /* Build f->gpus from kfd + pci + drm (no profile needed). */
 void facts_build_gpus(struct facts *f);
+/* Ask the sysroot about every device node the checks judge besides /dev/kfd
+ * and /dev/dxg: each GPU's render node, /dev/nvidia0..N-1 (N NVIDIA GPUs, or
+ * NVIDIA PCI devices), /dev/nvidiactl, /dev/nvidia-uvm; fills f->devs.
+ * Needs f->gpus and f->pci. */
+void facts_read_devices(struct facts *f);
 
 /* All of the above in order. */
 void facts_gather(struct facts *f, struct sysroot *sr);
