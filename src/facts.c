@@ -85,13 +85,33 @@ void fact_errors_add(struct fact_errors *e, const char *path, const char *fmt, .
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
+	if (e->n > FACTS_MAX_ERRORS)
+		return;
+	if (e->n == FACTS_MAX_ERRORS) {
+		path = "/";
+		strbuf_addf(&sb, "more than %d errors: the rest were not kept", FACTS_MAX_ERRORS);
+	} else {
+		va_start(ap, fmt);
+		strbuf_vaddf(&sb, fmt, ap);
+		va_end(ap);
+	}
 	e->v = xrealloc(e->v, (e->n + 1) * sizeof(*e->v));
 	e->v[e->n].path = facts_printable(xstrdup(path ? path : ""));
 	e->v[e->n].message = facts_printable(strbuf_detach(&sb));
 	e->n++;
+}
+
+void facts_limit(struct facts *f, const char *path, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	fact_errors_add(&f->errors, path, "%s", sb.buf);
+	strvec_push_owned(&f->limits, facts_printable(xasprintf("%s: %s", path ? path : "/", sb.buf)));
+	strbuf_release(&sb);
 }
 
 const struct fact_error *facts_error_for(const struct facts *f, const char *prefix)
@@ -240,6 +260,7 @@ void facts_release(struct facts *f)
 		free(f->errors.v[i].message);
 	}
 	free(f->errors.v);
+	strvec_release(&f->limits);
 	struct sysroot *sr = f->sr;
 	memset(f, 0, sizeof(*f));
 	f->sr = sr;

@@ -2,6 +2,7 @@
 #include "facts.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void dev_push(struct facts *f, const char *path)
@@ -42,8 +43,22 @@ void facts_read_devices(struct facts *f)
 		dev_push(f, "/dev/nvidia-uvm");
 	}
 	if (f->sr->devs_full)
-		fact_errors_add(&f->errors, "/dev", "more than %d device nodes: the rest are not judged",
-				SYSROOT_MAX_DEVS);
+		facts_limit(f, "/dev", "more than %d device nodes: the rest are not judged", SYSROOT_MAX_DEVS);
+}
+
+/* The run hit a sysroot cap: say so first, under the path it stopped at,
+ * so the check looking at that part reports it ahead of the readers'
+ * "No buffer space available". */
+static void facts_cap_error(struct facts *f)
+{
+	struct fact_errors one = { 0 };
+	fact_errors_add(&one, f->sr->cap_path, "%s", f->sr->cap_error);
+	f->errors.v = xrealloc(f->errors.v, (f->errors.n + 1) * sizeof(*f->errors.v));
+	memmove(f->errors.v + 1, f->errors.v, f->errors.n * sizeof(*f->errors.v));
+	f->errors.v[0] = one.v[0];
+	f->errors.n++;
+	free(one.v);
+	strvec_push_owned(&f->limits, facts_printable(xasprintf("%s: %s", f->sr->cap_path, f->sr->cap_error)));
 }
 
 void facts_gather(struct facts *f, struct sysroot *sr)
@@ -68,4 +83,6 @@ void facts_gather(struct facts *f, struct sysroot *sr)
 	f->kfd_dev = sysroot_device(sr, "/dev/kfd");
 	facts_build_gpus(f);
 	facts_read_devices(f);  /* render and NVIDIA nodes of those GPUs */
+	if (sr->cap_error)
+		facts_cap_error(f);
 }

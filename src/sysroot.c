@@ -73,15 +73,39 @@ static void rec_insert_slot(size_t *slots, size_t nslots, const char *s, size_t 
 	slots[i] = idx1;
 }
 
-static void record(struct sysroot *sr, const char *path)
+/* Note that a cap was reached at `path` (the first time only). */
+static void cap_reached(struct sysroot *sr, const char *path, bool bytes)
+{
+	if (sr->cap_error)
+		return;
+	sr->cap_path = xstrdup(path ? path : "/");
+	if (bytes)
+		sr->cap_error = xasprintf("not read: the run already read %d MiB, its cap (a hostile or runaway tree?)",
+					  SYSROOT_MAX_BYTES / (1024 * 1024));
+	else
+		sr->cap_error = xasprintf("not read: the run already touched %d paths, its cap (a hostile or runaway tree?)",
+					  SYSROOT_MAX_PATHS);
+}
+
+/* Record `path`; returns 0, or -ENOBUFS when it is new and the run may
+ * touch no more paths (then nothing is to be done with it). */
+static int record(struct sysroot *sr, const char *path)
 {
 	if (!path)
-		return;
+		return 0;
 	if (sr->rec_nslots) {
 		size_t i = hash_str(path) & (sr->rec_nslots - 1);
 		for (; sr->rec_slots[i]; i = (i + 1) & (sr->rec_nslots - 1))
 			if (!strcmp(sr->recorded.v[sr->rec_slots[i] - 1], path))
-				return;
+				return sr->bytes_read >= SYSROOT_MAX_BYTES ? -ENOBUFS : 0;
+	}
+	if (sr->recorded.n >= SYSROOT_MAX_PATHS) {
+		cap_reached(sr, path, false);
+		return -ENOBUFS;
+	}
+	if (sr->bytes_read >= SYSROOT_MAX_BYTES) {
+		cap_reached(sr, path, true);
+		return -ENOBUFS;
 	}
 	strvec_push(&sr->recorded, path);
 	if (sr->recorded.n * 2 > sr->rec_nslots) {
@@ -95,6 +119,7 @@ static void record(struct sysroot *sr, const char *path)
 	} else {
 		rec_insert_slot(sr->rec_slots, sr->rec_nslots, path, sr->recorded.n);
 	}
+	return 0;
 }
 
 const struct strvec *sysroot_recorded(const struct sysroot *sr)
@@ -323,8 +348,8 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, char **out,
 	*out = NULL;
 	if (len)
 		*len = 0;
-	if (rec)
-		record(sr, path);
+	if (rec && (ret = record(sr, path)))
+		return ret;
 	ret = resolve(sr, path, true, &w);
 	if (ret)
 		return ret;
@@ -377,6 +402,11 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, char **out,
 			ret = -EFBIG;
 			goto out;
 		}
+		if (rec && sr->bytes_read + used > SYSROOT_MAX_BYTES) {
+			cap_reached(sr, path, true);
+			ret = -ENOBUFS;
+			goto out;
+		}
 	}
 	if (!buf)
 		buf = xmalloc(1);
@@ -386,6 +416,8 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, char **out,
 	if (len)
 		*len = used;
 out:
+	if (rec)
+		sr->bytes_read += used;
 	if (fd >= 0)
 		close(fd);
 	free(buf);
@@ -426,7 +458,8 @@ int sysroot_list(struct sysroot *sr, const char *path, struct strvec *names)
 	DIR *d = NULL;
 	int ret;
 
-	record(sr, path);
+	if ((ret = record(sr, path)))
+		return ret;
 	ret = resolve(sr, path, true, &w);
 	if (ret)
 		return ret;
@@ -501,8 +534,7 @@ static int stat_path(struct sysroot *sr, const char *path, struct stat *st)
 enum node_type sysroot_type(struct sysroot *sr, const char *path)
 {
 	struct stat st;
-	record(sr, path);
-	if (stat_path(sr, path, &st))
+	if (record(sr, path) || stat_path(sr, path, &st))
 		return NODE_MISSING;
 	return type_of(st.st_mode);
 }
@@ -519,7 +551,8 @@ int sysroot_readlink(struct sysroot *sr, const char *path, char **out)
 	int ret;
 
 	*out = NULL;
-	record(sr, path);
+	if ((ret = record(sr, path)))
+		return ret;
 	ret = resolve(sr, path, false, &w);
 	if (ret)
 		return ret;
@@ -562,6 +595,8 @@ int sysroot_realpath(struct sysroot *sr, const char *path, char **out)
 	int ret;
 
 	*out = NULL;
+	if (sr->cap_error)
+		return -ENOBUFS;  /* not recorded, but no way around the caps */
 	ret = resolve(sr, path, true, &w);
 	if (ret)
 		return ret;
@@ -1256,4 +1291,9 @@ void sysroot_release(struct sysroot *sr)
 	sr->devs_full = false;
 	free(sr->host_ini_error);
 	sr->host_ini_error = NULL;
+	free(sr->cap_error);
+	sr->cap_error = NULL;
+	free(sr->cap_path);
+	sr->cap_path = NULL;
+	sr->bytes_read = 0;
 }

@@ -24,6 +24,14 @@
 #define SYSROOT_MAX_FILE (1024 * 1024)
 /* Most entries returned by one listing; more give the first N sorted and -E2BIG is not raised. */
 #define SYSROOT_MAX_LIST 4096
+/* What one run may read: different paths recorded, and bytes read from
+ * files in all. Past either cap every further read, listing or lookup of a
+ * new path gives -ENOBUFS without touching the file system, and cap_error
+ * says so (a hostile tree with 100 000 KFD nodes must not make a run slow
+ * or its report huge). Real machines need a few hundred paths and well
+ * under 1 MiB. */
+#define SYSROOT_MAX_PATHS 10000
+#define SYSROOT_MAX_BYTES (16 * 1024 * 1024)
 /* Size of the device node table (host.ini [device] sections may use half). */
 #define SYSROOT_MAX_DEVS 1024
 
@@ -83,6 +91,9 @@ struct sysroot {
 	/* index over `recorded` (open addressing, slots hold index + 1) */
 	size_t *rec_slots;
 	size_t rec_nslots;
+	uint64_t bytes_read;     /* from files, host.ini excluded */
+	char *cap_error;         /* set when a cap above was reached: "PATH: message" */
+	char *cap_path;          /* the first path refused */
 };
 
 /* Open `dir` as a captured machine, or the live machine when dir is NULL.

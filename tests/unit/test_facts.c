@@ -168,6 +168,50 @@ static void test_gather_devices_live(void **state)
 	sysroot_release(&sr);
 }
 
+/* A run that reaches the sysroot's path cap says so first among the fact
+ * errors (under the path it stopped at) and among the limits. */
+static void test_gather_cap(void **state)
+{
+	(void)state;
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, "etc/os-release", "ID=debian\nVERSION_ID=12\n");
+	/* more site directories than the path cap allows to walk */
+	char *cmd = xasprintf("mkdir -p '%s/usr/lib' && cd '%s/usr/lib' && "
+			      "seq -f 'python3.%%g/site-packages' 1 4000 | xargs mkdir -p",
+			      t.dir, t.dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	struct facts *f = tree_open(&t);
+	facts_release(f);
+	facts_gather(f, &t.sr);
+	assert_non_null(t.sr.cap_error);
+	assert_true(f->errors.n >= 1);
+	assert_string_equal(f->errors.v[0].path, t.sr.cap_path);
+	assert_non_null(strstr(f->errors.v[0].message, "paths"));
+	assert_int_equal(f->limits.n, 1);
+	assert_true(str_startswith(f->limits.v[0], t.sr.cap_path));
+	assert_true(f->errors.n <= FACTS_MAX_ERRORS + 2);
+	assert_true(sysroot_recorded(&t.sr)->n <= SYSROOT_MAX_PATHS);
+	/* what came before the cap was read */
+	assert_string_equal(f->os.id, "debian");
+	tree_free(&t);
+}
+
+/* Fact errors stop at FACTS_MAX_ERRORS, with one saying so. */
+static void test_errors_cap(void **state)
+{
+	(void)state;
+	struct facts f;
+	memset(&f, 0, sizeof(f));
+	for (int i = 0; i < 1000; i++)
+		fact_errors_add(&f.errors, "/x", "error %d", i);
+	assert_int_equal(f.errors.n, FACTS_MAX_ERRORS + 1);
+	assert_string_equal(f.errors.v[FACTS_MAX_ERRORS - 1].message, "error 255");
+	assert_non_null(strstr(f.errors.v[FACTS_MAX_ERRORS].message, "not kept"));
+	facts_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +220,8 @@ int main(void)
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_gather_devices_sysroot),
 		cmocka_unit_test(test_gather_devices_live),
+		cmocka_unit_test(test_gather_cap),
+		cmocka_unit_test(test_errors_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -549,6 +549,91 @@ static void test_device_sections_capped(void **state)
 	strbuf_release(&sb);
 }
 
+/* A run touches at most SYSROOT_MAX_PATHS different paths: past it new
+ * paths are refused without a look at the tree, and cap_error says where. */
+static void test_path_cap(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	put("root/etc/os-release", "ID=debian\n");
+	open_root(&sr);
+	char *s = NULL;
+	assert_int_equal(sysroot_read_line(&sr, "/etc/os-release", &s), 0);
+	free(s);
+	for (size_t i = 1; i < SYSROOT_MAX_PATHS; i++) {
+		char p[32];
+		snprintf(p, sizeof(p), "/x/%zu", i);
+		assert_int_equal(sysroot_type(&sr, p), NODE_MISSING);
+	}
+	assert_null(sr.cap_error);
+	assert_int_equal(sysroot_recorded(&sr)->n, SYSROOT_MAX_PATHS);
+	/* a path already recorded still answers */
+	assert_int_equal(sysroot_read_line(&sr, "/etc/os-release", &s), 0);
+	assert_string_equal(s, "ID=debian");
+	free(s);
+	/* new ones do not */
+	assert_int_equal(sysroot_read(&sr, "/etc/hostname", &s, NULL), -ENOBUFS);
+	assert_null(s);
+	assert_non_null(sr.cap_error);
+	assert_string_equal(sr.cap_path, "/etc/hostname");
+	assert_non_null(strstr(sr.cap_error, "10000 paths"));
+	struct strvec names = STRVEC_INIT;
+	assert_int_equal(sysroot_list(&sr, "/etc", &names), -ENOBUFS);
+	assert_int_equal(names.n, 0);
+	assert_false(sysroot_exists(&sr, "/etc"));
+	assert_int_equal(sysroot_readlink(&sr, "/etc/x", &s), -ENOBUFS);
+	assert_int_equal(sysroot_realpath(&sr, "/etc/os-release", &s), -ENOBUFS);
+	assert_string_equal(sr.cap_path, "/etc/hostname");  /* the first refused one */
+	assert_int_equal(sysroot_recorded(&sr)->n, SYSROOT_MAX_PATHS);
+	sysroot_release(&sr);
+}
+
+/* ... and reads at most SYSROOT_MAX_BYTES from files in all. */
+static void test_byte_cap(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	char *p = xasprintf("%s/root/big", tmp);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	char *block = xcalloc(1, SYSROOT_MAX_FILE);
+	memset(block, 'a', SYSROOT_MAX_FILE);
+	assert_int_equal(fwrite(block, 1, SYSROOT_MAX_FILE, f), SYSROOT_MAX_FILE);
+	fclose(f);
+	free(block);
+	free(p);
+	size_t n = SYSROOT_MAX_BYTES / SYSROOT_MAX_FILE;
+	for (size_t i = 0; i <= n; i++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), "root/big%zu", i);
+		link_to("/big", rel);
+	}
+	open_root(&sr);
+	char *s;
+	size_t len;
+	for (size_t i = 0; i < n; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/big%zu", i);
+		assert_int_equal(sysroot_read(&sr, path, &s, &len), 0);
+		assert_int_equal(len, SYSROOT_MAX_FILE);
+		free(s);
+	}
+	assert_null(sr.cap_error);
+	assert_true(sr.bytes_read == SYSROOT_MAX_BYTES);
+	char path[32];
+	snprintf(path, sizeof(path), "/big%zu", n);
+	assert_int_equal(sysroot_read(&sr, path, &s, &len), -ENOBUFS);
+	assert_non_null(sr.cap_error);
+	assert_non_null(strstr(sr.cap_error, "MiB"));
+	assert_string_equal(sr.cap_path, path);
+	/* everything after is refused, even a path seen before */
+	assert_int_equal(sysroot_read(&sr, "/big0", &s, &len), -ENOBUFS);
+	sysroot_release(&sr);
+	char *cmd = xasprintf("rm -f '%s'/root/big*", tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
 static void test_live(void **state)
 {
 	(void)state;
@@ -611,6 +696,8 @@ int main(void)
 		cmocka_unit_test(test_devices_unknown_without_host_ini),
 		cmocka_unit_test(test_device_pointers_stable),
 		cmocka_unit_test(test_device_sections_capped),
+		cmocka_unit_test(test_path_cap),
+		cmocka_unit_test(test_byte_cap),
 		cmocka_unit_test(test_live),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
