@@ -129,24 +129,116 @@ const struct strvec *sysroot_recorded(const struct sysroot *sr)
 
 /* ---- resolution ---- */
 
+/* ---- the directory cache ----
+ *
+ * Resolving a path costs an openat() per directory and a readlinkat() per
+ * link on the way. Most paths a run asks for share their directories
+ * (/sys/class/kfd/kfd/topology/nodes/N/...), so each directory's O_PATH fd
+ * and each link's target is kept, keyed by its canonical path inside the
+ * root (the names of real directories from the root: unique). The fds stay
+ * open until sysroot_release(); at most DIRCACHE_MAX of them, so that a
+ * run never holds many descriptors. The tree is taken not to change under
+ * a run (a cached directory renamed meanwhile is still the one walked). */
+#define DIRCACHE_MAX 256
+#define DIRCACHE_SLOTS 1024      /* a power of two, well above 2 * DIRCACHE_MAX */
+
+struct dircache_entry {
+	char *path;              /* canonical path, "/sys/class" */
+	int fd;                  /* O_PATH directory fd, or -1 for a link */
+	char *target;            /* a link's target as written */
+};
+
+struct sysroot_dircache {
+	struct dircache_entry slots[DIRCACHE_SLOTS];
+	size_t n;
+};
+
+static struct dircache_entry *dircache_find(struct sysroot *sr, const char *path, bool *empty)
+{
+	struct sysroot_dircache *c = sr->dircache;
+	*empty = false;
+	if (!c)
+		return NULL;
+	for (size_t i = hash_str(path) & (DIRCACHE_SLOTS - 1);; i = (i + 1) & (DIRCACHE_SLOTS - 1)) {
+		struct dircache_entry *e = &c->slots[i];
+		if (!e->path) {
+			*empty = true;
+			return e;
+		}
+		if (!strcmp(e->path, path))
+			return e;
+	}
+}
+
+/* Keep `fd` (a directory, or -1 with a link's target) for `path`. Returns
+ * true when the cache took the fd (it then owns it). */
+static bool dircache_add(struct sysroot *sr, const char *path, int fd, const char *target)
+{
+	if (!sr->dircache)
+		sr->dircache = xcalloc(1, sizeof(*sr->dircache));
+	if (sr->dircache->n >= DIRCACHE_MAX)
+		return false;
+	bool empty;
+	struct dircache_entry *e = dircache_find(sr, path, &empty);
+	if (!empty)
+		return false;
+	e->path = xstrdup(path);
+	e->fd = fd;
+	e->target = target ? xstrdup(target) : NULL;
+	sr->dircache->n++;
+	return true;
+}
+
+static void dircache_release(struct sysroot *sr)
+{
+	struct sysroot_dircache *c = sr->dircache;
+	if (!c)
+		return;
+	for (size_t i = 0; i < DIRCACHE_SLOTS; i++) {
+		if (!c->slots[i].path)
+			continue;
+		if (c->slots[i].fd >= 0)
+			close(c->slots[i].fd);
+		free(c->slots[i].path);
+		free(c->slots[i].target);
+	}
+	free(c);
+	sr->dircache = NULL;
+}
+
 /* Where a path led: the directory `fds[depth]` (fds[0] is the root fd, not
- * owned) and `name` inside it, or the directory itself when name is NULL. */
+ * owned) and `name` inside it, or the directory itself when name is NULL.
+ * `cur` is the canonical path of fds[depth] ("" for the root), lens[i] its
+ * length at depth i. */
 struct walk {
 	int *fds;
-	char **names;            /* names[i] is the component fds[i + 1] stands for */
+	bool *owned;             /* fds[i] is to be closed (not the cache's) */
+	size_t *lens;
 	size_t depth, alloc;
+	struct strbuf cur;
 	char *name;
 	bool have_st;            /* st holds the lstat of the final name */
 	struct stat st;
 };
 
+static void cur_setlen(struct walk *w, size_t len)
+{
+	w->cur.len = len;
+	if (w->cur.alloc)
+		w->cur.buf[len] = '\0';
+}
+
 static void walk_init(struct walk *w, int root_fd)
 {
 	w->alloc = 16;
 	w->fds = xmalloc(w->alloc * sizeof(*w->fds));
-	w->names = xmalloc(w->alloc * sizeof(*w->names));
+	w->owned = xmalloc(w->alloc * sizeof(*w->owned));
+	w->lens = xmalloc(w->alloc * sizeof(*w->lens));
 	w->fds[0] = root_fd;
+	w->owned[0] = false;
+	w->lens[0] = 0;
 	w->depth = 0;
+	strbuf_init(&w->cur);
 	w->name = NULL;
 	w->have_st = false;
 }
@@ -155,9 +247,10 @@ static void walk_pop(struct walk *w)
 {
 	if (!w->depth)
 		return;
-	close(w->fds[w->depth]);
-	free(w->names[w->depth - 1]);
+	if (w->owned[w->depth])
+		close(w->fds[w->depth]);
 	w->depth--;
+	cur_setlen(w, w->lens[w->depth]);
 }
 
 static void walk_release(struct walk *w)
@@ -165,23 +258,29 @@ static void walk_release(struct walk *w)
 	while (w->depth)
 		walk_pop(w);
 	free(w->fds);
-	free(w->names);
+	free(w->owned);
+	free(w->lens);
+	strbuf_release(&w->cur);
 	free(w->name);
 	w->fds = NULL;
-	w->names = NULL;
+	w->owned = NULL;
+	w->lens = NULL;
 	w->name = NULL;
 }
 
-static void walk_push(struct walk *w, int fd, const char *name)
+/* Enter the directory `name` (canonical path now in w->cur plus "/name"). */
+static void walk_push(struct walk *w, int fd, bool owned)
 {
 	if (w->depth + 1 >= w->alloc) {
 		w->alloc *= 2;
 		w->fds = xrealloc(w->fds, w->alloc * sizeof(*w->fds));
-		w->names = xrealloc(w->names, w->alloc * sizeof(*w->names));
+		w->owned = xrealloc(w->owned, w->alloc * sizeof(*w->owned));
+		w->lens = xrealloc(w->lens, w->alloc * sizeof(*w->lens));
 	}
 	w->depth++;
 	w->fds[w->depth] = fd;
-	w->names[w->depth - 1] = xstrdup(name);
+	w->owned[w->depth] = owned;
+	w->lens[w->depth] = w->cur.len;
 }
 
 static int walk_dirfd(const struct walk *w)
@@ -227,26 +326,79 @@ static char *pending_pop(struct strvec *pending)
 	return c;
 }
 
-/* Splice the link `c` of the current directory into `pending`.
- * Returns 0, -EINVAL when c is not a link, or another negative errno. */
-static int follow_link(struct walk *w, const char *c, struct strvec *pending, int *links)
+/* Read the link `c` of the current directory into `target`. Returns 0,
+ * -EINVAL when c is not a link, or another negative errno. */
+static int read_link(struct walk *w, const char *c, char *target, size_t size)
 {
-	char target[PATH_MAX];
-	ssize_t n = readlinkat(walk_dirfd(w), c, target, sizeof(target));
+	ssize_t n = readlinkat(walk_dirfd(w), c, target, size);
 	if (n < 0)
 		return -errno;
-	if ((size_t)n >= sizeof(target))
+	if ((size_t)n >= size)
 		return -ENAMETOOLONG;
-	if (++*links > MAX_LINKS)
-		return -ELOOP;
 	if (n == 0)
 		return -ENOENT;
 	target[n] = '\0';
+	return 0;
+}
+
+/* Splice a link's target into `pending` (an absolute one restarts at the
+ * root). Returns 0 or -ELOOP. */
+static int splice_link(struct walk *w, const char *target, struct strvec *pending, int *links)
+{
+	if (++*links > MAX_LINKS)
+		return -ELOOP;
 	if (target[0] == '/')
 		while (w->depth)
 			walk_pop(w);
 	push_components(pending, target);
 	return 0;
+}
+
+static int follow_link(struct walk *w, const char *c, struct strvec *pending, int *links)
+{
+	char target[PATH_MAX];
+	int ret = read_link(w, c, target, sizeof(target));
+	return ret ? ret : splice_link(w, target, pending, links);
+}
+
+/* A directory component: from the cache, else openat() and, for a link,
+ * readlinkat(); what was learnt goes to the cache. */
+static int enter(struct sysroot *sr, struct walk *w, const char *c, struct strvec *pending, int *links)
+{
+	size_t base = w->cur.len;
+	strbuf_addch(&w->cur, '/');
+	strbuf_addstr(&w->cur, c);
+	bool empty;
+	struct dircache_entry *e = dircache_find(sr, w->cur.buf, &empty);
+	if (e && !empty) {
+		cur_setlen(w, base);
+		if (e->fd < 0)
+			return splice_link(w, e->target, pending, links);
+		strbuf_addch(&w->cur, '/');
+		strbuf_addstr(&w->cur, c);
+		walk_push(w, e->fd, false);
+		return 0;
+	}
+	int fd = openat(walk_dirfd(w), c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		bool cached = dircache_add(sr, w->cur.buf, fd, NULL);
+		walk_push(w, fd, !cached);
+		return 0;
+	}
+	int ret = -errno;
+	if (ret == -ENOTDIR || ret == -ELOOP) {
+		char target[PATH_MAX];
+		ret = read_link(w, c, target, sizeof(target));
+		if (!ret) {
+			dircache_add(sr, w->cur.buf, -1, target);
+			cur_setlen(w, base);
+			return splice_link(w, target, pending, links);
+		}
+		if (ret == -EINVAL)
+			ret = -ENOTDIR;  /* a file used as a directory */
+	}
+	cur_setlen(w, base);
+	return ret;
 }
 
 /* Resolve `path` inside the root. With follow_last the last component is
@@ -296,18 +448,7 @@ static int resolve(struct sysroot *sr, const char *path, bool follow_last, struc
 				goto out;
 			continue;
 		}
-		int fd = openat(walk_dirfd(w), c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			walk_push(w, fd, c);
-			free(c);
-			continue;
-		}
-		ret = -errno;
-		if (ret == -ENOTDIR || ret == -ELOOP) {
-			ret = follow_link(w, c, &pending, &links);
-			if (ret == -EINVAL)
-				ret = -ENOTDIR;  /* a file used as a directory */
-		}
+		ret = enter(sr, w, c, &pending, &links);
 		free(c);
 		if (ret)
 			goto out;
@@ -322,10 +463,7 @@ out:
 static char *walk_path(const struct walk *w)
 {
 	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < w->depth; i++) {
-		strbuf_addch(&sb, '/');
-		strbuf_addstr(&sb, w->names[i]);
-	}
+	strbuf_add(&sb, w->cur.buf, w->cur.len);
 	if (w->name) {
 		strbuf_addch(&sb, '/');
 		strbuf_addstr(&sb, w->name);
@@ -451,8 +589,33 @@ static void names_trim(struct strvec *v, size_t keep)
 	}
 }
 
+/* Literal head of a glob component ("libamdhip64.so" of "libamdhip64.so*"):
+ * a name that does not start with it cannot match, and strncmp is cheaper
+ * than fnmatch on each of the thousands of names in /usr/lib/<triplet>. */
+static size_t glob_head(const char *pattern)
+{
+	return strcspn(pattern, "*?[\\");
+}
+
+static bool name_matches(const char *name, const char *pattern, size_t head)
+{
+	if (!pattern)
+		return true;
+	return !strncmp(name, pattern, head) && !fnmatch(pattern, name, FNM_PERIOD);
+}
+
+/* sysroot_list, keeping only names that match `pattern` (fnmatch with
+ * FNM_PERIOD; NULL: all) before they are sorted and capped. */
+static int list_matching(struct sysroot *sr, const char *path, const char *pattern, struct strvec *names);
+
 int sysroot_list(struct sysroot *sr, const char *path, struct strvec *names)
 {
+	return list_matching(sr, path, NULL, names);
+}
+
+static int list_matching(struct sysroot *sr, const char *path, const char *pattern, struct strvec *names)
+{
+	size_t head = pattern ? glob_head(pattern) : 0;
 	struct walk w;
 	struct strvec found = STRVEC_INIT;
 	DIR *d = NULL;
@@ -483,7 +646,8 @@ int sysroot_list(struct sysroot *sr, const char *path, struct strvec *names)
 				ret = -errno;
 			break;
 		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    !name_matches(de->d_name, pattern, head))
 			continue;
 		strvec_push(&found, de->d_name);
 		/* A huge directory costs bounded memory and still yields the
@@ -639,10 +803,9 @@ void sysroot_glob(struct sysroot *sr, const char *pattern, struct strvec *out)
 				continue;
 			}
 			struct strvec names = STRVEC_INIT;
-			if (sysroot_list(sr, cur.v[j], &names) == 0)
+			if (list_matching(sr, cur.v[j], parts.v[i], &names) == 0)
 				for (size_t k = 0; k < names.n; k++)
-					if (!fnmatch(parts.v[i], names.v[k], FNM_PERIOD))
-						strvec_push_owned(&next, join(cur.v[j], names.v[k]));
+					strvec_push_owned(&next, join(cur.v[j], names.v[k]));
 			strvec_release(&names);
 		}
 		strvec_release(&cur);
@@ -1295,5 +1458,6 @@ void sysroot_release(struct sysroot *sr)
 	sr->cap_error = NULL;
 	free(sr->cap_path);
 	sr->cap_path = NULL;
+	dircache_release(sr);
 	sr->bytes_read = 0;
 }

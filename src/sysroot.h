@@ -20,6 +20,8 @@
 
 #include "util.h"
 
+struct sysroot_dircache;
+
 /* Largest file the layer reads; larger files give -EFBIG. */
 #define SYSROOT_MAX_FILE (1024 * 1024)
 /* Most entries returned by one listing; more give the first N sorted and -E2BIG is not raised. */
@@ -94,6 +96,7 @@ struct sysroot {
 	uint64_t bytes_read;     /* from files, host.ini excluded */
 	char *cap_error;         /* set when a cap above was reached: "PATH: message" */
 	char *cap_path;          /* the first path refused */
+	struct sysroot_dircache *dircache; /* directory fds and link targets (sysroot.c) */
 };
 
 /* Open `dir` as a captured machine, or the live machine when dir is NULL.

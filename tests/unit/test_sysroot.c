@@ -634,6 +634,90 @@ static void test_byte_cap(void **state)
 	free(cmd);
 }
 
+static size_t open_fds(void)
+{
+	struct strvec v = STRVEC_INIT;
+	struct sysroot live;
+	assert_int_equal(sysroot_open(&live, NULL), 0);
+	/* listing through the live root opens nothing that stays open */
+	assert_int_equal(sysroot_list(&live, "/proc/self/fd", &v), 0);
+	size_t n = v.n;
+	strvec_release(&v);
+	sysroot_release(&live);
+	return n;
+}
+
+/* The resolver keeps directory fds and link targets: repeated paths cost no
+ * new descriptors, the number kept is bounded, release closes them all, and
+ * answers through the cache are the same as without it. */
+static void test_dir_cache(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	size_t base = open_fds();
+	char *cmd = xasprintf("cd '%s/root' && mkdir -p many && cd many && seq 1 600 | xargs mkdir -p && "
+			      "for i in 1 2 3; do echo $i >$i/f; done && ln -s 2 link2 && ln -s /many/3 abs3",
+			      tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	open_root(&sr);
+	char *s;
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(sysroot_read_line(&sr, "/many/1/f", &s), 0);
+		assert_string_equal(s, "1");
+		free(s);
+		/* a link seen before is followed from the cache the second time */
+		assert_int_equal(sysroot_read_line(&sr, "/many/link2/f", &s), 0);
+		assert_string_equal(s, "2");
+		free(s);
+		assert_int_equal(sysroot_read_line(&sr, "/many/abs3/../3/f", &s), 0);
+		assert_string_equal(s, "3");
+		free(s);
+		assert_int_equal(sysroot_realpath(&sr, "/many/link2/../abs3", &s), 0);
+		assert_string_equal(s, "/many/3");
+		free(s);
+	}
+	for (int i = 1; i <= 600; i++) {
+		char p[32];
+		snprintf(p, sizeof(p), "/many/%d/x", i);
+		assert_int_equal(sysroot_type(&sr, p), NODE_MISSING);
+	}
+	size_t during = open_fds();
+	assert_true(during > base);
+	assert_true(during <= base + 300);
+	sysroot_release(&sr);
+	assert_int_equal(open_fds(), base);
+	cmd = xasprintf("rm -rf '%s/root/many'", tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+/* A glob filters while it lists: a match past the first SYSROOT_MAX_LIST
+ * names of a huge directory is still found. */
+static void test_glob_huge_dir(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	char *cmd = xasprintf("mkdir -p '%s/root/huge' && cd '%s/root/huge' && "
+			      "seq -f 'a%%05g' 1 5000 | xargs touch && touch zz-libamdhip64.so.6",
+			      tmp, tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	open_root(&sr);
+	struct strvec v = STRVEC_INIT;
+	sysroot_glob(&sr, "/huge/zz-libamdhip64.so*", &v);
+	assert_int_equal(v.n, 1);
+	assert_string_equal(v.v[0], "/huge/zz-libamdhip64.so.6");
+	strvec_release(&v);
+	assert_int_equal(sysroot_list(&sr, "/huge", &v), 0);
+	assert_int_equal(v.n, SYSROOT_MAX_LIST);
+	strvec_release(&v);
+	sysroot_release(&sr);
+	cmd = xasprintf("rm -rf '%s/root/huge'", tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
 static void test_live(void **state)
 {
 	(void)state;
@@ -698,6 +782,8 @@ int main(void)
 		cmocka_unit_test(test_device_sections_capped),
 		cmocka_unit_test(test_path_cap),
 		cmocka_unit_test(test_byte_cap),
+		cmocka_unit_test(test_dir_cache),
+		cmocka_unit_test(test_glob_huge_dir),
 		cmocka_unit_test(test_live),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
