@@ -164,9 +164,12 @@ const struct strvec *sysroot_recorded(const struct sysroot *sr);
  * Besides spec/sysroot.md's keys, [user] may hold `sudo_user` and
  * `sudo_groups` (space separated) for a capture made as root via sudo.
  * Lines longer than inih's buffer are parsed too; a section or key after a
- * malformed line still counts, the malformed line itself does not.
- * Returns 0, or the 1-based line of the first malformed line (and fills
- * *err with "host.ini:LINE: message"). */
+ * malformed line still counts, the malformed line itself does not. A name
+ * is one word ("name = value", or inih's "name: value"): a line whose text
+ * before the '=' or ':' has white space in it is malformed. At most
+ * SYSROOT_MAX_DEVS / 2 [device] sections are kept (more is an error).
+ * Returns 0, or the 1-based line of the first malformed line, the lowest
+ * whichever rule found it (and fills *err with "host.ini:LINE: message"). */
 int host_ini_parse(const char *text, struct host_info *host,
 		   struct dev_node **devs, size_t *ndevs, char **err);
 void host_info_release(struct host_info *h);
