@@ -33,11 +33,20 @@ size_t gpus_count_vendor(const struct facts *f, enum vendor v);
 /* An AMD GPU is expected: one on PCI, a KFD GPU node or an AMD inventory entry. */
 bool amd_gpu_expected(const struct facts *f);
 bool nvidia_gpu_expected(const struct facts *f);
+/* Under WSL with /dev/dxg: a GPU is there, but sysfs shows neither its vendor
+ * nor KFD. */
+bool wsl_gpu(const struct facts *f);
+/* ROCm's own lists (kernel series, OS) matter here: an AMD GPU is expected or
+ * an AMD ROCm install exists (a distribution's ROCm packages do not count). */
+bool rocm_relevant(const struct facts *f);
 /* The ROCm install that wins, or NULL. */
 const struct rocm_install *rocm_active(const struct facts *f);
 /* The profile release of the installed ROCm (when the profile knows it), else
  * the newest; *installed says which. NULL when the profile has no release. */
 const struct prof_rocm *rocm_release_judged(const struct check_ctx *ctx, bool *installed);
+/* How the release of rocm_release_judged() was chosen: "installed", "newest;
+ * none installed", or "newest in the profile; the installed 5.2 is not in it". */
+const char *rocm_judged_how(const struct check_ctx *ctx, bool installed, char *buf, size_t n);
 const struct prof_os *os_entry(const struct check_ctx *ctx);
 /* "Ubuntu 22.04 LTS" from the profile, else os-release's PRETTY_NAME, else "this OS". */
 const char *os_display_name(const struct check_ctx *ctx);
@@ -82,10 +91,27 @@ bool rocm_driver_compatible(const struct profiles *db, const struct prof_rocm *u
 /* "sudo apt-get install -y linux-headers-6.5.0-35-generic ..." from the OS
  * entry, or a shell comment when the OS is unknown. Caller frees. */
 char *headers_install_command(const struct check_ctx *ctx);
+/* The NVIDIA driver install command line for this OS from its profile entry
+ * (nvidia_install / nvidia_packages); *packages_out (when non-NULL) gets the
+ * package list. Caller frees both. */
+char *nvidia_install_command(const struct check_ctx *ctx, char **packages_out);
 /* The OS's GRUB update command, or a shell comment. Borrowed. */
 const char *grub_update_command(const struct check_ctx *ctx);
 /* Fill the install route for this OS and release as fix commands. */
 void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *rel);
+/* The fix that points at `target`, a release that supports `arch`: "upgrade"
+ * (rocm_upgrade) when it is newer than the installed release, "install"
+ * (rocm_older) when the arch was dropped and it is older; the release's install
+ * route follows when it lists this OS. */
+void fix_rocm_release(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *target,
+		      const char *arch);
+/* The HSA_OVERRIDE_GFX_VERSION fix for GPU g: the global variable when no
+ * other AMD GPU would get a value it does not need, else the per-node form. */
+void fix_override_set(struct check_result *res, const struct check_ctx *ctx, const struct gpu *g,
+		      const char *value);
+/* "1a03:2000 (display controller, driver ast)" for every GPU-class PCI
+ * device, or "nothing" when none. Caller frees. */
+char *pci_seen_text(const struct facts *f);
 
 /* Error evidence from facts->errors under `prefix`; true when one was found
  * (and the error result was added). */
@@ -102,8 +128,6 @@ bool skip_under_wsl(const struct check_ctx *ctx, struct report *r, const struct 
 size_t visible_apply(const char *value, struct gpu *const *cand, size_t ncand, struct gpu **out,
 		     struct strvec *bad);
 
-/* Text helpers. */
-char *strvec_join(const struct strvec *sv, const char *sep);
 bool cmdline_has(const char *cmdline, const char *token);
 char *human_bytes(unsigned long long bytes);
 

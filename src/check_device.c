@@ -5,6 +5,14 @@
 
 #include "check_common.h"
 
+/* Why a per-GPU check has no GPU to judge. */
+static const char *no_gpu_reason(const struct facts *f)
+{
+	if (pci_count_vendor(f, 0x1002))
+		return "no KFD GPU node: the AMD GPU on PCI has no working amdgpu driver (see driver.amdgpu)";
+	return "no GPU";
+}
+
 static void pci_seen(struct check_result *res, const struct facts *f)
 {
 	size_t shown = 0;
@@ -54,7 +62,9 @@ static void check_device_present(const struct check_ctx *ctx, struct report *r, 
 	}
 	if (report_fact_error(ctx, r, def, -1, "/sys/class/kfd", "KFD topology unreadable"))
 		return;
-	res = report_add(r, def, ST_FAIL, -1, "no GPU found");
+	char *seen = pci_seen_text(f);
+	res = report_add(r, def, ST_FAIL, -1, "no GPU found: no KFD GPU node and no NVIDIA device; PCI shows %s", seen);
+	free(seen);
 	pci_seen(res, f);
 	if (pci_count_vendor(f, 0x1002)) {
 		struct fixvars fv = FIXVARS_INIT;
@@ -79,6 +89,30 @@ static const struct prof_rocm *arch_release(const struct check_ctx *ctx, bool *i
 	if (ri && !*installed && rel && ri->ver.nparts && version_cmp_n(&ri->ver, &rel->ver, 2) < 0)
 		return NULL; /* installed, older than anything the profile knows */
 	return rel;
+}
+
+/* NVIDIA's repositories name the toolkit of CUDA X.Y "cuda-toolkit-X-Y" on
+ * apt, dnf and zypper alike (CUDA installation guide, package names). */
+static void fix_cuda_cc_low(struct check_result *res, const struct check_ctx *ctx, const struct gpu *g,
+			    const struct prof_cuda *have, const struct prof_cuda *ok)
+{
+	char pkg[64];
+	snprintf(pkg, sizeof(pkg), "cuda-toolkit-%u-%u", ok->ver.part[0], ok->ver.part[1]);
+	const struct prof_os *o = os_entry(ctx);
+	char *install = NULL;
+	const char *iv[] = { "packages", pkg, NULL };
+	if (!o || !o->install || profiles_render(o->install, iv, &install) < 0) {
+		free(install);
+		install = xasprintf("# install %s from NVIDIA's CUDA repository with your package manager", pkg);
+	}
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_addf(&fv, "cc", "%u.%u", g->cc_major, g->cc_minor);
+	fixvars_add(&fv, "cuda_version", have->version);
+	fixvars_add(&fv, "ok_cuda", ok->version);
+	fixvars_add(&fv, "install", install);
+	fix_apply(res, ctx, "cuda_cc_low", &fv);
+	fixvars_release(&fv);
+	free(install);
 }
 
 static void check_device_arch_nvidia(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
@@ -110,8 +144,7 @@ static void check_device_arch_nvidia(const struct check_ctx *ctx, struct report 
 				ok = c;
 		}
 		if (ok)
-			result_fix_text(res, "Use CUDA %s or older, the newest release in the profile that supports compute capability %u.%u.",
-					ok->version, g->cc_major, g->cc_minor);
+			fix_cuda_cc_low(res, ctx, g, pc, ok);
 		else
 			result_fix_text(res, "No CUDA release in the profile supports compute capability %u.%u.", g->cc_major,
 					g->cc_minor);
@@ -155,7 +188,8 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 	char famtxt[64] = "";
 	if (fam)
 		snprintf(famtxt, sizeof(famtxt), " (%s)", fam);
-	const char *how = installed ? "installed" : "newest; none installed";
+	char howbuf[96];
+	const char *how = rocm_judged_how(ctx, installed, howbuf, sizeof(howbuf));
 	if (prof_rocm_has_arch(rel, g->arch)) {
 		res = report_add(r, def, ST_PASS, g->index, "%s%s is supported by ROCm %s (%s)", g->arch, famtxt,
 				 rel->version, how);
@@ -177,12 +211,7 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 				 g->arch, famtxt, rel->version, how, ov, ov_arch,
 				 overridden && !strcmp(eff, ov_arch) ? "; the override is set" : "");
 		result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
-		struct fixvars fv = FIXVARS_INIT;
-		fixvars_add(&fv, "override", ov);
-		fixvars_addf(&fv, "node", "%d", g->kfd_node);
-		fixvars_add(&fv, "arch", g->arch);
-		fix_apply(res, ctx, "hsa_override_set", &fv);
-		fixvars_release(&fv);
+		fix_override_set(res, ctx, g, ov);
 		free(path);
 		return;
 	}
@@ -196,19 +225,17 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 	else if (last)
 		near = last;
 	if (near) {
-		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by ROCm %s (%s); ROCm %s supports it",
-				 g->arch, famtxt, rel->version, how, near->version);
+		bool newer = version_cmp_n(&near->ver, &rel->ver, 2) > 0;
+		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by ROCm %s (%s); %s %s",
+				 g->arch, famtxt, rel->version, how,
+				 newer ? "it is supported from ROCm" : "it was dropped after ROCm", near->version);
 	} else {
 		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by any ROCm release in the profile",
 				 g->arch, famtxt);
 	}
 	result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
 	if (near) {
-		struct fixvars fv = FIXVARS_INIT;
-		fixvars_add(&fv, "rocm_version", near->version);
-		fixvars_add(&fv, "arch", g->arch);
-		fix_apply(res, ctx, "rocm_upgrade", &fv);
-		fixvars_release(&fv);
+		fix_rocm_release(res, ctx, near, g->arch);
 	} else {
 		result_fix_text(res, "No ROCm release supports %s: run on another GPU, or build the libraries from source with --offload-arch=%s.",
 				g->arch, g->arch);
@@ -219,6 +246,8 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 static void check_device_arch(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
+	if (!f->ngpus && skip_under_wsl(ctx, r, def))
+		return;
 	size_t n = 0;
 	for (size_t i = 0; i < f->ngpus; i++) {
 		const struct gpu *g = &f->gpus[i];
@@ -231,7 +260,7 @@ static void check_device_arch(const struct check_ctx *ctx, struct report *r, con
 		}
 	}
 	if (!n)
-		report_add(r, def, ST_SKIP, -1, "no GPU");
+		report_add(r, def, ST_SKIP, -1, "%s", no_gpu_reason(f));
 }
 
 static const char *integrated_reason(const struct check_ctx *ctx, const struct gpu *g)
@@ -245,6 +274,8 @@ static const char *integrated_reason(const struct check_ctx *ctx, const struct g
 static void check_device_igpu(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
+	if (!f->ngpus && skip_under_wsl(ctx, r, def))
+		return;
 	size_t ni = 0, nd = 0, ni_visible = 0, nd_visible = 0;
 	for (size_t i = 0; i < f->ngpus; i++) {
 		const struct gpu *g = &f->gpus[i];
@@ -327,6 +358,8 @@ static char *vram_path(const struct facts *f, const struct gpu *g)
 static void check_device_vram(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
+	if (!f->ngpus && skip_under_wsl(ctx, r, def))
+		return;
 	double min_gib = ctx->db && ctx->db->min_vram_gib > 0 ? ctx->db->min_vram_gib : 8;
 	uint64_t min = (uint64_t)(min_gib * 1024 * 1024 * 1024);
 	size_t n = 0;
@@ -376,7 +409,7 @@ static void check_device_vram(const struct check_ctx *ctx, struct report *r, con
 		free(size);
 	}
 	if (!n)
-		report_add(r, def, ST_SKIP, -1, "no GPU");
+		report_add(r, def, ST_SKIP, -1, "%s", no_gpu_reason(f));
 }
 
 const struct check_def check_device_defs[] = {

@@ -37,13 +37,13 @@ static void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ct
 static void check_driver_amdgpu(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
+	if (skip_under_wsl(ctx, r, def))
+		return;
 	size_t n = pci_count_vendor(f, 0x1002);
 	if (!n) {
 		report_add(r, def, ST_SKIP, -1, "no AMD GPU on PCI");
 		return;
 	}
-	if (skip_under_wsl(ctx, r, def))
-		return;
 	struct check_result *res;
 	if (amdgpu_live(f)) {
 		if (f->drv.amdgpu_version) {
@@ -60,13 +60,17 @@ static void check_driver_amdgpu(const struct check_ctx *ctx, struct report *r, c
 		if (report_fact_error(ctx, r, def, -1, "/sys/module/amdgpu", "amdgpu module state unreadable"))
 			return;
 	}
+	/* Secure Boot refusing the DKMS module is system.secure_boot's finding */
+	const char *sb = f->sys.secure_boot == 1 && f->sys.dkms_amdgpu ?
+			 "; Secure Boot is on and a DKMS amdgpu is installed: the kernel rejects the module until its key is enrolled (see system.secure_boot)" :
+			 "";
 	if (!f->drv.amdgpu_module)
 		res = report_add(r, def, ST_FAIL, -1,
-				 "the amdgpu module is not loaded (%zu AMD GPU%s on PCI): rocminfo says \"ROCk module is NOT loaded, possibly no GPU devices\"",
-				 n, n == 1 ? "" : "s");
+				 "the amdgpu module is not loaded (%zu AMD GPU%s on PCI): rocminfo says \"ROCk module is NOT loaded, possibly no GPU devices\"%s",
+				 n, n == 1 ? "" : "s", sb);
 	else
-		res = report_add(r, def, ST_FAIL, -1, "the amdgpu module is %s, not live",
-				 f->drv.amdgpu_initstate ? f->drv.amdgpu_initstate : "in an unknown state");
+		res = report_add(r, def, ST_FAIL, -1, "the amdgpu module is %s, not live%s",
+				 f->drv.amdgpu_initstate ? f->drv.amdgpu_initstate : "in an unknown state", sb);
 	result_evidence(res, "/sys/module/amdgpu/initstate", "%s",
 			f->drv.amdgpu_initstate ? f->drv.amdgpu_initstate : "missing");
 	pci_evidence(res, f, 0x1002);
@@ -90,12 +94,12 @@ static bool pci_integrated(const struct check_ctx *ctx, const struct pci_dev *p)
 static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
+	if (skip_under_wsl(ctx, r, def))
+		return;
 	if (!amd_gpu_expected(f)) {
 		report_add(r, def, ST_SKIP, -1, "no AMD GPU");
 		return;
 	}
-	if (skip_under_wsl(ctx, r, def))
-		return;
 	if (!amdgpu_live(f)) {
 		report_add(r, def, ST_SKIP, -1, "amdgpu is not loaded (see driver.amdgpu)");
 		return;
@@ -123,7 +127,7 @@ static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, cons
 			if (!f->kfd.nodes[i].readable)
 				unreadable++;
 		}
-	struct strvec missing = STRVEC_INIT;
+	struct strvec missing = STRVEC_INIT, missing_addr = STRVEC_INIT;
 	for (size_t i = 0; i < f->npci; i++) {
 		const struct pci_dev *p = &f->pci[i];
 		if (p->vendor != 0x1002 || !pci_gpu_class(p->class_code) || pci_integrated(ctx, p))
@@ -138,8 +142,10 @@ static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, cons
 			const struct kfd_node *k = &f->kfd.nodes[j];
 			found = k->gpu_id && k->readable && k->location_id == loc && k->domain == dom;
 		}
-		if (!found)
+		if (!found) {
 			strvec_pushf(&missing, "%s (%04x:%04x)", p->addr, p->vendor, p->device);
+			strvec_push(&missing_addr, p->addr);
+		}
 	}
 	if (missing.n && unreadable >= missing.n) {
 		char *list = strvec_join(&missing, ", ");
@@ -148,6 +154,7 @@ static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, cons
 		result_evidence(res, "/sys/class/kfd/kfd/topology/nodes", "%zu GPU nodes, %zu unreadable", nodes, unreadable);
 		free(list);
 		strvec_release(&missing);
+		strvec_release(&missing_addr);
 		return;
 	}
 	if (missing.n) {
@@ -157,12 +164,19 @@ static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, cons
 				 list);
 		result_evidence(res, "/sys/class/kfd/kfd/topology/nodes", "%zu GPU nodes", nodes);
 		pci_evidence(res, f, 0x1002);
-		result_fix_text(res, "Read the kernel log for \"kfd\": with \"PCI rejects atomics\", move the card to a PCIe slot attached to the CPU (not the chipset) or enable PCIe atomics in the firmware; otherwise the GPU is not supported by KFD.");
+		char *addrs = strvec_join(&missing_addr, ", ");
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "pci_addr", addrs);
+		fix_apply(res, ctx, "kfd_missing_node", &fv);
+		fixvars_release(&fv);
+		free(addrs);
 		free(list);
 		strvec_release(&missing);
+		strvec_release(&missing_addr);
 		return;
 	}
 	strvec_release(&missing);
+	strvec_release(&missing_addr);
 	res = report_add(r, def, ST_PASS, -1, "/dev/kfd %s; %zu KFD GPU node%s for %zu discrete AMD GPU%s on PCI",
 			 dev_known(kfd) ? "exists" : "(node not recorded)", nodes, nodes == 1 ? "" : "s", dgpus,
 			 dgpus == 1 ? "" : "s");
@@ -174,16 +188,14 @@ static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, cons
 	result_evidence(res, "/sys/class/kfd/kfd/topology/nodes", "%zu GPU nodes", nodes);
 }
 
-/* The OS's package install command for `packages`, or a shell comment. */
-static char *os_install(const struct check_ctx *ctx, const char *packages)
+/* The NVIDIA driver install for this OS from its profile entry: the
+ * nvidia_install commands joined with " && " (so that a failing step stops
+ * the rest), else the install template with nvidia_packages; a shell comment
+ * when the profile has neither. Caller frees. */
+char *nvidia_install_command(const struct check_ctx *ctx, char **packages_out)
 {
-	const struct prof_os *o = os_entry(ctx);
-	char *cmd = NULL;
-	const char *iv[] = { "packages", packages, NULL };
-	if (o && o->install && profiles_render(o->install, iv, &cmd) == 0)
-		return cmd;
-	free(cmd);
-	return xasprintf("# install %s with your package manager", packages);
+	const char *kernel = ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)";
+	return prof_os_nvidia_install(os_entry(ctx), kernel, packages_out);
 }
 
 static void check_driver_nvidia(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
@@ -230,11 +242,15 @@ static void check_driver_nvidia(const struct check_ctx *ctx, struct report *r, c
 	result_evidence(res, "/sys/module/nvidia", "missing");
 	pci_evidence(res, f, 0x10de);
 	struct fixvars fv = FIXVARS_INIT;
-	char *install = os_install(ctx, "nvidia-driver");
+	char *packages = NULL;
+	char *install = nvidia_install_command(ctx, &packages);
 	fixvars_add(&fv, "install", install);
+	fixvars_add(&fv, "packages", packages);
+	fixvars_add(&fv, "os_name", os_display_name(ctx));
 	fix_apply(res, ctx, "nvidia_driver", &fv);
 	fixvars_release(&fv);
 	free(install);
+	free(packages);
 }
 
 const struct check_def check_driver_defs[] = {

@@ -146,6 +146,7 @@ static void check_env_hsa_override(const struct check_ctx *ctx, struct report *r
 			if (h) {
 				/* another GPU needs it: keep it for that node only */
 				struct fixvars fv2 = FIXVARS_INIT;
+				fixvars_addf(&fv2, "var", "HSA_OVERRIDE_GFX_VERSION_%d", h->kfd_node);
 				fixvars_add(&fv2, "override", raw);
 				fixvars_addf(&fv2, "node", "%d", h->kfd_node);
 				fixvars_add(&fv2, "arch", h->arch);

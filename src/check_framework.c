@@ -91,14 +91,34 @@ static void fix_torch(struct check_result *res, const struct check_ctx *ctx, boo
 		index = pc ? pc->torch_index : NULL;
 	}
 	if (!index) {
-		result_fix_text(res, "Install a PyTorch build for %s; the profile database has no wheel index for this machine.",
-				amd ? "ROCm" : "CUDA");
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "backend", amd ? "ROCm" : "CUDA");
+		fix_apply(res, ctx, "torch_no_index", &fv);
+		fixvars_release(&fv);
 		return;
 	}
 	struct fixvars fv = FIXVARS_INIT;
 	fixvars_add(&fv, "torch_index", index);
 	fixvars_add(&fv, "backend", index_backend(index));
 	fix_apply(res, ctx, "torch_reinstall", &fv);
+	fixvars_release(&fv);
+}
+
+/* AMD: tensorflow-rocm from repo.radeon.com for the installed (else newest
+ * supporting) ROCm release; NVIDIA: tensorflow with its and-cuda extra. */
+static void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw,
+			   bool amd)
+{
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "packages", fw->name ? fw->name : "tensorflow");
+	if (amd) {
+		bool installed = false;
+		const struct prof_rocm *rel = rocm_release_judged(ctx, &installed);
+		if (!installed)
+			rel = torch_rocm_release(ctx);
+		fixvars_add(&fv, "rocm_version", rel ? rel->version : "");
+	}
+	fix_apply(res, ctx, amd ? "tf_reinstall" : "tf_reinstall_cuda", &fv);
 	fixvars_release(&fv);
 }
 
@@ -176,12 +196,7 @@ static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, cons
 		if (ovv && sscanf(ovv, "%u.%u.%u", &x, &y, &z) == 3)
 			override_arch(x, y, z, ov_arch, sizeof(ov_arch));
 		if (ov_arch[0] && strvec_contains(&fw->tensile_archs, ov_arch)) {
-			struct fixvars fv = FIXVARS_INIT;
-			fixvars_add(&fv, "override", ovv);
-			fixvars_addf(&fv, "node", "%d", first->kfd_node);
-			fixvars_add(&fv, "arch", first->arch);
-			fix_apply(res, ctx, "hsa_override_set", &fv);
-			fixvars_release(&fv);
+			fix_override_set(res, ctx, first, ovv);
 		} else if (torch) {
 			fix_torch(res, ctx, true);
 		} else {
@@ -244,10 +259,8 @@ static void judge_framework(const struct check_ctx *ctx, struct report *r, const
 		fw_evidence(res, fw, torch);
 		if (torch)
 			fix_torch(res, ctx, want_amd);
-		else if (want_amd)
-			result_fix_text(res, "Uninstall this TensorFlow and install AMD's tensorflow-rocm build, whose version matches the installed ROCm release.");
 		else
-			result_fix_text(res, "Uninstall this TensorFlow and install the CUDA build (the tensorflow package with its and-cuda extra).");
+			fix_tensorflow(res, ctx, fw, want_amd);
 		return;
 	}
 	if (fw->backend == FW_BACKEND_ROCM && amd && judge_rocm_wheel(ctx, r, def, fw, torch))
@@ -255,7 +268,9 @@ static void judge_framework(const struct check_ctx *ctx, struct report *r, const
 	res = report_add(r, def, ST_PASS, -1, "%s %s (%s build%s%s)%s", name, fw->version ? fw->version : "",
 			 backend_text(fw->backend), fw->backend_version ? " " : "",
 			 fw->backend_version ? fw->backend_version : "",
-			 !amd && !nv ? ": no GPU to match" : " matches the GPUs");
+			 amd || nv ? " matches the GPUs" :
+			 wsl_gpu(f) ? ": under WSL sysfs does not say whose GPU /dev/dxg is, so the build is not matched" :
+			 ": no GPU to match");
 	fw_evidence(res, fw, torch);
 }
 

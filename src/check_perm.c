@@ -93,7 +93,7 @@ static void fix_groups(struct check_result *res, const struct check_ctx *ctx, co
 
 /* One result for one node: skip when unknown or missing, else pass or fail. */
 static void judge_node(const struct check_ctx *ctx, struct report *r, const struct check_def *def, int gpu,
-		       const char *path, const struct dev_node *d)
+		       const char *path, const struct dev_node *d, bool amd)
 {
 	const struct facts *f = ctx->facts;
 	if (!dev_known(d)) {
@@ -133,7 +133,7 @@ static void judge_node(const struct check_ctx *ctx, struct report *r, const stru
 	struct strvec ng = STRVEC_INIT;
 	if (d->group)
 		strvec_push(&ng, d->group);
-	fix_groups(res, ctx, &ng, true);
+	fix_groups(res, ctx, &ng, amd);
 	strvec_release(&ng);
 	free(desc);
 }
@@ -147,7 +147,7 @@ static void check_perm_kfd(const struct check_ctx *ctx, struct report *r, const 
 		report_add(r, def, ST_SKIP, -1, "the capture does not record /dev/kfd");
 		return;
 	}
-	judge_node(ctx, r, def, -1, "/dev/kfd", kfd);
+	judge_node(ctx, r, def, -1, "/dev/kfd", kfd, true);
 }
 
 static void check_perm_render(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
@@ -155,16 +155,19 @@ static void check_perm_render(const struct check_ctx *ctx, struct report *r, con
 	const struct facts *f = ctx->facts;
 	if (skip_under_wsl(ctx, r, def))
 		return;
+	/* spec/checks.md: every render node of a GPU, AMD or NVIDIA (nvidia-drm
+	 * makes one too: Vulkan and EGL compute open it) */
 	size_t n = 0;
 	for (size_t i = 0; i < f->ngpus; i++) {
 		const struct gpu *g = &f->gpus[i];
-		if (g->vendor != VENDOR_AMD || !g->render_node)
+		if ((g->vendor != VENDOR_AMD && g->vendor != VENDOR_NVIDIA) || !g->render_node)
 			continue;
 		n++;
-		judge_node(ctx, r, def, g->index, g->render_node, facts_dev(f, g->render_node));
+		judge_node(ctx, r, def, g->index, g->render_node, facts_dev(f, g->render_node),
+			   g->vendor == VENDOR_AMD);
 	}
 	if (!n)
-		report_add(r, def, ST_SKIP, -1, "no render node of an AMD GPU");
+		report_add(r, def, ST_SKIP, -1, "no render node of a GPU");
 }
 
 static void check_perm_nvidia(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
@@ -226,8 +229,13 @@ static void check_perm_nvidia(const struct check_ctx *ctx, struct report *r, con
 		if (denied.n) {
 			user_evidence(res, f, via_sudo);
 			fix_groups(res, ctx, &groups, false);
+		} else if (f->sys.container != CONTAINER_NONE) {
+			result_fix_text(res, "Inside a container the NVIDIA device nodes must be passed in: run it with --gpus all (NVIDIA Container Toolkit), or with --device for each of %s.",
+					ml);
+		} else if (strvec_contains(&missing, "/dev/nvidia-uvm") && missing.n == 1) {
+			fix_apply(res, ctx, "nvidia_uvm", NULL);
 		} else {
-			result_fix_text(res, "The NVIDIA device nodes are created when the driver's modules load: load nvidia and nvidia-uvm (nvidia-modprobe -u -c=0 creates /dev/nvidia-uvm), or pass the nodes into the container.");
+			result_fix_text(res, "The NVIDIA device nodes appear when the driver's modules load: see driver.nvidia; nvidia-modprobe -u -c=0 creates /dev/nvidia-uvm and /dev/nvidia0.");
 		}
 		free(dl);
 		free(ml);
@@ -258,7 +266,7 @@ const struct check_def check_perm_defs[] = {
 	  "ROCm opens /dev/kfd for every compute queue; it is group `render` (older systems: `video`) with mode 0660. Outside that group the runtime says `Unable to open /dev/kfd read-write: Permission denied` and rocminfo `<user> is not member of \"render\" group, the default DRM access group`; PyTorch reports `No HIP GPUs are available`.\n\n"
 	  "Fix: `sudo usermod -aG render,video USER`, then log out and in again (the fix fills in the user). Skips without /dev/kfd or when the capture does not record it." },
 	{ "perm.render", "permissions", "Access to the GPU render nodes", check_perm_render, CHECK_PER_GPU,
-	  "One result per AMD GPU: its /dev/dri/renderD* node (from /sys/class/drm), judged like perm.kfd.\n\n"
+	  "One result per GPU (AMD, and NVIDIA where nvidia-drm made one): its /dev/dri/renderD* node (from /sys/class/drm), judged like perm.kfd.\n\n"
 	  "Every HIP context opens the GPU's render node besides /dev/kfd; without access the GPU is missing from the device list or the runtime fails with `Permission denied` on /dev/dri/renderD128.\n\n"
 	  "Fix: `sudo usermod -aG render,video USER`, then log out and in again." },
 	{ "perm.nvidia", "permissions", "Access to the NVIDIA device nodes", check_perm_nvidia, 0,

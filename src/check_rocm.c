@@ -69,8 +69,13 @@ static void install_evidence(struct check_result *res, const struct rocm_install
 static void check_rocm_install(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
-	if (!amd_gpu_expected(f)) {
-		report_add(r, def, ST_SKIP, -1, "no AMD GPU");
+	/* Under WSL sysfs does not say whose GPU /dev/dxg is: a ROCm install
+	 * there is ROCm for WSL, and worth judging; without one, nothing says
+	 * that one is needed. */
+	if (!amd_gpu_expected(f) && !(wsl_gpu(f) && f->rocm.ninstalls)) {
+		report_add(r, def, ST_SKIP, -1, "%s",
+			   wsl_gpu(f) ? "no ROCm install, and under WSL sysfs does not say whose GPU /dev/dxg is" :
+					"no AMD GPU");
 		return;
 	}
 	struct check_result *res;
@@ -121,7 +126,22 @@ static void check_rocm_install(const struct check_ctx *ctx, struct report *r, co
 				 act && act->is_default ? "(what /opt/rocm points at)" : "");
 		for (size_t i = 0; i < f->rocm.ninstalls; i++)
 			install_evidence(res, &f->rocm.installs[i]);
-		result_fix_text(res, "Remove the ROCm installs you do not use, or set ROCM_PATH and LD_LIBRARY_PATH to the one you want, so that every tool loads the same libraries.");
+		const struct rocm_install *win = act && act->has_hip ? act : NULL;
+		for (size_t i = 0; !win && i < f->rocm.ninstalls; i++)
+			if (f->rocm.installs[i].has_hip)
+				win = &f->rocm.installs[i];
+		struct strvec paths = STRVEC_INIT;
+		for (size_t i = 0; i < f->rocm.ninstalls; i++)
+			if (f->rocm.installs[i].has_hip && f->rocm.installs[i].path)
+				strvec_push(&paths, f->rocm.installs[i].path);
+		char *pl = strvec_join(&paths, ", ");
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "rocm_path", win && win->path ? win->path : "/opt/rocm");
+		fixvars_add(&fv, "rocm_paths", pl);
+		fix_apply(res, ctx, "rocm_multiple", &fv);
+		fixvars_release(&fv);
+		free(pl);
+		strvec_release(&paths);
 		free(l);
 		strvec_release(&list);
 		return;
@@ -135,9 +155,19 @@ static void check_rocm_install(const struct check_ctx *ctx, struct report *r, co
 	install_evidence(res, ri);
 }
 
+static const char *arch_family(const struct check_ctx *ctx, const char *arch)
+{
+	const struct prof_gfx *x = ctx->db && arch && *arch ? profiles_find_gfx(ctx->db, arch) : NULL;
+	return x ? x->family : NULL;
+}
+
 static void check_rocm_version(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
+	if (wsl_gpu(f) && !amd_gpu_expected(f)) {
+		report_add(r, def, ST_SKIP, -1, "not available under WSL: no GPU target and no kernel driver to judge (the GPU is /dev/dxg)");
+		return;
+	}
 	if (!amd_gpu_expected(f)) {
 		report_add(r, def, ST_SKIP, -1, "no AMD GPU");
 		return;
@@ -175,9 +205,11 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 		fixvars_add(&fv, "arch", arch);
 		fix_apply(res, ctx, "rocm_upgrade", &fv);
 		fixvars_release(&fv);
+		if (to)
+			fix_add_route(res, ctx, to);
 		return;
 	}
-	struct strvec problems = STRVEC_INIT, notes = STRVEC_INIT;
+	struct strvec problems = STRVEC_INIT, notes = STRVEC_INIT, fine = STRVEC_INIT;
 	const struct prof_rocm *gpu_target = NULL;
 	const char *gpu_arch = NULL;
 	size_t nd = amd_discrete_count(f);
@@ -185,14 +217,22 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 		const struct gpu *g = &f->gpus[i];
 		if (g->vendor != VENDOR_AMD || (nd && g->integrated))
 			continue;
+		/* the effective arch when an override of the GPU's own family
+		 * applies (the runtime then loads that arch's code); a
+		 * malformed or other-family override is env.hsa_override's
+		 * finding, and the GPU's own arch is judged */
 		bool ov = false;
 		const char *arch = gpu_effective_arch(f, g, &ov);
+		if (ov && !family_same(gpu_family(ctx, g), arch_family(ctx, arch))) {
+			arch = g->arch;
+			ov = false;
+		}
 		if (!arch[0])
 			continue;
 		const struct prof_rocm *first = profiles_first_rocm_with_arch(ctx->db, arch);
 		const struct prof_rocm *last = profiles_newest_rocm_with_arch(ctx->db, arch);
 		if (!first) {
-			strvec_pushf(&notes, "no release supports %s (see device.arch)", arch);
+			strvec_pushf(&notes, "no release supports %s, see device.arch", arch);
 			continue;
 		}
 		if (version_cmp_n(&rel->ver, &first->ver, 2) < 0) {
@@ -207,67 +247,108 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 				gpu_target = last;
 				gpu_arch = arch;
 			}
+		} else {
+			char *txt = ov ? xasprintf("%s (GPU %d, a %s, runs as it through the override)", arch, g->index,
+						   g->arch) :
+				    xstrdup(arch);
+			if (!strvec_contains(&fine, txt))
+				strvec_push(&fine, txt);
+			free(txt);
 		}
 	}
 	bool driver_bad = false;
 	const struct prof_rocm *drel = NULL;
-	if (f->drv.amdgpu_version) {
-		drel = profiles_rocm_for_dkms(ctx->db, f->drv.amdgpu_version);
+	/* The driver judged: the loaded DKMS module; with amdgpu not loaded, the
+	 * installed DKMS package (what loads once the module is allowed to);
+	 * the in-tree driver is not judged. */
+	bool live = f->drv.amdgpu_initstate && !strcmp(f->drv.amdgpu_initstate, "live");
+	const char *dver = f->drv.amdgpu_version, *dhow = "";
+	char *dkms_dir = NULL;
+	if (!dver && !live && f->sys.dkms_amdgpu_versions.n) {
+		/* "6.8.5-2041575.24.04" -> "6.8.5" */
+		const char *d = f->sys.dkms_amdgpu_versions.v[0];
+		dkms_dir = xstrndup(d, strcspn(d, "-"));
+		dver = dkms_dir;
+		dhow = " (installed, not loaded)";
+	}
+	if (dver) {
+		drel = profiles_rocm_for_dkms(ctx->db, dver);
 		if (!drel)
-			strvec_pushf(&notes, "amdgpu DKMS %s is not in the profile: driver window not judged",
-				     f->drv.amdgpu_version);
+			strvec_pushf(&notes, "amdgpu DKMS %s%s is not in the profile: driver window not judged", dver, dhow);
 		else if (!rocm_driver_compatible(ctx->db, rel, drel)) {
 			driver_bad = true;
 			if (rel->driver_window_months > 0)
-				strvec_pushf(&problems, "amdgpu DKMS %s (ROCm %s) is more than %d months from ROCm %s",
-					     f->drv.amdgpu_version, drel->version, rel->driver_window_months, rel->version);
+				strvec_pushf(&problems, "amdgpu DKMS %s%s (ROCm %s) is more than %d months from ROCm %s",
+					     dver, dhow, drel->version, rel->driver_window_months, rel->version);
 			else
-				strvec_pushf(&problems, "amdgpu DKMS %s (ROCm %s) is more than %d releases from ROCm %s",
-					     f->drv.amdgpu_version, drel->version, rel->driver_window_releases, rel->version);
+				strvec_pushf(&problems, "amdgpu DKMS %s%s (ROCm %s) is more than %d releases from ROCm %s",
+					     dver, dhow, drel->version, rel->driver_window_releases, rel->version);
+		} else if (drel == rel) {
+			strvec_pushf(&fine, "amdgpu DKMS %s%s is ROCm %s's own driver", dver, dhow, drel->version);
+		} else if (rel->driver_window_months > 0) {
+			strvec_pushf(&fine, "amdgpu DKMS %s%s (ROCm %s) is within %d months", dver, dhow, drel->version,
+				     rel->driver_window_months);
+		} else {
+			strvec_pushf(&fine, "amdgpu DKMS %s%s (ROCm %s) is within %d releases", dver, dhow, drel->version,
+				     rel->driver_window_releases);
 		}
-	} else {
+	} else if (live) {
 		strvec_push(&notes, "in-tree amdgpu: driver window not judged");
+	} else {
+		strvec_push(&notes, "amdgpu is not loaded and no DKMS package is installed: driver window not judged");
 	}
 	char *pl = strvec_join(&problems, "; "), *nl = strvec_join(&notes, "; ");
+	struct strbuf ok = STRBUF_INIT;
+	for (size_t i = 0; i < fine.n; i++) {
+		bool arch = str_startswith(fine.v[i], "gfx");
+		if (i)
+			strbuf_addstr(&ok, arch ? ", " : "; ");
+		if (arch && (i == 0 || !str_startswith(fine.v[i - 1], "gfx")))
+			strbuf_addstr(&ok, "supports ");
+		strbuf_addstr(&ok, fine.v[i]);
+	}
 	if (problems.n)
 		res = report_add(r, def, ST_WARN, -1, "ROCm %s is outside its support window: %s", ri->version, pl);
-	else if (notes.n)
-		res = report_add(r, def, ST_PASS, -1, "ROCm %s is within the support window (%s)", ri->version, nl);
 	else
-		res = report_add(r, def, ST_PASS, -1, "ROCm %s is within the support window", ri->version);
+		res = report_add(r, def, ST_PASS, -1, "ROCm %s is within its support window%s%s%s%s", ri->version,
+				 ok.len ? ": " : "", strbuf_cstr(&ok), notes.n ? (ok.len ? "; " : ": ") : "", notes.n ? nl : "");
+	strbuf_release(&ok);
 	install_evidence(res, ri);
 	if (f->drv.amdgpu_version)
 		result_evidence(res, "/sys/module/amdgpu/version", "%s", f->drv.amdgpu_version);
-	if (gpu_target) {
-		struct fixvars fv = FIXVARS_INIT;
-		fixvars_add(&fv, "rocm_version", gpu_target->version);
-		fixvars_add(&fv, "arch", gpu_arch);
-		fix_apply(res, ctx, "rocm_upgrade", &fv);
-		fixvars_release(&fv);
-	}
+	else if (dkms_dir)
+		result_evidence(res, "/var/lib/dkms/amdgpu", "%s", f->sys.dkms_amdgpu_versions.v[0]);
+	if (gpu_target)
+		fix_rocm_release(res, ctx, gpu_target, gpu_arch);
 	if (driver_bad) {
 		struct fixvars fv = FIXVARS_INIT;
 		fixvars_add(&fv, "rocm_version", rel->version);
-		fixvars_add(&fv, "driver_version", f->drv.amdgpu_version);
+		fixvars_add(&fv, "driver_version", dver);
 		fix_apply(res, ctx, "rocm_window", &fv);
 		fixvars_release(&fv);
 	}
+	free(dkms_dir);
 	free(pl);
 	free(nl);
 	strvec_release(&problems);
 	strvec_release(&notes);
+	strvec_release(&fine);
 }
 
 static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
+	if (!f->ngpus && skip_under_wsl(ctx, r, def))
+		return;
 	const struct rocm_install *ri = rocm_active(f);
 	if (!ri || !ri->rocblas_dir) {
 		report_add(r, def, ST_SKIP, -1, "no system rocBLAS");
 		return;
 	}
 	if (!gpus_count_vendor(f, VENDOR_AMD)) {
-		report_add(r, def, ST_SKIP, -1, "no AMD GPU");
+		report_add(r, def, ST_SKIP, -1, "%s",
+			   pci_count_vendor(f, 0x1002) ? "no KFD GPU node: the AMD GPU on PCI has no working amdgpu driver (see driver.amdgpu)" :
+							 "no AMD GPU");
 		return;
 	}
 	size_t nd = amd_discrete_count(f);
@@ -305,18 +386,23 @@ static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, co
 				 eff, igpu_beside ? " (integrated GPU beside a discrete one)" : "", ri->rocblas_dir, eff);
 		result_evidence(res, ri->rocblas_dir, "TensileLibrary files for: %s", *archs ? archs : "none");
 		if (igpu_beside) {
-			struct strvec ids = STRVEC_INIT;
+			/* the fix keeps the discrete GPUs: their ids and indices */
+			struct strvec ids = STRVEC_INIT, idx = STRVEC_INIT;
 			for (size_t j = 0; j < f->ngpus; j++)
-				if (f->gpus[j].vendor == VENDOR_AMD && !f->gpus[j].integrated)
+				if (f->gpus[j].vendor == VENDOR_AMD && !f->gpus[j].integrated) {
 					strvec_push(&ids, f->gpus[j].visible_id ? f->gpus[j].visible_id : "");
-			char *jid = strvec_join(&ids, ",");
+					strvec_pushf(&idx, "%d", f->gpus[j].index);
+				}
+			char *jid = strvec_join(&ids, ","), *jidx = strvec_join(&idx, ",");
 			struct fixvars fv = FIXVARS_INIT;
 			fixvars_add(&fv, "visible_id", jid);
-			fixvars_addf(&fv, "gpu_index", "%d", g->index);
+			fixvars_add(&fv, "gpu_index", jidx);
 			fix_apply(res, ctx, "igpu_hide", &fv);
 			fixvars_release(&fv);
 			free(jid);
+			free(jidx);
 			strvec_release(&ids);
+			strvec_release(&idx);
 			continue;
 		}
 		const char *ovv = ov ? NULL : arch_override_value(ctx, g->arch);
@@ -324,22 +410,19 @@ static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, co
 		unsigned a, b, c;
 		if (ovv && sscanf(ovv, "%u.%u.%u", &a, &b, &c) == 3)
 			override_arch(a, b, c, ov_arch, sizeof(ov_arch));
+		/* a release that ships the arch: the first newer one, else the newest */
+		const struct prof_rocm *first = ctx->db ? profiles_first_rocm_with_arch(ctx->db, g->arch) : NULL;
 		const struct prof_rocm *rel = ctx->db ? profiles_newest_rocm_with_arch(ctx->db, g->arch) : NULL;
-		struct fixvars fv = FIXVARS_INIT;
+		if (first && ri->ver.nparts && version_cmp_n(&first->ver, &ri->ver, 2) > 0)
+			rel = first;
 		if (ov_arch[0] && strvec_contains(&ri->tensile_archs, ov_arch)) {
-			fixvars_add(&fv, "override", ovv);
-			fixvars_addf(&fv, "node", "%d", g->kfd_node);
-			fixvars_add(&fv, "arch", g->arch);
-			fix_apply(res, ctx, "hsa_override_set", &fv);
+			fix_override_set(res, ctx, g, ovv);
 		} else if (rel) {
-			fixvars_add(&fv, "rocm_version", rel->version);
-			fixvars_add(&fv, "arch", g->arch);
-			fix_apply(res, ctx, "rocm_upgrade", &fv);
+			fix_rocm_release(res, ctx, rel, g->arch);
 		} else {
 			result_fix_text(res, "No ROCm release in the profile ships rocBLAS kernels for %s; build rocBLAS for it from source or use another GPU.",
 					g->arch);
 		}
-		fixvars_release(&fv);
 	}
 	free(archs);
 }

@@ -10,9 +10,11 @@
 #define KERNEL_FLOOR_MAJOR 5
 #define KERNEL_FLOOR_MINOR 15
 
-static const char *rocm_label(const struct prof_rocm *r, bool installed, char *buf, size_t n)
+static const char *rocm_label(const struct check_ctx *ctx, const struct prof_rocm *r, bool installed, char *buf,
+			      size_t n)
 {
-	snprintf(buf, n, "ROCm %s (%s)", r ? r->version : "?", installed ? "installed" : "newest; none installed");
+	char how[96];
+	snprintf(buf, n, "ROCm %s (%s)", r ? r->version : "?", rocm_judged_how(ctx, installed, how, sizeof(how)));
 	return buf;
 }
 
@@ -22,6 +24,53 @@ static void os_evidence(struct check_result *res, const struct facts *f)
 	if (os->present)
 		result_evidence(res, os->path ? os->path : "/etc/os-release", "ID=%s VERSION_ID=%s",
 				os->id ? os->id : "", os->version_id ? os->version_id : "");
+}
+
+static bool kernel_below_floor(const struct kernel_facts *k)
+{
+	return k->major < KERNEL_FLOOR_MAJOR || (k->major == KERNEL_FLOOR_MAJOR && k->minor < KERNEL_FLOOR_MINOR);
+}
+
+/* No AMD GPU and no ROCm install: ROCm's kernel series say nothing about this
+ * machine. Only the 5.15 floor applies, and a series the profile lists for
+ * this OS in any release (the OS's own kernel, such as RHEL 8's 4.18) passes. */
+static void kernel_without_rocm(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+				const char *series)
+{
+	const struct facts *f = ctx->facts;
+	const struct kernel_facts *k = &f->kernel;
+	const struct prof_os *os = os_entry(ctx);
+	const char *osname = os_display_name(ctx);
+	bool own = false;
+	for (size_t i = 0; os && ctx->db && i < ctx->db->nrocm && !own; i++) {
+		const struct prof_rocm_os *ros = prof_rocm_os(&ctx->db->rocm[i], os->key);
+		own = ros && strvec_contains(&ros->kernels, series);
+	}
+	struct check_result *res;
+	if (!kernel_below_floor(k)) {
+		res = report_add(r, def, ST_PASS, -1,
+				 "kernel %s (series %s) meets the %d.%d floor; with no AMD GPU and no ROCm from AMD installed, ROCm's kernel series are not judged",
+				 k->release, series, KERNEL_FLOOR_MAJOR, KERNEL_FLOOR_MINOR);
+	} else if (own) {
+		res = report_add(r, def, ST_PASS, -1,
+				 "kernel %s (series %s) is below %d.%d but is a series the profile lists for %s (its own kernel, with backports)",
+				 k->release, series, KERNEL_FLOOR_MAJOR, KERNEL_FLOOR_MINOR, osname);
+	} else {
+		res = report_add(r, def, ST_FAIL, -1, "kernel %s (series %s) is older than %d.%d", k->release, series,
+				 KERNEL_FLOOR_MAJOR, KERNEL_FLOOR_MINOR);
+	}
+	result_evidence(res, k->release_source ? k->release_source : "uname(2)", "%s", k->release);
+	os_evidence(res, f);
+	if (res->status == ST_PASS)
+		return;
+	const struct prof_rocm *newest = ctx->db ? profiles_newest_rocm(ctx->db) : NULL;
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "kernel", k->release);
+	fixvars_addf(&fv, "kernels", "%d.%d or newer", KERNEL_FLOOR_MAJOR, KERNEL_FLOOR_MINOR);
+	fixvars_add(&fv, "os_name", osname);
+	fixvars_add(&fv, "rocm_version", newest ? newest->version : "");
+	fix_apply(res, ctx, "kernel_supported", &fv);
+	fixvars_release(&fv);
 }
 
 static void check_system_kernel(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
@@ -42,12 +91,15 @@ static void check_system_kernel(const struct check_ctx *ctx, struct report *r, c
 	}
 	char series[32];
 	snprintf(series, sizeof(series), "%u.%u", k->major, k->minor);
+	if (!rocm_relevant(f)) {
+		kernel_without_rocm(ctx, r, def, series);
+		return;
+	}
 	bool installed = false;
 	const struct prof_rocm *rel = rocm_release_judged(ctx, &installed);
 	const struct prof_os *os = os_entry(ctx);
 	const struct prof_rocm_os *ros = rel && os ? prof_rocm_os(rel, os->key) : NULL;
-	bool below_floor = k->major < KERNEL_FLOOR_MAJOR ||
-			   (k->major == KERNEL_FLOOR_MAJOR && k->minor < KERNEL_FLOOR_MINOR);
+	bool below_floor = kernel_below_floor(k);
 	bool listed = ros && strvec_contains(&ros->kernels, series);
 	struct version kv = { { k->major, k->minor, 0, 0 }, 2 }, newest = { { 0 }, 0 };
 	const char *newest_s = NULL;
@@ -60,7 +112,7 @@ static void check_system_kernel(const struct check_ctx *ctx, struct report *r, c
 		}
 	}
 	char lbl[96];
-	rocm_label(rel, installed, lbl, sizeof(lbl));
+	rocm_label(ctx, rel, installed, lbl, sizeof(lbl));
 	const char *osname = os_display_name(ctx);
 	struct check_result *res;
 	enum status st = ST_PASS;
@@ -156,6 +208,22 @@ static char *os_list(const struct check_ctx *ctx, const struct prof_rocm *rel, b
 	return strbuf_detach(&sb);
 }
 
+static void fix_os_unsupported(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *rel,
+			       const char *list, const struct prof_rocm *other, const char *osname)
+{
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "os_name", osname);
+	fixvars_add(&fv, "rocm_version", rel->version);
+	fixvars_add(&fv, "os_list", list);
+	if (other)
+		fixvars_addf(&fv, "other_rocm", "ROCm %s, the newest release that supports %s for them", other->version,
+			     osname);
+	else
+		fixvars_add(&fv, "other_rocm", "accept an untested setup (no release in the profile database lists this OS for them)");
+	fix_apply(res, ctx, "os_unsupported", &fv);
+	fixvars_release(&fv);
+}
+
 static void check_system_os(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -177,8 +245,8 @@ static void check_system_os(const struct check_ctx *ctx, struct report *r, const
 		 os->version_id ? " (VERSION_ID " : "", os->version_id ? os->version_id : "",
 		 os->version_id ? ")" : "");
 	struct check_result *res;
-	if (!amd_gpu_expected(f) && nvidia_gpu_expected(f)) {
-		res = report_add(r, def, ST_PASS, -1, "%s (no AMD GPU: ROCm's OS list not judged)", shown);
+	if (!rocm_relevant(f) && nvidia_gpu_expected(f)) {
+		res = report_add(r, def, ST_PASS, -1, "%s (no AMD GPU and no ROCm from AMD installed: ROCm's OS list not judged)", shown);
 		os_evidence(res, f);
 		return;
 	}
@@ -189,7 +257,7 @@ static void check_system_os(const struct check_ctx *ctx, struct report *r, const
 		return;
 	}
 	char lbl[96];
-	rocm_label(rel, installed, lbl, sizeof(lbl));
+	rocm_label(ctx, rel, installed, lbl, sizeof(lbl));
 	const struct prof_os *o = os_entry(ctx);
 	const struct prof_rocm_os *ros = o ? prof_rocm_os(rel, o->key) : NULL;
 	if (!ros) {
@@ -203,11 +271,7 @@ static void check_system_os(const struct check_ctx *ctx, struct report *r, const
 				other = &ctx->db->rocm[i];
 				break;
 			}
-		if (other)
-			result_fix_text(res, "Use an OS that ROCm %s supports (%s), or ROCm %s, the newest release that supports %s.",
-					rel->version, list, other->version, o->name ? o->name : o->key);
-		else
-			result_fix_text(res, "Use an OS that ROCm %s supports: %s.", rel->version, list);
+		fix_os_unsupported(res, ctx, rel, list, other, o ? (o->name ? o->name : o->key) : os_display_name(ctx));
 		free(list);
 		return;
 	}
@@ -216,7 +280,14 @@ static void check_system_os(const struct check_ctx *ctx, struct report *r, const
 				 "%s is supported by %s for Instinct GPUs only, not for the Radeon GPU here", shown, lbl);
 		os_evidence(res, f);
 		char *list = os_list(ctx, rel, true);
-		result_fix_text(res, "ROCm %s supports Radeon GPUs on: %s.", rel->version, list);
+		/* the newest release that supports Radeon GPUs on this OS, if any */
+		const struct prof_rocm *other = NULL;
+		for (size_t i = ctx->db->nrocm; i-- > 0 && !other;) {
+			const struct prof_rocm_os *ro = prof_rocm_os(&ctx->db->rocm[i], o->key);
+			if (ro && ro->radeon)
+				other = &ctx->db->rocm[i];
+		}
+		fix_os_unsupported(res, ctx, rel, list, other, o->name ? o->name : o->key);
 		free(list);
 		return;
 	}
@@ -312,12 +383,12 @@ static void check_system_container(const struct check_ctx *ctx, struct report *r
 static void check_system_secure_boot(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
+	if (skip_under_wsl(ctx, r, def))
+		return;
 	if (!amd_gpu_expected(f)) {
 		report_add(r, def, ST_SKIP, -1, "no AMD GPU");
 		return;
 	}
-	if (skip_under_wsl(ctx, r, def))
-		return;
 	const char *path = f->sys.secure_boot_path ? f->sys.secure_boot_path :
 			   "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
 	if (f->sys.secure_boot < 0) {
@@ -353,6 +424,8 @@ static void check_system_secure_boot(const struct check_ctx *ctx, struct report 
 static void check_system_iommu(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
+	if (skip_under_wsl(ctx, r, def))
+		return;
 	size_t n = amd_discrete_count(f);
 	if (n < 2) {
 		report_add(r, def, ST_SKIP, -1, "fewer than two discrete AMD GPUs (%zu)", n);
@@ -418,7 +491,7 @@ static void check_system_iommu(const struct check_ctx *ctx, struct report *r, co
 const struct check_def check_system_defs[] = {
 	{ "system.kernel", "system", "Kernel release supported", check_system_kernel, 0,
 	  "Reads the kernel release (uname, or proc/sys/kernel/osrelease in a capture), /etc/os-release and the installed ROCm release (the newest one in the profile database when none is installed).\n\n"
-	  "ROCm's amdgpu driver and its DKMS packages are built and tested against the kernel series each OS ships. Kernels below 5.15 fail, except where the profile lists the series for the OS: RHEL 8 (4.18) and RHEL 9 (5.14) carry backports and ARE supported. A kernel newer than the newest series the release lists for this OS warns, because the DKMS build breaks there. For an OS the profile does not list, only the 5.15 floor applies.\n\n"
+	  "ROCm's amdgpu driver and its DKMS packages are built and tested against the kernel series each OS ships. Kernels below 5.15 fail, except where the profile lists the series for the OS: RHEL 8 (4.18) and RHEL 9 (5.14) carry backports and ARE supported. A kernel newer than the newest series the release lists for this OS warns, because the DKMS build breaks there. For an OS the profile does not list, only the 5.15 floor applies. ROCm's series are judged only when an AMD GPU is present or AMD's ROCm is installed (a distribution's own ROCm packages run on its kernel): otherwise only the 5.15 floor applies, and a series the profile lists for this OS in any release (the OS's own kernel, RHEL 8's 4.18) passes.\n\n"
 	  "What users see when the kernel is too new: `Error! Bad return status for module build on kernel: 6.11.0-8-generic` or DKMS saying the kernel `is not supported`.\n\n"
 	  "Fix: boot one of the supported kernel series (the fix lists them), install the headers and modules for the running kernel, or use `amdgpu-install --usecase=rocm --no-dkms` with the in-tree driver." },
 	{ "system.os", "system", "Operating system supported", check_system_os, 0,

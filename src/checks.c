@@ -1,6 +1,7 @@
 /* The check table as a whole: catalog order, selection, running, and the
  * inventory annotation and helpers that the check_<family>.c files share. */
 #include "checks.h"
+#include "check_net.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,6 +21,7 @@ const struct check_def *const *checks_all(size_t *n)
 	static const struct check_def *const tables[] = {
 		check_system_defs, check_driver_defs, check_device_defs, check_perm_defs,
 		check_rocm_defs, check_cuda_defs, check_framework_defs, check_env_defs,
+		check_net_defs,
 	};
 	static const struct check_def *all[MAX_CHECKS + 1];
 	static size_t count;
@@ -197,6 +199,55 @@ bool nvidia_gpu_expected(const struct facts *f)
 	return pci_count_vendor(f, 0x10de) || gpus_count_vendor(f, VENDOR_NVIDIA);
 }
 
+bool wsl_gpu(const struct facts *f)
+{
+	return f->sys.wsl && f->sys.dxg_present;
+}
+
+bool rocm_relevant(const struct facts *f)
+{
+	if (amd_gpu_expected(f))
+		return true;
+	/* AMD's own installs only: a distribution's ROCm packages (Debian's
+	 * libamdhip64 5.2, say) run on the distribution's kernel and in-tree
+	 * driver, so AMD's kernel list says nothing about them */
+	for (size_t i = 0; i < f->rocm.ninstalls; i++)
+		if (f->rocm.installs[i].source != ROCM_SRC_DISTRO)
+			return true;
+	return false;
+}
+
+static const char *pci_vendor_label(unsigned vendor)
+{
+	switch (vendor) {
+	case 0x1002: return "AMD ";
+	case 0x10de: return "NVIDIA ";
+	case 0x8086: return "Intel ";
+	case 0x1a03: return "ASPEED ";
+	case 0x102b: return "Matrox ";
+	}
+	return "";
+}
+
+char *pci_seen_text(const struct facts *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < f->npci; i++) {
+		const struct pci_dev *p = &f->pci[i];
+		if (!pci_gpu_class(p->class_code))
+			continue;
+		unsigned base = (p->class_code >> 16) & 0xff;
+		if (sb.len)
+			strbuf_addstr(&sb, ", ");
+		strbuf_addf(&sb, "%04x:%04x (%s%s, %s%s)", p->vendor, p->device, pci_vendor_label(p->vendor),
+			    base == 0x12 ? "processing accelerator" : "display controller",
+			    p->driver ? "driver " : "no driver", p->driver ? p->driver : "");
+	}
+	if (!sb.len)
+		strbuf_addstr(&sb, "nothing");
+	return strbuf_detach(&sb);
+}
+
 const struct rocm_install *rocm_active(const struct facts *f)
 {
 	if (f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls)
@@ -215,6 +266,18 @@ const struct prof_rocm *rocm_release_judged(const struct check_ctx *ctx, bool *i
 	if (!r && ctx->db)
 		r = profiles_newest_rocm(ctx->db);
 	return r;
+}
+
+const char *rocm_judged_how(const struct check_ctx *ctx, bool installed, char *buf, size_t n)
+{
+	const struct rocm_install *ri = rocm_active(ctx->facts);
+	if (installed)
+		snprintf(buf, n, "installed");
+	else if (ri && ri->version)
+		snprintf(buf, n, "newest in the profile; the installed %s is not in it", ri->version);
+	else
+		snprintf(buf, n, "newest; none installed");
+	return buf;
 }
 
 const struct prof_os *os_entry(const struct check_ctx *ctx)
@@ -528,6 +591,64 @@ void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const 
 	free(headers);
 }
 
+void fix_rocm_release(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *target,
+		      const char *arch)
+{
+	if (!target)
+		return;
+	bool installed = false;
+	const struct prof_rocm *rel = rocm_release_judged(ctx, &installed);
+	const struct rocm_install *ri = rocm_active(ctx->facts);
+	/* compare with what is installed (the profile's release, else its version) */
+	bool newer;
+	if (installed && rel)
+		newer = version_cmp_n(&target->ver, &rel->ver, 2) > 0;
+	else if (ri && ri->ver.nparts)
+		newer = version_cmp_n(&target->ver, &ri->ver, 2) > 0;
+	else
+		newer = false; /* nothing installed: "install" */
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "rocm_version", target->version);
+	fixvars_add(&fv, "arch", arch);
+	fix_apply(res, ctx, newer ? "rocm_upgrade" : "rocm_older", &fv);
+	fixvars_release(&fv);
+	const struct prof_os *o = os_entry(ctx);
+	if (o && prof_rocm_os(target, o->key))
+		fix_add_route(res, ctx, target);
+}
+
+void fix_override_set(struct check_result *res, const struct check_ctx *ctx, const struct gpu *g,
+		      const char *value)
+{
+	const struct facts *f = ctx->facts;
+	const struct prof_rocm *rel = rocm_release_judged(ctx, NULL);
+	bool global = true;
+	for (size_t i = 0; i < f->ngpus && global; i++) {
+		const struct gpu *h = &f->gpus[i];
+		if (h == g || h->vendor != VENDOR_AMD)
+			continue;
+		/* its own per-node variable wins over the global one */
+		if (h->kfd_node >= 0 && (size_t)h->kfd_node < f->env.nhsa_override_node &&
+		    f->env.hsa_override_node[h->kfd_node].set)
+			continue;
+		const char *want = arch_override_value(ctx, h->arch);
+		bool needs_same = h->arch[0] && rel && !prof_rocm_has_arch(rel, h->arch) && want &&
+				  !strcmp(want, value);
+		if (!needs_same)
+			global = false;
+	}
+	struct fixvars fv = FIXVARS_INIT;
+	if (global || g->kfd_node < 0)
+		fixvars_add(&fv, "var", "HSA_OVERRIDE_GFX_VERSION");
+	else
+		fixvars_addf(&fv, "var", "HSA_OVERRIDE_GFX_VERSION_%d", g->kfd_node);
+	fixvars_add(&fv, "override", value);
+	fixvars_addf(&fv, "node", "%d", g->kfd_node);
+	fixvars_add(&fv, "arch", g->arch);
+	fix_apply(res, ctx, "hsa_override_set", &fv);
+	fixvars_release(&fv);
+}
+
 bool report_fact_error(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
 		       int gpu, const char *prefix, const char *what)
 {
@@ -727,17 +848,6 @@ void inventory_annotate(struct facts *f, const struct profiles *db)
 }
 
 /* ---- text ---- */
-
-char *strvec_join(const struct strvec *sv, const char *sep)
-{
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < sv->n; i++) {
-		if (i)
-			strbuf_addstr(&sb, sep);
-		strbuf_addstr(&sb, sv->v[i]);
-	}
-	return strbuf_detach(&sb);
-}
 
 bool cmdline_has(const char *cmdline, const char *token)
 {

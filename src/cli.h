@@ -78,7 +78,7 @@ int cmd_checks(struct cli *cli, int argc, char **argv);
 int cmd_profiles(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 
-/* Hooks the probe engine provides (weak fallbacks in cmd_pending.c):
+/* Hooks the probe engine provides (probes/probe_doctor.c, probes/probe_kernels.c):
  * add probe results to a doctor report at level standard/full (`gpus` is the
  * --gpu list or NULL), and the gfx targets the probe kernels were built for
  * (NULL-terminated, or NULL when none are embedded). */

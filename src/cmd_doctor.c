@@ -21,6 +21,8 @@ static const char usage[] =
 	"  --gpu N[,N...]        probe only these GPUs (as `rocmcheck devices` numbers them)\n"
 	"  --fail-on warn        count warnings as failures for the exit status\n"
 	"  --timeout SECONDS     watchdog for each probe (default 60)\n"
+	"  --online              also ask the package and wheel servers the profiles name\n"
+	"                        (net.repos; on by default at level full, never at quick)\n"
 	"\n"
 	"Global options such as --json, --sysroot DIR, -q and -v work here too;\n"
 	"see `rocmcheck --help`. Exit status: 0 nothing failed, 1 a check or probe\n"
@@ -110,6 +112,7 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 	const char *level = "standard";
 	const char *gpus = NULL;
 	bool fail_on_warn = false;
+	bool online = false;
 	int timeout_s = 60;
 	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
 	struct report r;
@@ -155,6 +158,8 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 				goto usage;
 			}
 			timeout_s = (int)t;
+		} else if (!strcmp(a, "--online")) {
+			online = true;
 		} else if ((rc = cli_parse_global(cli, "doctor", argc, argv, &i)) != 0) {
 			if (rc < 0)
 				goto usage;
@@ -170,6 +175,10 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 		fputs(usage, stdout);
 		goto out;
 	}
+	if (online && !strcmp(level, "quick")) {
+		cli_usage_error("doctor", "--online cannot be combined with --level quick (quick never uses the network)");
+		goto usage;
+	}
 	status = cli_ready(cli, "doctor");
 	if (status != EXIT_OK)
 		goto out;
@@ -183,11 +192,12 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 		.db = cli->db,
 		.live = cli->sr.live,
 		.level = level,
+		.online = online,
 	};
 	report_init(&r, &cli->facts, cli->db);
 	have_report = true;
-	r.source_kind = cli->sr.live ? "live" : "sysroot";
-	r.source_path = cli->sr.live ? "/" : cli->sr.path;
+	r.source_kind = cli->replay_file ? "replay" : cli->sr.live ? "live" : "sysroot";
+	r.source_path = cli->replay_file ? cli->replay_file : cli->sr.live ? "/" : cli->sr.path;
 	r.level = level;
 	r.fail_on_warn = fail_on_warn;
 	bool runtime = strcmp(level, "quick") != 0;

@@ -180,6 +180,11 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 				iters = v;
 			else
 				timeout = v;
+		} else if ((m = cli_parse_global(cli, "probe", argc, argv, &i)) != 0) {
+			if (m < 0) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
 		} else if (a[0] == '-') {
 			ret = cli_usage_error("probe", "unknown option %s", a);
 			goto out;
@@ -196,6 +201,10 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 			}
 			strvec_push(&names, a);
 		}
+	}
+	if (cli->help) {
+		fputs(probe_usage, stdout);
+		goto out;
 	}
 	struct probe_job base;
 	memset(&base, 0, sizeof(base));

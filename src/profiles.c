@@ -29,6 +29,7 @@ const char *const profile_placeholders[] = {
 	"os_name", "rocm_version", "override", "node", "arch", "var", "vars",
 	"visible_id", "gpu_index", "torch_index", "backend", "install",
 	"driver_version", "cuda_version", "min_driver", "vram", "min_vram",
+	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id",
 	NULL
@@ -46,21 +47,30 @@ static const struct fix_contract {
 	{ "mok_enroll", "", true, false },
 	{ "iommu_pt", "grub_update", true, false },
 	{ "kernel_supported", "kernel kernels os_name rocm_version", false, false },
+	{ "os_unsupported", "os_name rocm_version os_list other_rocm", false, false },
 	{ "rocm_install", "os_name rocm_version", false, false },
-	{ "hsa_override_set", "override node arch", false, false },
+	{ "rocm_multiple", "rocm_path rocm_paths", false, false },
+	{ "hsa_override_set", "var override node arch", false, false },
 	{ "hsa_override_unset", "var", false, false },
 	{ "hsa_override_format", "var override", false, false },
 	{ "igpu_hide", "visible_id gpu_index", false, false },
 	{ "visible_devices", "var vars", false, false },
 	{ "launch_blocking", "vars", false, false },
 	{ "torch_reinstall", "torch_index backend", false, false },
+	{ "torch_no_index", "backend", false, false },
+	{ "tf_reinstall", "packages rocm_version", false, false },
+	{ "tf_reinstall_cuda", "packages", false, false },
 	{ "container_devices", "", false, false },
-	{ "nvidia_driver", "install", false, false },
+	{ "kfd_missing_node", "pci_addr", false, false },
+	{ "nvidia_driver", "install packages os_name", true, false },
+	{ "nvidia_uvm", "", false, false },
 	{ "nouveau", "grub_update", true, false },
 	{ "rocm_upgrade", "rocm_version arch", false, false },
+	{ "rocm_older", "rocm_version arch", false, false },
 	{ "rocm_window", "rocm_version driver_version", false, false },
 	{ "pytorch_rocm_arch", "arch", false, false },
 	{ "cuda_driver_upgrade", "cuda_version min_driver", false, false },
+	{ "cuda_cc_low", "cc cuda_version ok_cuda install", false, false },
 	{ "vram_low", "vram min_vram", false, false },
 	{ "wsl_route", "", false, false },
 };
@@ -672,6 +682,17 @@ static void key_os(struct loader *l, const char *key, const char *value)
 	} else if (!strcmp(key, "grub_update")) {
 		check_template(l, key, value, NULL);
 		set_str(l, &o->grub_update, key, value);
+	} else if (!strcmp(key, "nvidia_packages")) {
+		if (!seen_key(l, key))
+			once(l, key);
+		check_template(l, key, value, NULL);
+		strvec_split(&o->nvidia_packages, value, " \t,");
+	} else if (!strcmp(key, "nvidia_install")) {
+		/* one command per line, in order */
+		if (!seen_key(l, key))
+			once(l, key);
+		check_template(l, key, value, NULL);
+		strvec_push(&o->nvidia_install, value);
 	} else {
 		unknown_key(l, key);
 	}
@@ -1287,6 +1308,8 @@ void profiles_free(struct profiles *db)
 		strvec_release(&o->headers);
 		free(o->install);
 		free(o->grub_update);
+		strvec_release(&o->nvidia_packages);
+		strvec_release(&o->nvidia_install);
 	}
 	free(db->os);
 	for (size_t i = 0; i < db->nrocm; i++) {
@@ -1549,4 +1572,45 @@ int profiles_render(const char *tmpl, const char *const *vars, char **out)
 	}
 	*out = strbuf_detach(&sb);
 	return 0;
+}
+
+char *prof_os_nvidia_install(const struct prof_os *o, const char *kernel, char **packages_out)
+{
+	char *packages = o && o->nvidia_packages.n ? strvec_join(&o->nvidia_packages, " ") : NULL;
+	if (packages_out)
+		*packages_out = xstrdup(packages ? packages : "the NVIDIA driver");
+	if (!packages) {
+		free(packages);
+		return xstrdup("# install the NVIDIA driver the way your distribution documents it (the profile has no entry for this OS)");
+	}
+	const char *iv[] = { "packages", packages, "kernel", kernel, NULL };
+	struct strbuf sb = STRBUF_INIT;
+	bool ok = true;
+	if (o->nvidia_install.n) {
+		for (size_t i = 0; i < o->nvidia_install.n && ok; i++) {
+			char *c = NULL;
+			ok = profiles_render(o->nvidia_install.v[i], iv, &c) == 0;
+			if (ok) {
+				if (sb.len)
+					strbuf_addstr(&sb, " && ");
+				strbuf_addstr(&sb, c);
+			}
+			free(c);
+		}
+	} else {
+		char *c = NULL;
+		ok = o->install && profiles_render(o->install, iv, &c) == 0;
+		if (ok)
+			strbuf_addstr(&sb, c);
+		free(c);
+	}
+	char *cmd;
+	if (ok) {
+		cmd = strbuf_detach(&sb);
+	} else {
+		strbuf_release(&sb);
+		cmd = xasprintf("# install %s with your package manager", packages);
+	}
+	free(packages);
+	return cmd;
 }

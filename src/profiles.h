@@ -16,27 +16,38 @@
  *   mok_enroll                                          reboot
  *   iommu_pt            {grub_update}                   reboot
  *   kernel_supported    {kernel} {kernels} {os_name} {rocm_version}
+ *   os_unsupported      {os_name} {rocm_version} {os_list} {other_rocm}
  *   rocm_install        {os_name} {rocm_version}        (the commands come from the route)
- *   hsa_override_set    {override} {node} {arch}
+ *   rocm_multiple       {rocm_path} {rocm_paths}
+ *   hsa_override_set    {var} {override} {node} {arch}
  *   hsa_override_unset  {var}
  *   hsa_override_format {var} {override}
  *   igpu_hide           {visible_id} {gpu_index}
  *   visible_devices     {var} {vars}
  *   launch_blocking     {vars}
  *   torch_reinstall     {torch_index} {backend}
+ *   torch_no_index      {backend}
+ *   tf_reinstall        {packages} {rocm_version}
+ *   tf_reinstall_cuda   {packages}
  *   container_devices
- *   nvidia_driver       {install}
+ *   kfd_missing_node    {pci_addr}
+ *   nvidia_driver       {install} {packages} {os_name}  reboot
+ *   nvidia_uvm
  *   nouveau             {grub_update}                   reboot
- *   rocm_upgrade        {rocm_version} {arch}
+ *   rocm_upgrade        {rocm_version} {arch}           (a newer release; route commands follow)
+ *   rocm_older          {rocm_version} {arch}           (the arch was dropped; route commands follow)
  *   rocm_window         {rocm_version} {driver_version}
  *   pytorch_rocm_arch   {arch}
  *   cuda_driver_upgrade {cuda_version} {min_driver}
+ *   cuda_cc_low         {cc} {cuda_version} {ok_cuda} {install}
  *   vram_low            {vram} {min_vram}
  *   wsl_route
  *
  * {headers_install} and {install} are rendered by the check from the OS
- * entry's `install` template and `headers` list; {rocm_version} is
- * "6.2" style unless the check says otherwise.
+ * entry's `install` template and `headers` list (nvidia_driver: from its
+ * `nvidia_install` commands joined with " && ", else `install` with
+ * `nvidia_packages`); {rocm_version} is "6.2" style unless the check says
+ * otherwise.
  */
 #ifndef ROCMCHECK_PROFILES_H
 #define ROCMCHECK_PROFILES_H
@@ -64,6 +75,9 @@ struct prof_os {
 	struct strvec headers;     /* kernel headers packages, templates ("linux-headers-{kernel}") */
 	char *install;             /* package install template: "sudo apt-get install -y {packages}" */
 	char *grub_update;         /* "sudo update-grub" / "sudo grub2-mkconfig -o /boot/grub2/grub.cfg" */
+	struct strvec nvidia_packages; /* NVIDIA driver packages the distribution documents ({packages}) */
+	struct strvec nvidia_install;  /* command templates that install them, in order ({packages},
+	                                * {kernel}); empty: the `install` template */
 	struct prof_where where;
 };
 
@@ -193,6 +207,13 @@ const struct prof_route *profiles_find_route(const struct profiles *db, const ch
  * {name, value, name, value, ..., NULL}. Returns 0 and *out (caller frees), or
  * -EINVAL with *out naming the unknown placeholder. "{{" is a literal brace. */
 int profiles_render(const char *tmpl, const char *const *vars, char **out);
+
+/* The command that installs the NVIDIA driver on OS `o` (its nvidia_install
+ * templates joined with " && ", else its install template with its
+ * nvidia_packages), for kernel release `kernel`; a shell comment when the
+ * profile has no entry. *packages_out (may be NULL) gets the package list or
+ * "the NVIDIA driver". Both are the caller's. */
+char *prof_os_nvidia_install(const struct prof_os *o, const char *kernel, char **packages_out);
 
 /* Every placeholder name a fix or route template may use (NULL-terminated). */
 extern const char *const profile_placeholders[];

@@ -37,6 +37,11 @@ static void fix_release(struct fix *fx)
 {
 	free(fx->text);
 	strvec_release(&fx->commands);
+	for (size_t i = 0; i < fx->nrefs; i++) {
+		free(fx->refs[i].id);
+		strvec_release(&fx->refs[i].vars);
+	}
+	free(fx->refs);
 	memset(fx, 0, sizeof(*fx));
 }
 
@@ -135,6 +140,14 @@ void result_fix_profile(struct check_result *res, const struct profiles *db,
 	}
 	res->fix.reboot = res->fix.reboot || pf->reboot;
 	res->fix.relogin = res->fix.relogin || pf->relogin;
+	res->fix.refs = xrealloc(res->fix.refs, (res->fix.nrefs + 1) * sizeof(*res->fix.refs));
+	struct fix_ref *ref = &res->fix.refs[res->fix.nrefs++];
+	ref->id = xstrdup(fix_id);
+	strvec_init(&ref->vars);
+	for (size_t i = 0; vars && vars[i] && vars[i + 1]; i += 2) {
+		strvec_push(&ref->vars, vars[i]);
+		strvec_push(&ref->vars, vars[i + 1]);
+	}
 }
 
 void result_fix_text(struct check_result *res, const char *fmt, ...)

@@ -20,10 +20,19 @@ struct evidence {
 	char *value;
 };
 
+/* A profile fix applied to a result, with the values it was filled with:
+ * what `plan` builds its steps from (one source of truth with the doctor). */
+struct fix_ref {
+	char *id;                  /* profile fix id ("groups") */
+	struct strvec vars;        /* name, value, name, value, ... as rendered */
+};
+
 struct fix {
 	char *text;                /* NULL when the result has no fix */
 	struct strvec commands;
 	bool reboot, relogin;
+	struct fix_ref *refs;      /* the profile fixes behind text and commands, in order */
+	size_t nrefs;
 };
 
 struct check_def;              /* checks.h */

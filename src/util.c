@@ -233,6 +233,17 @@ void strvec_split(struct strvec *sv, const char *s, const char *seps)
 	}
 }
 
+char *strvec_join(const struct strvec *sv, const char *sep)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < sv->n; i++) {
+		if (i)
+			strbuf_addstr(&sb, sep);
+		strbuf_addstr(&sb, sv->v[i]);
+	}
+	return strbuf_detach(&sb);
+}
+
 /* ---- text ---- */
 
 char *str_trim(char *s)

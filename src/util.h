@@ -54,6 +54,8 @@ bool strvec_contains(const struct strvec *sv, const char *s);
 void strvec_sort(struct strvec *sv);
 /* Split on any of `seps`, skipping empty fields. */
 void strvec_split(struct strvec *sv, const char *s, const char *seps);
+/* The strings joined with `sep`; caller owns the result ("" when empty). */
+char *strvec_join(const struct strvec *sv, const char *sep);
 
 /* Text helpers. */
 char *str_trim(char *s);                  /* in place; returns s moved past leading space */

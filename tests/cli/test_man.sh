@@ -36,4 +36,9 @@ done
 grep -q 'jq' "$T/man.txt" || fail "EXAMPLES lack a jq example"
 grep -qi 'slurm' "$T/man.txt" || fail "EXAMPLES lack a Slurm health check"
 
+# rocmcheck-profiles(5) documents every fix id of the shipped profiles
+for id in $(sed -n 's/^\[fix \([a-z0-9_]*\)\].*/\1/p' "$SOURCE_DIR"/profiles/*.ini); do
+	grep -q "^$id\b" "$SOURCE_DIR/man/rocmcheck-profiles.5" || fail "rocmcheck-profiles(5) lacks fix id $id"
+done
+
 finish

@@ -50,6 +50,8 @@ usage_error doctor --fail-on
 usage_error doctor --timeout
 usage_error checks --explain
 usage_error --sysroot=
+# quick never uses the network
+usage_error doctor --level quick --online
 
 # usage errors come before any work: a bad option with a bad sysroot is still 2
 usage_error --sysroot /nonexistent/rocmcheck doctor --level fast

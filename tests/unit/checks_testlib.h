@@ -36,14 +36,20 @@ static const char tl_mini_os[] =
 	"source = test data\n"
 	"[os ubuntu-22.04]\nid = ubuntu\nversion = 22.04\nname = Ubuntu 22.04 LTS\ncodename = jammy\npkg = apt\n"
 	"headers = linux-headers-{kernel} linux-modules-extra-{kernel}\ninstall = sudo apt-get install -y {packages}\n"
-	"grub_update = sudo update-grub\n\n"
+	"grub_update = sudo update-grub\nnvidia_packages = ubuntu-drivers-common\n"
+	"nvidia_install = sudo apt-get install -y {packages}\nnvidia_install = sudo ubuntu-drivers install\n\n"
 	"[os ubuntu-24.04]\nid = ubuntu\nversion = 24.04\nname = Ubuntu 24.04 LTS\ncodename = noble\npkg = apt\n"
 	"headers = linux-headers-{kernel}\ninstall = sudo apt-get install -y {packages}\ngrub_update = sudo update-grub\n\n"
 	"[os rhel-8]\nid = rhel\nversion = 8\nname = Red Hat Enterprise Linux 8\npkg = dnf\n"
 	"headers = kernel-devel-{kernel}\ninstall = sudo dnf install -y {packages}\n"
 	"grub_update = sudo grub2-mkconfig -o /boot/grub2/grub.cfg\n\n"
 	"[os debian-12]\nid = debian\nversion = 12\nname = Debian 12\ncodename = bookworm\npkg = apt\n"
-	"headers = linux-headers-{kernel}\ninstall = sudo apt-get install -y {packages}\ngrub_update = sudo update-grub\n";
+	"headers = linux-headers-{kernel}\ninstall = sudo apt-get install -y {packages}\ngrub_update = sudo update-grub\n"
+	"nvidia_packages = nvidia-driver firmware-misc-nonfree\n\n"
+	"[os rhel-9]\nid = rhel\nversion = 9\nname = Red Hat Enterprise Linux 9\npkg = dnf\n"
+	"headers = kernel-devel-{kernel}\ninstall = sudo dnf install -y {packages}\n"
+	"grub_update = sudo grub2-mkconfig -o /boot/grub2/grub.cfg\nnvidia_packages = nvidia-driver:latest-dkms\n"
+	"nvidia_install = sudo dnf install -y kernel-devel-{kernel}\nnvidia_install = sudo dnf module install -y {packages}\n";
 static const char tl_mini_rocm_real[] =
 	"source = test data\n"
 	"[rocm 6.0]\ndate = 2023-12-15\nlatest = 6.0.2\ninstinct = gfx906 gfx908 gfx90a\nradeon = gfx1030 gfx1100\n"

@@ -21,15 +21,19 @@ static void test_present_none(void **state)
 	struct tl *t = tl_new();
 	const struct check_result *c = tl_one(t, "device.present");
 	assert_status(c, ST_FAIL);
-	assert_string_equal(c->summary, "no GPU found");
+	/* spec: "no GPU found" and what was seen on PCI */
+	assert_string_equal(c->summary, "no GPU found: no KFD GPU node and no NVIDIA device; PCI shows nothing");
 	assert_true(tl_has_evidence(c, "/sys/bus/pci/devices", "no display"));
 	tl_free(t);
 	/* an AMD card on PCI without a KFD node: the driver fix */
 	t = tl_new();
 	tl_kernel(t, "6.5.0-35-generic");
 	tl_pci(t, "0000:03:00.0", 0x1002, 0x744c, NULL, 0, 0);
+	tl_pci(t, "0000:01:00.0", 0x1a03, 0x2000, "ast", 0, 0);
 	c = tl_one(t, "device.present");
 	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "PCI shows 1002:744c (AMD display controller, no driver), "
+				    "1a03:2000 (ASPEED display controller, driver ast)");
 	assert_true(tl_has_evidence(c, "/sys/bus/pci/devices/0000:03:00.0", "driver (none)"));
 	assert_true(tl_has_command(c, "sudo modprobe amdgpu"));
 	tl_free(t);
@@ -78,8 +82,10 @@ static void test_arch_not_supported_nearest_release(void **state)
 	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, NULL);
 	const struct check_result *c = tl_one(t, "device.arch");
 	assert_status(c, ST_FAIL);
-	assert_contains(c->summary, "ROCm 6.3 supports it");
-	assert_contains(c->fix.text, "6.3");
+	assert_contains(c->summary, "it was dropped after ROCm 6.3");
+	/* an older release: "install" it, not "upgrade" to it */
+	assert_contains(c->fix.text, "gfx906 was dropped after ROCm 6.3: install ROCm 6.3");
+	assert_null(strstr(c->fix.text, "upgrade"));
 	tl_free(t);
 	/* gfx1101 is newer: 6.2 does not know it, its family override stands in */
 	t = tl_new();
@@ -133,6 +139,106 @@ static void test_arch_real_db_gfx1100_from_56(void **state)
 	tl_free(t);
 }
 
+/* The fix names the release and says whether to upgrade or to install an
+ * older one; the release's install route follows when it lists the OS. */
+static void test_arch_fix_upgrade_or_install(void **state)
+{
+	(void)state;
+	/* gfx942 is supported from 6.0: upgrade from 5.7 */
+	struct tl *t = tl_new_with(tl_real_db());
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "5.15.0-119-generic");
+	tl_amd(t, "gfx942", 90402, 0x74a1, 192 * GIB, 256 * GIB);
+	tl_rocm(t, "/opt/rocm-5.7.1", "5.7.1", true, NULL);
+	const struct check_result *c = tl_one(t, "device.arch");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "it is supported from ROCm 6.0");
+	assert_contains(c->fix.text, "gfx942 is supported from ROCm 6.0 on: upgrade");
+	assert_true(tl_has_command(c, "https://repo.radeon.com/amdgpu-install/6.0"));
+	assert_true(tl_has_command(c, "sudo amdgpu-install -y --usecase=rocm"));
+	tl_free(t);
+	/* gfx906 on 6.4 (dropped; the shipped profile's last release for it is
+	 * 5.7): install that older release, with its route */
+	t = tl_new_with(tl_real_db());
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "5.15.0-119-generic");
+	tl_amd(t, "gfx906", 90006, 0x66af, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, NULL);
+	c = tl_one(t, "device.arch");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->fix.text, "gfx906 was dropped after ROCm 5.7: install ROCm 5.7, the newest release that supports it");
+	assert_null(strstr(c->fix.text, "upgrade"));
+	assert_true(tl_has_command(c, "https://repo.radeon.com/amdgpu-install/5.7"));
+	tl_free(t);
+	/* a release that does not list the OS: no route commands to paste */
+	t = tl_new_with(tl_real_db());
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.2 LTS");
+	tl_kernel(t, "6.8.0-45-generic");
+	tl_amd(t, "gfx906", 90006, 0x66af, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, NULL);
+	c = tl_one(t, "device.arch");
+	assert_contains(c->fix.text, "install ROCm 5.7");
+	assert_int_equal(c->fix.commands.n, 0);
+	tl_free(t);
+	/* nothing installed: judged against the newest, the fix says install */
+	t = tl_new_with(tl_real_db());
+	tl_amd(t, "gfx906", 90006, 0x66af, 16 * GIB, 32 * GIB);
+	c = tl_one(t, "device.arch");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->fix.text, "install ROCm");
+	assert_null(strstr(c->fix.text, "upgrade"));
+	tl_free(t);
+}
+
+/* One AMD GPU: the global override, which every runtime reads (the per-node
+ * form needs ROCm 6.2); with a GPU the global value would hurt, per node. */
+static void test_arch_override_global_or_per_node(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1031", 100301, 0x73df, 12 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	const struct check_result *c = tl_one(t, "device.arch");
+	assert_status(c, ST_WARN);
+	assert_true(tl_has_command(c, "export HSA_OVERRIDE_GFX_VERSION=10.3.0"));
+	assert_contains(c->fix.text, "per-node form");
+	tl_free(t);
+	/* two GPUs that both need 10.3.0: still the global form */
+	t = tl_new();
+	tl_amd(t, "gfx1031", 100301, 0x73df, 12 * GIB, 32 * GIB);
+	tl_amd(t, "gfx1034", 100304, 0x743f, 8 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	size_t n = tl_run(t, "device.arch");
+	assert_true(tl_has_command(tl_for_gpu(t, n, 0), "export HSA_OVERRIDE_GFX_VERSION=10.3.0"));
+	assert_true(tl_has_command(tl_for_gpu(t, n, 1), "export HSA_OVERRIDE_GFX_VERSION=10.3.0"));
+	tl_free(t);
+	/* beside a supported gfx90a: per node (node 2) */
+	t = tl_new();
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_amd(t, "gfx1031", 100301, 0x73df, 12 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	n = tl_run(t, "device.arch");
+	assert_true(tl_has_command(tl_for_gpu(t, n, 1), "export HSA_OVERRIDE_GFX_VERSION_2=10.3.0"));
+	tl_free(t);
+}
+
+/* Under WSL the KFD-based device checks skip with that reason. */
+static void test_wsl_skips(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	t->f.sys.wsl = true;
+	t->f.sys.dxg_present = true;
+	assert_status(tl_one(t, "device.present"), ST_PASS);
+	const char *ids[] = { "device.arch", "device.igpu", "device.vram" };
+	for (size_t i = 0; i < 3; i++) {
+		const struct check_result *c = tl_one(t, ids[i]);
+		assert_status(c, ST_SKIP);
+		assert_contains(c->summary, "not available under WSL");
+	}
+	tl_free(t);
+}
+
 static void test_arch_nvidia(void **state)
 {
 	(void)state;
@@ -142,7 +248,16 @@ static void test_arch_nvidia(void **state)
 	const struct check_result *c = tl_one(t, "device.arch");
 	assert_status(c, ST_FAIL);
 	assert_contains(c->summary, "compute capability 3.5; CUDA 12.4 supports 5.0 and newer");
-	assert_contains(c->fix.text, "CUDA 11.8");
+	assert_contains(c->fix.text, "install CUDA 11.8");
+	/* no OS entry: a comment naming NVIDIA's package */
+	assert_true(tl_has_command(c, "cuda-toolkit-11-8"));
+	tl_free(t);
+	t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_nvidia(t, 0x1004, 3 * GIB);
+	tl_cuda(t, "12.4.131");
+	c = tl_one(t, "device.arch");
+	assert_true(tl_has_command(c, "sudo apt-get install -y cuda-toolkit-11-8"));
 	tl_free(t);
 
 	t = tl_new();
@@ -259,6 +374,9 @@ int main(void)
 		cmocka_unit_test(test_arch_not_supported_nearest_release),
 		cmocka_unit_test(test_arch_errors_and_skips),
 		cmocka_unit_test(test_arch_real_db_gfx1100_from_56),
+		cmocka_unit_test(test_arch_fix_upgrade_or_install),
+		cmocka_unit_test(test_arch_override_global_or_per_node),
+		cmocka_unit_test(test_wsl_skips),
 		cmocka_unit_test(test_arch_nvidia),
 		cmocka_unit_test(test_igpu),
 		cmocka_unit_test(test_vram),

@@ -92,7 +92,53 @@ static void test_kfd_pass_and_missing_node(void **state)
 	assert_status(c, ST_FAIL);
 	assert_contains(c->summary, "0000:0a:00.0");
 	assert_contains(c->summary, "PCI rejects atomics");
+	/* the profile's kfd_missing_node fix, naming the card and a command
+	 * that shows the kernel's reason */
+	assert_contains(c->fix.text, "The kernel gave 0000:0a:00.0 no KFD node");
 	assert_contains(c->fix.text, "CPU");
+	assert_true(tl_has_command(c, "sudo dmesg | grep -i -e kfd -e atomic"));
+	tl_free(t);
+}
+
+/* Secure Boot refusing the DKMS module is named where amdgpu is missing. */
+static void test_amdgpu_absent_secure_boot(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.1 LTS");
+	tl_kernel(t, "6.8.0-45-generic");
+	tl_pci(t, "0000:03:00.0", 0x1002, 0x744c, NULL, 0, 0);
+	t->f.sys.secure_boot = 1;
+	t->f.sys.dkms_amdgpu = true;
+	const struct check_result *c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "Secure Boot is on and a DKMS amdgpu is installed");
+	assert_contains(c->summary, "system.secure_boot");
+	assert_true(tl_has_command(c, "sudo modprobe amdgpu"));
+	tl_free(t);
+	/* Secure Boot off: not mentioned */
+	t = tl_new();
+	tl_pci(t, "0000:03:00.0", 0x1002, 0x744c, NULL, 0, 0);
+	t->f.sys.secure_boot = 0;
+	t->f.sys.dkms_amdgpu = true;
+	c = tl_one(t, "driver.amdgpu");
+	assert_null(strstr(c->summary, "Secure Boot"));
+	tl_free(t);
+}
+
+/* Under WSL the amdgpu and KFD checks skip with that reason, not "no AMD GPU". */
+static void test_wsl_skips(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	t->f.sys.wsl = true;
+	t->f.sys.dxg_present = true;
+	const char *ids[] = { "driver.amdgpu", "driver.kfd" };
+	for (size_t i = 0; i < 2; i++) {
+		const struct check_result *c = tl_one(t, ids[i]);
+		assert_status(c, ST_SKIP);
+		assert_contains(c->summary, "not available under WSL");
+	}
 	tl_free(t);
 }
 
@@ -183,7 +229,35 @@ static void test_nvidia(void **state)
 	c = tl_one(t, "driver.nvidia");
 	assert_status(c, ST_FAIL);
 	assert_contains(c->summary, "no nvidia kernel module");
-	assert_true(tl_has_command(c, "sudo apt-get install -y"));
+	/* the OS entry's nvidia_install lines, joined so a failing step stops */
+	assert_true(tl_has_command(c, "sudo apt-get install -y ubuntu-drivers-common && sudo ubuntu-drivers install"));
+	assert_true(c->fix.reboot);
+	tl_free(t);
+
+	/* no nvidia_install: the OS's install template with nvidia_packages */
+	t = tl_new();
+	tl_os(t, "debian", "12", "Debian GNU/Linux 12 (bookworm)");
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	c = tl_one(t, "driver.nvidia");
+	assert_true(tl_has_command(c, "sudo apt-get install -y nvidia-driver firmware-misc-nonfree"));
+	tl_free(t);
+
+	/* {kernel} in the commands is the running kernel */
+	t = tl_new();
+	tl_os(t, "rhel", "9.4", "Red Hat Enterprise Linux 9.4 (Plow)");
+	tl_kernel(t, "5.14.0-427.13.1.el9_4.x86_64");
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	c = tl_one(t, "driver.nvidia");
+	assert_true(tl_has_command(c, "sudo dnf install -y kernel-devel-5.14.0-427.13.1.el9_4.x86_64 && "
+				      "sudo dnf module install -y nvidia-driver:latest-dkms"));
+	tl_free(t);
+
+	/* an OS the profile does not know: a comment, not a guessed package */
+	t = tl_new();
+	tl_os(t, "arch", "", "Arch Linux");
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	c = tl_one(t, "driver.nvidia");
+	assert_true(tl_has_command(c, "# install the NVIDIA driver"));
 	tl_free(t);
 
 	t = tl_new();
@@ -205,6 +279,8 @@ int main(void)
 		cmocka_unit_test(test_kfd_no_device_node),
 		cmocka_unit_test(test_kfd_integrated_pci_not_required),
 		cmocka_unit_test(test_nvidia),
+		cmocka_unit_test(test_amdgpu_absent_secure_boot),
+		cmocka_unit_test(test_wsl_skips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

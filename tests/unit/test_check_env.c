@@ -248,7 +248,8 @@ static void test_pytorch_rocm_arch(void **state)
 	const struct check_result *c = tl_one(t, "env.pytorch_rocm_arch");
 	assert_status(c, ST_WARN);
 	assert_contains(c->summary, "leaves out gfx1100");
-	assert_contains(c->fix.text, "gfx90a;gfx1030;gfx1100");
+	assert_contains(c->fix.text, "source builds");
+	assert_true(tl_has_command(c, "export PYTORCH_ROCM_ARCH=\"gfx90a;gfx1030;gfx1100\""));
 	assert_true(tl_has_evidence(c, "env:PYTORCH_ROCM_ARCH", "gfx90a;gfx1030"));
 	tl_free(t);
 

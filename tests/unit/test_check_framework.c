@@ -116,7 +116,8 @@ static void test_torch_wheel_tensile(void **state)
 	const struct check_result *c = tl_one(t, "framework.torch");
 	assert_status(c, ST_WARN);
 	assert_contains(c->summary, "no TensileLibrary files for GPU 0 (gfx1031)");
-	assert_true(tl_has_command(c, "export HSA_OVERRIDE_GFX_VERSION_1=10.3.0"));
+	/* the only AMD GPU: the global form, which every runtime reads */
+	assert_true(tl_has_command(c, "export HSA_OVERRIDE_GFX_VERSION=10.3.0"));
 	tl_free(t);
 	/* the override set: fine */
 	t = tl_new();
@@ -168,6 +169,38 @@ static void test_torch_unknown_backend_error(void **state)
 	tl_free(t);
 }
 
+/* No wheel index in the profile for this machine: the torch_no_index fix. */
+static void test_torch_no_index(void **state)
+{
+	(void)state;
+	struct tl *t = amd();
+	for (size_t i = 0; i < t->db->nrocm; i++) {
+		free(t->db->rocm[i].torch_index);
+		t->db->rocm[i].torch_index = NULL;
+	}
+	tl_framework(t, "torch", "2.4.0+cu121", FW_BACKEND_CUDA, "12.1", NULL);
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->fix.text, "Install a PyTorch ROCm build");
+	assert_contains(c->fix.text, "no PyTorch wheel index");
+	tl_free(t);
+}
+
+/* Under WSL sysfs does not say whose GPU /dev/dxg is: nothing to match. */
+static void test_torch_wsl(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	t->f.sys.wsl = true;
+	t->f.sys.dxg_present = true;
+	tl_framework(t, "torch", "2.1.2+rocm6.1.3", FW_BACKEND_ROCM, "6.1", NULL);
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "under WSL");
+	assert_null(strstr(c->summary, "no GPU"));
+	tl_free(t);
+}
+
 static void test_tensorflow(void **state)
 {
 	(void)state;
@@ -177,6 +210,25 @@ static void test_tensorflow(void **state)
 	const struct check_result *c = tl_one(t, "framework.tensorflow");
 	assert_status(c, ST_FAIL);
 	assert_contains(c->fix.text, "tensorflow-rocm");
+	/* tf_reinstall: commands for the package found and the ROCm release
+	 * (none installed: the newest with a wheel index that supports gfx1100) */
+	assert_true(tl_has_command(c, "pip uninstall -y tensorflow"));
+	assert_true(tl_has_command(c, "pip install --upgrade tensorflow-rocm -f https://repo.radeon.com/rocm/manylinux/rocm-rel-6.4/"));
+	tl_free(t);
+	t = amd();
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	tl_framework(t, "tensorflow", "2.16.1", FW_BACKEND_CPU, NULL, NULL);
+	c = tl_one(t, "framework.tensorflow");
+	assert_true(tl_has_command(c, "rocm-rel-6.2/"));
+	tl_free(t);
+	/* on NVIDIA: tf_reinstall_cuda */
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_framework(t, "tensorflow-rocm", "2.14.0.600", FW_BACKEND_ROCM, "6.0", NULL);
+	c = tl_one(t, "framework.tensorflow");
+	assert_status(c, ST_FAIL);
+	assert_true(tl_has_command(c, "pip uninstall -y tensorflow-rocm"));
+	assert_true(tl_has_command(c, "pip install 'tensorflow[and-cuda]'"));
 	tl_free(t);
 	t = amd();
 	tl_framework(t, "tensorflow-rocm", "2.14.0.600", FW_BACKEND_ROCM, "6.0", NULL);
@@ -197,6 +249,8 @@ int main(void)
 		cmocka_unit_test(test_torch_rocm_wheel_on_nvidia),
 		cmocka_unit_test(test_torch_no_gpu_and_mixed),
 		cmocka_unit_test(test_torch_wheel_tensile),
+		cmocka_unit_test(test_torch_no_index),
+		cmocka_unit_test(test_torch_wsl),
 		cmocka_unit_test(test_torch_dkms_window),
 		cmocka_unit_test(test_torch_unknown_backend_error),
 		cmocka_unit_test(test_tensorflow),

@@ -132,9 +132,24 @@ static void test_render_per_gpu(void **state)
 	assert_true(tl_has_command(c, "sudo usermod -aG render,video alice"));
 	tl_free(t);
 
+	/* an NVIDIA GPU without a render node: nothing to judge */
 	t = tl_new();
 	tl_nvidia(t, 0x2684, 24 * GIB);
-	assert_status(tl_one(t, "perm.render"), ST_SKIP);
+	c = tl_one(t, "perm.render");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "no render node of a GPU");
+	tl_free(t);
+	/* spec: every render node of a GPU, so nvidia-drm's too; the group fix
+	 * names the node's group only */
+	t = tl_new();
+	tl_user(t, "bob", 1001, "bob");
+	int g = tl_nvidia(t, 0x2684, 24 * GIB);
+	t->f.gpus[g].render_node = xstrdup("/dev/dri/renderD128");
+	tl_dev(t, "/dev/dri/renderD128", NODE_CHAR, 0660, "render", ACCESS_DENIED);
+	c = tl_one(t, "perm.render");
+	assert_status(c, ST_FAIL);
+	assert_int_equal(c->gpu, 0);
+	assert_true(tl_has_command(c, "sudo usermod -aG render bob"));
 	tl_free(t);
 }
 
@@ -165,7 +180,21 @@ static void test_nvidia_nodes(void **state)
 	c = tl_one(t, "perm.nvidia");
 	assert_status(c, ST_FAIL);
 	assert_contains(c->summary, "missing: /dev/nvidia-uvm");
-	assert_contains(c->fix.text, "nvidia-uvm");
+	/* the profile's nvidia_uvm fix, with the commands */
+	assert_contains(c->fix.text, "/dev/nvidia-uvm is missing");
+	assert_true(tl_has_command(c, "sudo modprobe nvidia-uvm"));
+	assert_true(tl_has_command(c, "sudo nvidia-modprobe -u -c=0"));
+	tl_free(t);
+	/* in a container the nodes are passed in instead */
+	t = tl_new();
+	t->f.sys.container = CONTAINER_DOCKER;
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_dev(t, "/dev/nvidia0", NODE_CHAR, 0666, "root", ACCESS_RW);
+	tl_dev(t, "/dev/nvidiactl", NODE_CHAR, 0666, "root", ACCESS_RW);
+	tl_dev(t, "/dev/nvidia-uvm", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	c = tl_one(t, "perm.nvidia");
+	assert_contains(c->fix.text, "--gpus all");
+	assert_int_equal(c->fix.commands.n, 0);
 	tl_free(t);
 
 	t = tl_new();

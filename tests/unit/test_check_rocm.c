@@ -69,6 +69,90 @@ static void test_install_several(void **state)
 	assert_status(c, ST_WARN);
 	assert_contains(c->summary, "2 ROCm installs");
 	assert_contains(c->summary, "/opt/rocm-6.2.0 (what /opt/rocm points at) wins");
+	/* the profile's rocm_multiple fix, pointing the tools at the winner */
+	assert_contains(c->fix.text, "/opt/rocm-6.2.0, /opt/rocm-6.1.3");
+	assert_true(tl_has_command(c, "export ROCM_PATH=/opt/rocm-6.2.0"));
+	assert_true(tl_has_command(c, "export LD_LIBRARY_PATH=/opt/rocm-6.2.0/lib:$LD_LIBRARY_PATH"));
+	tl_free(t);
+}
+
+/* Under WSL sysfs does not say whose GPU /dev/dxg is: a ROCm install is
+ * judged (ROCm for WSL), and without one the check skips. */
+static void test_install_wsl(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	t->f.sys.wsl = true;
+	t->f.sys.dxg_present = true;
+	const struct check_result *c = tl_one(t, "rocm.install");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "under WSL");
+	tl_rocm(t, "/opt/rocm-6.1.3", "6.1.3", true, NULL);
+	c = tl_one(t, "rocm.install");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "ROCm 6.1.3 at /opt/rocm-6.1.3");
+	c = tl_one(t, "rocm.version");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "not available under WSL");
+	c = tl_one(t, "rocm.rocblas");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "not available under WSL");
+	tl_free(t);
+}
+
+/* amdgpu not loaded (Secure Boot, say): the installed DKMS package is what
+ * will load, so it is the driver judged; the summary says which driver. */
+/* A leftover override of another family does not change what the version
+ * is judged for (the fault is env.hsa_override's finding); one of the GPU's
+ * own family does, and the summary says so. */
+static void test_version_override_arch(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx90a gfx1030");
+	tl_env(t, "HSA_OVERRIDE_GFX_VERSION", "10.3.0");
+	const struct check_result *c = tl_one(t, "rocm.version");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "supports gfx90a");
+	assert_null(strstr(c->summary, "gfx1030"));
+	tl_free(t);
+	t = tl_new();
+	tl_amd(t, "gfx1031", 100301, 0x73df, 12 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1030");
+	tl_env(t, "HSA_OVERRIDE_GFX_VERSION", "10.3.0");
+	c = tl_one(t, "rocm.version");
+	assert_contains(c->summary, "supports gfx1030 (GPU 0, a gfx1031, runs as it through the override)");
+	tl_free(t);
+}
+
+static void test_version_dkms_not_loaded(void **state)
+{
+	(void)state;
+	struct tl *t = xtx();
+	tl_rocm(t, "/opt/rocm-6.2.2", "6.2.2", true, "gfx1100");
+	strvec_push(&t->f.sys.dkms_amdgpu_versions, "6.8.5-2041575.24.04");
+	const struct check_result *c = tl_one(t, "rocm.version");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "amdgpu DKMS 6.8.5 (installed, not loaded) is ROCm 6.2's own driver");
+	assert_contains(c->summary, "supports gfx1100");
+	assert_null(strstr(c->summary, "in-tree"));
+	assert_true(tl_has_evidence(c, "/var/lib/dkms/amdgpu", "6.8.5-2041575.24.04"));
+	tl_free(t);
+	/* an installed package outside the window warns like a loaded one */
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-6.2.2", "6.2.2", true, "gfx1100");
+	strvec_push(&t->f.sys.dkms_amdgpu_versions, "6.3.6-1697589.22.04");
+	c = tl_one(t, "rocm.version");
+	assert_status(c, ST_PASS); /* 6.0 is within two releases of 6.2 */
+	tl_free(t);
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, "gfx1100");
+	strvec_push(&t->f.sys.dkms_amdgpu_versions, "6.3.6-1697589.22.04");
+	c = tl_one(t, "rocm.version");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "(installed, not loaded)");
+	assert_contains(c->fix.text, "6.3.6");
 	tl_free(t);
 }
 
@@ -132,9 +216,19 @@ static void test_version_window(void **state)
 	/* the in-tree driver and unknown DKMS versions are not judged */
 	t = xtx();
 	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	t->f.drv.amdgpu_module = true;
+	t->f.drv.amdgpu_initstate = xstrdup("live");
 	c = tl_one(t, "rocm.version");
 	assert_status(c, ST_PASS);
 	assert_contains(c->summary, "in-tree");
+	tl_free(t);
+	/* amdgpu not loaded and no DKMS package: not "in-tree" either */
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	c = tl_one(t, "rocm.version");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "amdgpu is not loaded and no DKMS package is installed");
+	assert_null(strstr(c->summary, "in-tree"));
 	tl_free(t);
 	t = xtx();
 	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
@@ -196,8 +290,9 @@ static void test_runtime_placeholder(void **state)
 	(void)state;
 	struct tl *t = xtx();
 	const struct check_result *c = tl_one(t, "rocm.runtime");
+	/* ctx.live is false: a capture cannot load the runtime */
 	assert_status(c, ST_SKIP);
-	assert_string_equal(c->summary, "needs the runtime probes");
+	assert_contains(c->summary, "needs the live machine");
 	tl_free(t);
 }
 
@@ -251,6 +346,9 @@ static void test_rocblas_igpu(void **state)
 	const struct check_result *c = tl_for_gpu(t, n, 1);
 	assert_status(c, ST_WARN);
 	assert_true(tl_has_command(c, "export ROCR_VISIBLE_DEVICES=GPU-000000000000abc0"));
+	/* the fix names the discrete GPU that stays (index 0), not the iGPU */
+	assert_contains(c->fix.text, "(index 0)");
+	assert_null(strstr(c->fix.text, "(index 1)"));
 	tl_free(t);
 	/* hidden: harmless */
 	t = xtx();
@@ -287,6 +385,9 @@ int main(void)
 		cmocka_unit_test(test_install_missing_route),
 		cmocka_unit_test(test_install_only_bundled),
 		cmocka_unit_test(test_install_several),
+		cmocka_unit_test(test_install_wsl),
+		cmocka_unit_test(test_version_dkms_not_loaded),
+		cmocka_unit_test(test_version_override_arch),
 		cmocka_unit_test(test_install_unparseable),
 		cmocka_unit_test(test_version_window),
 		cmocka_unit_test(test_version_gpu_window),

@@ -75,6 +75,7 @@ static void test_kernel_unknown_os_only_floor(void **state)
 	struct tl *t = tl_new();
 	tl_os(t, "fedora", "40", "Fedora Linux 40");
 	tl_kernel(t, "6.10.3-200.fc40.x86_64");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
 	const struct check_result *c = tl_one(t, "system.kernel");
 	assert_status(c, ST_PASS);
 	assert_contains(c->summary, "only the floor applies");
@@ -83,6 +84,7 @@ static void test_kernel_unknown_os_only_floor(void **state)
 	t = tl_new();
 	tl_os(t, "fedora", "40", "Fedora Linux 40");
 	tl_kernel(t, "5.10.0-1");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
 	c = tl_one(t, "system.kernel");
 	assert_status(c, ST_FAIL);
 	assert_contains(c->fix.text, "5.15 or newer");
@@ -96,6 +98,7 @@ static void test_kernel_newest_release_when_none_installed(void **state)
 	struct tl *t = tl_new();
 	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.2 LTS");
 	tl_kernel(t, "6.11.0-19-generic");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
 	const struct check_result *c = tl_one(t, "system.kernel");
 	assert_status(c, ST_PASS);
 	assert_contains(c->summary, "newest; none installed");
@@ -258,6 +261,115 @@ static void test_os_nvidia_only_not_judged(void **state)
 	const struct check_result *c = tl_one(t, "system.os");
 	assert_status(c, ST_PASS);
 	assert_contains(c->summary, "not judged");
+	tl_free(t);
+	/* ROCm from AMD installed beside the NVIDIA GPU: its list applies */
+	t = tl_new();
+	tl_os(t, "arch", "rolling", "Arch Linux");
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	assert_status(tl_one(t, "system.os"), ST_WARN);
+	tl_free(t);
+}
+
+/* The OS fix is the profile's os_unsupported, filled in for the machine. */
+static void test_os_unsupported_fix(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04 LTS");
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_rocm(t, "/opt/rocm-6.1.0", "6.1.0", true, NULL);
+	const struct check_result *c = tl_one(t, "system.os");
+	assert_status(c, ST_WARN);
+	assert_contains(c->fix.text, "Ubuntu 24.04 LTS is not a supported OS of ROCm 6.1 for the GPUs here "
+				     "(supported: Ubuntu 22.04 LTS, Red Hat Enterprise Linux 8)");
+	assert_contains(c->fix.text, "or ROCm 6.4, the newest release that supports Ubuntu 24.04 LTS");
+	tl_free(t);
+	/* Radeon on an Instinct-only OS: the Radeon list, and the newest
+	 * release with Radeon support there */
+	t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.1 LTS");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	c = tl_one(t, "system.os");
+	assert_contains(c->fix.text, "(supported: Ubuntu 22.04 LTS)");
+	assert_contains(c->fix.text, "or ROCm 6.4, the newest release that supports Ubuntu 24.04 LTS");
+	tl_free(t);
+	/* no release lists it */
+	t = tl_new();
+	tl_os(t, "arch", "rolling", "Arch Linux");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	c = tl_one(t, "system.os");
+	assert_contains(c->fix.text, "Arch Linux is not a supported OS of ROCm 6.4");
+	assert_contains(c->fix.text, "no release in the profile database lists this OS");
+	tl_free(t);
+}
+
+/* ---- system.kernel without an AMD GPU or ROCm (only the floor) ---- */
+
+static void test_kernel_without_amd_or_rocm(void **state)
+{
+	(void)state;
+	/* Debian 12 lists 6.1 only, but with no AMD GPU and no ROCm a newer
+	 * series is no concern: pass */
+	struct tl *t = tl_new();
+	tl_os(t, "debian", "12", "Debian GNU/Linux 12 (bookworm)");
+	tl_kernel(t, "6.18.44-fc-v669");
+	const struct check_result *c = tl_one(t, "system.kernel");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "meets the 5.15 floor");
+	assert_contains(c->summary, "not judged");
+	assert_true(tl_has_evidence(c, "host.ini [uname] release", "6.18.44-fc-v669"));
+	tl_free(t);
+	/* a distribution's own ROCm packages do not count as ROCm from AMD */
+	t = tl_new();
+	tl_os(t, "debian", "12", "Debian GNU/Linux 12 (bookworm)");
+	tl_kernel(t, "6.18.44-fc-v669");
+	tl_rocm(t, "/usr", "5.2.21153", true, NULL)->source = ROCM_SRC_DISTRO;
+	assert_status(tl_one(t, "system.kernel"), ST_PASS);
+	tl_free(t);
+	/* the same kernel with an AMD GPU: judged against the newest release */
+	t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "6.18.44-fc-v669");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	assert_status(tl_one(t, "system.kernel"), ST_WARN);
+	tl_free(t);
+	/* NVIDIA only: the floor still applies */
+	t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "5.4.0-150-generic");
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	c = tl_one(t, "system.kernel");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "older than 5.15");
+	assert_contains(c->fix.text, "5.15 or newer");
+	tl_free(t);
+	/* below the floor, but the OS's own kernel (RHEL 8's 4.18): pass */
+	t = tl_new();
+	tl_os(t, "rhel", "8.10", "Red Hat Enterprise Linux 8.10 (Ootpa)");
+	tl_kernel(t, "4.18.0-553.el8_10.x86_64");
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	c = tl_one(t, "system.kernel");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "series the profile lists for Red Hat Enterprise Linux 8");
+	tl_free(t);
+}
+
+/* Under WSL Secure Boot and the IOMMU are the Windows host's. */
+static void test_wsl_skips(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	t->f.sys.wsl = true;
+	t->f.sys.dxg_present = true;
+	t->f.sys.secure_boot = 1;
+	const struct check_result *c = tl_one(t, "system.secure_boot");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "not available under WSL");
+	c = tl_one(t, "system.iommu");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "not available under WSL");
 	tl_free(t);
 }
 
@@ -478,6 +590,9 @@ int main(void)
 		cmocka_unit_test(test_os_radeon_narrower_list),
 		cmocka_unit_test(test_os_missing_and_broken),
 		cmocka_unit_test(test_os_nvidia_only_not_judged),
+		cmocka_unit_test(test_os_unsupported_fix),
+		cmocka_unit_test(test_kernel_without_amd_or_rocm),
+		cmocka_unit_test(test_wsl_skips),
 		cmocka_unit_test(test_wsl),
 		cmocka_unit_test(test_container),
 		cmocka_unit_test(test_secure_boot),

@@ -1,0 +1,210 @@
+/* `rocmcheck plan`: print a script (or JSON) that takes this machine, a
+ * captured one (--sysroot) or a described one (--os and --gpu) to a working
+ * stack. The planner is in plan.c; this file parses options and prints. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "cli.h"
+#include "plan.h"
+
+static const char usage[] =
+	"usage: rocmcheck [GLOBAL OPTIONS] plan [OPTIONS]\n"
+	"\n"
+	"Print a POSIX shell script that takes this machine (or a captured or described\n"
+	"one) to a working GPU compute stack: kernel headers, amdgpu loaded, the user in\n"
+	"the right groups, ROCm (or the NVIDIA driver), the matching PyTorch wheel and an\n"
+	"environment without harmful variables. rocmcheck runs none of it; every step is\n"
+	"guarded, so the script can be run twice.\n"
+	"\n"
+	"Options:\n"
+	"  --rocm X.Y            install this ROCm release (default: the profile's choice\n"
+	"                        for the GPU and OS)\n"
+	"  --os ID-VERSION       plan for a described machine with this OS (ubuntu-22.04,\n"
+	"                        rhel-9, debian-12, ...); needs --gpu; reads nothing here\n"
+	"  --gpu GPU             the described machine's GPU: gfx1100, sm_89, or a model\n"
+	"                        name such as \"RX 7900 XTX\" or \"RTX 4090\"\n"
+	"  --torch, --no-torch   install (or leave alone) the PyTorch wheel; a described\n"
+	"                        machine gets it unless --no-torch, this machine only\n"
+	"                        when its PyTorch is missing the GPU or with --torch\n"
+	"  --format sh|json      a shell script (default) or the steps as JSON\n"
+	"\n"
+	"Global options such as --sysroot DIR and --profiles DIR work here too. Exit\n"
+	"status: 0 plan printed, 1 no plan can work (the reason and the nearest supported\n"
+	"alternative go to stderr), 2 usage error, 3 rocmcheck could not do its job.\n";
+
+static int load_profiles_only(struct cli *cli)
+{
+	struct strvec errors = STRVEC_INIT;
+	int rc = profiles_load(&cli->db, cli->profiles_dir, &errors);
+	if (rc < 0 || !cli->db) {
+		for (size_t i = 0; i < errors.n; i++)
+			fprintf(stderr, "rocmcheck: %s\n", errors.v[i]);
+		if (!errors.n)
+			fprintf(stderr, "rocmcheck: cannot load the profiles: %s\n", strerror(rc < 0 ? -rc : EINVAL));
+		strvec_release(&errors);
+		cli->db = NULL;
+		return EXIT_TROUBLE;
+	}
+	strvec_release(&errors);
+	return EXIT_OK;
+}
+
+static void known_oses(const struct profiles *db, struct strbuf *sb)
+{
+	for (size_t i = 0; i < db->nos; i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", db->os[i].key);
+}
+
+int cmd_plan(struct cli *cli, int argc, char **argv)
+{
+	struct plan_opts o = { NULL, -1 };
+	const char *os_spec = NULL, *gpu_spec = NULL;
+	bool json = cli->format == FMT_JSON;
+	struct plan p;
+	struct report r;
+	bool have_report = false;
+	struct strbuf msg = STRBUF_INIT;
+	int status = EXIT_OK;
+	plan_init(&p);
+
+	for (int i = 1; i < argc && !cli->help; i++) {
+		const char *a = argv[i];
+		const char *val;
+		int rc;
+		if ((rc = cli_opt_value("plan", argc, argv, &i, "--rocm", &val)) != 0) {
+			struct version v;
+			if (rc < 0)
+				goto usage;
+			if (version_parse(val, &v) < 0 || v.nparts < 2) {
+				cli_usage_error("plan", "--rocm needs a release such as 6.2, not '%s'", val);
+				goto usage;
+			}
+			o.rocm = val;
+		} else if ((rc = cli_opt_value("plan", argc, argv, &i, "--os", &val)) != 0) {
+			if (rc < 0)
+				goto usage;
+			os_spec = val;
+		} else if ((rc = cli_opt_value("plan", argc, argv, &i, "--gpu", &val)) != 0) {
+			if (rc < 0)
+				goto usage;
+			gpu_spec = val;
+		} else if (!strcmp(a, "--torch")) {
+			o.torch = 1;
+		} else if (!strcmp(a, "--no-torch")) {
+			o.torch = 0;
+		} else if ((rc = cli_opt_value("plan", argc, argv, &i, "--format", &val)) != 0) {
+			if (rc < 0)
+				goto usage;
+			if (!strcmp(val, "sh")) {
+				json = false;
+			} else if (!strcmp(val, "json")) {
+				json = true;
+			} else {
+				cli_usage_error("plan", "unknown format '%s' for --format (sh, json)", val);
+				goto usage;
+			}
+		} else if (!strcmp(a, "--json")) {
+			json = true;
+		} else if ((rc = cli_parse_global(cli, "plan", argc, argv, &i)) != 0) {
+			if (rc < 0)
+				goto usage;
+		} else if (a[0] == '-') {
+			cli_usage_error("plan", "unknown option '%s'", a);
+			goto usage;
+		} else {
+			cli_usage_error("plan", "unexpected argument '%s'", a);
+			goto usage;
+		}
+	}
+	if (cli->help) {
+		fputs(usage, stdout);
+		goto out;
+	}
+	if ((os_spec || gpu_spec) && !(os_spec && gpu_spec)) {
+		cli_usage_error("plan", "--os and --gpu describe a machine together: give both");
+		goto usage;
+	}
+	if (os_spec && (cli->sysroot_dir || cli->replay_file)) {
+		cli_usage_error("plan", "--os/--gpu describe a machine: they cannot be used with --sysroot or --replay");
+		goto usage;
+	}
+
+	int rc;
+	if (os_spec) {
+		/* a described machine: load the profiles, read nothing of this one */
+		status = load_profiles_only(cli);
+		if (status != EXIT_OK)
+			goto out;
+		struct plan_machine m;
+		memset(&m, 0, sizeof(m));
+		m.os = plan_find_os(cli->db, os_spec);
+		if (!m.os) {
+			fprintf(stderr, "rocmcheck: plan: the profile database has no install route for OS '%s'; "
+				"it knows: ", os_spec);
+			known_oses(cli->db, &msg);
+			fprintf(stderr, "%s\n", msg.buf);
+			status = EXIT_PROBLEMS;
+			goto out;
+		}
+		rc = plan_find_gpu(cli->db, gpu_spec, &m, &msg);
+		if (rc == -EEXIST) {
+			cli_usage_error("plan", "--gpu: %s", msg.buf);
+			goto usage;
+		}
+		if (rc < 0) {
+			cli_usage_error("plan", "--gpu: no GPU model named '%s' in the profile database "
+					"(give its architecture, gfxNNNN or sm_NN, or see `rocmcheck profiles list`)",
+					gpu_spec);
+			goto usage;
+		}
+		rc = plan_build(cli->db, NULL, NULL, &m, &o, &p, &msg);
+	} else {
+		status = cli_setup(cli, true);
+		if (status != EXIT_OK)
+			goto out;
+		struct check_ctx ctx = {
+			.facts = &cli->facts,
+			.db = cli->db,
+			.live = cli->sr.live,
+			.level = "quick",
+		};
+		struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
+		report_init(&r, &cli->facts, cli->db);
+		have_report = true;
+		r.level = "quick";
+		checks_run(&ctx, &flt, false, &r);
+		report_finish(&r);
+		rc = plan_build(cli->db, &cli->facts, &r, NULL, &o, &p, &msg);
+	}
+	if (rc == -EINVAL) {
+		cli_usage_error("plan", "%s", msg.buf);
+		goto usage;
+	}
+	if (rc == -EPERM) {
+		fprintf(stderr, "rocmcheck: plan: refusing to write a script: %s\n", msg.buf);
+		status = EXIT_TROUBLE;
+		goto out;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "rocmcheck: plan: no plan can work: %s\n", msg.buf);
+		status = EXIT_PROBLEMS;
+		goto out;
+	}
+	if (json)
+		out_plan_json(stdout, &p);
+	else
+		out_plan_sh(stdout, &p);
+	/* a write error is caught when main flushes stdout */
+	status = EXIT_OK;
+	goto out;
+usage:
+	status = EXIT_USAGE;
+out:
+	if (have_report)
+		report_release(&r);
+	plan_release(&p);
+	strbuf_release(&msg);
+	return status;
+}

@@ -1,0 +1,1659 @@
+/* The planner (plan.h): steps from the doctor's results or from a described
+ * machine, with the commands taken from the profile's fix templates and
+ * install routes, and a guard per step so that the script is idempotent. */
+#include "plan.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "checks.h"
+
+/* Step order: each step has a rank; steps that need a new login come after
+ * every other step, and steps that need a reboot come last. */
+enum {
+	RANK_KERNEL = 10,
+	RANK_HEADERS = 20,
+	RANK_ROCM = 30,
+	RANK_AMDGPU = 40,
+	RANK_NVIDIA = 45,
+	RANK_TORCH = 60,
+	RANK_ENV_SET = 70,
+	RANK_ENV_CLEAN = 75,
+	RANK_GROUPS = 80,
+	RANK_BOOT = 90,
+};
+
+/* Variables whose only use is debugging: a plan removes them from the
+ * startup files (spec/checks.md env.launch_blocking). */
+static const char *const blocking_vars[] = {
+	"HIP_LAUNCH_BLOCKING", "AMD_SERIALIZE_KERNEL", "AMD_SERIALIZE_COPY", "CUDA_LAUNCH_BLOCKING", NULL,
+};
+
+/* What a described machine's commands use for values only the target knows. */
+#define DESCRIBED_USER "\"$USER\""
+#define DESCRIBED_KERNEL "\"$(uname -r)\""
+#define DESCRIBED_OS_VERSION "\"$(sed -n 's/^VERSION_ID=\"\\{0,1\\}\\([^\"]*\\)\"\\{0,1\\}$/\\1/p' /etc/os-release)\""
+
+/* ---------------------------------------------------------------- basics */
+
+void plan_init(struct plan *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+static void step_release(struct plan_step *s)
+{
+	free(s->id);
+	free(s->title);
+	free(s->comment);
+	strvec_release(&s->why);
+	strvec_release(&s->commands);
+	free(s->guard);
+	strvec_release(&s->manual);
+}
+
+void plan_release(struct plan *p)
+{
+	for (size_t i = 0; i < p->nsteps; i++)
+		step_release(&p->steps[i]);
+	free(p->steps);
+	for (size_t i = 0; i < p->nnotes; i++) {
+		strvec_release(&p->notes[i].why);
+		free(p->notes[i].text);
+		strvec_release(&p->notes[i].commands);
+	}
+	free(p->notes);
+	free(p->os_key);
+	free(p->os_name);
+	free(p->gpu_name);
+	free(p->arch);
+	free(p->rocm);
+	free(p->cuda);
+	free(p->torch_index);
+	free(p->db_version);
+	memset(p, 0, sizeof(*p));
+}
+
+static void push_unique(struct strvec *sv, const char *s)
+{
+	if (s && *s && !strvec_contains(sv, s))
+		strvec_push(sv, s);
+}
+
+/* 'text' for the shell: single quotes, with ' written as '\''. */
+static void add_squoted(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+/* A basic regular expression matching `s` literally. */
+static void add_bre_literal(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr(".[]\\*^$/", *s))
+			strbuf_addch(sb, '\\');
+		strbuf_addch(sb, *s);
+	}
+}
+
+static bool uses_sudo(const char *cmd)
+{
+	return str_startswith(cmd, "sudo ") || strstr(cmd, " sudo ") || strstr(cmd, "|sudo ");
+}
+
+static struct plan_step *step_find(struct plan *p, const char *id)
+{
+	for (size_t i = 0; i < p->nsteps; i++)
+		if (!strcmp(p->steps[i].id, id))
+			return &p->steps[i];
+	return NULL;
+}
+
+static struct plan_step *step_get(struct plan *p, const char *id, int rank, const char *title)
+{
+	struct plan_step *s = step_find(p, id);
+	if (s)
+		return s;
+	p->steps = xrealloc(p->steps, (p->nsteps + 1) * sizeof(*p->steps));
+	s = &p->steps[p->nsteps++];
+	memset(s, 0, sizeof(*s));
+	s->id = xstrdup(id);
+	s->title = xstrdup(title);
+	s->rank = rank;
+	return s;
+}
+
+static void step_remove(struct plan *p, struct plan_step *s)
+{
+	size_t i = (size_t)(s - p->steps);
+	step_release(s);
+	memmove(&p->steps[i], &p->steps[i + 1], (p->nsteps - i - 1) * sizeof(*p->steps));
+	p->nsteps--;
+}
+
+static void step_cmd(struct plan_step *s, const char *cmd)
+{
+	if (!cmd || !*cmd || strvec_contains(&s->commands, cmd))
+		return;
+	strvec_push(&s->commands, cmd);
+	if (uses_sudo(cmd))
+		s->needs_root = true;
+}
+
+static void step_comment(struct plan_step *s, const char *text)
+{
+	if (!text || !*text)
+		return;
+	if (!s->comment) {
+		s->comment = xstrdup(text);
+	} else if (!strstr(s->comment, text)) {
+		char *c = xasprintf("%s %s", s->comment, text);
+		free(s->comment);
+		s->comment = c;
+	}
+}
+
+static void step_guard(struct plan_step *s, char *guard)
+{
+	if (!s->guard)
+		s->guard = guard;
+	else
+		free(guard);
+}
+
+static struct plan_note *note_add(struct plan *p, const char *why, const char *text)
+{
+	for (size_t i = 0; i < p->nnotes; i++) {
+		if (!strcmp(p->notes[i].text, text)) {
+			push_unique(&p->notes[i].why, why);
+			return &p->notes[i];
+		}
+	}
+	p->notes = xrealloc(p->notes, (p->nnotes + 1) * sizeof(*p->notes));
+	struct plan_note *n = &p->notes[p->nnotes++];
+	memset(n, 0, sizeof(*n));
+	push_unique(&n->why, why);
+	n->text = xstrdup(text);
+	return n;
+}
+
+/* ------------------------------------------------------------- variables */
+
+const char *plan_var(const struct strvec *vars, const char *name)
+{
+	for (size_t i = 0; i + 1 < vars->n; i += 2)
+		if (!strcmp(vars->v[i], name))
+			return vars->v[i + 1];
+	return NULL;
+}
+
+/* Render a profile template; NULL when it names a value we do not have. */
+static char *render(const char *tmpl, const struct strvec *vars)
+{
+	const char **kv = xcalloc(vars->n + 1, sizeof(*kv));
+	for (size_t i = 0; i < vars->n; i++)
+		kv[i] = vars->v[i];
+	char *out = NULL;
+	if (profiles_render(tmpl, kv, &out) < 0) {
+		free(out);
+		out = NULL;
+	}
+	free(kv);
+	return out;
+}
+
+static void var_set(struct strvec *vars, const char *name, const char *value)
+{
+	strvec_push(vars, name);
+	strvec_push(vars, value ? value : "");
+}
+
+/* ---------------------------------------------------------------- guards */
+
+/* "the packages are installed", for the OS's package manager. */
+static char *pkg_guard(const struct prof_os *o, const struct strvec *pkgs)
+{
+	if (!o || !o->pkg || !pkgs->n)
+		return NULL;
+	bool apt = !strcmp(o->pkg, "apt");
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < pkgs->n; i++) {
+		if (i)
+			strbuf_addstr(&sb, " && ");
+		if (apt)
+			strbuf_addf(&sb, "dpkg-query -W -f='${Status}' %s 2>/dev/null | grep -q 'ok installed'",
+				    pkgs->v[i]);
+		else
+			strbuf_addf(&sb, "rpm -q %s >/dev/null 2>&1", pkgs->v[i]);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* The packages of a command the OS's install template produced, or none. */
+static void install_packages(const struct prof_os *o, const char *cmd, struct strvec *pkgs)
+{
+	const char *hole = o && o->install ? strstr(o->install, "{packages}") : NULL;
+	if (!hole || !cmd)
+		return;
+	size_t pre = (size_t)(hole - o->install);
+	const char *suffix = hole + strlen("{packages}");
+	size_t len = strlen(cmd), suf = strlen(suffix);
+	if (len < pre + suf || strncmp(cmd, o->install, pre) || strcmp(cmd + len - suf, suffix))
+		return;
+	char *list = xstrndup(cmd + pre, len - pre - suf);
+	/* only package names: a chained command ("... && sudo ubuntu-drivers
+	 * install") is not a plain install */
+	bool names = list[0] != '\0';
+	for (const char *c = list; *c && names; c++)
+		names = isalnum((unsigned char)*c) || strchr(" .+_:~-", *c);
+	if (names)
+		strvec_split(pkgs, list, " ");
+	free(list);
+}
+
+/* "ROCm X.Y is installed": rocm-core carries the point release in its version. */
+static char *rocm_guard(const struct prof_os *o, const char *rocm)
+{
+	if (!o || !o->pkg)
+		return NULL;
+	if (o->community)
+		return xstrdup("rpm -q rocm-hip >/dev/null 2>&1");
+	struct strbuf re = STRBUF_INIT;
+	strbuf_addch(&re, '^');
+	if (rocm)
+		add_bre_literal(&re, rocm);
+	strbuf_addstr(&re, rocm ? "\\." : "");
+	char *g;
+	if (!strcmp(o->pkg, "apt"))
+		g = rocm ? xasprintf("dpkg-query -W -f='${Version}' rocm-core 2>/dev/null | grep -q '%s'", re.buf)
+			 : xstrdup("dpkg-query -W -f='${Status}' rocm-core 2>/dev/null | grep -q 'ok installed'");
+	else
+		g = rocm ? xasprintf("rpm -q --qf '%%{VERSION}' rocm-core 2>/dev/null | grep -q '%s'", re.buf)
+			 : xstrdup("rpm -q rocm-core >/dev/null 2>&1");
+	strbuf_release(&re);
+	return g;
+}
+
+/* ---------------------------------------------------------- the context */
+
+struct planner {
+	const struct profiles *db;
+	const struct facts *f;         /* NULL for a described machine */
+	const struct report *r;        /* NULL for a described machine */
+	const struct plan_opts *o;
+	const struct prof_os *os;      /* NULL when the profile does not know the OS */
+	struct plan *p;
+	struct strvec clean;           /* variables to remove from startup files */
+	struct strvec persist;         /* variables the plan writes to ~/.profile */
+	struct strvec unsets;          /* the doctor's unset commands, for the current shell */
+	struct strvec env_why;         /* checks the environment steps answer */
+	struct strvec env_text;        /* and their fix texts */
+	bool have_rocm_install_fix;    /* the doctor asked for an install */
+	char *upgrade_to;              /* a check asked for ROCm >= this release */
+};
+
+static enum status worst_status(const struct report *r, const char *id)
+{
+	enum status st = ST_SKIP;
+	for (size_t i = 0; r && i < r->nresults; i++)
+		if (r->results[i].def && !strcmp(r->results[i].def->id, id))
+			st = status_worst(st, r->results[i].status);
+	return st;
+}
+
+/* ------------------------------------------------------ steps by fix id */
+
+static void add_headers_step(struct planner *pl, const char *why, const char *cmd, const char *text)
+{
+	struct plan_step *s = step_get(pl->p, "kernel_headers", RANK_HEADERS,
+				       "Install the running kernel's headers and extra modules");
+	push_unique(&s->why, why);
+	if (cmd[0] == '#') {
+		push_unique(&s->manual, cmd);
+		return;
+	}
+	step_cmd(s, cmd);
+	step_comment(s, text);
+	struct strvec pkgs = STRVEC_INIT;
+	install_packages(pl->os, cmd, &pkgs);
+	step_guard(s, pkg_guard(pl->os, &pkgs));
+	strvec_release(&pkgs);
+}
+
+static void add_persist_step(struct planner *pl, const char *why, const char *export_cmd, const char *text)
+{
+	/* "export NAME=VALUE" */
+	const char *assign = export_cmd + strlen("export ");
+	const char *eq = strchr(assign, '=');
+	if (!str_startswith(export_cmd, "export ") || !eq) {
+		note_add(pl->p, why, text);
+		return;
+	}
+	char *name = xstrndup(assign, (size_t)(eq - assign));
+	char *id = xasprintf("env_set_%s", name);
+	char *title = xasprintf("Set %s for every new shell (~/.profile)", name);
+	struct plan_step *s = step_get(pl->p, id, RANK_ENV_SET, title);
+	push_unique(&s->why, why);
+	if (!s->commands.n) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "printf '%s\\n' ");
+		add_squoted(&sb, export_cmd);
+		strbuf_addstr(&sb, " >> ~/.profile");
+		step_cmd(s, sb.buf);
+		strbuf_release(&sb);
+		strbuf_addstr(&sb, "grep -qsxF ");
+		add_squoted(&sb, export_cmd);
+		strbuf_addstr(&sb, " ~/.profile");
+		step_guard(s, strbuf_detach(&sb));
+		push_unique(&s->manual, export_cmd);
+		push_unique(&pl->persist, name);
+	}
+	step_comment(s, text);
+	free(title);
+	free(id);
+	free(name);
+}
+
+static char *user_for_shell(const char *user)
+{
+	if (!user || !*user)
+		return xstrdup(DESCRIBED_USER);
+	if (user[0] == '$')
+		return xasprintf("\"%s\"", user);
+	return xstrdup(user);
+}
+
+static void add_groups_step(struct planner *pl, const char *why, const struct strvec *vars,
+			    const struct strvec *cmds, const char *text)
+{
+	struct plan_step *s = step_get(pl->p, "groups", RANK_GROUPS,
+				       "Add the user to the groups that own the GPU device nodes");
+	push_unique(&s->why, why);
+	s->relogin = true;
+	for (size_t i = 0; i < cmds->n; i++)
+		step_cmd(s, cmds->v[i]);
+	step_comment(s, text);
+	const char *groups = plan_var(vars, "groups");
+	if (!s->guard && groups && *groups) {
+		char *user = user_for_shell(plan_var(vars, "user"));
+		struct strvec gv = STRVEC_INIT;
+		strvec_split(&gv, groups, ", ");
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < gv.n; i++)
+			strbuf_addf(&sb, "%sid -nG %s | grep -qw %s", i ? " && " : "", user, gv.v[i]);
+		step_guard(s, strbuf_detach(&sb));
+		strvec_release(&gv);
+		free(user);
+	}
+}
+
+static void add_amdgpu_steps(struct planner *pl, const char *why, const struct strvec *vars,
+			     const struct strvec *cmds, const char *text)
+{
+	const char *headers = plan_var(vars, "headers_install");
+	struct plan_step *s = step_get(pl->p, "amdgpu_load", RANK_AMDGPU, "Load the amdgpu kernel driver");
+	push_unique(&s->why, why);
+	step_comment(s, text);
+	for (size_t i = 0; i < cmds->n; i++) {
+		const char *c = cmds->v[i];
+		if (headers && !strcmp(c, headers)) {
+			add_headers_step(pl, why, c, text);
+			s = step_find(pl->p, "amdgpu_load"); /* the array may have moved */
+		} else if (str_startswith(c, "sudo modprobe ")) {
+			step_cmd(s, c);
+			char *mod = xstrdup(c + strlen("sudo modprobe "));
+			step_guard(s, xasprintf("lsmod | grep -q '^%s '", str_trim(mod)));
+			free(mod);
+		} else {
+			/* a diagnostic (dmesg): for the user when loading fails */
+			push_unique(&s->manual, c);
+		}
+	}
+}
+
+/* A step whose fix reboots (MOK enrolment, kernel command line). A command
+ * "grep -q ... || ACTION" guards itself: its test is the step's guard. */
+static void add_boot_step(struct planner *pl, const char *fix_id, const char *why, const struct strvec *cmds,
+			  const char *text, bool reboot, bool relogin)
+{
+	const char *title = !strcmp(fix_id, "mok_enroll") ? "Enroll the DKMS module signing key (Secure Boot)"
+			    : !strcmp(fix_id, "iommu_pt") ? "Add iommu=pt to the kernel command line"
+			    : !strcmp(fix_id, "nouveau") ? "Keep nouveau from binding the NVIDIA GPU"
+			    : fix_id;
+	struct plan_step *s = step_get(pl->p, fix_id, RANK_BOOT, title);
+	push_unique(&s->why, why);
+	s->reboot |= reboot;
+	s->relogin |= relogin;
+	step_comment(s, text);
+	for (size_t i = 0; i < cmds->n; i++) {
+		const char *c = cmds->v[i];
+		step_cmd(s, c);
+		const char *bar = strstr(c, " || ");
+		if (bar && str_startswith(c, "grep -q"))
+			step_guard(s, xstrndup(c, (size_t)(bar - c)));
+		if (str_startswith(c, "sudo mokutil --import ")) {
+			struct strbuf g = STRBUF_INIT;
+			strbuf_addf(&g, "mokutil --test-key %s 2>/dev/null | grep -q -e 'already enrolled' -e 'enrollment request'",
+				    c + strlen("sudo mokutil --import "));
+			step_guard(s, strbuf_detach(&g));
+		}
+	}
+}
+
+static void add_rocm_step(struct planner *pl, const char *why, const char *rocm, const struct strvec *cmds,
+			  const char *text)
+{
+	char *title = rocm ? xasprintf("Install ROCm %s", rocm) : xstrdup("Install ROCm");
+	struct plan_step *s = step_get(pl->p, "rocm_install", RANK_ROCM, title);
+	free(title);
+	push_unique(&s->why, why);
+	for (size_t i = 0; i < cmds->n; i++)
+		step_cmd(s, cmds->v[i]);
+	step_comment(s, text);
+	if (pl->os && !pl->os->community) {
+		/* AMD's guide: reboot after the install, so the amdgpu-dkms driver is the one loaded */
+		s->reboot = true;
+		step_comment(s, "Reboot afterwards: the amdgpu driver it builds is loaded at the next boot.");
+	}
+	step_guard(s, rocm_guard(pl->os, rocm));
+}
+
+static void add_torch_step(struct planner *pl, const char *why, const struct strvec *vars,
+			   const struct strvec *cmds, const char *text)
+{
+	struct plan_step *s = step_get(pl->p, "torch", RANK_TORCH, "Install the PyTorch build for this GPU");
+	push_unique(&s->why, why);
+	for (size_t i = 0; i < cmds->n; i++)
+		step_cmd(s, cmds->v[i]);
+	step_comment(s, text);
+	step_comment(s, "Run this script in the Python environment you use (an activated virtual environment).");
+	const char *backend = plan_var(vars, "backend");
+	if (backend && *backend) {
+		struct strbuf g = STRBUF_INIT;
+		strbuf_addstr(&g, "pip show torch 2>/dev/null | grep -q '^Version: .*+");
+		add_bre_literal(&g, backend);
+		strbuf_addstr(&g, "$'");
+		step_guard(s, strbuf_detach(&g));
+	}
+	const char *index = plan_var(vars, "torch_index");
+	if (index && !pl->p->torch_index)
+		pl->p->torch_index = xstrdup(index);
+}
+
+static void add_env_unset(struct planner *pl, const struct strvec *vars, const struct strvec *cmds)
+{
+	const char *one = plan_var(vars, "var");
+	const char *many = plan_var(vars, "vars");
+	struct strvec names = STRVEC_INIT;
+	if (one)
+		strvec_split(&names, one, " ,");
+	if (many && !one)
+		strvec_split(&names, many, " ,");
+	for (size_t i = 0; i < names.n; i++)
+		push_unique(&pl->clean, names.v[i]);
+	strvec_release(&names);
+	for (size_t i = 0; i < cmds->n; i++)
+		push_unique(&pl->unsets, cmds->v[i]);
+}
+
+/* One fix of the doctor (or of a described machine), by profile fix id. */
+static void apply_fix(struct planner *pl, const char *why, const char *fix_id, const struct strvec *vars,
+		      const struct strvec *cmds, const char *text, bool reboot, bool relogin)
+{
+	if (!strcmp(fix_id, "groups")) {
+		add_groups_step(pl, why, vars, cmds, text);
+	} else if (!strcmp(fix_id, "amdgpu_load") || !strcmp(fix_id, "headers")) {
+		add_amdgpu_steps(pl, why, vars, cmds, text);
+	} else if (!strcmp(fix_id, "mok_enroll") || !strcmp(fix_id, "iommu_pt") || !strcmp(fix_id, "nouveau")) {
+		add_boot_step(pl, fix_id, why, cmds, text, reboot, relogin);
+	} else if (!strcmp(fix_id, "rocm_install") && cmds->n) {
+		pl->have_rocm_install_fix = true;
+		if (pl->o->rocm)
+			return; /* --rocm chose another release: plan_machine adds it */
+		add_rocm_step(pl, why, plan_var(vars, "rocm_version"), cmds, text);
+	} else if (!strcmp(fix_id, "torch_reinstall")) {
+		if (pl->o->torch == 0) {
+			struct plan_note *n = note_add(pl->p, why, "PyTorch is left as it is (--no-torch). The doctor's fix:");
+			for (size_t i = 0; i < cmds->n; i++)
+				push_unique(&n->commands, cmds->v[i]);
+			return;
+		}
+		add_torch_step(pl, why, vars, cmds, text);
+	} else if (!strcmp(fix_id, "nvidia_driver")) {
+		struct plan_step *s = step_get(pl->p, "nvidia_driver", RANK_NVIDIA, "Install the NVIDIA driver");
+		push_unique(&s->why, why);
+		s->reboot |= reboot;
+		step_comment(s, text);
+		for (size_t i = 0; i < cmds->n; i++) {
+			step_cmd(s, cmds->v[i]);
+			struct strvec pkgs = STRVEC_INIT;
+			install_packages(pl->os, cmds->v[i], &pkgs);
+			/* a tool that picks the driver package itself (ubuntu-drivers,
+			 * dnf module streams): the driver's own command tells */
+			step_guard(s, pkgs.n ? pkg_guard(pl->os, &pkgs) : xstrdup("command -v nvidia-smi >/dev/null 2>&1"));
+			strvec_release(&pkgs);
+		}
+	} else if (!strcmp(fix_id, "hsa_override_unset") || !strcmp(fix_id, "visible_devices") ||
+		   !strcmp(fix_id, "launch_blocking")) {
+		push_unique(&pl->env_why, why);
+		push_unique(&pl->env_text, text);
+		add_env_unset(pl, vars, cmds);
+	} else if (!strcmp(fix_id, "hsa_override_set") || !strcmp(fix_id, "igpu_hide") ||
+		   !strcmp(fix_id, "hsa_override_format")) {
+		for (size_t i = 0; i < cmds->n; i++)
+			add_persist_step(pl, why, cmds->v[i], text);
+		if (!cmds->n)
+			note_add(pl->p, why, text);
+	} else if (!strcmp(fix_id, "rocm_upgrade")) {
+		const char *v = plan_var(vars, "rocm_version");
+		if (v && *v && !pl->upgrade_to)
+			pl->upgrade_to = xstrdup(v);
+		note_add(pl->p, why, text ? text : fix_id);
+	} else {
+		/* advice without a command to run (kernel series, container flags, VRAM, ...) */
+		struct plan_note *n = note_add(pl->p, why, text ? text : fix_id);
+		for (size_t i = 0; i < cmds->n; i++)
+			push_unique(&n->commands, cmds->v[i]);
+	}
+}
+
+/* ------------------------------------------------- choosing a ROCm release */
+
+/* A Radeon (consumer) GPU: the model says so, else the arch is only in
+ * Radeon lists. */
+static bool is_radeon(const struct profiles *db, const char *arch, const struct prof_gpu_model *model)
+{
+	if (model)
+		return !model->instinct;
+	bool radeon = false, instinct = false;
+	for (size_t i = 0; i < db->nrocm; i++) {
+		radeon |= strvec_contains(&db->rocm[i].gfx_radeon, arch);
+		instinct |= strvec_contains(&db->rocm[i].gfx_instinct, arch);
+	}
+	return radeon && !instinct;
+}
+
+struct choice {
+	const struct prof_rocm *rel;
+	bool radeon_listed;        /* the release lists Radeon cards for this OS */
+	bool torch;                /* it has a PyTorch index */
+};
+
+/* Can release r serve arch on os at all? */
+static bool release_fits(const struct profiles *db, const struct prof_rocm *r, const struct prof_os *os,
+			 const char *arch, bool radeon, bool *radeon_listed)
+{
+	if (!prof_rocm_has_arch(r, arch))
+		return false;
+	const struct prof_rocm_os *ros = prof_rocm_os(r, os->key);
+	if (!ros && !os->community)
+		return false;
+	if (!profiles_find_route(db, os->key, r->version))
+		return false;
+	*radeon_listed = !radeon || os->community || (ros && ros->radeon);
+	return true;
+}
+
+/* The newest release for arch on os, preferring one that lists Radeon cards
+ * for the OS (when the GPU is one) and then one with a PyTorch index. */
+static struct choice choose_rocm(const struct profiles *db, const struct prof_os *os, const char *arch,
+				 bool radeon, bool want_torch)
+{
+	const struct prof_rocm *best[2][2] = { { NULL, NULL }, { NULL, NULL } };
+	for (size_t i = db->nrocm; i > 0; i--) {
+		const struct prof_rocm *r = &db->rocm[i - 1];
+		bool rl;
+		if (!release_fits(db, r, os, arch, radeon, &rl))
+			continue;
+		bool t = !want_torch || r->torch_index;
+		if (!best[rl][t])
+			best[rl][t] = r;
+	}
+	struct choice c = { NULL, false, false };
+	static const int order[4][2] = { { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 } };
+	for (int k = 0; k < 4; k++) {
+		const struct prof_rocm *r = best[order[k][0]][order[k][1]];
+		if (r) {
+			c.rel = r;
+			c.radeon_listed = order[k][0];
+			c.torch = r->torch_index != NULL;
+			break;
+		}
+	}
+	return c;
+}
+
+/* "gfx1030" for the override value "10.3.0". */
+static bool override_to_arch(const char *ov, char *buf, size_t n)
+{
+	unsigned a, b, c;
+	if (!ov || sscanf(ov, "%u.%u.%u", &a, &b, &c) != 3)
+		return false;
+	snprintf(buf, n, "gfx%u%x%x", a, b, c);
+	return true;
+}
+
+/* Why no release fits, and the nearest thing that would. */
+static void explain_no_release(const struct profiles *db, const struct prof_os *os, const char *arch, bool radeon,
+			       struct strbuf *msg)
+{
+	const struct prof_rocm *any = profiles_newest_rocm_with_arch(db, arch);
+	if (!any) {
+		strbuf_addf(msg, "no ROCm release in the profile database supports %s", arch);
+		const struct prof_gfx *g = profiles_find_gfx(db, arch);
+		const struct prof_rocm *newest = profiles_newest_rocm(db);
+		struct strvec near = STRVEC_INIT;
+		for (size_t i = 0; g && g->family && newest && i < db->ngfx; i++) {
+			const struct prof_gfx *h = &db->gfx[i];
+			if (h->family && !strcmp(h->family, g->family) && !h->apu && prof_rocm_has_arch(newest, h->arch))
+				push_unique(&near, h->arch);
+		}
+		if (near.n) {
+			char *l = strvec_join(&near, ", ");
+			strbuf_addf(msg, "; nearest supported: %s (%s, ROCm %s)", l, g->family, newest->version);
+			free(l);
+		} else if (newest) {
+			struct strvec all = STRVEC_INIT;
+			for (size_t i = 0; i < newest->gfx_radeon.n; i++)
+				push_unique(&all, newest->gfx_radeon.v[i]);
+			for (size_t i = 0; i < newest->gfx_instinct.n; i++)
+				push_unique(&all, newest->gfx_instinct.v[i]);
+			char *l = strvec_join(&all, ", ");
+			strbuf_addf(msg, "; ROCm %s supports: %s", newest->version, l);
+			free(l);
+			strvec_release(&all);
+		}
+		strvec_release(&near);
+		return;
+	}
+	strbuf_addf(msg, "no ROCm release supports %s on %s", arch, os->name ? os->name : os->key);
+	/* the newest release with the arch: the OSes it lists (for Radeon when it is one) */
+	struct strvec oses = STRVEC_INIT;
+	for (size_t pass = 0; pass < 2 && !oses.n; pass++) {
+		for (size_t i = 0; i < any->nos; i++) {
+			const struct prof_rocm_os *ro = &any->os[i];
+			if (pass == 0 && radeon && !ro->radeon)
+				continue;
+			if (profiles_find_route(db, ro->os, any->version))
+				push_unique(&oses, ro->os);
+		}
+	}
+	if (oses.n) {
+		char *l = strvec_join(&oses, ", ");
+		strbuf_addf(msg, "; nearest: ROCm %s supports it on %s", any->version, l);
+		free(l);
+	}
+	strvec_release(&oses);
+}
+
+/* The route of release rel for the OS, rendered for this machine (f) or for
+ * a described one (f == NULL). */
+static void render_route(const struct planner *pl, const struct prof_rocm *rel, struct strvec *cmds,
+			 char **headers_out)
+{
+	const struct prof_os *o = pl->os;
+	const struct facts *f = pl->f;
+	*headers_out = NULL;
+	const struct prof_route *rt = profiles_find_route(pl->db, o->key, rel->version);
+	if (!rt)
+		return;
+	struct version lv = rel->ver;
+	if (rel->latest)
+		version_parse(rel->latest, &lv);
+	char full[32], num[32];
+	if (lv.part[2])
+		snprintf(full, sizeof(full), "%u.%u.%u", lv.part[0], lv.part[1], lv.part[2]);
+	else
+		snprintf(full, sizeof(full), "%u.%u", lv.part[0], lv.part[1]);
+	snprintf(num, sizeof(num), "%u", lv.part[0] * 10000 + lv.part[1] * 100 + lv.part[2]);
+
+	const char *kernel = f && f->kernel.release ? f->kernel.release : (f ? "$(uname -r)" : DESCRIBED_KERNEL);
+	struct strvec hv = STRVEC_INIT, pkgs = STRVEC_INIT;
+	var_set(&hv, "kernel", kernel);
+	for (size_t i = 0; i < o->headers.n; i++) {
+		char *pk = render(o->headers.v[i], &hv);
+		if (pk)
+			strvec_push_owned(&pkgs, pk);
+	}
+	char *pj = strvec_join(&pkgs, " ");
+	var_set(&hv, "packages", pj);
+	char *headers = o->install && pkgs.n ? render(o->install, &hv) : NULL;
+	if (!headers)
+		headers = xasprintf("# install the kernel headers and modules for %s with your package manager", kernel);
+	free(pj);
+	strvec_release(&pkgs);
+	strvec_release(&hv);
+
+	struct strvec v = STRVEC_INIT;
+	var_set(&v, "rocm_version", rel->version);
+	var_set(&v, "rocm_full", full);
+	var_set(&v, "rocm_num", num);
+	var_set(&v, "codename", o->codename ? o->codename : (f ? f->os.version_codename : NULL));
+	var_set(&v, "os_version", f ? (f->os.version_id ? f->os.version_id : o->version) : DESCRIBED_OS_VERSION);
+	var_set(&v, "os_id", f && f->os.id ? f->os.id : o->id);
+	var_set(&v, "os_name", o->name);
+	var_set(&v, "kernel", kernel);
+	var_set(&v, "headers_install", headers);
+	var_set(&v, "user", DESCRIBED_USER);
+	for (size_t i = 0; i < rt->commands.n; i++) {
+		char *c = render(rt->commands.v[i], &v);
+		if (c)
+			strvec_push_owned(cmds, c);
+		else
+			strvec_pushf(cmds, "# profile route %s/%s: unknown placeholder", rt->os, rt->rocm);
+	}
+	strvec_release(&v);
+	*headers_out = headers;
+}
+
+/* Render profile fix `id` with vars into text and commands. false when the
+ * profile has no such fix. */
+static bool render_fix(const struct profiles *db, const char *id, const struct strvec *vars, char **text,
+		       struct strvec *cmds, bool *reboot, bool *relogin)
+{
+	const struct prof_fix *fx = profiles_find_fix(db, id);
+	*text = NULL;
+	if (!fx)
+		return false;
+	*text = render(fx->text, vars);
+	for (size_t i = 0; i < fx->commands.n; i++) {
+		char *c = render(fx->commands.v[i], vars);
+		if (c)
+			strvec_push_owned(cmds, c);
+	}
+	if (reboot)
+		*reboot = fx->reboot;
+	if (relogin)
+		*relogin = fx->relogin;
+	return true;
+}
+
+/* Apply a fix rendered from the profile (described machines, and steps the
+ * plan adds on its own). */
+static void apply_profile_fix(struct planner *pl, const char *why, const char *id, const struct strvec *vars)
+{
+	char *text = NULL;
+	struct strvec cmds = STRVEC_INIT;
+	bool reboot = false, relogin = false;
+	if (render_fix(pl->db, id, vars, &text, &cmds, &reboot, &relogin))
+		apply_fix(pl, why, id, vars, &cmds, text, reboot, relogin);
+	free(text);
+	strvec_release(&cmds);
+}
+
+static void add_install_route(struct planner *pl, const struct prof_rocm *rel, const char *why)
+{
+	struct strvec cmds = STRVEC_INIT;
+	char *headers = NULL;
+	render_route(pl, rel, &cmds, &headers);
+	struct strvec tv = STRVEC_INIT;
+	var_set(&tv, "os_name", pl->os->name);
+	var_set(&tv, "rocm_version", rel->version);
+	char *text = NULL;
+	const struct prof_fix *fx = profiles_find_fix(pl->db, "rocm_install");
+	if (fx)
+		text = render(fx->text, &tv);
+	add_rocm_step(pl, why, rel->version, &cmds, text);
+	free(text);
+	strvec_release(&tv);
+	strvec_release(&cmds);
+	free(headers);
+	free(pl->p->rocm);
+	pl->p->rocm = xstrdup(rel->version);
+}
+
+/* Environment cleanup and persistent exports for a plan. */
+static void add_env_clean_steps(struct planner *pl)
+{
+	struct strvec vars = STRVEC_INIT;
+	for (size_t i = 0; i < pl->clean.n; i++)
+		if (!strvec_contains(&pl->persist, pl->clean.v[i]))
+			strvec_push(&vars, pl->clean.v[i]);
+	if (!vars.n) {
+		strvec_release(&vars);
+		return;
+	}
+	static const struct {
+		const char *id, *file, *sudo;
+	} files[] = {
+		{ "env_clean_bashrc", "~/.bashrc", "" },
+		{ "env_clean_profile", "~/.profile", "" },
+		{ "env_clean_environment", "/etc/environment", "sudo " },
+	};
+	char *names = strvec_join(&vars, ", ");
+	for (size_t k = 0; k < ARRAY_SIZE(files); k++) {
+		char *title = xasprintf("Remove %s from %s", names, files[k].file);
+		struct plan_step *s = step_get(pl->p, files[k].id, RANK_ENV_CLEAN, title);
+		free(title);
+		for (size_t i = 0; i < pl->env_why.n; i++)
+			push_unique(&s->why, pl->env_why.v[i]);
+		struct strbuf g = STRBUF_INIT, c = STRBUF_INIT;
+		strbuf_addstr(&g, "! grep -qs");
+		strbuf_addf(&c, "%ssed -i", files[k].sudo);
+		for (size_t i = 0; i < vars.n; i++) {
+			char *pat = xasprintf("^[[:space:]]*\\(export[[:space:]]\\{1,\\}\\)\\{0,1\\}%s=", vars.v[i]);
+			strbuf_addf(&g, " -e '%s'", pat);
+			strbuf_addf(&c, " -e '/%s/d'", pat);
+			free(pat);
+		}
+		strbuf_addf(&g, " %s", files[k].file);
+		strbuf_addf(&c, " %s", files[k].file);
+		step_guard(s, strbuf_detach(&g));
+		step_cmd(s, c.buf);
+		strbuf_release(&c);
+		if (k == 0) {
+			for (size_t i = 0; i < pl->env_text.n; i++)
+				step_comment(s, pl->env_text.v[i]);
+			step_comment(s, "A script cannot change the shell it was started from: unset them there yourself.");
+			for (size_t i = 0; i < pl->unsets.n; i++)
+				push_unique(&s->manual, pl->unsets.v[i]);
+		} else {
+			step_comment(s, "So that new shells do not set them again.");
+		}
+	}
+	free(names);
+	strvec_release(&vars);
+}
+
+/* Every harmful variable, for a machine whose environment is not known. */
+static void described_env(struct planner *pl, bool keep_override)
+{
+	struct strvec v = STRVEC_INIT, names = STRVEC_INIT;
+	for (size_t i = 0; blocking_vars[i]; i++)
+		strvec_push(&names, blocking_vars[i]);
+	char *all = strvec_join(&names, " ");
+	var_set(&v, "vars", all);
+	apply_profile_fix(pl, "env.launch_blocking", "launch_blocking", &v);
+	free(all);
+	strvec_release(&v);
+	strvec_release(&names);
+	if (!keep_override) {
+		var_set(&v, "var", "HSA_OVERRIDE_GFX_VERSION");
+		apply_profile_fix(pl, "env.hsa_override", "hsa_override_unset", &v);
+		strvec_release(&v);
+	}
+	/* the doctor's texts say "is set": here nobody knows whether it is */
+	strvec_release(&pl->env_text);
+	strvec_push(&pl->env_text, keep_override
+		    ? "Debugging switches serialise every GPU launch: remove them wherever they are set."
+		    : "Debugging switches serialise every GPU launch, and a leftover "
+		      "HSA_OVERRIDE_GFX_VERSION makes the runtime load code for another GPU: "
+		      "remove them wherever they are set.");
+}
+
+/* ------------------------------------------------------------ finishing */
+
+static int step_class(const struct plan_step *s)
+{
+	return s->reboot ? 2 : s->relogin ? 1 : 0;
+}
+
+static void finish(struct planner *pl)
+{
+	struct plan *p = pl->p;
+	add_env_clean_steps(pl);
+
+	/* The install route installs the headers too. */
+	struct plan_step *rocm = step_find(p, "rocm_install");
+	struct plan_step *hdr = step_find(p, "kernel_headers");
+	if (rocm && hdr) {
+		bool covered = hdr->commands.n > 0;
+		for (size_t i = 0; i < hdr->commands.n; i++)
+			covered &= strvec_contains(&rocm->commands, hdr->commands.v[i]);
+		if (covered) {
+			for (size_t i = 0; i < hdr->why.n; i++)
+				push_unique(&rocm->why, hdr->why.v[i]);
+			step_remove(p, hdr);
+		}
+	}
+
+	/* With a MOK enrolment pending, amdgpu loads at the next boot: modprobe
+	 * would fail now ("Key was rejected by service") and stop the script. */
+	struct plan_step *amd = step_find(p, "amdgpu_load");
+	bool defer = amd && (step_find(p, "mok_enroll") || (step_find(p, "rocm_install") &&
+							    step_find(p, "rocm_install")->reboot));
+	if (amd && (defer || !amd->commands.n)) {
+		struct plan_note *n = note_add(p, NULL, defer
+			? "amdgpu loads at the next boot, after the steps that need a reboot; if `lsmod` does not list it then, run:"
+			: "If amdgpu still does not load, read the kernel log:");
+		for (size_t i = 0; i < amd->why.n; i++)
+			push_unique(&n->why, amd->why.v[i]);
+		for (size_t i = 0; i < amd->commands.n; i++)
+			push_unique(&n->commands, amd->commands.v[i]);
+		for (size_t i = 0; i < amd->manual.n; i++)
+			push_unique(&n->commands, amd->manual.v[i]);
+		step_remove(p, amd);
+	}
+
+	/* stable sort: class (plain, relogin, reboot), then rank */
+	for (size_t i = 1; i < p->nsteps; i++) {
+		struct plan_step tmp = p->steps[i];
+		size_t j = i;
+		while (j > 0) {
+			const struct plan_step *prev = &p->steps[j - 1];
+			int c = step_class(prev) - step_class(&tmp);
+			if (c < 0 || (c == 0 && prev->rank <= tmp.rank))
+				break;
+			p->steps[j] = p->steps[j - 1];
+			j--;
+		}
+		p->steps[j] = tmp;
+	}
+	for (size_t i = 0; i < p->nsteps; i++) {
+		struct plan_step *s = &p->steps[i];
+		for (size_t k = 0; k < s->commands.n; k++)
+			if (uses_sudo(s->commands.v[k]))
+				s->needs_root = true;
+	}
+}
+
+static void planner_release(struct planner *pl)
+{
+	strvec_release(&pl->clean);
+	strvec_release(&pl->persist);
+	strvec_release(&pl->unsets);
+	strvec_release(&pl->env_why);
+	strvec_release(&pl->env_text);
+	free(pl->upgrade_to);
+}
+
+/* ------------------------------------------------------- a described machine */
+
+static void described_torch_comment(struct planner *pl, const char *index);
+
+static int plan_amd_described(struct planner *pl, const struct plan_machine *m, struct strbuf *msg)
+{
+	const struct profiles *db = pl->db;
+	const struct prof_os *os = pl->os;
+	bool radeon = is_radeon(db, m->arch, m->model);
+	bool want_torch = pl->o->torch != 0;
+	const char *arch = m->arch;
+	char ovarch[16] = "";
+	const struct prof_gfx *gfx = profiles_find_gfx(db, arch);
+	bool need_override = false;
+
+	if (!profiles_newest_rocm_with_arch(db, arch) && gfx && gfx->override &&
+	    override_to_arch(gfx->override, ovarch, sizeof(ovarch)) && strcmp(ovarch, arch) &&
+	    profiles_newest_rocm_with_arch(db, ovarch)) {
+		need_override = true;
+		arch = ovarch;
+	}
+	struct choice c = choose_rocm(db, os, arch, radeon, want_torch);
+	if (pl->o->rocm) {
+		const struct prof_rocm *forced = profiles_find_rocm(db, pl->o->rocm);
+		bool rl = false;
+		if (!forced) {
+			strbuf_addf(msg, "--rocm %s: the profile database has no such ROCm release", pl->o->rocm);
+			return -EINVAL;
+		}
+		if (!release_fits(db, forced, os, arch, radeon, &rl)) {
+			strbuf_addf(msg, "ROCm %s cannot be installed for %s on %s", forced->version, m->arch,
+				    os->name ? os->name : os->key);
+			const struct prof_rocm *near = NULL;
+			for (size_t i = 0; i < db->nrocm && !near; i++)
+				if (version_cmp_n(&db->rocm[i].ver, &forced->ver, 2) > 0 &&
+				    release_fits(db, &db->rocm[i], os, arch, radeon, &rl))
+					near = &db->rocm[i];
+			if (near || c.rel)
+				strbuf_addf(msg, "; nearest: ROCm %s%s", (near ? near : c.rel)->version,
+					    near ? ", the oldest newer release that supports it" : " (without --rocm)");
+			else {
+				strbuf_addstr(msg, ": ");
+				explain_no_release(db, os, arch, radeon, msg);
+			}
+			return -ENOENT;
+		}
+		c.rel = forced;
+		c.radeon_listed = rl;
+		c.torch = forced->torch_index != NULL;
+	}
+	if (!c.rel) {
+		explain_no_release(db, os, m->arch, radeon, msg);
+		return -ENOENT;
+	}
+	const struct prof_rocm *rel = c.rel;
+	free(pl->p->rocm);
+	pl->p->rocm = xstrdup(rel->version);
+
+	if (!c.radeon_listed) {
+		char *t = xasprintf("AMD lists %s for Instinct GPUs only with ROCm %s: a Radeon GPU (%s) runs with the "
+				    "same packages, but AMD does not support that combination.",
+				    os->name ? os->name : os->key, rel->version, m->arch);
+		note_add(pl->p, "system.os", t);
+		free(t);
+	}
+	if (os->community) {
+		char *t = xasprintf("%s is not in AMD's list: it packages ROCm itself, in the release its maintainers chose.",
+				    os->name ? os->name : os->key);
+		note_add(pl->p, "system.os", t);
+		free(t);
+	}
+
+	/* kernel series: checked when the script runs */
+	const struct prof_rocm_os *ros = prof_rocm_os(rel, os->key);
+	if (ros && ros->kernels.n) {
+		struct strbuf g = STRBUF_INIT;
+		strbuf_addstr(&g, "uname -r | grep -q");
+		for (size_t i = 0; i < ros->kernels.n; i++) {
+			strbuf_addstr(&g, " -e '^");
+			add_bre_literal(&g, ros->kernels.v[i]);
+			strbuf_addstr(&g, "\\.'");
+		}
+		char *kl = strvec_join(&ros->kernels, ", ");
+		struct strvec v = STRVEC_INIT;
+		var_set(&v, "kernel", "@K@");
+		var_set(&v, "kernels", kl);
+		var_set(&v, "os_name", os->name);
+		var_set(&v, "rocm_version", rel->version);
+		char *text = NULL;
+		struct strvec cmds = STRVEC_INIT;
+		if (render_fix(db, "kernel_supported", &v, &text, &cmds, NULL, NULL) && text) {
+			struct strbuf e = STRBUF_INIT;
+			strbuf_addstr(&e, "echo \"rocmcheck plan: warning: ");
+			for (const char *q = text; *q; q++) {
+				if (!strncmp(q, "@K@", 3)) {
+					strbuf_addstr(&e, "$(uname -r)");
+					q += 2;
+					continue;
+				}
+				if (strchr("\"\\`$", *q))
+					strbuf_addch(&e, '\\');
+				strbuf_addch(&e, *q);
+			}
+			strbuf_addstr(&e, "\" >&2");
+			char *title = xasprintf("Check that the running kernel is a series ROCm %s supports here (%s)",
+						rel->version, kl);
+			struct plan_step *s = step_get(pl->p, "kernel_check", RANK_KERNEL, title);
+			free(title);
+			push_unique(&s->why, "system.kernel");
+			step_cmd(s, e.buf);
+			step_guard(s, strbuf_detach(&g));
+			step_comment(s, "Only a warning: the DKMS build of the amdgpu driver may fail on other series.");
+			strbuf_release(&e);
+		}
+		strbuf_release(&g);
+		free(text);
+		strvec_release(&cmds);
+		strvec_release(&v);
+		free(kl);
+	}
+
+	add_install_route(pl, rel, "rocm.install");
+
+	struct strvec v = STRVEC_INIT;
+	var_set(&v, "user", DESCRIBED_USER);
+	var_set(&v, "groups", "render,video");
+	apply_profile_fix(pl, "perm.kfd", "groups", &v);
+	struct plan_step *gs = step_find(pl->p, "groups");
+	if (gs)
+		push_unique(&gs->why, "perm.render");
+	strvec_release(&v);
+
+	if (need_override) {
+		var_set(&v, "var", "HSA_OVERRIDE_GFX_VERSION");
+		var_set(&v, "override", gfx->override);
+		var_set(&v, "node", "");
+		var_set(&v, "arch", m->arch);
+		char *text = NULL;
+		struct strvec cmds = STRVEC_INIT;
+		const struct prof_fix *set = profiles_find_fix(db, "hsa_override_set");
+		if (render_fix(db, "hsa_override_format", &v, &text, &cmds, NULL, NULL)) {
+			char *caveat = set ? render(set->text, &v) : NULL;
+			for (size_t i = 0; i < cmds.n; i++)
+				add_persist_step(pl, "device.arch", cmds.v[i], caveat ? caveat : text);
+			free(caveat);
+		}
+		free(text);
+		strvec_release(&cmds);
+		strvec_release(&v);
+	}
+
+	if (want_torch) {
+		if (rel->torch_index) {
+			const char *b = strrchr(rel->torch_index, '/');
+			var_set(&v, "torch_index", rel->torch_index);
+			var_set(&v, "backend", b && b[1] ? b + 1 : rel->torch_index);
+			apply_profile_fix(pl, "framework.torch", "torch_reinstall", &v);
+			strvec_release(&v);
+			described_torch_comment(pl, rel->torch_index);
+		} else {
+			char *t = xasprintf("PyTorch publishes no wheel index for ROCm %s: use --rocm with a release "
+					    "that has one, or --no-torch.", rel->version);
+			note_add(pl->p, "framework.torch", t);
+			free(t);
+		}
+	}
+	described_env(pl, need_override);
+	return 0;
+}
+
+static void cc_of(const struct plan_machine *m, unsigned *maj, unsigned *min)
+{
+	*maj = *min = 0;
+	if (m->model && m->model->cc_major) {
+		*maj = m->model->cc_major;
+		*min = m->model->cc_minor;
+		return;
+	}
+	unsigned v;
+	if (m->arch && sscanf(m->arch, "sm_%u", &v) == 1) {
+		*maj = v / 10;
+		*min = v % 10;
+	}
+}
+
+/* The newest CUDA release with a PyTorch index that runs on compute
+ * capability cc and (when known) on the installed driver. */
+static const struct prof_cuda *choose_cuda(const struct profiles *db, unsigned maj, unsigned min,
+					   const char *driver)
+{
+	struct version dv;
+	bool have_driver = driver && version_parse(driver, &dv) == 0;
+	for (size_t i = db->ncuda; i > 0; i--) {
+		const struct prof_cuda *c = &db->cuda[i - 1];
+		if (!c->torch_index)
+			continue;
+		if (maj && (maj < c->min_cc_major || (maj == c->min_cc_major && min < c->min_cc_minor)))
+			continue;
+		struct version mv;
+		if (have_driver && c->min_driver && version_parse(c->min_driver, &mv) == 0 && version_cmp(&dv, &mv) < 0)
+			continue;
+		return c;
+	}
+	return NULL;
+}
+
+/* The doctor's text says "the installed wheel is wrong": a described machine
+ * has none we know of. */
+static void described_torch_comment(struct planner *pl, const char *index)
+{
+	struct plan_step *s = step_find(pl->p, "torch");
+	if (!s || !pl->p->described)
+		return;
+	free(s->comment);
+	s->comment = xasprintf("PyTorch built for this GPU, from %s (it replaces any other build). "
+			       "Run this script in the Python environment you use (an activated virtual environment).",
+			       index);
+}
+
+static void add_cuda_torch(struct planner *pl, const struct prof_cuda *cu)
+{
+	struct strvec v = STRVEC_INIT;
+	const char *b = strrchr(cu->torch_index, '/');
+	var_set(&v, "torch_index", cu->torch_index);
+	var_set(&v, "backend", b && b[1] ? b + 1 : cu->torch_index);
+	apply_profile_fix(pl, "framework.torch", "torch_reinstall", &v);
+	strvec_release(&v);
+	free(pl->p->cuda);
+	pl->p->cuda = xstrdup(cu->version);
+	described_torch_comment(pl, cu->torch_index);
+}
+
+static int plan_nvidia_described(struct planner *pl, const struct plan_machine *m, struct strbuf *msg)
+{
+	unsigned maj, min;
+	cc_of(m, &maj, &min);
+	const struct prof_cuda *cu = choose_cuda(pl->db, maj, min, NULL);
+	if (!cu && pl->o->torch != 0) {
+		strbuf_addf(msg, "no CUDA release with a PyTorch index supports compute capability %u.%u", maj, min);
+		return -ENOENT;
+	}
+	if (pl->o->rocm) {
+		strbuf_addf(msg, "--rocm %s: the GPU is an NVIDIA one", pl->o->rocm);
+		return -EINVAL;
+	}
+	struct strvec v = STRVEC_INIT;
+	char *install = prof_os_nvidia_install(pl->os, "$(uname -r)", NULL);
+	var_set(&v, "install", install);
+	apply_profile_fix(pl, "driver.nvidia", "nvidia_driver", &v);
+	strvec_release(&v);
+	free(install);
+	if (pl->o->torch != 0 && cu)
+		add_cuda_torch(pl, cu);
+	note_add(pl->p, "cuda.toolkit", "The PyTorch wheel brings its own CUDA runtime; the CUDA toolkit (nvcc) is only needed "
+		 "to compile CUDA code, and the profile database has no install route for it: take it from NVIDIA's "
+		 "repository for this OS if you need it.");
+	described_env(pl, false);
+	return 0;
+}
+
+/* ------------------------------------------------------------ this machine */
+
+static bool pci_has(const struct facts *f, unsigned vendor)
+{
+	for (size_t i = 0; i < f->npci; i++)
+		if (f->pci[i].vendor == vendor && pci_is_gpu_class(f->pci[i].class_code))
+			return true;
+	return false;
+}
+
+static const struct gpu *primary_gpu(const struct facts *f, enum vendor v)
+{
+	const struct gpu *any = NULL;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != v)
+			continue;
+		if (!g->integrated)
+			return g;
+		if (!any)
+			any = g;
+	}
+	return any;
+}
+
+static const struct framework *active_torch(const struct facts *f)
+{
+	const struct framework *any = NULL;
+	for (size_t i = 0; i < f->py.n; i++) {
+		if (!f->py.v[i].name || strcmp(f->py.v[i].name, "torch"))
+			continue;
+		if (f->py.v[i].active)
+			return &f->py.v[i];
+		if (!any)
+			any = &f->py.v[i];
+	}
+	return any;
+}
+
+/* A value read from the machine that ends up in a command must not be able
+ * to change what the command does: a captured machine (or a bundle) can
+ * hold any bytes. */
+static bool shell_safe(const char *v)
+{
+	if (!v)
+		return true;
+	if (!strcmp(v, "$USER") || !strcmp(v, "$(uname -r)"))
+		return true;
+	for (const char *c = v; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("._,:/=+@%~ -", *c))
+			return false;
+	return true;
+}
+
+/* Placeholders whose values are commands built from profile templates. */
+static bool composite_var(const char *name)
+{
+	return !strcmp(name, "headers_install") || !strcmp(name, "install") || !strcmp(name, "grub_update");
+}
+
+/* The first unsafe value among those fix fx's commands use, or NULL. */
+static const char *unsafe_value(const struct prof_fix *fx, const struct strvec *vars)
+{
+	for (size_t i = 0; i < fx->commands.n; i++) {
+		for (const char *t = fx->commands.v[i]; (t = strchr(t, '{')); ) {
+			if (t[1] == '{') {
+				t += 2;
+				continue;
+			}
+			const char *end = strchr(t, '}');
+			if (!end)
+				break;
+			char *name = xstrndup(t + 1, (size_t)(end - t - 1));
+			const char *v = plan_var(vars, name);
+			bool bad = !composite_var(name) && !shell_safe(v);
+			free(name);
+			if (bad)
+				return v;
+			t = end + 1;
+		}
+	}
+	return NULL;
+}
+
+/* Adopt every warn/fail result's fix: the profile fixes behind it (with the
+ * values the check filled in) become steps; a fix the check wrote itself
+ * becomes a note. */
+static void adopt_doctor_fixes(struct planner *pl)
+{
+	const struct report *r = pl->r;
+	for (size_t i = 0; r && i < r->nresults; i++) {
+		const struct check_result *res = &r->results[i];
+		if ((res->status != ST_WARN && res->status != ST_FAIL) || !res->fix.text || !res->def)
+			continue;
+		if (!res->fix.nrefs) {
+			/* written by the check itself: advice for the user */
+			struct plan_note *n = note_add(pl->p, res->def->id, res->fix.text);
+			for (size_t c = 0; c < res->fix.commands.n; c++)
+				push_unique(&n->commands, res->fix.commands.v[c]);
+			continue;
+		}
+		for (size_t k = 0; k < res->fix.nrefs; k++) {
+			const struct fix_ref *ref = &res->fix.refs[k];
+			const struct prof_fix *fx = profiles_find_fix(pl->db, ref->id);
+			if (!fx)
+				continue;
+			const char *bad = unsafe_value(fx, &ref->vars);
+			if (bad) {
+				char *t = xasprintf("Not planned: a value read from the machine (\"%s\") is not safe "
+						    "in a shell script. The fix: %s", bad, res->fix.text);
+				note_add(pl->p, res->def->id, t);
+				free(t);
+				continue;
+			}
+			if (res->fix.nrefs == 1) {
+				/* the result's commands are this fix's (plus, for rocm_install, its route) */
+				apply_fix(pl, res->def->id, fx->id, &ref->vars, &res->fix.commands, res->fix.text,
+					  res->fix.reboot, res->fix.relogin);
+				continue;
+			}
+			/* several fixes on one result: each with its own rendering */
+			struct strvec cmds = STRVEC_INIT;
+			for (size_t c = 0; c < fx->commands.n; c++) {
+				char *cmd = render(fx->commands.v[c], &ref->vars);
+				if (cmd)
+					strvec_push_owned(&cmds, cmd);
+			}
+			char *text = render(fx->text, &ref->vars);
+			apply_fix(pl, res->def->id, fx->id, &ref->vars, &cmds, text ? text : res->fix.text,
+				  fx->reboot, fx->relogin);
+			free(text);
+			strvec_release(&cmds);
+		}
+	}
+}
+
+static void explain_os(const struct planner *pl, struct strbuf *msg)
+{
+	const struct facts *f = pl->f;
+	const char *name = pl->os && pl->os->name ? pl->os->name
+			   : f->os.pretty_name ? f->os.pretty_name : f->os.id ? f->os.id : "this OS";
+	strbuf_addf(msg, "the profile database has no ROCm install route for %s", name);
+	const struct prof_rocm *newest = profiles_newest_rocm(pl->db);
+	if (newest) {
+		struct strvec oses = STRVEC_INIT;
+		for (size_t i = 0; i < newest->nos; i++)
+			if (profiles_find_route(pl->db, newest->os[i].os, newest->version))
+				push_unique(&oses, newest->os[i].os);
+		char *l = strvec_join(&oses, ", ");
+		strbuf_addf(msg, "; nearest: ROCm %s installs on %s (plan for one with --os and --gpu)", newest->version, l);
+		free(l);
+		strvec_release(&oses);
+	}
+}
+
+static int plan_this_machine(struct planner *pl, struct strbuf *msg)
+{
+	const struct facts *f = pl->f;
+	struct plan *p = pl->p;
+	bool amd = pci_has(f, 0x1002) || primary_gpu(f, VENDOR_AMD);
+	bool nvidia = pci_has(f, 0x10de) || primary_gpu(f, VENDOR_NVIDIA);
+	if (f->os.present && f->os.id)
+		pl->os = profiles_find_os(pl->db, f->os.id, f->os.version_id ? f->os.version_id : "");
+	if (pl->os) {
+		p->os_key = xstrdup(pl->os->key);
+		p->os_name = xstrdup(pl->os->name);
+	} else if (f->os.pretty_name) {
+		p->os_name = xstrdup(f->os.pretty_name);
+	}
+	const char *const facts_in_commands[] = { f->kernel.release, f->os.version_id, f->os.version_codename };
+	for (size_t i = 0; i < ARRAY_SIZE(facts_in_commands); i++) {
+		if (!shell_safe(facts_in_commands[i])) {
+			strbuf_addf(msg, "a value read from the machine (\"%s\") is not safe in a shell script",
+				    facts_in_commands[i]);
+			return -EPERM;
+		}
+	}
+	if (!amd && !nvidia && f->sys.wsl && f->sys.dxg_present) {
+		/* WSL: the GPU is /dev/dxg, not on PCI; the doctor's WSL route applies */
+		adopt_doctor_fixes(pl);
+		return 0;
+	}
+	if (!amd && !nvidia) {
+		strbuf_addstr(msg, "no AMD or NVIDIA GPU found on this machine, so there is nothing to install for; "
+			      "to plan for another machine, describe it with --os ID-VERSION and --gpu NAME");
+		return -ENOENT;
+	}
+	p->vendor = amd ? VENDOR_AMD : VENDOR_NVIDIA;
+	const struct gpu *g = primary_gpu(f, p->vendor);
+	if (g) {
+		p->gpu_name = xstrdup(g->name);
+		p->arch = g->arch[0] ? xstrdup(g->arch) : NULL;
+	}
+	const struct rocm_install *ri = f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls
+					? &f->rocm.installs[f->rocm.active] : NULL;
+	const struct prof_rocm *installed = ri && ri->version ? profiles_find_rocm(pl->db, ri->version) : NULL;
+	if (amd && installed)
+		p->rocm = xstrdup(installed->version);
+
+	if (!amd && pl->o->rocm) {
+		strbuf_addf(msg, "--rocm %s: this machine has no AMD GPU", pl->o->rocm);
+		return -EINVAL;
+	}
+	const struct prof_rocm *forced = NULL;
+	if (pl->o->rocm && !(forced = profiles_find_rocm(pl->db, pl->o->rocm))) {
+		strbuf_addf(msg, "--rocm %s: the profile database has no such ROCm release", pl->o->rocm);
+		return -EINVAL;
+	}
+
+	adopt_doctor_fixes(pl);
+
+	if (amd) {
+		const struct prof_gpu_model *model = g ? profiles_find_model(pl->db, VENDOR_AMD, g->pci_device) : NULL;
+		const char *arch = g && g->arch[0] ? g->arch : NULL;
+		bool radeon = arch && is_radeon(pl->db, arch, model);
+		const struct prof_rocm *target = NULL;
+		if (forced) {
+			bool rl;
+			if (!installed || installed != forced) {
+				if (!pl->os) {
+					explain_os(pl, msg);
+					return -ENOENT;
+				}
+				if (arch && !release_fits(pl->db, forced, pl->os, arch, radeon, &rl)) {
+					strbuf_addf(msg, "ROCm %s cannot be installed for %s on %s: ", forced->version, arch,
+						    pl->os->name ? pl->os->name : pl->os->key);
+					struct choice c = choose_rocm(pl->db, pl->os, arch, radeon, pl->o->torch != 0);
+					if (c.rel)
+						strbuf_addf(msg, "nearest: ROCm %s", c.rel->version);
+					else
+						explain_no_release(pl->db, pl->os, arch, radeon, msg);
+					return -ENOENT;
+				}
+				target = forced;
+			}
+		} else if (pl->upgrade_to && !step_find(p, "rocm_install") && pl->os && arch) {
+			struct choice c = choose_rocm(pl->db, pl->os, arch, radeon, pl->o->torch != 0);
+			if (c.rel && (!installed || version_cmp_n(&c.rel->ver, &installed->ver, 2) > 0))
+				target = c.rel;
+		}
+		if (target)
+			add_install_route(pl, target, forced ? "rocm.version" : "device.arch");
+		if (pl->have_rocm_install_fix && !step_find(p, "rocm_install") && !forced) {
+			explain_os(pl, msg);
+			return -ENOENT;
+		}
+		if (!pl->have_rocm_install_fix && !target && worst_status(pl->r, "rocm.install") == ST_FAIL) {
+			explain_os(pl, msg);
+			return -ENOENT;
+		}
+		const struct prof_rocm *rel = target ? target : installed;
+		if (!rel && arch && pl->os)
+			rel = choose_rocm(pl->db, pl->os, arch, radeon, true).rel;
+		const struct framework *t = active_torch(f);
+		bool want = pl->o->torch == 1 || (target && t);
+		if (want && !step_find(p, "torch") && rel && rel->torch_index &&
+		    (!t || t->backend != FW_BACKEND_ROCM || !t->backend_version ||
+		     !str_startswith(rel->torch_index + strlen(rel->torch_index) - strlen(t->backend_version) - 4, "rocm") ||
+		     strcmp(rel->torch_index + strlen(rel->torch_index) - strlen(t->backend_version), t->backend_version))) {
+			struct strvec v = STRVEC_INIT;
+			const char *b = strrchr(rel->torch_index, '/');
+			var_set(&v, "torch_index", rel->torch_index);
+			var_set(&v, "backend", b && b[1] ? b + 1 : rel->torch_index);
+			apply_profile_fix(pl, "framework.torch", "torch_reinstall", &v);
+			strvec_release(&v);
+		}
+	} else {
+		const struct framework *t = active_torch(f);
+		if (pl->o->torch == 1 && !step_find(p, "torch") && (!t || t->backend != FW_BACKEND_CUDA)) {
+			struct plan_machine m = { pl->os, VENDOR_NVIDIA, g ? g->arch : NULL, NULL };
+			unsigned maj, min;
+			cc_of(&m, &maj, &min);
+			if (g && g->cc_major) {
+				maj = g->cc_major;
+				min = g->cc_minor;
+			}
+			const struct prof_cuda *cu = choose_cuda(pl->db, maj, min, f->drv.nvidia_version);
+			if (cu)
+				add_cuda_torch(pl, cu);
+		}
+	}
+	if (pl->o->torch == 0) {
+		struct plan_step *s = step_find(p, "torch");
+		if (s)
+			step_remove(p, s);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ build */
+
+int plan_build(const struct profiles *db, const struct facts *f, const struct report *r,
+	       const struct plan_machine *m, const struct plan_opts *o, struct plan *out,
+	       struct strbuf *msg)
+{
+	static const struct plan_opts defaults = { NULL, -1 };
+	struct planner pl;
+	memset(&pl, 0, sizeof(pl));
+	pl.db = db;
+	pl.o = o ? o : &defaults;
+	pl.p = out;
+	plan_init(out);
+	if (!db || (!m && !f)) {
+		strbuf_addstr(msg, "nothing to plan for");
+		return -EINVAL;
+	}
+	out->db_version = xstrdup(db->db_version);
+	int rc;
+	if (m) {
+		out->described = true;
+		pl.os = m->os;
+		if (!m->os || !m->arch) {
+			strbuf_addstr(msg, "a described machine needs an OS and a GPU");
+			return -EINVAL;
+		}
+		out->os_key = xstrdup(m->os->key);
+		out->os_name = xstrdup(m->os->name);
+		out->vendor = m->vendor;
+		out->arch = xstrdup(m->arch);
+		out->gpu_name = xstrdup(m->model ? m->model->name : m->arch);
+		rc = m->vendor == VENDOR_NVIDIA ? plan_nvidia_described(&pl, m, msg)
+		     : m->vendor == VENDOR_AMD ? plan_amd_described(&pl, m, msg) : -EINVAL;
+		if (rc == -EINVAL && !msg->len)
+			strbuf_addstr(msg, "the GPU is neither an AMD nor an NVIDIA one");
+	} else {
+		pl.f = f;
+		pl.r = r;
+		rc = plan_this_machine(&pl, msg);
+	}
+	if (rc == 0)
+		finish(&pl);
+	planner_release(&pl);
+	return rc;
+}
+
+/* ------------------------------------------------------- --os and --gpu */
+
+const struct prof_os *plan_find_os(const struct profiles *db, const char *spec)
+{
+	if (!db || !spec || !*spec)
+		return NULL;
+	const struct prof_os *o = profiles_os_by_key(db, spec);
+	if (o)
+		return o;
+	const char *dash = strrchr(spec, '-');
+	if (!dash || dash == spec || !dash[1])
+		return profiles_find_os(db, spec, "");
+	char *id = xstrndup(spec, (size_t)(dash - spec));
+	for (char *c = id; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	o = profiles_find_os(db, id, dash + 1);
+	free(id);
+	return o;
+}
+
+/* `needle` in `hay`, case-insensitive, starting and ending on word boundaries. */
+static bool word_match(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	if (!n)
+		return false;
+	for (const char *h = hay; *h; h++) {
+		if (h != hay && (isalnum((unsigned char)h[-1])))
+			continue;
+		if (strncasecmp(h, needle, n))
+			continue;
+		if (!isalnum((unsigned char)h[n]))
+			return true;
+	}
+	return false;
+}
+
+int plan_find_gpu(const struct profiles *db, const char *spec, struct plan_machine *m, struct strbuf *msg)
+{
+	m->model = NULL;
+	m->arch = NULL;
+	m->vendor = VENDOR_NONE;
+	if (!db || !spec || !*spec)
+		return -ENOENT;
+	if (!strncasecmp(spec, "gfx", 3) && spec[3] && isalnum((unsigned char)spec[3])) {
+		bool ok = true;
+		for (const char *c = spec + 3; *c; c++)
+			ok &= isalnum((unsigned char)*c) && !(*c >= 'A' && *c <= 'Z');
+		if (!ok)
+			return -ENOENT;
+		m->vendor = VENDOR_AMD;
+		m->arch = spec;
+		return 0;
+	}
+	unsigned cc;
+	char tail;
+	if (sscanf(spec, "sm_%u%c", &cc, &tail) == 1 && cc >= 10) {
+		m->vendor = VENDOR_NVIDIA;
+		m->arch = spec;
+		m->model = profiles_find_model_by_arch(db, spec);
+		return 0;
+	}
+	const struct prof_gpu_model *found = NULL;
+	struct strvec names = STRVEC_INIT;
+	for (size_t i = 0; i < db->nmodels; i++) {
+		const struct prof_gpu_model *g = &db->models[i];
+		if (!g->name)
+			continue;
+		if (!strcasecmp(g->name, spec) || (g->key && !strcasecmp(g->key, spec))) {
+			found = g; /* an exact name wins */
+			strvec_release(&names);
+			strvec_push(&names, g->name);
+			break;
+		}
+		if (word_match(g->name, spec)) {
+			found = g;
+			strvec_push(&names, g->name);
+		}
+	}
+	if (!names.n)
+		return -ENOENT;
+	if (names.n > 1) {
+		char *l = strvec_join(&names, ", ");
+		strbuf_addf(msg, "'%s' names several GPUs: %s", spec, l);
+		free(l);
+		strvec_release(&names);
+		return -EEXIST;
+	}
+	strvec_release(&names);
+	m->model = found;
+	m->vendor = found->vendor;
+	m->arch = found->arch;
+	return found->arch ? 0 : -ENOENT;
+}

@@ -1,0 +1,79 @@
+#!/bin/sh
+# rocmcheck plan for gfx1100 on Fedora (a described machine). Target: ROCm
+# 7.1. PyTorch from https://download.pytorch.org/whl/rocm7.1. Profile database
+# 2026.11.29.
+#
+# rocmcheck wrote this script and ran none of it. Review it, then run it as
+# your user (not as root): it calls sudo only for the commands that need it.
+# Every step is guarded, so running it again changes nothing.
+set -eu
+
+# Note (system.os): Fedora is not in AMD's list: it packages ROCm itself, in
+# the release its maintainers chose.
+
+relogin_needed=no
+
+# Step 1 of 6 (rocm_install): Install ROCm 7.1
+# Fixes: rocm.install
+# No HIP runtime is installed. Install ROCm 7.1 for Fedora with the commands
+# below.
+if ! rpm -q rocm-hip >/dev/null 2>&1; then
+	sudo dnf install -y rocminfo rocm-hip rocm-smi rocblas
+fi
+
+# Step 2 of 6 (torch): Install the PyTorch build for this GPU
+# Fixes: framework.torch
+# PyTorch built for this GPU, from https://download.pytorch.org/whl/rocm7.1
+# (it replaces any other build). Run this script in the Python environment you
+# use (an activated virtual environment).
+if ! pip show torch 2>/dev/null | grep -q '^Version: .*+rocm7\.1$'; then
+	pip uninstall -y torch torchvision torchaudio
+	pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocm7.1
+fi
+
+# Step 3 of 6 (env_clean_bashrc): Remove HIP_LAUNCH_BLOCKING,
+# AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
+# HSA_OVERRIDE_GFX_VERSION from ~/.bashrc
+# Fixes: env.launch_blocking, env.hsa_override
+# Debugging switches serialise every GPU launch, and a leftover
+# HSA_OVERRIDE_GFX_VERSION makes the runtime load code for another GPU: remove
+# them wherever they are set. A script cannot change the shell it was started
+# from: unset them there yourself.
+if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=' ~/.bashrc; then
+	sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' ~/.bashrc
+fi
+# By hand, in the shell you work in (a script cannot do it for you):
+#   unset HIP_LAUNCH_BLOCKING AMD_SERIALIZE_KERNEL AMD_SERIALIZE_COPY CUDA_LAUNCH_BLOCKING
+#   unset HSA_OVERRIDE_GFX_VERSION
+
+# Step 4 of 6 (env_clean_profile): Remove HIP_LAUNCH_BLOCKING,
+# AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
+# HSA_OVERRIDE_GFX_VERSION from ~/.profile
+# Fixes: env.launch_blocking, env.hsa_override
+# So that new shells do not set them again.
+if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=' ~/.profile; then
+	sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' ~/.profile
+fi
+
+# Step 5 of 6 (env_clean_environment): Remove HIP_LAUNCH_BLOCKING,
+# AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
+# HSA_OVERRIDE_GFX_VERSION from /etc/environment
+# Fixes: env.launch_blocking, env.hsa_override
+# So that new shells do not set them again.
+if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=' /etc/environment; then
+	sudo sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' /etc/environment
+fi
+
+# Step 6 of 6 (groups): Add the user to the groups that own the GPU device
+# nodes [log in again]
+# Fixes: perm.kfd, perm.render
+# "$USER" is not in the group(s) render,video that own /dev/kfd and
+# /dev/dri/renderD*: add the user, then log out and back in.
+if ! { id -nG "$USER" | grep -qw render && id -nG "$USER" | grep -qw video; }; then
+	sudo usermod -aG render,video "$USER"
+	relogin_needed=yes
+fi
+
+if [ "$relogin_needed" = yes ]; then
+	echo 'rocmcheck plan: log out and back in so that the new group membership applies' >&2
+fi

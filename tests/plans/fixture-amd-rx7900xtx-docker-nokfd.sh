@@ -1,0 +1,16 @@
+#!/bin/sh
+# rocmcheck plan for AMD Radeon RX 7900 XTX (gfx1100) on Ubuntu 22.04 LTS (the
+# machine rocmcheck read). Target: ROCm 6.2. Profile database 2026.11.29.
+#
+# rocmcheck wrote this script and ran none of it. Review it, then run it as
+# your user (not as root): it calls sudo only for the commands that need it.
+# Every step is guarded, so running it again changes nothing.
+set -eu
+
+# Note (system.container, driver.kfd): Inside a container the GPU device nodes
+# must be passed in: run it with --device /dev/kfd --device /dev/dri
+# --group-add video (on SELinux hosts also: setsebool -P container_use_devices
+# 1).
+
+# Nothing to do: no step is needed (the notes above say what a script cannot
+# do).

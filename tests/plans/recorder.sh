@@ -1,0 +1,141 @@
+#!/bin/sh
+# Recorder for the idempotence test of tests/cli/test_plan.sh: installed on
+# PATH under the name of every command a plan may call (apt-get, sudo,
+# usermod, pip, ...). It keeps the machine's state in $STATE (so a second run
+# sees the first run's effects), appends every change to $STATE/changes, and
+# touches nothing outside $STATE and $ROOT: paths under /etc and /boot given
+# to grep and sed are redirected into $ROOT.
+set -eu
+name=${0##*/}
+: "${STATE:?}" "${ROOT:?}"
+/bin/mkdir -p "$STATE/pkgs" "$STATE/groups" "$STATE/modules"
+change() { printf '%s\n' "$name $*" >>"$STATE/changes"; }
+
+# Package state: $STATE/pkgs/NAME holds the version.
+pkg_install() {
+	case $1 in
+	*amdgpu-install*)
+		url=$(/bin/cat "$STATE/last_url" 2>/dev/null || printf '%s' "$1")
+		printf '%s\n' "$url" >"$STATE/amdgpu-install.url"
+		printf '1.0\n' >"$STATE/pkgs/amdgpu-install" ;;
+	*epel-release*) printf '1.0\n' >"$STATE/pkgs/epel-release" ;;
+	nvidia-driver*|nvidia-open*|cuda-drivers*|akmod-nvidia*)
+		printf '1.0\n' >"$STATE/pkgs/$1"
+		nvidia_smi ;;
+	*) printf '1.0\n' >"$STATE/pkgs/$1" ;;
+	esac
+}
+
+# An installed NVIDIA driver brings nvidia-smi: a recorder of that name.
+nvidia_smi() { /bin/ln -sf "$0" "${0%/*}/nvidia-smi"; }
+
+case $name in
+sudo) exec "$@" ;;
+nvidia-smi) exit 0 ;;
+ubuntu-drivers) change "$@"; nvidia_smi ;;
+apt-get|dnf|zypper)
+	change "$@"
+	for a in "$@"; do
+		case $a in
+		-*|install|update|refresh) ;;
+		*) pkg_install "$a" ;;
+		esac
+	done ;;
+crb|update-grub|grub2-mkconfig) change "$@" ;;
+wget|curl)
+	change "$@"
+	for a in "$@"; do
+		case $a in
+		http*) printf '%s\n' "$a" >"$STATE/last_url" ;;
+		esac
+	done ;;
+amdgpu-install)
+	change "$@"
+	[ -f "$STATE/pkgs/amdgpu-install" ] || { echo "amdgpu-install: not installed" >&2; exit 127; }
+	case $* in
+	*--usecase=wsl*) ver=6.1.3 ;;
+	*)
+		# the release folder of the installer's URL: .../amdgpu-install/6.2.4/...
+		ver=$(/bin/sed -n 's|.*/amdgpu-install/\([0-9.]*\)/.*|\1|p' "$STATE/amdgpu-install.url") ;;
+	esac
+	printf '%s.0-1\n' "$ver" >"$STATE/pkgs/rocm-core"
+	printf '%s\n' "$ver" >"$STATE/pkgs/rocm-hip" ;;
+dpkg-query)
+	fmt='' pkg=''
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-W) ;;
+		-f) shift; fmt=$1 ;;
+		-f*) fmt=${1#-f} ;;
+		*) pkg=$1 ;;
+		esac
+		shift
+	done
+	[ -f "$STATE/pkgs/$pkg" ] || { echo "dpkg-query: no packages found matching $pkg" >&2; exit 1; }
+	case $fmt in
+	*Status*) printf 'install ok installed' ;;
+	*Version*) printf '%s' "$(/bin/cat "$STATE/pkgs/$pkg")" ;;
+	esac ;;
+rpm)
+	qf='' pkg=''
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-q) ;;
+		--qf) shift; qf=$1 ;;
+		*) pkg=$1 ;;
+		esac
+		shift
+	done
+	if [ ! -f "$STATE/pkgs/$pkg" ]; then echo "package $pkg is not installed"; exit 1; fi
+	if [ -n "$qf" ]; then printf '%s' "$(/bin/cat "$STATE/pkgs/$pkg")"; else echo "$pkg-1.0"; fi ;;
+usermod)
+	change "$@"
+	[ "$1" = -aG ] || exit 2
+	printf '%s\n' "$2" | /usr/bin/tr ',' '\n' >>"$STATE/groups/$3" ;;
+id)
+	[ "$1" = -nG ] || exit 2
+	printf '%s ' "$2"
+	[ -f "$STATE/groups/$2" ] && /usr/bin/tr '\n' ' ' <"$STATE/groups/$2"
+	printf '\n' ;;
+modprobe) change "$@"; : >"$STATE/modules/$1" ;;
+lsmod)
+	echo "Module                  Size  Used by"
+	for m in "$STATE"/modules/*; do [ -e "$m" ] && echo "${m##*/} 16384 0"; done
+	: ;;
+mokutil)
+	case $1 in
+	--import) change "$@"; : >"$STATE/mok" ;;
+	--test-key) [ -f "$STATE/mok" ] && echo "$2 is already in the enrollment request" ;;
+	esac
+	: ;;
+pip)
+	case $1 in
+	show) [ -f "$STATE/torch" ] || exit 1; echo "Name: torch"; echo "Version: $(/bin/cat "$STATE/torch")" ;;
+	uninstall) change "$@"; /bin/rm -f "$STATE/torch" ;;
+	install)
+		change "$@"
+		idx=
+		while [ $# -gt 0 ]; do [ "$1" = --index-url ] && idx=$2; shift; done
+		printf '2.9.0+%s\n' "${idx##*/}" >"$STATE/torch" ;;
+	*) exit 2 ;;
+	esac ;;
+uname) [ "${1:-}" = -r ] && echo 6.8.0-45-generic || echo Linux ;;
+grep|sed)
+	if [ "$name" = sed ]; then
+		for a in "$@"; do [ "$a" = -i ] && change "$@"; done
+	fi
+	# the arguments hold spaces: rebuild them one by one, redirecting files
+	n=$#
+	i=0
+	while [ $i -lt $n ]; do
+		a=$1
+		shift
+		case $a in
+		/etc/*|/boot/*) a=$ROOT$a ;;
+		esac
+		set -- "$@" "$a"
+		i=$((i + 1))
+	done
+	exec "/bin/$name" "$@" ;;
+*) echo "recorder: $name is not recorded" >&2; exit 127 ;;
+esac

@@ -1,0 +1,95 @@
+#!/bin/sh
+# rocmcheck plan for gfx942 on Red Hat Enterprise Linux 9 (a described
+# machine). Target: ROCm 7.1. PyTorch from
+# https://download.pytorch.org/whl/rocm7.1. Profile database 2026.11.29.
+#
+# rocmcheck wrote this script and ran none of it. Review it, then run it as
+# your user (not as root): it calls sudo only for the commands that need it.
+# Every step is guarded, so running it again changes nothing.
+set -eu
+
+relogin_needed=no
+reboot_needed=no
+
+# Step 1 of 7 (kernel_check): Check that the running kernel is a series ROCm
+# 7.1 supports here (5.14)
+# Fixes: system.kernel
+# Only a warning: the DKMS build of the amdgpu driver may fail on other
+# series.
+if ! uname -r | grep -q -e '^5\.14\.'; then
+	echo "rocmcheck plan: warning: Kernel $(uname -r) is not a series ROCm 7.1 supports on Red Hat Enterprise Linux 9 (supported: 5.14). The amdgpu DKMS build fails on newer kernels: boot a supported kernel, or install ROCm without DKMS (amdgpu-install --no-dkms) to use the in-tree driver." >&2
+fi
+
+# Step 2 of 7 (torch): Install the PyTorch build for this GPU
+# Fixes: framework.torch
+# PyTorch built for this GPU, from https://download.pytorch.org/whl/rocm7.1
+# (it replaces any other build). Run this script in the Python environment you
+# use (an activated virtual environment).
+if ! pip show torch 2>/dev/null | grep -q '^Version: .*+rocm7\.1$'; then
+	pip uninstall -y torch torchvision torchaudio
+	pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocm7.1
+fi
+
+# Step 3 of 7 (env_clean_bashrc): Remove HIP_LAUNCH_BLOCKING,
+# AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
+# HSA_OVERRIDE_GFX_VERSION from ~/.bashrc
+# Fixes: env.launch_blocking, env.hsa_override
+# Debugging switches serialise every GPU launch, and a leftover
+# HSA_OVERRIDE_GFX_VERSION makes the runtime load code for another GPU: remove
+# them wherever they are set. A script cannot change the shell it was started
+# from: unset them there yourself.
+if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=' ~/.bashrc; then
+	sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' ~/.bashrc
+fi
+# By hand, in the shell you work in (a script cannot do it for you):
+#   unset HIP_LAUNCH_BLOCKING AMD_SERIALIZE_KERNEL AMD_SERIALIZE_COPY CUDA_LAUNCH_BLOCKING
+#   unset HSA_OVERRIDE_GFX_VERSION
+
+# Step 4 of 7 (env_clean_profile): Remove HIP_LAUNCH_BLOCKING,
+# AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
+# HSA_OVERRIDE_GFX_VERSION from ~/.profile
+# Fixes: env.launch_blocking, env.hsa_override
+# So that new shells do not set them again.
+if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=' ~/.profile; then
+	sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' ~/.profile
+fi
+
+# Step 5 of 7 (env_clean_environment): Remove HIP_LAUNCH_BLOCKING,
+# AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
+# HSA_OVERRIDE_GFX_VERSION from /etc/environment
+# Fixes: env.launch_blocking, env.hsa_override
+# So that new shells do not set them again.
+if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=' /etc/environment; then
+	sudo sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' /etc/environment
+fi
+
+# Step 6 of 7 (groups): Add the user to the groups that own the GPU device
+# nodes [log in again]
+# Fixes: perm.kfd, perm.render
+# "$USER" is not in the group(s) render,video that own /dev/kfd and
+# /dev/dri/renderD*: add the user, then log out and back in.
+if ! { id -nG "$USER" | grep -qw render && id -nG "$USER" | grep -qw video; }; then
+	sudo usermod -aG render,video "$USER"
+	relogin_needed=yes
+fi
+
+# Step 7 of 7 (rocm_install): Install ROCm 7.1 [reboot]
+# Fixes: rocm.install
+# No HIP runtime is installed. Install ROCm 7.1 for Red Hat Enterprise Linux 9
+# with the commands below. Reboot afterwards: the amdgpu driver it builds is
+# loaded at the next boot.
+if ! rpm -q --qf '%{VERSION}' rocm-core 2>/dev/null | grep -q '^7\.1\.'; then
+	sudo dnf install -y https://dl.fedoraproject.org/pub/epel/epel-release-latest-9.noarch.rpm
+	sudo crb enable
+	sudo dnf install -y kernel-headers-"$(uname -r)" kernel-devel-"$(uname -r)"
+	sudo dnf install -y https://repo.radeon.com/amdgpu-install/7.1.1/rhel/"$(sed -n 's/^VERSION_ID="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' /etc/os-release)"/amdgpu-install-7.1.1.70101-1.el9.noarch.rpm
+	sudo amdgpu-install -y --usecase=rocm
+	reboot_needed=yes
+fi
+
+if [ "$relogin_needed" = yes ]; then
+	echo 'rocmcheck plan: log out and back in so that the new group membership applies' >&2
+fi
+if [ "$reboot_needed" = yes ]; then
+	echo 'rocmcheck plan: reboot to finish (sudo reboot)' >&2
+fi

@@ -1,0 +1,72 @@
+#!/bin/sh
+# rocmcheck plan for NVIDIA GeForce RTX 4090 (sm_89) on Ubuntu 22.04 LTS (a
+# described machine). Target: CUDA 13.0 build of PyTorch. PyTorch from
+# https://download.pytorch.org/whl/cu130. Profile database 2026.11.29.
+#
+# rocmcheck wrote this script and ran none of it. Review it, then run it as
+# your user (not as root): it calls sudo only for the commands that need it.
+# Every step is guarded, so running it again changes nothing.
+set -eu
+
+# Note (cuda.toolkit): The PyTorch wheel brings its own CUDA runtime; the CUDA
+# toolkit (nvcc) is only needed to compile CUDA code, and the profile database
+# has no install route for it: take it from NVIDIA's repository for this OS if
+# you need it.
+
+reboot_needed=no
+
+# Step 1 of 5 (torch): Install the PyTorch build for this GPU
+# Fixes: framework.torch
+# PyTorch built for this GPU, from https://download.pytorch.org/whl/cu130 (it
+# replaces any other build). Run this script in the Python environment you use
+# (an activated virtual environment).
+if ! pip show torch 2>/dev/null | grep -q '^Version: .*+cu130$'; then
+	pip uninstall -y torch torchvision torchaudio
+	pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu130
+fi
+
+# Step 2 of 5 (env_clean_bashrc): Remove HIP_LAUNCH_BLOCKING,
+# AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
+# HSA_OVERRIDE_GFX_VERSION from ~/.bashrc
+# Fixes: env.launch_blocking, env.hsa_override
+# Debugging switches serialise every GPU launch, and a leftover
+# HSA_OVERRIDE_GFX_VERSION makes the runtime load code for another GPU: remove
+# them wherever they are set. A script cannot change the shell it was started
+# from: unset them there yourself.
+if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=' ~/.bashrc; then
+	sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' ~/.bashrc
+fi
+# By hand, in the shell you work in (a script cannot do it for you):
+#   unset HIP_LAUNCH_BLOCKING AMD_SERIALIZE_KERNEL AMD_SERIALIZE_COPY CUDA_LAUNCH_BLOCKING
+#   unset HSA_OVERRIDE_GFX_VERSION
+
+# Step 3 of 5 (env_clean_profile): Remove HIP_LAUNCH_BLOCKING,
+# AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
+# HSA_OVERRIDE_GFX_VERSION from ~/.profile
+# Fixes: env.launch_blocking, env.hsa_override
+# So that new shells do not set them again.
+if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=' ~/.profile; then
+	sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' ~/.profile
+fi
+
+# Step 4 of 5 (env_clean_environment): Remove HIP_LAUNCH_BLOCKING,
+# AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
+# HSA_OVERRIDE_GFX_VERSION from /etc/environment
+# Fixes: env.launch_blocking, env.hsa_override
+# So that new shells do not set them again.
+if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=' -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=' /etc/environment; then
+	sudo sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' /etc/environment
+fi
+
+# Step 5 of 5 (nvidia_driver): Install the NVIDIA driver [reboot]
+# Fixes: driver.nvidia
+# The NVIDIA kernel driver is not loaded: install the NVIDIA driver the way
+# the distribution documents it (the commands below), then reboot.
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+	sudo apt-get install -y ubuntu-drivers-common && sudo ubuntu-drivers install
+	reboot_needed=yes
+fi
+
+if [ "$reboot_needed" = yes ]; then
+	echo 'rocmcheck plan: reboot to finish (sudo reboot)' >&2
+fi
