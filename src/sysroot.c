@@ -57,12 +57,19 @@ const char *const sysroot_env_names[] = {
 
 /* ---- recording ---- */
 
-static size_t hash_str(const char *s)
+#define HASH_INIT 1469598103934665603ULL
+
+/* FNV-1a, continuing from h (HASH_INIT to start). */
+static size_t hash_more(size_t h, const char *s)
 {
-	size_t h = 1469598103934665603ULL;
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
 	return h;
+}
+
+static size_t hash_str(const char *s)
+{
+	return hash_more(HASH_INIT, s);
 }
 
 static void rec_insert_slot(size_t *slots, size_t nslots, const char *s, size_t idx1)
@@ -153,13 +160,14 @@ struct sysroot_dircache {
 	size_t n;
 };
 
-static struct dircache_entry *dircache_find(struct sysroot *sr, const char *path, bool *empty)
+/* `hash` is hash_str(path). */
+static struct dircache_entry *dircache_find(struct sysroot *sr, const char *path, size_t hash, bool *empty)
 {
 	struct sysroot_dircache *c = sr->dircache;
 	*empty = false;
 	if (!c)
 		return NULL;
-	for (size_t i = hash_str(path) & (DIRCACHE_SLOTS - 1);; i = (i + 1) & (DIRCACHE_SLOTS - 1)) {
+	for (size_t i = hash & (DIRCACHE_SLOTS - 1);; i = (i + 1) & (DIRCACHE_SLOTS - 1)) {
 		struct dircache_entry *e = &c->slots[i];
 		if (!e->path) {
 			*empty = true;
@@ -172,14 +180,14 @@ static struct dircache_entry *dircache_find(struct sysroot *sr, const char *path
 
 /* Keep `fd` (a directory, or -1 with a link's target) for `path`. Returns
  * true when the cache took the fd (it then owns it). */
-static bool dircache_add(struct sysroot *sr, const char *path, int fd, const char *target)
+static bool dircache_add(struct sysroot *sr, const char *path, size_t hash, int fd, const char *target)
 {
 	if (!sr->dircache)
 		sr->dircache = xcalloc(1, sizeof(*sr->dircache));
 	if (sr->dircache->n >= DIRCACHE_MAX)
 		return false;
 	bool empty;
-	struct dircache_entry *e = dircache_find(sr, path, &empty);
+	struct dircache_entry *e = dircache_find(sr, path, hash, &empty);
 	if (!empty)
 		return false;
 	e->path = xstrdup(path);
@@ -214,6 +222,7 @@ struct walk {
 	int *fds;
 	bool *owned;             /* fds[i] is to be closed (not the cache's) */
 	size_t *lens;
+	size_t *hashes;          /* hash_str() of the canonical path at depth i */
 	size_t depth, alloc;
 	struct strbuf cur;
 	char *name;
@@ -234,9 +243,11 @@ static void walk_init(struct walk *w, int root_fd)
 	w->fds = xmalloc(w->alloc * sizeof(*w->fds));
 	w->owned = xmalloc(w->alloc * sizeof(*w->owned));
 	w->lens = xmalloc(w->alloc * sizeof(*w->lens));
+	w->hashes = xmalloc(w->alloc * sizeof(*w->hashes));
 	w->fds[0] = root_fd;
 	w->owned[0] = false;
 	w->lens[0] = 0;
+	w->hashes[0] = HASH_INIT;
 	w->depth = 0;
 	strbuf_init(&w->cur);
 	w->name = NULL;
@@ -260,27 +271,31 @@ static void walk_release(struct walk *w)
 	free(w->fds);
 	free(w->owned);
 	free(w->lens);
+	free(w->hashes);
 	strbuf_release(&w->cur);
 	free(w->name);
 	w->fds = NULL;
 	w->owned = NULL;
 	w->lens = NULL;
+	w->hashes = NULL;
 	w->name = NULL;
 }
 
-/* Enter the directory `name` (canonical path now in w->cur plus "/name"). */
-static void walk_push(struct walk *w, int fd, bool owned)
+/* Enter a directory: w->cur already holds its canonical path, `hash` its hash. */
+static void walk_push(struct walk *w, int fd, bool owned, size_t hash)
 {
 	if (w->depth + 1 >= w->alloc) {
 		w->alloc *= 2;
 		w->fds = xrealloc(w->fds, w->alloc * sizeof(*w->fds));
 		w->owned = xrealloc(w->owned, w->alloc * sizeof(*w->owned));
 		w->lens = xrealloc(w->lens, w->alloc * sizeof(*w->lens));
+		w->hashes = xrealloc(w->hashes, w->alloc * sizeof(*w->hashes));
 	}
 	w->depth++;
 	w->fds[w->depth] = fd;
 	w->owned[w->depth] = owned;
 	w->lens[w->depth] = w->cur.len;
+	w->hashes[w->depth] = hash;
 }
 
 static int walk_dirfd(const struct walk *w)
@@ -366,23 +381,24 @@ static int follow_link(struct walk *w, const char *c, struct strvec *pending, in
 static int enter(struct sysroot *sr, struct walk *w, const char *c, struct strvec *pending, int *links)
 {
 	size_t base = w->cur.len;
+	size_t hash = hash_more(hash_more(w->hashes[w->depth], "/"), c);
 	strbuf_addch(&w->cur, '/');
 	strbuf_addstr(&w->cur, c);
 	bool empty;
-	struct dircache_entry *e = dircache_find(sr, w->cur.buf, &empty);
+	struct dircache_entry *e = dircache_find(sr, w->cur.buf, hash, &empty);
 	if (e && !empty) {
 		cur_setlen(w, base);
 		if (e->fd < 0)
 			return splice_link(w, e->target, pending, links);
 		strbuf_addch(&w->cur, '/');
 		strbuf_addstr(&w->cur, c);
-		walk_push(w, e->fd, false);
+		walk_push(w, e->fd, false, hash);
 		return 0;
 	}
 	int fd = openat(walk_dirfd(w), c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0) {
-		bool cached = dircache_add(sr, w->cur.buf, fd, NULL);
-		walk_push(w, fd, !cached);
+		bool cached = dircache_add(sr, w->cur.buf, hash, fd, NULL);
+		walk_push(w, fd, !cached, hash);
 		return 0;
 	}
 	int ret = -errno;
@@ -390,7 +406,7 @@ static int enter(struct sysroot *sr, struct walk *w, const char *c, struct strve
 		char target[PATH_MAX];
 		ret = read_link(w, c, target, sizeof(target));
 		if (!ret) {
-			dircache_add(sr, w->cur.buf, -1, target);
+			dircache_add(sr, w->cur.buf, hash, -1, target);
 			cur_setlen(w, base);
 			return splice_link(w, target, pending, links);
 		}
