@@ -277,6 +277,8 @@ int cli_setup(struct cli *cli, bool want_facts)
 		return rc;
 	facts_gather(&cli->facts, &cli->sr);
 	cli->facts_ready = true;
+	for (size_t i = 0; i < cli->facts.limits.n; i++)
+		fprintf(stderr, "rocmcheck: warning: %s\n", cli->facts.limits.v[i]);
 	inventory_annotate(&cli->facts, cli->db);
 	return EXIT_OK;
 }

@@ -3,7 +3,6 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
-#include <stdlib.h>
 #include <string.h>
 
 const char *vendor_name(enum vendor v)
@@ -86,13 +85,33 @@ void fact_errors_add(struct fact_errors *e, const char *path, const char *fmt, .
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
+	if (e->n > FACTS_MAX_ERRORS)
+		return;
+	if (e->n == FACTS_MAX_ERRORS) {
+		path = "/";
+		strbuf_addf(&sb, "more than %d errors: the rest were not kept", FACTS_MAX_ERRORS);
+	} else {
+		va_start(ap, fmt);
+		strbuf_vaddf(&sb, fmt, ap);
+		va_end(ap);
+	}
 	e->v = xrealloc(e->v, (e->n + 1) * sizeof(*e->v));
 	e->v[e->n].path = facts_printable(xstrdup(path ? path : ""));
 	e->v[e->n].message = facts_printable(strbuf_detach(&sb));
 	e->n++;
+}
+
+void facts_limit(struct facts *f, const char *path, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	fact_errors_add(&f->errors, path, "%s", sb.buf);
+	strvec_push_owned(&f->limits, facts_printable(xasprintf("%s: %s", path ? path : "/", sb.buf)));
+	strbuf_release(&sb);
 }
 
 const struct fact_error *facts_error_for(const struct facts *f, const char *prefix)
@@ -235,11 +254,13 @@ void facts_release(struct facts *f)
 	for (size_t i = 0; i < f->ngpus; i++)
 		gpu_release(&f->gpus[i]);
 	free(f->gpus);
+	free(f->devs);  /* the nodes themselves belong to the sysroot */
 	for (size_t i = 0; i < f->errors.n; i++) {
 		free(f->errors.v[i].path);
 		free(f->errors.v[i].message);
 	}
 	free(f->errors.v);
+	strvec_release(&f->limits);
 	struct sysroot *sr = f->sr;
 	memset(f, 0, sizeof(*f));
 	f->sr = sr;

@@ -29,6 +29,12 @@ struct fact_errors {
 	struct fact_error *v;
 	size_t n;
 };
+/* Most fact errors kept; past it one last error says the rest were dropped. */
+#define FACTS_MAX_ERRORS 256
+/* Most GPUs a run reads (KFD GPU nodes, PCI GPUs, render nodes each): past
+ * it the rest are left out and a fact error says so. Real machines have at
+ * most a few dozen (8 MI300X in CPX mode: 64 KFD GPU nodes). */
+#define FACTS_MAX_GPUS 256
 void fact_errors_add(struct fact_errors *e, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Replace control characters and bytes that are not valid UTF-8 with '?',
@@ -292,6 +298,10 @@ struct facts {
 	struct gpu *gpus;
 	size_t ngpus;
 	struct fact_errors errors;  /* everything present but unparseable */
+	/* Caps this run hit (FACTS_MAX_GPUS, the sysroot's SYSROOT_MAX_PATHS or
+	 * SYSROOT_MAX_BYTES), "PATH: what was left out"; each is a fact error
+	 * too. The report lists them among the source's errors. */
+	struct strvec limits;
 };
 
 /* Readers, each filling its part; they never fail as a whole: what they
@@ -308,10 +318,19 @@ void facts_read_python(struct facts *f);
 void facts_read_env(struct facts *f);
 /* Build f->gpus from kfd + pci + drm (no profile needed). */
 void facts_build_gpus(struct facts *f);
+/* Ask the sysroot about every device node the checks judge besides /dev/kfd
+ * and /dev/dxg: each GPU's render node, /dev/nvidia0..N-1 (N NVIDIA GPUs, or
+ * NVIDIA PCI devices), /dev/nvidiactl, /dev/nvidia-uvm; fills f->devs.
+ * Needs f->gpus and f->pci. */
+void facts_read_devices(struct facts *f);
 
 /* All of the above in order. */
 void facts_gather(struct facts *f, struct sysroot *sr);
 void facts_release(struct facts *f);
+
+/* A cap was hit at `path`: a fact error and an entry of f->limits. */
+void facts_limit(struct facts *f, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* The first fact error whose path starts with `prefix`, or NULL. */
 const struct fact_error *facts_error_for(const struct facts *f, const char *prefix);

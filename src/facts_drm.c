@@ -137,8 +137,14 @@ void facts_read_drm(struct facts *f)
 		fact_errors_add(&f->errors, DRM_CLASS, "cannot list: %s", strerror(-r));
 	for (size_t i = 0; i < names.n; i++) {
 		int minor = render_minor(names.v[i]);
-		if (minor >= 0)
-			read_sysfs_node(f, names.v[i], minor);
+		if (minor < 0)
+			continue;
+		if (f->drm.nnodes >= FACTS_MAX_GPUS) {
+			facts_limit(f, DRM_CLASS, "more than %d render nodes: the rest are not read",
+					FACTS_MAX_GPUS);
+			break;
+		}
+		read_sysfs_node(f, names.v[i], minor);
 	}
 	strvec_release(&names);
 

@@ -314,6 +314,14 @@ void facts_read_kfd(struct facts *f)
 		qsort(nodes.v, nodes.n, sizeof(*nodes.v), cmp_node_num);
 	if (!nodes.n)
 		goto out;
+	if (nodes.n > FACTS_MAX_GPUS) {
+		facts_limit(f, KFD_NODES, "%s%zu KFD nodes: only the first %d are read",
+				names.n >= SYSROOT_MAX_LIST ? "at least " : "", nodes.n, FACTS_MAX_GPUS);
+		while (nodes.n > FACTS_MAX_GPUS) {
+			free(nodes.v[--nodes.n]);
+			nodes.v[nodes.n] = NULL;
+		}
+	}
 	f->kfd.nodes = xcalloc(nodes.n, sizeof(*f->kfd.nodes));
 	for (size_t i = 0; i < nodes.n; i++)
 		read_node(f, nodes.v[i], &f->kfd.nodes[f->kfd.nnodes++]);

@@ -155,8 +155,14 @@ void facts_read_pci(struct facts *f)
 			fact_errors_add(&f->errors, PCI_DEVICES, "cannot list: %s", strerror(-r));
 		goto out;
 	}
-	for (size_t i = 0; i < names.n; i++)
+	for (size_t i = 0; i < names.n; i++) {
+		if (f->npci >= FACTS_MAX_GPUS) {
+			facts_limit(f, PCI_DEVICES, "more than %d GPUs: the rest are not read",
+					FACTS_MAX_GPUS);
+			break;
+		}
 		read_device(f, names.v[i]);
+	}
 	if (f->npci > 1)
 		qsort(f->pci, f->npci, sizeof(*f->pci), cmp_pci);
 out:

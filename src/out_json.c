@@ -110,6 +110,9 @@ static json_t *json_source(const struct report *r)
 	const struct sysroot *sr = r->facts ? r->facts->sr : NULL;
 	if (sr && sr->host_ini_error)
 		json_array_append_new(errors, out_json_str(sr->host_ini_error));
+	/* caps the run hit: part of the source was not read */
+	for (size_t i = 0; r->facts && i < r->facts->limits.n; i++)
+		json_array_append_new(errors, out_json_str(r->facts->limits.v[i]));
 	set(s, "errors", errors);
 	return s;
 }

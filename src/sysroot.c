@@ -57,12 +57,19 @@ const char *const sysroot_env_names[] = {
 
 /* ---- recording ---- */
 
-static size_t hash_str(const char *s)
+#define HASH_INIT 1469598103934665603ULL
+
+/* FNV-1a, continuing from h (HASH_INIT to start). */
+static size_t hash_more(size_t h, const char *s)
 {
-	size_t h = 1469598103934665603ULL;
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
 	return h;
+}
+
+static size_t hash_str(const char *s)
+{
+	return hash_more(HASH_INIT, s);
 }
 
 static void rec_insert_slot(size_t *slots, size_t nslots, const char *s, size_t idx1)
@@ -73,15 +80,39 @@ static void rec_insert_slot(size_t *slots, size_t nslots, const char *s, size_t 
 	slots[i] = idx1;
 }
 
-static void record(struct sysroot *sr, const char *path)
+/* Note that a cap was reached at `path` (the first time only). */
+static void cap_reached(struct sysroot *sr, const char *path, bool bytes)
+{
+	if (sr->cap_error)
+		return;
+	sr->cap_path = xstrdup(path ? path : "/");
+	if (bytes)
+		sr->cap_error = xasprintf("not read: the run already read %d MiB, its cap (a hostile or runaway tree?)",
+					  SYSROOT_MAX_BYTES / (1024 * 1024));
+	else
+		sr->cap_error = xasprintf("not read: the run already touched %d paths, its cap (a hostile or runaway tree?)",
+					  SYSROOT_MAX_PATHS);
+}
+
+/* Record `path`; returns 0, or -ENOBUFS when it is new and the run may
+ * touch no more paths (then nothing is to be done with it). */
+static int record(struct sysroot *sr, const char *path)
 {
 	if (!path)
-		return;
+		return 0;
 	if (sr->rec_nslots) {
 		size_t i = hash_str(path) & (sr->rec_nslots - 1);
 		for (; sr->rec_slots[i]; i = (i + 1) & (sr->rec_nslots - 1))
 			if (!strcmp(sr->recorded.v[sr->rec_slots[i] - 1], path))
-				return;
+				return sr->bytes_read >= SYSROOT_MAX_BYTES ? -ENOBUFS : 0;
+	}
+	if (sr->recorded.n >= SYSROOT_MAX_PATHS) {
+		cap_reached(sr, path, false);
+		return -ENOBUFS;
+	}
+	if (sr->bytes_read >= SYSROOT_MAX_BYTES) {
+		cap_reached(sr, path, true);
+		return -ENOBUFS;
 	}
 	strvec_push(&sr->recorded, path);
 	if (sr->recorded.n * 2 > sr->rec_nslots) {
@@ -95,6 +126,7 @@ static void record(struct sysroot *sr, const char *path)
 	} else {
 		rec_insert_slot(sr->rec_slots, sr->rec_nslots, path, sr->recorded.n);
 	}
+	return 0;
 }
 
 const struct strvec *sysroot_recorded(const struct sysroot *sr)
@@ -104,24 +136,120 @@ const struct strvec *sysroot_recorded(const struct sysroot *sr)
 
 /* ---- resolution ---- */
 
+/* ---- the directory cache ----
+ *
+ * Resolving a path costs an openat() per directory and a readlinkat() per
+ * link on the way. Most paths a run asks for share their directories
+ * (/sys/class/kfd/kfd/topology/nodes/N/...), so each directory's O_PATH fd
+ * and each link's target is kept, keyed by its canonical path inside the
+ * root (the names of real directories from the root: unique). The fds stay
+ * open until sysroot_release(); at most DIRCACHE_MAX of them, so that a
+ * run never holds many descriptors. The tree is taken not to change under
+ * a run (a cached directory renamed meanwhile is still the one walked). */
+#define DIRCACHE_MAX 256
+#define DIRCACHE_SLOTS 1024      /* a power of two, well above 2 * DIRCACHE_MAX */
+
+struct dircache_entry {
+	char *path;              /* canonical path, "/sys/class" */
+	int fd;                  /* O_PATH directory fd, or -1 for a link */
+	char *target;            /* a link's target as written */
+};
+
+struct sysroot_dircache {
+	struct dircache_entry slots[DIRCACHE_SLOTS];
+	size_t n;
+};
+
+/* `hash` is hash_str(path). */
+static struct dircache_entry *dircache_find(struct sysroot *sr, const char *path, size_t hash, bool *empty)
+{
+	struct sysroot_dircache *c = sr->dircache;
+	*empty = false;
+	if (!c)
+		return NULL;
+	for (size_t i = hash & (DIRCACHE_SLOTS - 1);; i = (i + 1) & (DIRCACHE_SLOTS - 1)) {
+		struct dircache_entry *e = &c->slots[i];
+		if (!e->path) {
+			*empty = true;
+			return e;
+		}
+		if (!strcmp(e->path, path))
+			return e;
+	}
+}
+
+/* Keep `fd` (a directory, or -1 with a link's target) for `path`. Returns
+ * true when the cache took the fd (it then owns it). */
+static bool dircache_add(struct sysroot *sr, const char *path, size_t hash, int fd, const char *target)
+{
+	if (!sr->dircache)
+		sr->dircache = xcalloc(1, sizeof(*sr->dircache));
+	if (sr->dircache->n >= DIRCACHE_MAX)
+		return false;
+	bool empty;
+	struct dircache_entry *e = dircache_find(sr, path, hash, &empty);
+	if (!empty)
+		return false;
+	e->path = xstrdup(path);
+	e->fd = fd;
+	e->target = target ? xstrdup(target) : NULL;
+	sr->dircache->n++;
+	return true;
+}
+
+static void dircache_release(struct sysroot *sr)
+{
+	struct sysroot_dircache *c = sr->dircache;
+	if (!c)
+		return;
+	for (size_t i = 0; i < DIRCACHE_SLOTS; i++) {
+		if (!c->slots[i].path)
+			continue;
+		if (c->slots[i].fd >= 0)
+			close(c->slots[i].fd);
+		free(c->slots[i].path);
+		free(c->slots[i].target);
+	}
+	free(c);
+	sr->dircache = NULL;
+}
+
 /* Where a path led: the directory `fds[depth]` (fds[0] is the root fd, not
- * owned) and `name` inside it, or the directory itself when name is NULL. */
+ * owned) and `name` inside it, or the directory itself when name is NULL.
+ * `cur` is the canonical path of fds[depth] ("" for the root), lens[i] its
+ * length at depth i. */
 struct walk {
 	int *fds;
-	char **names;            /* names[i] is the component fds[i + 1] stands for */
+	bool *owned;             /* fds[i] is to be closed (not the cache's) */
+	size_t *lens;
+	size_t *hashes;          /* hash_str() of the canonical path at depth i */
 	size_t depth, alloc;
+	struct strbuf cur;
 	char *name;
 	bool have_st;            /* st holds the lstat of the final name */
 	struct stat st;
 };
 
+static void cur_setlen(struct walk *w, size_t len)
+{
+	w->cur.len = len;
+	if (w->cur.alloc)
+		w->cur.buf[len] = '\0';
+}
+
 static void walk_init(struct walk *w, int root_fd)
 {
 	w->alloc = 16;
 	w->fds = xmalloc(w->alloc * sizeof(*w->fds));
-	w->names = xmalloc(w->alloc * sizeof(*w->names));
+	w->owned = xmalloc(w->alloc * sizeof(*w->owned));
+	w->lens = xmalloc(w->alloc * sizeof(*w->lens));
+	w->hashes = xmalloc(w->alloc * sizeof(*w->hashes));
 	w->fds[0] = root_fd;
+	w->owned[0] = false;
+	w->lens[0] = 0;
+	w->hashes[0] = HASH_INIT;
 	w->depth = 0;
+	strbuf_init(&w->cur);
 	w->name = NULL;
 	w->have_st = false;
 }
@@ -130,9 +258,10 @@ static void walk_pop(struct walk *w)
 {
 	if (!w->depth)
 		return;
-	close(w->fds[w->depth]);
-	free(w->names[w->depth - 1]);
+	if (w->owned[w->depth])
+		close(w->fds[w->depth]);
 	w->depth--;
+	cur_setlen(w, w->lens[w->depth]);
 }
 
 static void walk_release(struct walk *w)
@@ -140,23 +269,33 @@ static void walk_release(struct walk *w)
 	while (w->depth)
 		walk_pop(w);
 	free(w->fds);
-	free(w->names);
+	free(w->owned);
+	free(w->lens);
+	free(w->hashes);
+	strbuf_release(&w->cur);
 	free(w->name);
 	w->fds = NULL;
-	w->names = NULL;
+	w->owned = NULL;
+	w->lens = NULL;
+	w->hashes = NULL;
 	w->name = NULL;
 }
 
-static void walk_push(struct walk *w, int fd, const char *name)
+/* Enter a directory: w->cur already holds its canonical path, `hash` its hash. */
+static void walk_push(struct walk *w, int fd, bool owned, size_t hash)
 {
 	if (w->depth + 1 >= w->alloc) {
 		w->alloc *= 2;
 		w->fds = xrealloc(w->fds, w->alloc * sizeof(*w->fds));
-		w->names = xrealloc(w->names, w->alloc * sizeof(*w->names));
+		w->owned = xrealloc(w->owned, w->alloc * sizeof(*w->owned));
+		w->lens = xrealloc(w->lens, w->alloc * sizeof(*w->lens));
+		w->hashes = xrealloc(w->hashes, w->alloc * sizeof(*w->hashes));
 	}
 	w->depth++;
 	w->fds[w->depth] = fd;
-	w->names[w->depth - 1] = xstrdup(name);
+	w->owned[w->depth] = owned;
+	w->lens[w->depth] = w->cur.len;
+	w->hashes[w->depth] = hash;
 }
 
 static int walk_dirfd(const struct walk *w)
@@ -202,26 +341,80 @@ static char *pending_pop(struct strvec *pending)
 	return c;
 }
 
-/* Splice the link `c` of the current directory into `pending`.
- * Returns 0, -EINVAL when c is not a link, or another negative errno. */
-static int follow_link(struct walk *w, const char *c, struct strvec *pending, int *links)
+/* Read the link `c` of the current directory into `target`. Returns 0,
+ * -EINVAL when c is not a link, or another negative errno. */
+static int read_link(struct walk *w, const char *c, char *target, size_t size)
 {
-	char target[PATH_MAX];
-	ssize_t n = readlinkat(walk_dirfd(w), c, target, sizeof(target));
+	ssize_t n = readlinkat(walk_dirfd(w), c, target, size);
 	if (n < 0)
 		return -errno;
-	if ((size_t)n >= sizeof(target))
+	if ((size_t)n >= size)
 		return -ENAMETOOLONG;
-	if (++*links > MAX_LINKS)
-		return -ELOOP;
 	if (n == 0)
 		return -ENOENT;
 	target[n] = '\0';
+	return 0;
+}
+
+/* Splice a link's target into `pending` (an absolute one restarts at the
+ * root). Returns 0 or -ELOOP. */
+static int splice_link(struct walk *w, const char *target, struct strvec *pending, int *links)
+{
+	if (++*links > MAX_LINKS)
+		return -ELOOP;
 	if (target[0] == '/')
 		while (w->depth)
 			walk_pop(w);
 	push_components(pending, target);
 	return 0;
+}
+
+static int follow_link(struct walk *w, const char *c, struct strvec *pending, int *links)
+{
+	char target[PATH_MAX];
+	int ret = read_link(w, c, target, sizeof(target));
+	return ret ? ret : splice_link(w, target, pending, links);
+}
+
+/* A directory component: from the cache, else openat() and, for a link,
+ * readlinkat(); what was learnt goes to the cache. */
+static int enter(struct sysroot *sr, struct walk *w, const char *c, struct strvec *pending, int *links)
+{
+	size_t base = w->cur.len;
+	size_t hash = hash_more(hash_more(w->hashes[w->depth], "/"), c);
+	strbuf_addch(&w->cur, '/');
+	strbuf_addstr(&w->cur, c);
+	bool empty;
+	struct dircache_entry *e = dircache_find(sr, w->cur.buf, hash, &empty);
+	if (e && !empty) {
+		cur_setlen(w, base);
+		if (e->fd < 0)
+			return splice_link(w, e->target, pending, links);
+		strbuf_addch(&w->cur, '/');
+		strbuf_addstr(&w->cur, c);
+		walk_push(w, e->fd, false, hash);
+		return 0;
+	}
+	int fd = openat(walk_dirfd(w), c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		bool cached = dircache_add(sr, w->cur.buf, hash, fd, NULL);
+		walk_push(w, fd, !cached, hash);
+		return 0;
+	}
+	int ret = -errno;
+	if (ret == -ENOTDIR || ret == -ELOOP) {
+		char target[PATH_MAX];
+		ret = read_link(w, c, target, sizeof(target));
+		if (!ret) {
+			dircache_add(sr, w->cur.buf, hash, -1, target);
+			cur_setlen(w, base);
+			return splice_link(w, target, pending, links);
+		}
+		if (ret == -EINVAL)
+			ret = -ENOTDIR;  /* a file used as a directory */
+	}
+	cur_setlen(w, base);
+	return ret;
 }
 
 /* Resolve `path` inside the root. With follow_last the last component is
@@ -271,18 +464,7 @@ static int resolve(struct sysroot *sr, const char *path, bool follow_last, struc
 				goto out;
 			continue;
 		}
-		int fd = openat(walk_dirfd(w), c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			walk_push(w, fd, c);
-			free(c);
-			continue;
-		}
-		ret = -errno;
-		if (ret == -ENOTDIR || ret == -ELOOP) {
-			ret = follow_link(w, c, &pending, &links);
-			if (ret == -EINVAL)
-				ret = -ENOTDIR;  /* a file used as a directory */
-		}
+		ret = enter(sr, w, c, &pending, &links);
 		free(c);
 		if (ret)
 			goto out;
@@ -297,10 +479,7 @@ out:
 static char *walk_path(const struct walk *w)
 {
 	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < w->depth; i++) {
-		strbuf_addch(&sb, '/');
-		strbuf_addstr(&sb, w->names[i]);
-	}
+	strbuf_add(&sb, w->cur.buf, w->cur.len);
 	if (w->name) {
 		strbuf_addch(&sb, '/');
 		strbuf_addstr(&sb, w->name);
@@ -323,8 +502,8 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, char **out,
 	*out = NULL;
 	if (len)
 		*len = 0;
-	if (rec)
-		record(sr, path);
+	if (rec && (ret = record(sr, path)))
+		return ret;
 	ret = resolve(sr, path, true, &w);
 	if (ret)
 		return ret;
@@ -377,6 +556,11 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, char **out,
 			ret = -EFBIG;
 			goto out;
 		}
+		if (rec && sr->bytes_read + used > SYSROOT_MAX_BYTES) {
+			cap_reached(sr, path, true);
+			ret = -ENOBUFS;
+			goto out;
+		}
 	}
 	if (!buf)
 		buf = xmalloc(1);
@@ -386,6 +570,8 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, char **out,
 	if (len)
 		*len = used;
 out:
+	if (rec)
+		sr->bytes_read += used;
 	if (fd >= 0)
 		close(fd);
 	free(buf);
@@ -419,14 +605,40 @@ static void names_trim(struct strvec *v, size_t keep)
 	}
 }
 
+/* Literal head of a glob component ("libamdhip64.so" of "libamdhip64.so*"):
+ * a name that does not start with it cannot match, and strncmp is cheaper
+ * than fnmatch on each of the thousands of names in /usr/lib/<triplet>. */
+static size_t glob_head(const char *pattern)
+{
+	return strcspn(pattern, "*?[\\");
+}
+
+static bool name_matches(const char *name, const char *pattern, size_t head)
+{
+	if (!pattern)
+		return true;
+	return !strncmp(name, pattern, head) && !fnmatch(pattern, name, FNM_PERIOD);
+}
+
+/* sysroot_list, keeping only names that match `pattern` (fnmatch with
+ * FNM_PERIOD; NULL: all) before they are sorted and capped. */
+static int list_matching(struct sysroot *sr, const char *path, const char *pattern, struct strvec *names);
+
 int sysroot_list(struct sysroot *sr, const char *path, struct strvec *names)
 {
+	return list_matching(sr, path, NULL, names);
+}
+
+static int list_matching(struct sysroot *sr, const char *path, const char *pattern, struct strvec *names)
+{
+	size_t head = pattern ? glob_head(pattern) : 0;
 	struct walk w;
 	struct strvec found = STRVEC_INIT;
 	DIR *d = NULL;
 	int ret;
 
-	record(sr, path);
+	if ((ret = record(sr, path)))
+		return ret;
 	ret = resolve(sr, path, true, &w);
 	if (ret)
 		return ret;
@@ -450,7 +662,8 @@ int sysroot_list(struct sysroot *sr, const char *path, struct strvec *names)
 				ret = -errno;
 			break;
 		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    !name_matches(de->d_name, pattern, head))
 			continue;
 		strvec_push(&found, de->d_name);
 		/* A huge directory costs bounded memory and still yields the
@@ -501,8 +714,7 @@ static int stat_path(struct sysroot *sr, const char *path, struct stat *st)
 enum node_type sysroot_type(struct sysroot *sr, const char *path)
 {
 	struct stat st;
-	record(sr, path);
-	if (stat_path(sr, path, &st))
+	if (record(sr, path) || stat_path(sr, path, &st))
 		return NODE_MISSING;
 	return type_of(st.st_mode);
 }
@@ -519,7 +731,8 @@ int sysroot_readlink(struct sysroot *sr, const char *path, char **out)
 	int ret;
 
 	*out = NULL;
-	record(sr, path);
+	if ((ret = record(sr, path)))
+		return ret;
 	ret = resolve(sr, path, false, &w);
 	if (ret)
 		return ret;
@@ -562,6 +775,8 @@ int sysroot_realpath(struct sysroot *sr, const char *path, char **out)
 	int ret;
 
 	*out = NULL;
+	if (sr->cap_error)
+		return -ENOBUFS;  /* not recorded, but no way around the caps */
 	ret = resolve(sr, path, true, &w);
 	if (ret)
 		return ret;
@@ -604,10 +819,9 @@ void sysroot_glob(struct sysroot *sr, const char *pattern, struct strvec *out)
 				continue;
 			}
 			struct strvec names = STRVEC_INIT;
-			if (sysroot_list(sr, cur.v[j], &names) == 0)
+			if (list_matching(sr, cur.v[j], parts.v[i], &names) == 0)
 				for (size_t k = 0; k < names.n; k++)
-					if (!fnmatch(parts.v[i], names.v[k], FNM_PERIOD))
-						strvec_push_owned(&next, join(cur.v[j], names.v[k]));
+					strvec_push_owned(&next, join(cur.v[j], names.v[k]));
 			strvec_release(&names);
 		}
 		strvec_release(&cur);
@@ -668,12 +882,19 @@ const struct env_entry *sysroot_env_at(const struct sysroot *sr, size_t i)
 
 /* ---- device nodes ---- */
 
-static struct dev_node *dev_add(struct dev_node **devs, size_t *ndevs, const char *path)
+/* Find or add `path` in a table of *ndevs entries. cap 0: the table grows
+ * with realloc (host_ini_parse's own array, nothing handed out yet);
+ * otherwise it holds `cap` entries and is never reallocated. Returns NULL
+ * when it is full. */
+static struct dev_node *dev_add(struct dev_node **devs, size_t *ndevs, size_t cap, const char *path)
 {
 	for (size_t i = 0; i < *ndevs; i++)
-		if (!strcmp((*devs)[i].path, path))
+		if ((*devs)[i].path && !strcmp((*devs)[i].path, path))
 			return &(*devs)[i];
-	*devs = xrealloc(*devs, (*ndevs + 1) * sizeof(**devs));
+	if (cap ? *ndevs >= cap : *ndevs >= SYSROOT_MAX_DEVS / 2)
+		return NULL;
+	if (!cap)
+		*devs = xrealloc(*devs, (*ndevs + 1) * sizeof(**devs));
 	struct dev_node *d = &(*devs)[(*ndevs)++];
 	memset(d, 0, sizeof(*d));
 	d->path = xstrdup(path);
@@ -748,13 +969,35 @@ static void dev_probe_live(struct sysroot *sr, struct dev_node *d)
 	walk_release(&w);
 }
 
+/* Give the sysroot its fixed table. One opened by sysroot_open() has it
+ * already; one put together by hand (tests) gets it here, before any
+ * pointer into it has been handed out. */
+static void devs_reserve(struct sysroot *sr)
+{
+	if (sr->devs_cap >= SYSROOT_MAX_DEVS)
+		return;
+	struct dev_node *t = xcalloc(SYSROOT_MAX_DEVS, sizeof(*t));
+	size_t n = sr->ndevs < SYSROOT_MAX_DEVS ? sr->ndevs : SYSROOT_MAX_DEVS;
+	if (n)
+		memcpy(t, sr->devs, n * sizeof(*t));
+	for (size_t i = n; i < sr->ndevs; i++)
+		dev_release(&sr->devs[i]);
+	free(sr->devs);
+	sr->devs = t;
+	sr->ndevs = n;
+	sr->devs_cap = SYSROOT_MAX_DEVS;
+}
+
 const struct dev_node *sysroot_device(struct sysroot *sr, const char *path)
 {
-	for (size_t i = 0; i < sr->ndevs; i++)
-		if (!strcmp(sr->devs[i].path, path))
-			return &sr->devs[i];
-	struct dev_node *d = dev_add(&sr->devs, &sr->ndevs, path);
-	if (sr->live)
+	devs_reserve(sr);
+	struct dev_node *d = dev_add(&sr->devs, &sr->ndevs, sr->devs_cap, path ? path : "");
+	if (!d) {
+		sr->devs_full = true;
+		memset(&sr->dev_overflow, 0, sizeof(sr->dev_overflow));
+		return &sr->dev_overflow;
+	}
+	if (sr->live && !d->known)
 		dev_probe_live(sr, d);
 	/* In a capture without a [device] section the node stays unknown:
 	 * type NODE_MISSING, access ACCESS_UNKNOWN, known false. */
@@ -777,8 +1020,10 @@ struct ini_state {
 static void ini_error(struct ini_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ini_error(struct ini_state *s, const char *fmt, ...)
 {
-	if (s->err_line)
+	/* The first malformed line wins, whoever notices it. */
+	if (s->err_line && s->err_line <= s->line)
 		return;
+	free(s->err);
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	strbuf_addf(&sb, "host.ini:%d: ", s->line);
@@ -806,7 +1051,12 @@ static bool parse_long(const char *v, long *out)
 
 static int ini_device(struct ini_state *s, const char *path, const char *name, const char *value)
 {
-	struct dev_node *d = dev_add(s->devs, s->ndevs, path);
+	struct dev_node *d = dev_add(s->devs, s->ndevs, 0, path);
+	if (!d) {
+		ini_error(s, "too many [device] sections (at most %d): the rest are ignored",
+			  SYSROOT_MAX_DEVS / 2);
+		return 1;
+	}
 	d->known = true;
 	if (!strcmp(name, "type")) {
 		static const struct { const char *s; enum node_type t; } types[] = {
@@ -968,6 +1218,14 @@ static bool ini_line(struct ini_state *s, char *t, size_t maxlen)
 		ini_error(s, "missing name before '%c'", *eq);
 		return false;
 	}
+	/* A name is one word (a key or a variable name): a line such as
+	 * "this line is malformed: no equals sign" is not a pair even
+	 * though inih would split it at the ':'. */
+	for (const char *p = t; p < eq; p++)
+		if (isspace((unsigned char)*p) && p[strspn(p, " \t")] != *eq) {
+			ini_error(s, "expected 'name = value' or '[section]' (a name has no white space)");
+			return false;
+		}
 	if (strlen(t) + 2 <= maxlen)
 		return true;
 	/* Longer than inih's line buffer (PATH often is): parse it here,
@@ -1169,6 +1427,7 @@ int sysroot_open(struct sysroot *sr, const char *dir)
 	}
 	if (sr->live) {
 		host_live(&sr->host);
+		devs_reserve(sr);
 		return 0;
 	}
 
@@ -1186,6 +1445,7 @@ int sysroot_open(struct sysroot *sr, const char *dir)
 		sr->have_host_ini = true;
 		sr->host_ini_error = xasprintf("host.ini: cannot be read: %s", strerror(-r));
 	}
+	devs_reserve(sr);  /* from here on the table never moves */
 	return 0;
 }
 
@@ -1206,6 +1466,14 @@ void sysroot_release(struct sysroot *sr)
 	free(sr->devs);
 	sr->devs = NULL;
 	sr->ndevs = 0;
+	sr->devs_cap = 0;
+	sr->devs_full = false;
 	free(sr->host_ini_error);
 	sr->host_ini_error = NULL;
+	free(sr->cap_error);
+	sr->cap_error = NULL;
+	free(sr->cap_path);
+	sr->cap_path = NULL;
+	dircache_release(sr);
+	sr->bytes_read = 0;
 }

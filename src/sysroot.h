@@ -20,10 +20,22 @@
 
 #include "util.h"
 
+struct sysroot_dircache;
+
 /* Largest file the layer reads; larger files give -EFBIG. */
 #define SYSROOT_MAX_FILE (1024 * 1024)
 /* Most entries returned by one listing; more give the first N sorted and -E2BIG is not raised. */
 #define SYSROOT_MAX_LIST 4096
+/* What one run may read: different paths recorded, and bytes read from
+ * files in all. Past either cap every further read, listing or lookup of a
+ * new path gives -ENOBUFS without touching the file system, and cap_error
+ * says so (a hostile tree with 100 000 KFD nodes must not make a run slow
+ * or its report huge). Real machines need a few hundred paths and well
+ * under 1 MiB. */
+#define SYSROOT_MAX_PATHS 10000
+#define SYSROOT_MAX_BYTES (16 * 1024 * 1024)
+/* Size of the device node table (host.ini [device] sections may use half). */
+#define SYSROOT_MAX_DEVS 1024
 
 enum node_type { NODE_MISSING = 0, NODE_FILE, NODE_DIR, NODE_CHAR, NODE_BLOCK, NODE_OTHER };
 
@@ -68,14 +80,23 @@ struct sysroot {
 	char *path;              /* "/" or the DIR given */
 	struct host_info host;
 	struct strvec recorded;  /* every path touched, in order, unique */
-	/* device nodes already asked about (cache; live: from stat/open) */
+	/* device nodes already asked about (cache; live: from stat/open).
+	 * A table of devs_cap entries allocated once: it never moves, so a
+	 * pointer sysroot_device() handed out stays valid until release. */
 	struct dev_node *devs;
 	size_t ndevs;
+	size_t devs_cap;
+	bool devs_full;          /* a lookup found the table full (answered unknown) */
+	struct dev_node dev_overflow; /* that answer: unknown, path NULL */
 	char *host_ini_error;    /* "host.ini:12: message" when host.ini was malformed */
 	bool have_host_ini;      /* a sysroot with .rocmcheck/host.ini */
 	/* index over `recorded` (open addressing, slots hold index + 1) */
 	size_t *rec_slots;
 	size_t rec_nslots;
+	uint64_t bytes_read;     /* from files, host.ini excluded */
+	char *cap_error;         /* set when a cap above was reached: "PATH: message" */
+	char *cap_path;          /* the first path refused */
+	struct sysroot_dircache *dircache; /* directory fds and link targets (sysroot.c) */
 };
 
 /* Open `dir` as a captured machine, or the live machine when dir is NULL.
@@ -127,9 +148,12 @@ const char *sysroot_getenv(struct sysroot *sr, const char *name);
 size_t sysroot_env_count(const struct sysroot *sr);
 const struct env_entry *sysroot_env_at(const struct sysroot *sr, size_t i);
 
-/* Device node facts for `path` (host.ini, or stat+open on a live run). Borrowed;
- * never NULL (an unknown node has type NODE_MISSING and access ACCESS_UNKNOWN
- * in a sysroot without the section). */
+/* Device node facts for `path` (host.ini, or stat+open on a live run). Borrowed
+ * and stable: the node stays at the same address until sysroot_release(),
+ * whatever is looked up later. Never NULL (an unknown node has type
+ * NODE_MISSING and access ACCESS_UNKNOWN in a sysroot without the section;
+ * past SYSROOT_MAX_DEVS different paths every new path gets one shared
+ * unknown node whose path is NULL, and devs_full is set). */
 const struct dev_node *sysroot_device(struct sysroot *sr, const char *path);
 
 /* Every path recorded so far (as asked for, including ones that did not
@@ -140,9 +164,12 @@ const struct strvec *sysroot_recorded(const struct sysroot *sr);
  * Besides spec/sysroot.md's keys, [user] may hold `sudo_user` and
  * `sudo_groups` (space separated) for a capture made as root via sudo.
  * Lines longer than inih's buffer are parsed too; a section or key after a
- * malformed line still counts, the malformed line itself does not.
- * Returns 0, or the 1-based line of the first malformed line (and fills
- * *err with "host.ini:LINE: message"). */
+ * malformed line still counts, the malformed line itself does not. A name
+ * is one word ("name = value", or inih's "name: value"): a line whose text
+ * before the '=' or ':' has white space in it is malformed. At most
+ * SYSROOT_MAX_DEVS / 2 [device] sections are kept (more is an error).
+ * Returns 0, or the 1-based line of the first malformed line, the lowest
+ * whichever rule found it (and fills *err with "host.ini:LINE: message"). */
 int host_ini_parse(const char *text, struct host_info *host,
 		   struct dev_node **devs, size_t *ndevs, char **err);
 void host_info_release(struct host_info *h);

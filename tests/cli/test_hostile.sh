@@ -5,6 +5,9 @@
 #     (fail/error entries), 3 for a sysroot it cannot use at all;
 #   - it reports `error` with evidence where it cannot decide (garbage
 #     os-release, the malformed host.ini line as host.ini:LINE);
+#   - a tree with 20 000 KFD nodes and site-packages entries stays fast
+#     (under 2 s) and its report small: the caps say in source.errors what
+#     was left out;
 #   - it never reads outside the root (checked under strace when it works):
 #     the only paths outside the root it may open are its own shared
 #     libraries, locale data, /dev/null, /dev/tty and its own /proc/self.
@@ -175,7 +178,58 @@ run missing --sysroot "$work/does-not-exist" doctor --level quick --json
 run notadir --sysroot "$root/proc/version" doctor --level quick --json
 [ $rc -lt 128 ] && [ $rc -ne 3 ] && fail "sysroot that is a file: exit status $rc, expected 3"
 
-# ---- 4. nothing outside the root is opened
+# ---- 4. a huge tree: 20 000 KFD nodes, 20 000 site-packages entries. The
+# caps keep the run fast and its report small, and the report says a cap
+# was hit.
+big=$work/big
+max_big_ms=${ROCMCHECK_HOSTILE_BIG_MAX_MS:-2000}
+if "$python" - "$big" <<'PYBIG'
+import os
+import sys
+
+root = sys.argv[1]
+nodes = os.path.join(root, "sys/devices/virtual/kfd/kfd/topology/nodes")
+os.makedirs(nodes)
+os.makedirs(os.path.join(root, "sys/class/kfd"))
+os.symlink("../../devices/virtual/kfd/kfd", os.path.join(root, "sys/class/kfd/kfd"))
+props = ("simd_count 192\nsimd_per_cu 2\ngfx_target_version 110000\nvendor_id 4098\n"
+         "device_id 29772\nlocation_id 768\ndomain 0\ndrm_render_minor 128\n")
+for i in range(20000):
+    d = os.path.join(nodes, str(i))
+    os.mkdir(d)
+    with open(os.path.join(d, "gpu_id"), "w") as f:
+        f.write(f"{i + 1}\n")
+    with open(os.path.join(d, "properties"), "w") as f:
+        f.write(props)
+site = os.path.join(root, "usr/lib/python3/dist-packages")
+os.makedirs(site)
+for i in range(20000):
+    os.mkdir(os.path.join(site, f"pkg{i}"))
+os.mkdir(os.path.join(site, "torch"))
+PYBIG
+then
+	run big --sysroot "$big" doctor --level quick --json
+	if [ $rc -lt 128 ]; then
+		[ $rc -gt 1 ] && fail "big: exit status $rc, expected 0 or 1; stderr: $(head -c 2000 "$work/big.err")"
+		[ "$ms" -gt "$max_big_ms" ] && fail "big: took $ms ms (limit $max_big_ms ms)"
+		size=$(wc -c <"$work/big.out")
+		[ "$size" -gt 2000000 ] && fail "big: the report is $size bytes (the caps should keep it small)"
+		if ! "$python" -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+errs = doc.get("source", {}).get("errors", [])
+sys.exit(0 if any("KFD nodes" in e and "256" in e for e in errs) else 1)' "$work/big.out"; then
+			fail "big: source.errors does not say that the KFD node cap was hit"
+		fi
+		grep -q 'warning: .*KFD nodes' "$work/big.err" || fail "big: no warning on stderr about the KFD node cap"
+		echo "big tree: ${ms} ms, report $size bytes" >&2
+	fi
+	rm -rf "$big"
+else
+	fail "could not build the big tree"
+fi
+
+# ---- 5. nothing outside the root is opened
 if ! command -v strace >/dev/null 2>&1; then
 	echo "note: strace is not installed (apt-get install -y strace); the out-of-root check is skipped" >&2
 elif ! strace -f -qq -o /dev/null true 2>/dev/null; then

@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include "facts.h"
-#include "sr_tree.h"
+#include "tree.h"
 
 static void parse_ok(const char *text, const char *version, bool open_module)
 {
@@ -64,81 +64,73 @@ static void test_nvidia_version_parse(void **state)
 static void test_amd_dkms(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	struct facts f;
-	char *root = tree_new();
-	tree_put(root, "sys/module/amdgpu/initstate", "live\n");
-	tree_put(root, "sys/module/amdgpu/version", "6.8.5\n");
-	tree_facts(root, &sr, &f);
-	facts_read_driver(&f);
-	assert_true(f.drv.amdgpu_module);
-	assert_string_equal(f.drv.amdgpu_initstate, "live");
-	assert_string_equal(f.drv.amdgpu_version, "6.8.5");
-	assert_false(f.drv.nvidia_module);
-	assert_null(f.drv.nvidia_version);
-	assert_false(f.drv.nouveau_module);
-	assert_int_equal(f.errors.n, 0);
-	facts_release(&f);
-	sysroot_release(&sr);
-	tree_free(root);
+	struct facts *f;
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, "sys/module/amdgpu/initstate", "live\n");
+	tree_put(&t, "sys/module/amdgpu/version", "6.8.5\n");
+	f = tree_open(&t);
+	facts_read_driver(f);
+	assert_true(f->drv.amdgpu_module);
+	assert_string_equal(f->drv.amdgpu_initstate, "live");
+	assert_string_equal(f->drv.amdgpu_version, "6.8.5");
+	assert_false(f->drv.nvidia_module);
+	assert_null(f->drv.nvidia_version);
+	assert_false(f->drv.nouveau_module);
+	assert_int_equal(f->errors.n, 0);
+	tree_free(&t);
 
 	/* in-tree driver that failed to come up; nouveau from /proc/modules */
-	root = tree_new();
-	tree_put(root, "sys/module/amdgpu/initstate", "coming\n");
-	tree_put(root, "proc/modules", "nouveau 2793472 0 - Live 0x0\n");
-	tree_facts(root, &sr, &f);
-	facts_read_system(&f);
-	facts_read_driver(&f);
-	assert_true(f.drv.amdgpu_module);
-	assert_string_equal(f.drv.amdgpu_initstate, "coming");
-	assert_null(f.drv.amdgpu_version);
-	assert_true(f.drv.nouveau_module);
-	facts_release(&f);
-	sysroot_release(&sr);
-	tree_free(root);
+	tree_new(&t);
+	tree_put(&t, "sys/module/amdgpu/initstate", "coming\n");
+	tree_put(&t, "proc/modules", "nouveau 2793472 0 - Live 0x0\n");
+	f = tree_open(&t);
+	facts_read_system(f);
+	facts_read_driver(f);
+	assert_true(f->drv.amdgpu_module);
+	assert_string_equal(f->drv.amdgpu_initstate, "coming");
+	assert_null(f->drv.amdgpu_version);
+	assert_true(f->drv.nouveau_module);
+	tree_free(&t);
 }
 
 static void test_nvidia(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	struct facts f;
-	char *root = tree_new();
-	tree_put(root, "sys/module/nvidia/version", "575.57.08\n");
-	tree_put(root, "proc/driver/nvidia/version",
+	struct facts *f;
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, "sys/module/nvidia/version", "575.57.08\n");
+	tree_put(&t, "proc/driver/nvidia/version",
 		 "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build\n");
-	tree_facts(root, &sr, &f);
-	facts_read_driver(&f);
-	assert_true(f.drv.nvidia_module);
-	assert_string_equal(f.drv.nvidia_version, "575.57.08");
-	assert_true(f.drv.nvidia_open);
-	assert_string_equal(f.drv.nvidia_version_source, "/proc/driver/nvidia/version");
-	assert_false(f.drv.amdgpu_module);
-	facts_release(&f);
-	sysroot_release(&sr);
+	f = tree_open(&t);
+	facts_read_driver(f);
+	assert_true(f->drv.nvidia_module);
+	assert_string_equal(f->drv.nvidia_version, "575.57.08");
+	assert_true(f->drv.nvidia_open);
+	assert_string_equal(f->drv.nvidia_version_source, "/proc/driver/nvidia/version");
+	assert_false(f->drv.amdgpu_module);
+	tree_close(&t);
 
 	/* garbage in the proc file: a fact error, the module file still answers */
-	tree_put(root, "proc/driver/nvidia/version", "\x01\x02 junk\n");
-	tree_facts(root, &sr, &f);
-	facts_read_driver(&f);
-	assert_string_equal(f.drv.nvidia_version, "575.57.08");
-	assert_false(f.drv.nvidia_open);
-	assert_string_equal(f.drv.nvidia_version_source, "/sys/module/nvidia/version");
-	assert_non_null(facts_error_for(&f, "/proc/driver/nvidia/version"));
-	facts_release(&f);
-	sysroot_release(&sr);
+	tree_put(&t, "proc/driver/nvidia/version", "\x01\x02 junk\n");
+	f = tree_open(&t);
+	facts_read_driver(f);
+	assert_string_equal(f->drv.nvidia_version, "575.57.08");
+	assert_false(f->drv.nvidia_open);
+	assert_string_equal(f->drv.nvidia_version_source, "/sys/module/nvidia/version");
+	assert_non_null(facts_error_for(f, "/proc/driver/nvidia/version"));
+	tree_close(&t);
 
 	/* both garbage */
-	tree_put(root, "sys/module/nvidia/version", "unknown\n");
-	tree_facts(root, &sr, &f);
-	facts_read_driver(&f);
-	assert_true(f.drv.nvidia_module);
-	assert_null(f.drv.nvidia_version);
-	assert_null(f.drv.nvidia_version_source);
-	assert_int_equal(f.errors.n, 2);
-	facts_release(&f);
-	sysroot_release(&sr);
-	tree_free(root);
+	tree_put(&t, "sys/module/nvidia/version", "unknown\n");
+	f = tree_open(&t);
+	facts_read_driver(f);
+	assert_true(f->drv.nvidia_module);
+	assert_null(f->drv.nvidia_version);
+	assert_null(f->drv.nvidia_version_source);
+	assert_int_equal(f->errors.n, 2);
+	tree_free(&t);
 }
 
 int main(void)

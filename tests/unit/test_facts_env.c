@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include "facts.h"
-#include "sr_tree.h"
+#include "tree.h"
 
 static void check(const char *value, bool valid, unsigned a, unsigned b, unsigned c, const char *arch)
 {
@@ -65,10 +65,10 @@ static void test_hsa_override_forms(void **state)
 static void test_read_env(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	struct facts f;
-	char *root = tree_new();
-	tree_put(root, ".rocmcheck/host.ini",
+	struct facts *f;
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, ".rocmcheck/host.ini",
 		 "[env]\n"
 		 "HSA_OVERRIDE_GFX_VERSION = 10.3.0\n"
 		 "HSA_OVERRIDE_GFX_VERSION_2 = 11.0.0\n"
@@ -88,9 +88,9 @@ static void test_read_env(void **state)
 		 "AMD_SERIALIZE_KERNEL = 3\n"
 		 "AMD_SERIALIZE_COPY = 0\n"
 		 "CUDA_LAUNCH_BLOCKING = false\n");
-	tree_facts(root, &sr, &f);
-	facts_read_env(&f);
-	struct env_facts *e = &f.env;
+	f = tree_open(&t);
+	facts_read_env(f);
+	struct env_facts *e = &f->env;
 	assert_true(e->hsa_override.set);
 	assert_true(e->hsa_override.valid);
 	assert_string_equal(e->hsa_override.arch, "gfx1030");
@@ -112,21 +112,18 @@ static void test_read_env(void **state)
 	assert_int_equal(e->blocking_vars.n, 2);
 	assert_string_equal(e->blocking_vars.v[0], "HIP_LAUNCH_BLOCKING=1");
 	assert_string_equal(e->blocking_vars.v[1], "AMD_SERIALIZE_KERNEL=3");
-	facts_release(&f);
-	sysroot_release(&sr);
+	tree_close(&t);
 
 	/* nothing set */
-	tree_put(root, ".rocmcheck/host.ini", "[env]\n");
-	tree_facts(root, &sr, &f);
-	facts_read_env(&f);
-	assert_false(f.env.hsa_override.set);
-	assert_null(f.env.hsa_override.raw);
-	assert_int_equal(f.env.nhsa_override_node, 0);
-	assert_null(f.env.hip_visible);
-	assert_int_equal(f.env.blocking_vars.n, 0);
-	facts_release(&f);
-	sysroot_release(&sr);
-	tree_free(root);
+	tree_put(&t, ".rocmcheck/host.ini", "[env]\n");
+	f = tree_open(&t);
+	facts_read_env(f);
+	assert_false(f->env.hsa_override.set);
+	assert_null(f->env.hsa_override.raw);
+	assert_int_equal(f->env.nhsa_override_node, 0);
+	assert_null(f->env.hip_visible);
+	assert_int_equal(f->env.blocking_vars.n, 0);
+	tree_free(&t);
 }
 
 static void test_live_env(void **state)

@@ -308,6 +308,29 @@ static void test_read_absent(void **state)
 	tree_free(&t);
 }
 
+/* More KFD nodes than any machine has: the first FACTS_MAX_GPUS in node
+ * order are read, and the cap is a fact error and a limit. */
+static void test_read_node_cap(void **state)
+{
+	(void)state;
+	struct tree t;
+	tree_new(&t);
+	tree_link(&t, "../../devices/virtual/kfd/kfd", "sys/class/kfd/kfd");
+	char *cmd = xasprintf("cd '%s/" NODES "' && for i in $(seq 0 %d); do mkdir $i; echo $((i + 1)) >$i/gpu_id; done",
+			      t.dir, FACTS_MAX_GPUS + 43);
+	tree_mkdirs(&t, NODES);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	struct facts *f = tree_open(&t);
+	facts_read_kfd(f);
+	assert_int_equal(f->kfd.nnodes, FACTS_MAX_GPUS);
+	assert_int_equal(f->kfd.nodes[FACTS_MAX_GPUS - 1].id, FACTS_MAX_GPUS - 1);
+	assert_int_equal(f->limits.n, 1);
+	assert_non_null(strstr(f->limits.v[0], "300 KFD nodes"));
+	assert_true(has_error(f, "only the first 256"));
+	tree_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_read_topology),
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_read_absent),
+		cmocka_unit_test(test_read_node_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include "facts.h"
-#include "sr_tree.h"
+#include "tree.h"
 
 static void os_free(struct os_facts *os)
 {
@@ -115,87 +115,80 @@ static void test_unparseable(void **state)
 static void test_read(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	struct facts f;
-	char *root = tree_new();
+	struct facts *f;
+	struct tree t;
+	tree_new(&t);
 
 	/* /etc/os-release is a relative link into /usr/lib, as on Debian */
-	tree_put(root, "usr/lib/os-release", ubuntu);
-	tree_mkdir(root, "etc");
-	tree_link(root, "../usr/lib/os-release", "etc/os-release");
-	tree_facts(root, &sr, &f);
-	facts_read_os(&f);
-	assert_true(f.os.present);
-	assert_string_equal(f.os.path, "/etc/os-release");
-	assert_string_equal(f.os.id, "ubuntu");
-	assert_int_equal(f.errors.n, 0);
-	facts_release(&f);
-	sysroot_release(&sr);
+	tree_put(&t, "usr/lib/os-release", ubuntu);
+	tree_mkdirs(&t, "etc");
+	tree_link(&t, "../usr/lib/os-release", "etc/os-release");
+	f = tree_open(&t);
+	facts_read_os(f);
+	assert_true(f->os.present);
+	assert_string_equal(f->os.path, "/etc/os-release");
+	assert_string_equal(f->os.id, "ubuntu");
+	assert_int_equal(f->errors.n, 0);
+	tree_close(&t);
 
 	/* only the fallback exists */
-	char *p = xasprintf("%s/etc/os-release", root);
+	char *p = xasprintf("%s/etc/os-release", t.dir);
 	unlink(p);
-	tree_facts(root, &sr, &f);
-	facts_read_os(&f);
-	assert_true(f.os.present);
-	assert_string_equal(f.os.path, "/usr/lib/os-release");
-	facts_release(&f);
-	sysroot_release(&sr);
+	f = tree_open(&t);
+	facts_read_os(f);
+	assert_true(f->os.present);
+	assert_string_equal(f->os.path, "/usr/lib/os-release");
+	tree_close(&t);
 
 	/* garbage: present but not understood -> a fact error, not present */
-	tree_put(root, "etc/os-release", "\x01\x02\x03 not an os-release\n");
-	tree_facts(root, &sr, &f);
-	facts_read_os(&f);
-	assert_false(f.os.present);
-	assert_null(f.os.id);
-	assert_non_null(facts_error_for(&f, "/etc/os-release"));
-	facts_release(&f);
-	sysroot_release(&sr);
+	tree_put(&t, "etc/os-release", "\x01\x02\x03 not an os-release\n");
+	f = tree_open(&t);
+	facts_read_os(f);
+	assert_false(f->os.present);
+	assert_null(f->os.id);
+	assert_non_null(facts_error_for(f, "/etc/os-release"));
+	tree_close(&t);
 
 	/* binary with NUL bytes, and a directory where the file should be */
-	tree_putn(root, "etc/os-release", "ID=x\0\0\0", 7);
-	tree_facts(root, &sr, &f);
-	facts_read_os(&f);
-	assert_false(f.os.present);
-	assert_non_null(facts_error_for(&f, "/etc/os-release"));
-	facts_release(&f);
-	sysroot_release(&sr);
+	tree_putn(&t, "etc/os-release", "ID=x\0\0\0", 7);
+	f = tree_open(&t);
+	facts_read_os(f);
+	assert_false(f->os.present);
+	assert_non_null(facts_error_for(f, "/etc/os-release"));
+	tree_close(&t);
 	unlink(p);
-	tree_mkdir(root, "etc/os-release");
-	tree_facts(root, &sr, &f);
-	facts_read_os(&f);
-	assert_false(f.os.present);
-	const struct fact_error *e = facts_error_for(&f, "/etc/");
+	tree_mkdirs(&t, "etc/os-release");
+	f = tree_open(&t);
+	facts_read_os(f);
+	assert_false(f->os.present);
+	const struct fact_error *e = facts_error_for(f, "/etc/");
 	assert_non_null(e);
 	assert_non_null(strstr(e->message, "directory"));
-	facts_release(&f);
-	sysroot_release(&sr);
+	tree_close(&t);
 
 	/* an os-release without ID gets os-release(5)'s default */
 	char *cmd = xasprintf("rm -rf '%s'", p);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
-	tree_put(root, "etc/os-release", "VERSION_ID=1\n");
-	tree_facts(root, &sr, &f);
-	facts_read_os(&f);
-	assert_true(f.os.present);
-	assert_string_equal(f.os.id, "linux");
-	facts_release(&f);
-	sysroot_release(&sr);
+	tree_put(&t, "etc/os-release", "VERSION_ID=1\n");
+	f = tree_open(&t);
+	facts_read_os(f);
+	assert_true(f->os.present);
+	assert_string_equal(f->os.id, "linux");
+	tree_close(&t);
 
 	/* neither file */
-	cmd = xasprintf("rm -rf '%s/etc' '%s/usr'", root, root);
+	cmd = xasprintf("rm -rf '%s/etc' '%s/usr'", t.dir, t.dir);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
-	tree_facts(root, &sr, &f);
-	facts_read_os(&f);
-	assert_false(f.os.present);
-	assert_null(f.os.path);
-	assert_int_equal(f.errors.n, 0);
-	facts_release(&f);
-	sysroot_release(&sr);
+	f = tree_open(&t);
+	facts_read_os(f);
+	assert_false(f->os.present);
+	assert_null(f->os.path);
+	assert_int_equal(f->errors.n, 0);
+	tree_close(&t);
 	free(p);
-	tree_free(root);
+	tree_free(&t);
 }
 
 int main(void)

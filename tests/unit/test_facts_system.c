@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include "facts.h"
-#include "sr_tree.h"
+#include "tree.h"
 
 #define SB_VAR "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 
@@ -52,132 +52,126 @@ static void test_kernel_release_parse(void **state)
 }
 
 /* A captured Ubuntu host with Secure Boot on and a DKMS amdgpu. */
-static char *ubuntu_tree(void)
+static void ubuntu_tree(struct tree *t)
 {
-	char *root = tree_new();
-	tree_put(root, ".rocmcheck/host.ini",
+	tree_new(t);
+	tree_put(t, ".rocmcheck/host.ini",
 		 "[uname]\nrelease = 6.5.0-35-generic\nmachine = x86_64\nnodename = node01\n");
-	tree_put(root, "proc/version",
+	tree_put(t, "proc/version",
 		 "Linux version 6.5.0-35-generic (buildd@lcy02-amd64-079) (x86_64-linux-gnu-gcc-12 "
 		 "(Ubuntu 12.3.0-1ubuntu1~22.04) 12.3.0) #35~22.04.1-Ubuntu SMP PREEMPT_DYNAMIC\n");
-	tree_put(root, "proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-6.5.0-35-generic root=UUID=x ro quiet splash\n");
-	tree_put(root, "proc/modules",
+	tree_put(t, "proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-6.5.0-35-generic root=UUID=x ro quiet splash\n");
+	tree_put(t, "proc/modules",
 		 "amdgpu 14807040 0 - Live 0x0000000000000000\n"
 		 "amdxcp 12288 1 amdgpu, Live 0x0000000000000000\n"
 		 "drm_buddy 20480 1 amdgpu, Live 0x0000000000000000\n"
 		 "\n"
 		 "amdgpu 1 0 - Live 0x0\n");
-	tree_putn(root, SB_VAR, "\x06\x00\x00\x00\x01", 5);
-	tree_mkdir(root, "sys/firmware/efi/efivars");
-	tree_mkdir(root, "var/lib/dkms/amdgpu/6.8.5-2041575.24.04");
-	tree_link(root, "6.8.5-2041575.24.04/6.5.0-35-generic/x86_64",
+	tree_putn(t, SB_VAR, "\x06\x00\x00\x00\x01", 5);
+	tree_mkdirs(t, "sys/firmware/efi/efivars");
+	tree_mkdirs(t, "var/lib/dkms/amdgpu/6.8.5-2041575.24.04");
+	tree_link(t, "6.8.5-2041575.24.04/6.5.0-35-generic/x86_64",
 		  "var/lib/dkms/amdgpu/kernel-6.5.0-35-generic-x86_64");
-	tree_put(root, "proc/cpuinfo",
+	tree_put(t, "proc/cpuinfo",
 		 "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
 		 "flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep\n\n"
 		 "processor\t: 1\nvendor_id\t: AuthenticAMD\n");
-	tree_put(root, "boot/config-6.5.0-35-generic",
+	tree_put(t, "boot/config-6.5.0-35-generic",
 		 "CONFIG_IOMMU_SUPPORT=y\n# CONFIG_IOMMU_DEFAULT_DMA_LAZY is not set\n"
 		 "CONFIG_IOMMU_DEFAULT_PASSTHROUGH=y\n");
-	tree_mkdir(root, "usr/src/linux-headers-6.5.0-35-generic");
-	tree_mkdir(root, "lib/modules/6.5.0-35-generic");
-	tree_link(root, "/usr/src/linux-headers-6.5.0-35-generic", "lib/modules/6.5.0-35-generic/build");
-	return root;
+	tree_mkdirs(t, "usr/src/linux-headers-6.5.0-35-generic");
+	tree_mkdirs(t, "lib/modules/6.5.0-35-generic");
+	tree_link(t, "/usr/src/linux-headers-6.5.0-35-generic", "lib/modules/6.5.0-35-generic/build");
 }
 
 static void test_ubuntu_capture(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	struct facts f;
-	char *root = ubuntu_tree();
-	tree_facts(root, &sr, &f);
-	facts_read_system(&f);
-	assert_string_equal(f.kernel.release, "6.5.0-35-generic");
-	assert_string_equal(f.kernel.release_source, "host.ini [uname] release");
-	assert_true(f.kernel.parsed);
-	assert_int_equal(f.kernel.major, 6);
-	assert_int_equal(f.kernel.minor, 5);
-	assert_string_equal(f.kernel.arch, "x86_64");
-	assert_string_equal(f.kernel.nodename, "node01");
-	assert_true(str_startswith(f.kernel.proc_version, "Linux version 6.5.0"));
-	assert_true(str_endswith(f.kernel.cmdline, "splash"));
-	assert_true(f.sys.modules_read);
-	assert_int_equal(f.sys.modules.n, 3);
-	assert_true(strvec_contains(&f.sys.modules, "amdxcp"));
-	assert_int_equal(f.sys.container, CONTAINER_NONE);
-	assert_null(f.sys.container_evidence);
-	assert_false(f.sys.wsl);
-	assert_false(f.sys.dxg_present);
-	assert_true(f.sys.efi);
-	assert_int_equal(f.sys.secure_boot, 1);
-	assert_non_null(f.sys.secure_boot_path);
-	assert_true(f.sys.dkms_amdgpu);
-	assert_string_equal(f.sys.dkms_amdgpu_evidence, "/var/lib/dkms/amdgpu");
-	assert_int_equal(f.sys.dkms_amdgpu_versions.n, 1);
-	assert_string_equal(f.sys.dkms_amdgpu_versions.v[0], "6.8.5-2041575.24.04");
-	assert_true(f.sys.cpuinfo_read);
-	assert_true(f.sys.cpu_amd);
-	assert_false(f.sys.cpu_hypervisor);
-	assert_int_equal(f.sys.iommu_passthrough_config, 1);
-	assert_true(f.sys.headers_installed);
-	assert_int_equal(f.errors.n, 0);
-	facts_release(&f);
-	sysroot_release(&sr);
-	tree_free(root);
+	struct facts *f;
+	struct tree t;
+	ubuntu_tree(&t);
+	f = tree_open(&t);
+	facts_read_system(f);
+	assert_string_equal(f->kernel.release, "6.5.0-35-generic");
+	assert_string_equal(f->kernel.release_source, "host.ini [uname] release");
+	assert_true(f->kernel.parsed);
+	assert_int_equal(f->kernel.major, 6);
+	assert_int_equal(f->kernel.minor, 5);
+	assert_string_equal(f->kernel.arch, "x86_64");
+	assert_string_equal(f->kernel.nodename, "node01");
+	assert_true(str_startswith(f->kernel.proc_version, "Linux version 6.5.0"));
+	assert_true(str_endswith(f->kernel.cmdline, "splash"));
+	assert_true(f->sys.modules_read);
+	assert_int_equal(f->sys.modules.n, 3);
+	assert_true(strvec_contains(&f->sys.modules, "amdxcp"));
+	assert_int_equal(f->sys.container, CONTAINER_NONE);
+	assert_null(f->sys.container_evidence);
+	assert_false(f->sys.wsl);
+	assert_false(f->sys.dxg_present);
+	assert_true(f->sys.efi);
+	assert_int_equal(f->sys.secure_boot, 1);
+	assert_non_null(f->sys.secure_boot_path);
+	assert_true(f->sys.dkms_amdgpu);
+	assert_string_equal(f->sys.dkms_amdgpu_evidence, "/var/lib/dkms/amdgpu");
+	assert_int_equal(f->sys.dkms_amdgpu_versions.n, 1);
+	assert_string_equal(f->sys.dkms_amdgpu_versions.v[0], "6.8.5-2041575.24.04");
+	assert_true(f->sys.cpuinfo_read);
+	assert_true(f->sys.cpu_amd);
+	assert_false(f->sys.cpu_hypervisor);
+	assert_int_equal(f->sys.iommu_passthrough_config, 1);
+	assert_true(f->sys.headers_installed);
+	assert_int_equal(f->errors.n, 0);
+	tree_free(&t);
 }
 
 static void test_minimal_and_fallbacks(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	struct facts f;
-	char *root = tree_new();
+	struct facts *f;
+	struct tree t;
+	tree_new(&t);
 
 	/* nothing at all: everything unknown, nothing invented */
-	tree_facts(root, &sr, &f);
-	facts_read_system(&f);
-	assert_null(f.kernel.release);
-	assert_false(f.kernel.parsed);
-	assert_false(f.sys.modules_read);
-	assert_false(f.sys.efi);
-	assert_int_equal(f.sys.secure_boot, -1);
-	assert_false(f.sys.dkms_amdgpu);
-	assert_false(f.sys.cpuinfo_read);
-	assert_int_equal(f.sys.iommu_passthrough_config, -1);
-	assert_false(f.sys.headers_installed);
-	assert_int_equal(f.errors.n, 0);
-	facts_release(&f);
-	sysroot_release(&sr);
+	f = tree_open(&t);
+	facts_read_system(f);
+	assert_null(f->kernel.release);
+	assert_false(f->kernel.parsed);
+	assert_false(f->sys.modules_read);
+	assert_false(f->sys.efi);
+	assert_int_equal(f->sys.secure_boot, -1);
+	assert_false(f->sys.dkms_amdgpu);
+	assert_false(f->sys.cpuinfo_read);
+	assert_int_equal(f->sys.iommu_passthrough_config, -1);
+	assert_false(f->sys.headers_installed);
+	assert_int_equal(f->errors.n, 0);
+	tree_close(&t);
 
 	/* no host.ini: the release comes from procfs; Secure Boot off; DKMS by
 	 * the module file only; a VM; a config without the option; a dangling
 	 * build link means no headers */
-	tree_put(root, "proc/sys/kernel/osrelease", "5.14.0-427.el9.x86_64\n");
-	tree_putn(root, SB_VAR, "\x06\x00\x00\x00\x00", 5);
-	tree_put(root, "lib/modules/5.14.0-427.el9.x86_64/updates/dkms/amdgpu.ko.xz", "");
-	tree_put(root, "proc/cpuinfo", "vendor_id\t: GenuineIntel\nflags\t\t: fpu hypervisor sse\n");
-	tree_put(root, "boot/config-5.14.0-427.el9.x86_64", "# CONFIG_IOMMU_DEFAULT_PASSTHROUGH is not set\n");
-	tree_link(root, "/usr/src/kernels/5.14.0-427.el9.x86_64", "lib/modules/5.14.0-427.el9.x86_64/build");
-	tree_facts(root, &sr, &f);
-	facts_read_system(&f);
-	assert_string_equal(f.kernel.release, "5.14.0-427.el9.x86_64");
-	assert_string_equal(f.kernel.release_source, "/proc/sys/kernel/osrelease");
-	assert_true(f.kernel.parsed);
-	assert_int_equal(f.kernel.minor, 14);
-	assert_int_equal(f.sys.secure_boot, 0);
-	assert_true(f.sys.dkms_amdgpu);
-	assert_string_equal(f.sys.dkms_amdgpu_evidence,
+	tree_put(&t, "proc/sys/kernel/osrelease", "5.14.0-427.el9.x86_64\n");
+	tree_putn(&t, SB_VAR, "\x06\x00\x00\x00\x00", 5);
+	tree_put(&t, "lib/modules/5.14.0-427.el9.x86_64/updates/dkms/amdgpu.ko.xz", "");
+	tree_put(&t, "proc/cpuinfo", "vendor_id\t: GenuineIntel\nflags\t\t: fpu hypervisor sse\n");
+	tree_put(&t, "boot/config-5.14.0-427.el9.x86_64", "# CONFIG_IOMMU_DEFAULT_PASSTHROUGH is not set\n");
+	tree_link(&t, "/usr/src/kernels/5.14.0-427.el9.x86_64", "lib/modules/5.14.0-427.el9.x86_64/build");
+	f = tree_open(&t);
+	facts_read_system(f);
+	assert_string_equal(f->kernel.release, "5.14.0-427.el9.x86_64");
+	assert_string_equal(f->kernel.release_source, "/proc/sys/kernel/osrelease");
+	assert_true(f->kernel.parsed);
+	assert_int_equal(f->kernel.minor, 14);
+	assert_int_equal(f->sys.secure_boot, 0);
+	assert_true(f->sys.dkms_amdgpu);
+	assert_string_equal(f->sys.dkms_amdgpu_evidence,
 			    "/lib/modules/5.14.0-427.el9.x86_64/updates/dkms/amdgpu.ko.xz");
-	assert_int_equal(f.sys.dkms_amdgpu_versions.n, 0);
-	assert_false(f.sys.cpu_amd);
-	assert_true(f.sys.cpu_hypervisor);
-	assert_int_equal(f.sys.iommu_passthrough_config, 0);
-	assert_false(f.sys.headers_installed);
-	assert_int_equal(f.errors.n, 0);
-	facts_release(&f);
-	sysroot_release(&sr);
-	tree_free(root);
+	assert_int_equal(f->sys.dkms_amdgpu_versions.n, 0);
+	assert_false(f->sys.cpu_amd);
+	assert_true(f->sys.cpu_hypervisor);
+	assert_int_equal(f->sys.iommu_passthrough_config, 0);
+	assert_false(f->sys.headers_installed);
+	assert_int_equal(f->errors.n, 0);
+	tree_free(&t);
 }
 
 static void test_containers(void **state)
@@ -198,86 +192,79 @@ static void test_containers(void **state)
 		{ "proc/1/cgroup", "0::/init.scope\n", CONTAINER_NONE, NULL },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct sysroot sr;
-		struct facts f;
-		char *root = tree_new();
-		tree_put(root, cases[i].file, cases[i].content);
-		tree_facts(root, &sr, &f);
-		facts_read_system(&f);
-		assert_int_equal(f.sys.container, cases[i].kind);
+		struct facts *f;
+		struct tree t;
+	tree_new(&t);
+		tree_put(&t, cases[i].file, cases[i].content);
+		f = tree_open(&t);
+		facts_read_system(f);
+		assert_int_equal(f->sys.container, cases[i].kind);
 		if (cases[i].evidence)
-			assert_string_equal(f.sys.container_evidence, cases[i].evidence);
+			assert_string_equal(f->sys.container_evidence, cases[i].evidence);
 		else
-			assert_null(f.sys.container_evidence);
-		facts_release(&f);
-		sysroot_release(&sr);
-		tree_free(root);
+			assert_null(f->sys.container_evidence);
+		tree_close(&t);
+		tree_free(&t);
 	}
 }
 
 static void test_wsl(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	struct facts f;
-	char *root = tree_new();
-	tree_put(root, "proc/version",
+	struct facts *f;
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, "proc/version",
 		 "Linux version 5.15.153.1-microsoft-standard-WSL2 (root@941d701f84f1) (gcc (GCC) 11.2.0)\n");
-	tree_put(root, ".rocmcheck/host.ini", "[device /dev/dxg]\ntype = char\nmode = 0666\naccess = rw\n");
-	tree_mkdir(root, "usr/lib/wsl/lib");
-	tree_facts(root, &sr, &f);
-	facts_read_system(&f);
-	assert_true(f.sys.wsl);
-	assert_string_equal(f.sys.wsl_evidence, "/proc/version");
-	assert_true(f.sys.dxg_present);
-	facts_release(&f);
-	sysroot_release(&sr);
-	tree_free(root);
+	tree_put(&t, ".rocmcheck/host.ini", "[device /dev/dxg]\ntype = char\nmode = 0666\naccess = rw\n");
+	tree_mkdirs(&t, "usr/lib/wsl/lib");
+	f = tree_open(&t);
+	facts_read_system(f);
+	assert_true(f->sys.wsl);
+	assert_string_equal(f->sys.wsl_evidence, "/proc/version");
+	assert_true(f->sys.dxg_present);
+	tree_free(&t);
 
 	/* osrelease only */
-	root = tree_new();
-	tree_put(root, "proc/sys/kernel/osrelease", "4.4.0-19041-Microsoft\n");
-	tree_facts(root, &sr, &f);
-	facts_read_system(&f);
-	assert_true(f.sys.wsl);
-	assert_string_equal(f.sys.wsl_evidence, "/proc/sys/kernel/osrelease");
-	assert_false(f.sys.dxg_present);   /* unknown in this capture */
-	facts_release(&f);
-	sysroot_release(&sr);
-	tree_free(root);
+	tree_new(&t);
+	tree_put(&t, "proc/sys/kernel/osrelease", "4.4.0-19041-Microsoft\n");
+	f = tree_open(&t);
+	facts_read_system(f);
+	assert_true(f->sys.wsl);
+	assert_string_equal(f->sys.wsl_evidence, "/proc/sys/kernel/osrelease");
+	assert_false(f->sys.dxg_present);   /* unknown in this capture */
+	tree_free(&t);
 }
 
 static void test_hostile(void **state)
 {
 	(void)state;
-	struct sysroot sr;
-	struct facts f;
-	char *root = tree_new();
-	tree_put(root, ".rocmcheck/host.ini", "[uname]\nrelease = not-a-kernel\n");
-	tree_putn(root, SB_VAR, "\x06\x00", 2);
-	tree_mkdir(root, "proc/modules");           /* a directory where a file is expected */
-	tree_putn(root, "proc/cpuinfo", "\0\0\0\xff\xfe", 5);
-	tree_put(root, "proc/cmdline", "");
-	tree_putn(root, "proc/version", "Linux \x1b[31m\xff\xfe", 13);
-	tree_mkdir(root, "proc/1/cgroup");
-	tree_link(root, "/../../../../../etc/passwd", ".dockerenv");   /* dangling inside */
-	tree_facts(root, &sr, &f);
-	facts_read_system(&f);
-	assert_string_equal(f.kernel.release, "not-a-kernel");
-	assert_false(f.kernel.parsed);
-	assert_non_null(facts_error_for(&f, "/.rocmcheck/host.ini"));
-	assert_int_equal(f.sys.secure_boot, -1);
-	assert_non_null(facts_error_for(&f, "/sys/firmware/efi/efivars/"));
-	assert_false(f.sys.modules_read);
-	assert_non_null(facts_error_for(&f, "/proc/modules"));
-	assert_true(f.sys.cpuinfo_read);
-	assert_false(f.sys.cpu_amd);
-	assert_string_equal(f.kernel.cmdline, "");
-	assert_string_equal(f.kernel.proc_version, "Linux ?[31m??");
-	assert_int_equal(f.sys.container, CONTAINER_NONE);
-	facts_release(&f);
-	sysroot_release(&sr);
-	tree_free(root);
+	struct facts *f;
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, ".rocmcheck/host.ini", "[uname]\nrelease = not-a-kernel\n");
+	tree_putn(&t, SB_VAR, "\x06\x00", 2);
+	tree_mkdirs(&t, "proc/modules");           /* a directory where a file is expected */
+	tree_putn(&t, "proc/cpuinfo", "\0\0\0\xff\xfe", 5);
+	tree_put(&t, "proc/cmdline", "");
+	tree_putn(&t, "proc/version", "Linux \x1b[31m\xff\xfe", 13);
+	tree_mkdirs(&t, "proc/1/cgroup");
+	tree_link(&t, "/../../../../../etc/passwd", ".dockerenv");   /* dangling inside */
+	f = tree_open(&t);
+	facts_read_system(f);
+	assert_string_equal(f->kernel.release, "not-a-kernel");
+	assert_false(f->kernel.parsed);
+	assert_non_null(facts_error_for(f, "/.rocmcheck/host.ini"));
+	assert_int_equal(f->sys.secure_boot, -1);
+	assert_non_null(facts_error_for(f, "/sys/firmware/efi/efivars/"));
+	assert_false(f->sys.modules_read);
+	assert_non_null(facts_error_for(f, "/proc/modules"));
+	assert_true(f->sys.cpuinfo_read);
+	assert_false(f->sys.cpu_amd);
+	assert_string_equal(f->kernel.cmdline, "");
+	assert_string_equal(f->kernel.proc_version, "Linux ?[31m??");
+	assert_int_equal(f->sys.container, CONTAINER_NONE);
+	tree_free(&t);
 }
 
 static void test_live(void **state)

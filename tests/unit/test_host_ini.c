@@ -180,6 +180,12 @@ static void test_malformed_lines(void **state)
 	expect_error("[device dev/kfd]\ntype = char\n", 1, "absolute path");
 	expect_error("[capture]\nformat = 2\n", 2, "format 1");
 	expect_error("[env]\n= value\n", 2, "missing name");
+	/* a name with white space in it is no name, even with ':' after it */
+	expect_error("[uname]\nrelease = 6.5.0\nthis line is malformed: no equals sign\n", 3, "name = value");
+	expect_error("[env]\nMY VAR = 1\n", 2, "name = value");
+	/* the first malformed line is reported, not the first one a handler rejects */
+	expect_error("[uname]\nmachine = x86_64\nbad line: here\n[user]\nuid = 99999999999999999999\n", 3,
+		     "name = value");
 	/* the first of several errors is reported; the rest still parses */
 	struct parsed p;
 	parse(&p, "[uname]\nrelease = 6.8.0\ngarbage\n[user]\nname = bob\nuid = x\n");

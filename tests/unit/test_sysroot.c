@@ -36,6 +36,13 @@ static void put(const char *rel, const char *content)
 	free(p);
 }
 
+static void unlink_rel(const char *rel)
+{
+	char *p = xasprintf("%s/%s", tmp, rel);
+	assert_int_equal(unlink(p), 0);
+	free(p);
+}
+
 static void mkdirs(const char *rel)
 {
 	char *cmd = xasprintf("mkdir -p '%s/%s'", tmp, rel);
@@ -463,6 +470,254 @@ static void test_devices_unknown_without_host_ini(void **state)
 	sysroot_release(&sr);
 }
 
+/* Every dev_node handed out stays where it is, however many lookups follow
+ * (f->kfd_dev is taken before the render and NVIDIA nodes are asked for). */
+static void check_stable(struct sysroot *sr, size_t n)
+{
+	const struct dev_node *kfd = sysroot_device(sr, "/dev/kfd");
+	const struct dev_node **seen = xcalloc(n, sizeof(*seen));
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("/dev/dri/renderD%zu", 128 + i);
+		seen[i] = sysroot_device(sr, p);
+		assert_non_null(seen[i]);
+		free(p);
+	}
+	assert_ptr_equal(sysroot_device(sr, "/dev/kfd"), kfd);
+	assert_string_equal(kfd->path, "/dev/kfd");
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("/dev/dri/renderD%zu", 128 + i);
+		assert_ptr_equal(sysroot_device(sr, p), seen[i]);
+		assert_string_equal(seen[i]->path, p);
+		free(p);
+	}
+	free(seen);
+}
+
+static void test_device_pointers_stable(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	put("root/.rocmcheck/host.ini", "[device /dev/kfd]\ntype = char\nmode = 0660\ngroup = render\naccess = rw\n"
+	    "[device /dev/dri/renderD128]\ntype = char\naccess = denied\n");
+	open_root(&sr);
+	check_stable(&sr, 300);
+	const struct dev_node *d = sysroot_device(&sr, "/dev/kfd");
+	assert_true(d->known);
+	assert_int_equal(d->access, ACCESS_RW);
+	assert_int_equal(sysroot_device(&sr, "/dev/dri/renderD128")->access, ACCESS_DENIED);
+	assert_false(sr.devs_full);
+	/* past the table's size: still an answer (unknown), never NULL, never a move */
+	for (size_t i = 0; i < SYSROOT_MAX_DEVS + 10; i++) {
+		char *p = xasprintf("/dev/x%zu", i);
+		d = sysroot_device(&sr, p);
+		assert_non_null(d);
+		free(p);
+	}
+	assert_true(sr.devs_full);
+	assert_false(d->known);
+	assert_int_equal(d->access, ACCESS_UNKNOWN);
+	assert_ptr_equal(sysroot_device(&sr, "/dev/kfd")->path, sysroot_device(&sr, "/dev/kfd")->path);
+	assert_string_equal(sysroot_device(&sr, "/dev/kfd")->path, "/dev/kfd");
+	sysroot_release(&sr);
+	unlink_rel("root/.rocmcheck/host.ini");
+
+	/* live: every lookup stats the node; the pointers stay put the same way */
+	assert_int_equal(sysroot_open(&sr, NULL), 0);
+	check_stable(&sr, 64);
+	sysroot_release(&sr);
+}
+
+/* host.ini with more [device] sections than the table holds: the rest are
+ * an error naming the line, and lookups still have room. */
+static void test_device_sections_capped(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < SYSROOT_MAX_DEVS; i++)
+		strbuf_addf(&sb, "[device /dev/n%zu]\ntype = char\n", i);
+	put("root/.rocmcheck/host.ini", sb.buf);
+	assert_int_equal(sysroot_open(&sr, root), 0);
+	assert_non_null(sr.host_ini_error);
+	assert_non_null(strstr(sr.host_ini_error, "[device"));
+	assert_true(sr.ndevs < SYSROOT_MAX_DEVS);
+	const struct dev_node *d = sysroot_device(&sr, "/dev/kfd");
+	assert_string_equal(d->path, "/dev/kfd");
+	assert_true(sysroot_device(&sr, "/dev/n0")->known);
+	sysroot_release(&sr);
+	unlink_rel("root/.rocmcheck/host.ini");
+	strbuf_release(&sb);
+}
+
+/* A run touches at most SYSROOT_MAX_PATHS different paths: past it new
+ * paths are refused without a look at the tree, and cap_error says where. */
+static void test_path_cap(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	put("root/etc/os-release", "ID=debian\n");
+	open_root(&sr);
+	char *s = NULL;
+	assert_int_equal(sysroot_read_line(&sr, "/etc/os-release", &s), 0);
+	free(s);
+	for (size_t i = 1; i < SYSROOT_MAX_PATHS; i++) {
+		char p[32];
+		snprintf(p, sizeof(p), "/x/%zu", i);
+		assert_int_equal(sysroot_type(&sr, p), NODE_MISSING);
+	}
+	assert_null(sr.cap_error);
+	assert_int_equal(sysroot_recorded(&sr)->n, SYSROOT_MAX_PATHS);
+	/* a path already recorded still answers */
+	assert_int_equal(sysroot_read_line(&sr, "/etc/os-release", &s), 0);
+	assert_string_equal(s, "ID=debian");
+	free(s);
+	/* new ones do not */
+	assert_int_equal(sysroot_read(&sr, "/etc/hostname", &s, NULL), -ENOBUFS);
+	assert_null(s);
+	assert_non_null(sr.cap_error);
+	assert_string_equal(sr.cap_path, "/etc/hostname");
+	assert_non_null(strstr(sr.cap_error, "10000 paths"));
+	struct strvec names = STRVEC_INIT;
+	assert_int_equal(sysroot_list(&sr, "/etc", &names), -ENOBUFS);
+	assert_int_equal(names.n, 0);
+	assert_false(sysroot_exists(&sr, "/etc"));
+	assert_int_equal(sysroot_readlink(&sr, "/etc/x", &s), -ENOBUFS);
+	assert_int_equal(sysroot_realpath(&sr, "/etc/os-release", &s), -ENOBUFS);
+	assert_string_equal(sr.cap_path, "/etc/hostname");  /* the first refused one */
+	assert_int_equal(sysroot_recorded(&sr)->n, SYSROOT_MAX_PATHS);
+	sysroot_release(&sr);
+}
+
+/* ... and reads at most SYSROOT_MAX_BYTES from files in all. */
+static void test_byte_cap(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	char *p = xasprintf("%s/root/big", tmp);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	char *block = xcalloc(1, SYSROOT_MAX_FILE);
+	memset(block, 'a', SYSROOT_MAX_FILE);
+	assert_int_equal(fwrite(block, 1, SYSROOT_MAX_FILE, f), SYSROOT_MAX_FILE);
+	fclose(f);
+	free(block);
+	free(p);
+	size_t n = SYSROOT_MAX_BYTES / SYSROOT_MAX_FILE;
+	for (size_t i = 0; i <= n; i++) {
+		char rel[64];
+		snprintf(rel, sizeof(rel), "root/big%zu", i);
+		link_to("/big", rel);
+	}
+	open_root(&sr);
+	char *s;
+	size_t len;
+	for (size_t i = 0; i < n; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/big%zu", i);
+		assert_int_equal(sysroot_read(&sr, path, &s, &len), 0);
+		assert_int_equal(len, SYSROOT_MAX_FILE);
+		free(s);
+	}
+	assert_null(sr.cap_error);
+	assert_true(sr.bytes_read == SYSROOT_MAX_BYTES);
+	char path[32];
+	snprintf(path, sizeof(path), "/big%zu", n);
+	assert_int_equal(sysroot_read(&sr, path, &s, &len), -ENOBUFS);
+	assert_non_null(sr.cap_error);
+	assert_non_null(strstr(sr.cap_error, "MiB"));
+	assert_string_equal(sr.cap_path, path);
+	/* everything after is refused, even a path seen before */
+	assert_int_equal(sysroot_read(&sr, "/big0", &s, &len), -ENOBUFS);
+	sysroot_release(&sr);
+	char *cmd = xasprintf("rm -f '%s'/root/big*", tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+static size_t open_fds(void)
+{
+	struct strvec v = STRVEC_INIT;
+	struct sysroot live;
+	assert_int_equal(sysroot_open(&live, NULL), 0);
+	/* listing through the live root opens nothing that stays open */
+	assert_int_equal(sysroot_list(&live, "/proc/self/fd", &v), 0);
+	size_t n = v.n;
+	strvec_release(&v);
+	sysroot_release(&live);
+	return n;
+}
+
+/* The resolver keeps directory fds and link targets: repeated paths cost no
+ * new descriptors, the number kept is bounded, release closes them all, and
+ * answers through the cache are the same as without it. */
+static void test_dir_cache(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	size_t base = open_fds();
+	char *cmd = xasprintf("cd '%s/root' && mkdir -p many && cd many && seq 1 600 | xargs mkdir -p && "
+			      "for i in 1 2 3; do echo $i >$i/f; done && ln -s 2 link2 && ln -s /many/3 abs3",
+			      tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	open_root(&sr);
+	char *s;
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(sysroot_read_line(&sr, "/many/1/f", &s), 0);
+		assert_string_equal(s, "1");
+		free(s);
+		/* a link seen before is followed from the cache the second time */
+		assert_int_equal(sysroot_read_line(&sr, "/many/link2/f", &s), 0);
+		assert_string_equal(s, "2");
+		free(s);
+		assert_int_equal(sysroot_read_line(&sr, "/many/abs3/../3/f", &s), 0);
+		assert_string_equal(s, "3");
+		free(s);
+		assert_int_equal(sysroot_realpath(&sr, "/many/link2/../abs3", &s), 0);
+		assert_string_equal(s, "/many/3");
+		free(s);
+	}
+	for (int i = 1; i <= 600; i++) {
+		char p[32];
+		snprintf(p, sizeof(p), "/many/%d/x", i);
+		assert_int_equal(sysroot_type(&sr, p), NODE_MISSING);
+	}
+	size_t during = open_fds();
+	assert_true(during > base);
+	assert_true(during <= base + 300);
+	sysroot_release(&sr);
+	assert_int_equal(open_fds(), base);
+	cmd = xasprintf("rm -rf '%s/root/many'", tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+/* A glob filters while it lists: a match past the first SYSROOT_MAX_LIST
+ * names of a huge directory is still found. */
+static void test_glob_huge_dir(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	char *cmd = xasprintf("mkdir -p '%s/root/huge' && cd '%s/root/huge' && "
+			      "seq -f 'a%%05g' 1 5000 | xargs touch && touch zz-libamdhip64.so.6",
+			      tmp, tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	open_root(&sr);
+	struct strvec v = STRVEC_INIT;
+	sysroot_glob(&sr, "/huge/zz-libamdhip64.so*", &v);
+	assert_int_equal(v.n, 1);
+	assert_string_equal(v.v[0], "/huge/zz-libamdhip64.so.6");
+	strvec_release(&v);
+	assert_int_equal(sysroot_list(&sr, "/huge", &v), 0);
+	assert_int_equal(v.n, SYSROOT_MAX_LIST);
+	strvec_release(&v);
+	sysroot_release(&sr);
+	cmd = xasprintf("rm -rf '%s/root/huge'", tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
 static void test_live(void **state)
 {
 	(void)state;
@@ -523,6 +778,12 @@ int main(void)
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_devices_unknown_without_host_ini),
+		cmocka_unit_test(test_device_pointers_stable),
+		cmocka_unit_test(test_device_sections_capped),
+		cmocka_unit_test(test_path_cap),
+		cmocka_unit_test(test_byte_cap),
+		cmocka_unit_test(test_dir_cache),
+		cmocka_unit_test(test_glob_huge_dir),
 		cmocka_unit_test(test_live),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

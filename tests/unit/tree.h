@@ -1,5 +1,10 @@
-/* Scratch sysroots for reader tests: a mkdtemp() directory the test fills
- * with files, directories and symlinks, then opens with sysroot_open(). */
+/* Scratch sysroots for unit tests: tree_new() makes a mkdtemp() directory
+ * under /tmp, tree_put()/tree_putn()/tree_mkdirs()/tree_link() fill it
+ * (creating parents), tree_open() opens it as a sysroot with an empty facts
+ * struct on it, tree_close() releases both (so a test may change the tree
+ * and open it again), tree_free() removes everything.
+ *
+ * Include after <cmocka.h>: failures are cmocka assertions. */
 #ifndef ROCMCHECK_TEST_TREE_H
 #define ROCMCHECK_TEST_TREE_H
 
@@ -20,40 +25,51 @@ struct tree {
 	bool opened;
 };
 
-static inline void tree_mkdirs(struct tree *t, const char *rel)
+/* Run "VERB 'DIR/REL'" ("VERB 'DIR'" when rel is NULL). */
+static inline void tree_sh(const char *verb, const char *dir, const char *rel)
 {
-	char *cmd = xasprintf("mkdir -p '%s/%s'", t->dir, rel);
+	char *cmd = xasprintf("%s '%s%s%s'", verb, dir, rel ? "/" : "", rel ? rel : "");
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 }
 
-static inline void tree_put(struct tree *t, const char *rel, const char *content)
+static inline void tree_mkdirs(struct tree *t, const char *rel)
+{
+	tree_sh("mkdir -p", t->dir, rel);
+}
+
+/* The absolute host path of `rel`, its parent directories created. */
+static inline char *tree_path_mkparents(struct tree *t, const char *rel)
 {
 	char *p = xasprintf("%s/%s", t->dir, rel);
 	char *slash = strrchr(p, '/');
 	*slash = '\0';
-	char *cmd = xasprintf("mkdir -p '%s'", p);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	tree_sh("mkdir -p", p, NULL);
 	*slash = '/';
+	return p;
+}
+
+/* Write `len` bytes (NULs allowed) to `rel`, replacing what was there. */
+static inline void tree_putn(struct tree *t, const char *rel, const char *data, size_t len)
+{
+	char *p = tree_path_mkparents(t, rel);
 	FILE *fp = fopen(p, "w");
 	assert_non_null(fp);
-	fputs(content, fp);
-	fclose(fp);
+	assert_int_equal(fwrite(data, 1, len, fp), len);
+	assert_int_equal(fclose(fp), 0);
 	free(p);
+}
+
+static inline void tree_put(struct tree *t, const char *rel, const char *content)
+{
+	tree_putn(t, rel, content, strlen(content));
 }
 
 /* Make `rel` a symlink to `target` (written as given: absolute targets are
  * re-rooted by the sysroot layer). */
 static inline void tree_link(struct tree *t, const char *target, const char *rel)
 {
-	char *p = xasprintf("%s/%s", t->dir, rel);
-	char *slash = strrchr(p, '/');
-	*slash = '\0';
-	char *cmd = xasprintf("mkdir -p '%s'", p);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
-	*slash = '/';
+	char *p = tree_path_mkparents(t, rel);
 	assert_int_equal(symlink(target, p), 0);
 	free(p);
 }
@@ -65,29 +81,45 @@ static inline void tree_chmod(struct tree *t, const char *rel, mode_t mode)
 	free(p);
 }
 
+/* Remove `rel` (a file, a link or a whole directory). */
+static inline void tree_rm(struct tree *t, const char *rel)
+{
+	tree_sh("rm -rf", t->dir, rel);
+}
+
 static inline void tree_new(struct tree *t)
 {
 	memset(t, 0, sizeof(*t));
-	snprintf(t->dir, sizeof(t->dir), "/tmp/rcfacts.XXXXXX");
+	snprintf(t->dir, sizeof(t->dir), "/tmp/rctree.XXXXXX");
 	assert_non_null(mkdtemp(t->dir));
 }
 
 /* Open the tree as a sysroot and set up an empty facts struct on it. */
 static inline struct facts *tree_open(struct tree *t)
 {
+	assert_false(t->opened);
 	assert_int_equal(sysroot_open(&t->sr, t->dir), 0);
 	memset(&t->f, 0, sizeof(t->f));
 	t->f.sr = &t->sr;
+	t->f.rocm.active = -1;
+	t->f.cuda.active = -1;
 	t->opened = true;
 	return &t->f;
 }
 
+/* Release the facts and the sysroot; the files stay. */
+static inline void tree_close(struct tree *t)
+{
+	if (!t->opened)
+		return;
+	facts_release(&t->f);
+	sysroot_release(&t->sr);
+	t->opened = false;
+}
+
 static inline void tree_free(struct tree *t)
 {
-	if (t->opened) {
-		facts_release(&t->f);
-		sysroot_release(&t->sr);
-	}
+	tree_close(t);
 	char *cmd = xasprintf("chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", t->dir, t->dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", t->dir);
