@@ -132,7 +132,7 @@ static int dl_load(struct dl_lib *l, char **err)
 		for (char *p = why.buf; p && *p; p++)
 			if (*p == '\n' || *p == '\r')
 				*p = ' ';
-		l->err = xasprintf("cannot load %s, needed for %s: %s (install %s)", l->what, l->needed_for,
+		l->err = xasprintf("cannot load %s, needed for %s: %s; install %s", l->what, l->needed_for,
 				   strbuf_cstr(&why), l->package);
 		*err = xstrdup(l->err);
 	}
