@@ -1,12 +1,9 @@
 #include "bundle.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
-#include <openssl/evp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,7 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dl_libs.h"
 #include "redact.h"
+#include "dl_use.h"     /* last: library names become dl_libs.h pointers */
 
 #ifndef ROCMCHECK_VERSION
 #define ROCMCHECK_VERSION "0"
@@ -847,6 +846,11 @@ static void redact_json_strings(struct redactor *rd, json_t *j)
 
 int bundle_sha256(const void *buf, size_t len, char hex[65])
 {
+	char *lerr = NULL;
+	int r = dl_crypto_load(&lerr);
+	free(lerr);
+	if (r)
+		return r;
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -1072,6 +1076,12 @@ int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_
 	int ret;
 
 	*err = NULL;
+	/* the libraries first: nothing is gathered for a bundle that cannot be written */
+	ret = dl_archive_load(err);
+	if (!ret)
+		ret = dl_crypto_load(err);
+	if (ret)
+		return ret;
 	if (!o.cmd_timeout_ms)
 		o.cmd_timeout_ms = BUNDLE_CMD_TIMEOUT_MS;
 	if (!o.cmd_cap)

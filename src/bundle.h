@@ -41,7 +41,9 @@ struct bundle_opts {
 
 /* Write the bundle for the run that read `sr` (and gathered `f`, which may
  * be NULL). Returns 0, or a negative errno with a one-line reason in *err
- * (caller frees); on failure no output file is left behind. */
+ * (caller frees); on failure no output file is left behind. libarchive and
+ * libcrypto are loaded first (dl_libs.h): when one cannot be, that is the
+ * error, and nothing is gathered or written. */
 int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_opts *o, char **err);
 
 /* "rocmcheck-bundle-<host>-<YYYYmmddTHHMMSSZ>.tar.gz" for `host` (characters
@@ -57,8 +59,9 @@ char *bundle_default_name(const char *host, long long unix_time);
 int bundle_run_cmd(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
 		   int *status, bool *timed_out, bool *truncated);
 
-/* Lowercase hex SHA-256 of a buffer (libcrypto's EVP API) into hex[65].
- * Returns 0 or -EIO. */
+/* Lowercase hex SHA-256 of a buffer (libcrypto's EVP API, loaded on first
+ * use) into hex[65]. Returns 0, -EIO, or dl_crypto_load()'s error when
+ * libcrypto cannot be loaded. */
 int bundle_sha256(const void *buf, size_t len, char hex[65]);
 
 #endif

@@ -1,13 +1,14 @@
 /* net.repos: can this machine reach the servers an install needs? */
 #include "check_net.h"
 
-#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check_common.h"
+#include "dl_libs.h"
 #include "redact.h"
+#include "dl_use.h"     /* last: library names become dl_libs.h pointers */
 
 static void add_url(struct strvec *urls, struct strvec *purposes, const char *url, const char *purpose)
 {
@@ -140,6 +141,12 @@ static void check_net_repos(const struct check_ctx *ctx, struct report *r, const
 	net_repo_urls(ctx, &urls, &purposes);
 	if (!urls.n) {
 		report_add(r, def, ST_SKIP, -1, "the profiles name no package or wheel server for this machine");
+		goto out;
+	}
+	char *lerr = NULL;
+	if (dl_curl_load(&lerr)) {
+		report_add(r, def, ST_ERROR, -1, "%s", lerr);
+		free(lerr);
 		goto out;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {

@@ -1,7 +1,5 @@
 #include "replay.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -12,7 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dl_libs.h"
 #include "util.h"
+#include "dl_use.h"     /* last: library names become dl_libs.h pointers */
 
 #define MAX_NAME 4096
 #define MAX_COMPONENT 255
@@ -434,6 +434,9 @@ int replay_extract(const char *file, const struct replay_limits *lim_in,
 	*tmpdir = NULL;
 	*sysroot = NULL;
 	*err = NULL;
+	ret = dl_archive_load(err);
+	if (ret)
+		return ret;
 
 	const char *parent = ps.lim->parent;
 	if (!parent)

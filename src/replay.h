@@ -24,7 +24,8 @@ struct replay_limits {
 /* Unpack `file`. Returns 0 with *tmpdir (the private directory) and *sysroot
  * (the sysroot/ inside it), both the caller's; remove with replay_remove().
  * Returns a negative errno and a one-line reason in *err (caller frees) when
- * the file is unreadable, corrupt or hostile; then nothing is left on disk.
+ * the file is unreadable, corrupt or hostile, or libarchive cannot be loaded
+ * (dl_libs.h); then nothing is left on disk.
  * `lim` NULL means the defaults. */
 int replay_extract(const char *file, const struct replay_limits *lim,
 		   char **tmpdir, char **sysroot, char **err);

@@ -1,6 +1,5 @@
 #include "upload.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dl_libs.h"
 #include "redact.h"
 #include "util.h"
+#include "dl_use.h"     /* last: library names become dl_libs.h pointers */
 
 struct reply {
 	struct strbuf body;
@@ -136,6 +137,9 @@ int upload_file(const char *path, const struct upload_opts *o, struct upload_res
 		res->error = xstrdup("--upload needs an https:// (or http://) URL");
 		return -EINVAL;
 	}
+	ret = dl_curl_load(&res->error);
+	if (ret)
+		return ret;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		res->error = xstrdup("libcurl failed to initialise");
 		return -EIO;

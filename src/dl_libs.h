@@ -1,0 +1,135 @@
+/* libarchive, libcurl and libcrypto, loaded with dlopen on first use.
+ *
+ * Only `bundle`, `--replay`, `--upload` and the net.repos check need them,
+ * and linking them costs every run ~40 libraries through the dynamic loader
+ * (most of a quick doctor's start-up time and memory). So the binary links
+ * none of them: each is a struct of function pointers, filled by its
+ * dl_*_load() the first time an entry point needs it, and kept for the life
+ * of the process.
+ *
+ * The real headers give the types (`__typeof__(&name)`), so a prototype can
+ * never drift from the library's. A file that calls these functions includes
+ * this header and then "dl_use.h" (after every other header), which maps each
+ * name to its pointer, so call sites read as plain library calls. Calling one
+ * before its dl_*_load() succeeded is a bug (a NULL call).
+ *
+ * The X-macro lists below are exactly the functions the code uses: add a
+ * name here and in dl_use.h together (the link of rocmcheck fails when a
+ * call is not mapped, the compile fails when a mapping has no field). */
+#ifndef ROCMCHECK_DL_LIBS_H
+#define ROCMCHECK_DL_LIBS_H
+
+/* curl_easy_setopt and friends must be plain functions, not type-checking macros */
+#ifndef CURL_DISABLE_TYPECHECK
+#define CURL_DISABLE_TYPECHECK
+#endif
+#include <archive.h>
+#include <archive_entry.h>
+#include <curl/curl.h>
+#include <openssl/evp.h>
+
+#define DL_ARCHIVE_FUNCS(X)                     \
+	X(archive_entry_filetype)               \
+	X(archive_entry_free)                   \
+	X(archive_entry_hardlink)               \
+	X(archive_entry_new)                    \
+	X(archive_entry_pathname)               \
+	X(archive_entry_set_filetype)           \
+	X(archive_entry_set_gid)                \
+	X(archive_entry_set_gname)              \
+	X(archive_entry_set_mtime)              \
+	X(archive_entry_set_pathname)           \
+	X(archive_entry_set_perm)               \
+	X(archive_entry_set_size)               \
+	X(archive_entry_set_symlink)            \
+	X(archive_entry_set_uid)                \
+	X(archive_entry_set_uname)              \
+	X(archive_entry_size)                   \
+	X(archive_entry_size_is_set)            \
+	X(archive_entry_symlink)                \
+	X(archive_error_string)                 \
+	X(archive_filter_code)                  \
+	X(archive_filter_count)                 \
+	X(archive_format)                       \
+	X(archive_read_close)                   \
+	X(archive_read_data_block)              \
+	X(archive_read_data_skip)               \
+	X(archive_read_free)                    \
+	X(archive_read_new)                     \
+	X(archive_read_next_header)             \
+	X(archive_read_open_fd)                 \
+	X(archive_read_support_filter_gzip)     \
+	X(archive_read_support_format_tar)      \
+	X(archive_write_add_filter_gzip)        \
+	X(archive_write_close)                  \
+	X(archive_write_data)                   \
+	X(archive_write_data_block)             \
+	X(archive_write_disk_new)               \
+	X(archive_write_disk_set_options)       \
+	X(archive_write_finish_entry)           \
+	X(archive_write_free)                   \
+	X(archive_write_header)                 \
+	X(archive_write_new)                    \
+	X(archive_write_open_fd)                \
+	X(archive_write_set_format_pax_restricted)
+
+#define DL_CURL_FUNCS(X)                        \
+	X(curl_easy_cleanup)                    \
+	X(curl_easy_getinfo)                    \
+	X(curl_easy_init)                       \
+	X(curl_easy_perform)                    \
+	X(curl_easy_setopt)                     \
+	X(curl_easy_strerror)                   \
+	X(curl_global_init)                     \
+	X(curl_mime_addpart)                    \
+	X(curl_mime_filedata)                   \
+	X(curl_mime_filename)                   \
+	X(curl_mime_free)                       \
+	X(curl_mime_init)                       \
+	X(curl_mime_name)                       \
+	X(curl_mime_type)                       \
+	X(curl_multi_add_handle)                \
+	X(curl_multi_cleanup)                   \
+	X(curl_multi_info_read)                 \
+	X(curl_multi_init)                      \
+	X(curl_multi_perform)                   \
+	X(curl_multi_poll)                      \
+	X(curl_multi_remove_handle)             \
+	X(curl_slist_append)                    \
+	X(curl_slist_free_all)
+
+#define DL_CRYPTO_FUNCS(X)                      \
+	X(EVP_DigestFinal_ex)                   \
+	X(EVP_DigestInit_ex)                    \
+	X(EVP_DigestUpdate)                     \
+	X(EVP_MD_CTX_free)                      \
+	X(EVP_MD_CTX_new)                       \
+	X(EVP_sha256)
+
+#define DL_FIELD(name) __typeof__(&name) name;
+struct dl_archive_fns { DL_ARCHIVE_FUNCS(DL_FIELD) };
+struct dl_curl_fns { DL_CURL_FUNCS(DL_FIELD) };
+struct dl_crypto_fns { DL_CRYPTO_FUNCS(DL_FIELD) };
+#undef DL_FIELD
+
+/* All NULL until the matching load succeeds. */
+extern struct dl_archive_fns dl_archive;
+extern struct dl_curl_fns dl_curl;
+extern struct dl_crypto_fns dl_crypto;
+
+/* Load the library once (later calls return the first call's result):
+ *   libarchive: libarchive.so.13
+ *   libcurl:    libcurl.so.4, then libcurl-gnutls.so.4
+ *   libcrypto:  libcrypto.so.3, then libcrypto.so.1.1
+ * Returns 0, or -ENOENT when no soname could be opened or -ENOSYS when one
+ * opened but lacks a function, with a one-line message in *err (caller
+ * frees) naming each soname tried, dlerror()'s text and the package to
+ * install. Not thread-safe (rocmcheck loads them from its main thread).
+ *
+ * With ROCMCHECK_TEST_HOOKS, ROCMCHECK_DL_ARCHIVE, ROCMCHECK_DL_CURL and
+ * ROCMCHECK_DL_CRYPTO, when set, replace the soname list with one name. */
+int dl_archive_load(char **err);
+int dl_curl_load(char **err);
+int dl_crypto_load(char **err);
+
+#endif
