@@ -11,6 +11,7 @@
 #include "bundle.h"
 #include "checks.h"
 #include "cli.h"
+#include "dl_libs.h"
 #include "out.h"
 #include "redact.h"
 #include "upload.h"
@@ -192,6 +193,16 @@ int cmd_bundle(struct cli *cli, int argc, char **argv)
 	if (want_upload_opts && !up.url) {
 		cli_usage_error("bundle", "--upload-form, --upload-timeout, --cacert and --insecure go with --upload URL");
 		goto usage;
+	}
+	if (up.url) {
+		/* no bundle is written when it could not be sent anyway */
+		char *why = NULL;
+		if (dl_curl_load(&why) < 0) {
+			fprintf(stderr, "rocmcheck: bundle --upload: %s\n", why ? why : "cannot load libcurl");
+			free(why);
+			status = EXIT_TROUBLE;
+			goto out;
+		}
 	}
 	status = cli_ready(cli, "bundle");
 	if (status != EXIT_OK)
