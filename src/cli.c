@@ -125,6 +125,17 @@ static int nonempty_value(const char *cmd, const char *opt, const char *val)
 	return -1;
 }
 
+int cli_parse_rest(struct cli *cli, const char *cmd, int argc, char **argv, int *i)
+{
+	int rc = cli_parse_global(cli, cmd, argc, argv, i);
+	if (rc > 0)
+		return 0;
+	if (rc == 0)
+		cli_usage_error(cmd, "%s '%s'", argv[*i][0] == '-' ? "unknown option" : "unexpected argument",
+				argv[*i]);
+	return -1;
+}
+
 int cli_parse_global(struct cli *cli, const char *cmd, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];

@@ -61,6 +61,10 @@ int cli_main(int argc, char **argv);
  * usage error. cli_opt_value() matches "--name VALUE" and "--name=VALUE"
  * the same way, setting *val (borrowed from argv). */
 int cli_parse_global(struct cli *cli, const char *cmd, int argc, char **argv, int *i);
+/* The last branch of every command's option loop: a global option (returns 0,
+ * consumed), else a usage error for an unknown option or an unexpected
+ * argument (printed; returns -1). */
+int cli_parse_rest(struct cli *cli, const char *cmd, int argc, char **argv, int *i);
 int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
 
 /* Called by a command once its options are parsed: checks that the command

@@ -175,14 +175,7 @@ int cmd_bundle(struct cli *cli, int argc, char **argv)
 		} else if (!strcmp(a, "--insecure")) {
 			up.insecure = true;
 			want_upload_opts = true;
-		} else if ((rc = cli_parse_global(cli, "bundle", argc, argv, &i)) != 0) {
-			if (rc < 0)
-				goto usage;
-		} else if (a[0] == '-') {
-			cli_usage_error("bundle", "unknown option '%s'", a);
-			goto usage;
-		} else {
-			cli_usage_error("bundle", "unexpected argument '%s'", a);
+		} else if (cli_parse_rest(cli, "bundle", argc, argv, &i) < 0) {
 			goto usage;
 		}
 	}

@@ -52,12 +52,8 @@ int cmd_checks(struct cli *cli, int argc, char **argv)
 			return EXIT_USAGE;
 		if (rc > 0)
 			continue;
-		rc = cli_parse_global(cli, "checks", argc, argv, &i);
-		if (rc < 0)
+		if (cli_parse_rest(cli, "checks", argc, argv, &i) < 0)
 			return EXIT_USAGE;
-		if (rc == 0)
-			return cli_usage_error("checks", "%s '%s'",
-					       argv[i][0] == '-' ? "unknown option" : "unexpected argument", argv[i]);
 	}
 	if (cli->help) {
 		fputs(usage, stdout);

@@ -161,14 +161,7 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 			timeout_s = (int)t;
 		} else if (!strcmp(a, "--online")) {
 			online = true;
-		} else if ((rc = cli_parse_global(cli, "doctor", argc, argv, &i)) != 0) {
-			if (rc < 0)
-				goto usage;
-		} else if (a[0] == '-') {
-			cli_usage_error("doctor", "unknown option '%s'", a);
-			goto usage;
-		} else {
-			cli_usage_error("doctor", "unexpected argument '%s'", a);
+		} else if (cli_parse_rest(cli, "doctor", argc, argv, &i) < 0) {
 			goto usage;
 		}
 	}

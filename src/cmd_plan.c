@@ -107,14 +107,7 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--json")) {
 			json = true;
-		} else if ((rc = cli_parse_global(cli, "plan", argc, argv, &i)) != 0) {
-			if (rc < 0)
-				goto usage;
-		} else if (a[0] == '-') {
-			cli_usage_error("plan", "unknown option '%s'", a);
-			goto usage;
-		} else {
-			cli_usage_error("plan", "unexpected argument '%s'", a);
+		} else if (cli_parse_rest(cli, "plan", argc, argv, &i) < 0) {
 			goto usage;
 		}
 	}

@@ -10,12 +10,8 @@ static const char usage[] =
 int cmd_version(struct cli *cli, int argc, char **argv)
 {
 	for (int i = 1; i < argc && !cli->help; i++) {
-		int rc = cli_parse_global(cli, "version", argc, argv, &i);
-		if (rc < 0)
+		if (cli_parse_rest(cli, "version", argc, argv, &i) < 0)
 			return EXIT_USAGE;
-		if (rc == 0)
-			return cli_usage_error("version", "%s '%s'",
-					       argv[i][0] == '-' ? "unknown option" : "unexpected argument", argv[i]);
 	}
 	if (cli->help) {
 		fputs(usage, stdout);
