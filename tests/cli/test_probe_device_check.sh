@@ -12,6 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 bash -n "$SOURCE_DIR/ci/device-check" || fail "device-check does not parse"
 if command -v shellcheck >/dev/null; then
 	shellcheck "$SOURCE_DIR/ci/device-check" || fail "shellcheck device-check"
+	shellcheck "$SOURCE_DIR/ci/device-deps" || fail "shellcheck device-deps"
 fi
 "$SOURCE_DIR/ci/device-check" --bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad option must exit 2"
 
@@ -93,4 +94,18 @@ out=$($PY "$SOURCE_DIR/ci/device_check_table.py" "$w" 0 100 160 200 203.5); rc=$
 [ $rc -eq 1 ] || fail "a failed probe must exit 1: $out"
 grep -q 'n/a: cublas_bench: cannot load libcublas.so.13' <<<"$out" || fail "n/a row: $out"
 grep -q 'probe.bandwidth copy vs device memcpy *| n/a' <<<"$out" || fail "no bandwidth result: $out"
+# ci/device-deps env: unpacks carried packages and points pkg-config at them
+if command -v dpkg-deb >/dev/null; then
+	# a tiny package made here stands in for the carried ones
+	mkdir -p "$tmp/deps/debs" "$tmp/pkg/DEBIAN" "$tmp/pkg/usr/lib/x86_64-linux-gnu/pkgconfig"
+	printf 'Package: rc-test\nVersion: 1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: t\n' \
+		>"$tmp/pkg/DEBIAN/control"
+	printf 'prefix=/usr\nName: rctest\nDescription: t\nVersion: 1\nCflags: -I/usr/include/rctest\n' \
+		>"$tmp/pkg/usr/lib/x86_64-linux-gnu/pkgconfig/rctest.pc"
+	dpkg-deb -b "$tmp/pkg" "$tmp/deps/debs/rc-test.deb" >/dev/null 2>&1 || fail "dpkg-deb -b"
+	env_out=$(sh "$SOURCE_DIR/ci/device-deps" env "$tmp/deps/debs") || fail "device-deps env failed"
+	grep -q "PKG_CONFIG_SYSROOT_DIR=\"$tmp/deps/root\"" <<<"$env_out" || fail "device-deps env: no sysroot: $env_out"
+	[ -f "$tmp/deps/root/usr/lib/x86_64-linux-gnu/pkgconfig/rctest.pc" ] || fail "device-deps env did not unpack"
+	sh "$SOURCE_DIR/ci/device-deps" env "$tmp/nope" >/dev/null 2>&1 && fail "device-deps env without packages succeeded"
+fi
 exit 0
