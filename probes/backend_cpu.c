@@ -561,11 +561,34 @@ static int cpu_get_function(struct backend *b, void *mod, const char *name, void
 	return backend_fail(b, -ENOENT, "no cpu kernel named %s", name);
 }
 
+#ifdef ROCMCHECK_TEST_HOOKS
+/* ROCMCHECK_TEST_FAULT=throttle: a device that slows down the longer it
+ * runs, as a GPU at its thermal or power limit does: before each launch,
+ * sleep half the time since the first launch of this process. */
+static void cpu_throttle(void)
+{
+	static double first = -1;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (first < 0)
+		first = now;
+	double nap = (now - first) / 2;
+	struct timespec d = { (time_t)nap, (long)((nap - floor(nap)) * 1e9) };
+	while (nanosleep(&d, &d) < 0 && errno == EINTR)
+		;
+}
+#endif
+
 static int cpu_launch(struct backend *b, void *fn, const unsigned grid[3], const unsigned block[3],
 		      unsigned shared_bytes, void **args)
 {
 	(void)b, (void)shared_bytes;
 	const struct cpu_kernel *k = fn;
+#ifdef ROCMCHECK_TEST_HOOKS
+	if (probe_test_fault_is("throttle"))
+		cpu_throttle();
+#endif
 	k->fn(grid, block, args);
 	return 0;
 }
