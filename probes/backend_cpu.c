@@ -562,9 +562,10 @@ static int cpu_get_function(struct backend *b, void *mod, const char *name, void
 }
 
 #ifdef ROCMCHECK_TEST_HOOKS
-/* ROCMCHECK_TEST_FAULT=throttle: a device that slows down the longer it
- * runs, as a GPU at its thermal or power limit does: before each launch,
- * sleep half the time since the first launch of this process. */
+/* ROCMCHECK_TEST_FAULT=throttle: a device that slows down once it has run
+ * for a while, as a GPU at its thermal or power limit does: from half a
+ * second after the first launch of this process, sleep three times the time
+ * past that mark before each launch. */
 static void cpu_throttle(void)
 {
 	static double first = -1;
@@ -573,7 +574,7 @@ static void cpu_throttle(void)
 	double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	if (first < 0)
 		first = now;
-	double nap = (now - first) / 2;
+	double nap = 3 * fmax(0, now - first - 0.5);
 	struct timespec d = { (time_t)nap, (long)((nap - floor(nap)) * 1e9) };
 	while (nanosleep(&d, &d) < 0 && errno == EINTR)
 		;

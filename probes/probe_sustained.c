@@ -258,20 +258,24 @@ static int run_fail(struct run *r, const char *what)
 	return -1;
 }
 
-/* Queue `count` launches into event pool p: an event before the first and
- * after each. */
-static int enqueue(struct run *r, int p, unsigned count)
+/* Queue up to `count` launches into event pool p: an event before the
+ * first and after each. A backend whose launches run as they are queued
+ * (cpu) stops at `deadline`. Returns how many, or -1. */
+static int enqueue(struct run *r, int p, unsigned count, double deadline)
 {
 	const struct backend_ops *ops = r->pc->b->ops;
+	unsigned i;
 	if (ops->event_record(r->pc->b, r->ev[p][0]) < 0)
 		return run_fail(r, "timing events");
-	for (unsigned i = 0; i < count; i++) {
+	for (i = 0; i < count; i++) {
+		if (i > 0 && now_s() >= deadline)
+			break;
 		if (gemm_dev_launch(r->pc, r->g, r->out) < 0)
 			return -1;
 		if (ops->event_record(r->pc->b, r->ev[p][i + 1]) < 0)
 			return run_fail(r, "timing events");
 	}
-	return 0;
+	return (int)i;
 }
 
 /* Read back the times of a queued batch (waits for its end). */
@@ -313,7 +317,8 @@ static int run_loop(struct run *r, double duration, double per_launch, struct se
 	for (;;) {
 		bool more = now_s() - t0 < duration;
 		int cur = pend < 0 ? 0 : pend ^ 1;
-		if (more && enqueue(r, cur, count) < 0)
+		int queued = 0;
+		if (more && (queued = enqueue(r, cur, count, t0 + duration)) < 0)
 			return -1;
 		if (pend >= 0) {
 			size_t before = r->n;
@@ -328,7 +333,7 @@ static int run_loop(struct run *r, double duration, double per_launch, struct se
 		if (!more)
 			break;
 		pend = cur;
-		pend_n = count;
+		pend_n = (unsigned)queued;
 		double t = now_s();
 		if (t >= next_sample) {
 			sensors_sample(s, false);
@@ -430,7 +435,7 @@ void probe_sustained(struct probe_ctx *pc, struct probe_outcome *out)
 	}
 	/* warm-up, timed for the first batch's size */
 	unsigned warm = ops == &backend_cpu_ops ? 1 : 3;
-	if (enqueue(&r, 0, warm) < 0 || collect(&r, 0, warm) < 0)
+	if (enqueue(&r, 0, warm, INFINITY) < 0 || collect(&r, 0, warm) < 0)
 		goto out;
 	double per_launch = 0;
 	for (size_t i = 0; i < r.n; i++)
