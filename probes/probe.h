@@ -353,8 +353,8 @@ void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char
 void probe_test_fault_start(const char *probe);
 void probe_test_fault_output(const char *probe, float *c, size_t n);
 /* wrong_last: corrupt the last result of a sustained run (the first is
- * right: a card that goes wrong when hot); throttle: the cpu backend sleeps
- * before each launch, the longer the more it has run (backend_cpu.c). */
+ * right: a card that goes wrong when hot); throttle: the cpu backend runs
+ * eight times slower from one second after its first launch (backend_cpu.c). */
 void probe_test_fault_last(const char *probe, float *c, size_t n);
 bool probe_test_fault_is(const char *fault);
 #endif

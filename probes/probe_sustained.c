@@ -202,14 +202,14 @@ static void sensors_release(struct sensors *s)
 	s->open = false;
 }
 
-/* "junction 52 -> 88 °C (max 90), 298 W of a 300 W cap, sclk 2500 -> 1900 MHz",
+/* "junction 52 -> 88 C (max 90), 298 W of a 300 W cap, sclk 2500 -> 1900 MHz",
  * or why there is nothing to say. */
 static void sensors_describe(const struct sensors *s, char *buf, size_t size)
 {
 	struct strbuf sb = STRBUF_INIT;
 	double p = sensors_power(s);
 	if (!isnan(s->t_start) || !isnan(s->t_end))
-		strbuf_addf(&sb, "%s %.0f -> %.0f °C (max %.0f)", s->label[0] ? s->label : "temperature",
+		strbuf_addf(&sb, "%s %.0f -> %.0f C (max %.0f)", s->label[0] ? s->label : "temperature",
 			    s->t_start, s->t_end, s->t_max);
 	if (!isnan(p))
 		strbuf_addf(&sb, "%s%.0f W", sb.len ? ", " : "", p);
@@ -400,7 +400,6 @@ void probe_sustained(struct probe_ctx *pc, struct probe_outcome *out)
 	sensors_start(&s, &job);
 	if (gemm_dev_setup(pc, &g, false, out) < 0 || gemm_dev_prepare(pc, &g, out) < 0)
 		goto out;
-	snprintf(out->variant, sizeof(out->variant), "%s", ops == &backend_cpu_ops ? "cpu" : "tiled");
 	const double flops = 2.0 * g.m * g.n * (double)g.k;
 	char what[200];
 	snprintf(what, sizeof(what), "probe.sustained %ux%ux%u for %.3g s on %.60s (%s)", g.m, g.n, g.k, duration,

@@ -248,7 +248,7 @@ static void test_cpu_sensors(void **state)
 	assert_true(near(probe_metric_get(&o, "power_cap_w", -1), 300));
 	assert_true(near(probe_metric_get(&o, "sclk_mhz_start", -1), 2100));
 	assert_true(near(probe_metric_get(&o, "sclk_mhz_end", -1), 2100));
-	assert_non_null(strstr(o.summary, "junction 71 -> 71 °C (max 71), 287 W of a 300 W cap, sclk 2100 -> 2100 MHz"));
+	assert_non_null(strstr(o.summary, "junction 71 -> 71 C (max 71), 287 W of a 300 W cap, sclk 2100 -> 2100 MHz"));
 
 	/* a device without hwmon (the nvidia driver): null figures and why */
 	tree_rm(&t, "sys/devices/pci0000:00/0000:03:00.0/hwmon");
