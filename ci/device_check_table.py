@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The table of ci/device-check, from the files it leaves in its work
 directory: probe-small.json (every probe), probe-medium.json (gemm, blas,
-conv, dnn at medium size), cublas.txt (ci/cublas_bench), doctor.json, and
-the *.err files.
+conv, dnn at medium size), sustained.json (probe.sustained for 10 s; the row
+says n/a when the file is absent), cublas.txt (ci/cublas_bench),
+doctor.json, and the *.err files.
 
 usage: device_check_table.py WORK GPU BUILD_START BUILD_END DOCTOR_START DOCTOR_END
 Exit status 0 when every probe on the GPU passed (or warned; the vendor
@@ -147,6 +148,24 @@ elif h2d and d2h:
         "link at its maximum", "n/a")
 else:
     row("probe.bandwidth host transfers vs PCIe", "no result", "link at its maximum", "n/a")
+
+# the GEMM under load: verified first and last, steady, what the sensors read
+item, target = "probe.sustained 10 s (fp32 GEMM, medium)", "verified first and last; spread <= 15%, last 10% >= 85%"
+if os.path.exists(os.path.join(work, "sustained.json")):
+    s = by_id(load("sustained.json")).get("probe.sustained")
+    if s and s.get("tflops"):
+        ok &= s["status"] in ("pass", "warn")
+        temps = [metric(s, k) for k in ("temp_start_c", "temp_end_c", "power_avg_w")]
+        sens = ("%.0f -> %.0f C, %.0f W" % tuple(temps)) if None not in temps else "no hwmon sensors"
+        row(item, "%.1f TFLOP/s median (%.1f to %.1f), spread %.0f%%, last 10%% at %.0f%%, %d launches; %s" % (
+            s["tflops"], metric(s, "tflops_min") or 0, metric(s, "tflops_max") or 0, 100 * (metric(s, "spread") or 0),
+            100 * (metric(s, "throttle_ratio") or 0), metric(s, "launches") or 0, sens),
+            target, {"pass": "met", "warn": "missed"}.get(s["status"], s["status"]))
+    else:
+        ok = False
+        row(item, "no result: " + ((s or {}).get("summary") or first_line("sustained.err"))[:160], target, "fail")
+else:
+    row(item, "not run", target, "n/a")
 
 ngpu = max(1, len([g for g in doctor.get("gpus", []) if g.get("vendor") == "nvidia"]))
 dt = d1 - d0

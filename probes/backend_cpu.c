@@ -561,12 +561,45 @@ static int cpu_get_function(struct backend *b, void *mod, const char *name, void
 	return backend_fail(b, -ENOENT, "no cpu kernel named %s", name);
 }
 
+#ifdef ROCMCHECK_TEST_HOOKS
+/* ROCMCHECK_TEST_FAULT=throttle: a device that clocks down once it has run
+ * for a while, as a GPU at its thermal or power limit does: from one second
+ * after the first launch of this process, every launch takes eight times
+ * as long (it sleeps seven times what the kernel took). */
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void cpu_throttle(double start, double took)
+{
+	static double first = -1;
+	if (first < 0)
+		first = start;
+	if (start - first < 1.0)
+		return;
+	double nap = 7 * took;
+	struct timespec d = { (time_t)nap, (long)((nap - floor(nap)) * 1e9) };
+	while (nanosleep(&d, &d) < 0 && errno == EINTR)
+		;
+}
+#endif
+
 static int cpu_launch(struct backend *b, void *fn, const unsigned grid[3], const unsigned block[3],
 		      unsigned shared_bytes, void **args)
 {
 	(void)b, (void)shared_bytes;
 	const struct cpu_kernel *k = fn;
+#ifdef ROCMCHECK_TEST_HOOKS
+	double t0 = mono_now();
+#endif
 	k->fn(grid, block, args);
+#ifdef ROCMCHECK_TEST_HOOKS
+	if (probe_test_fault_is("throttle"))
+		cpu_throttle(t0, mono_now() - t0);
+#endif
 	return 0;
 }
 

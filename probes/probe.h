@@ -4,7 +4,7 @@
  *
  * Layers: backend.h (the runtimes) -> probe_harness.c (inputs, timing,
  * verification, judgement, isolation) -> probe_gemm.c, probe_conv.c,
- * probe_amp.c, probe_bandwidth.c, probe_rtc.c (our kernels) and
+ * probe_amp.c, probe_bandwidth.c, probe_rtc.c, probe_sustained.c (our kernels) and
  * probe_blas.c, probe_dnn.c (the vendor libraries beside them), registered
  * in probe_defs[] -> probe_run.c (which GPU, which backend, one child for a
  * set of probes, results into the report) -> cmd_probe.c and doctor. */
@@ -86,6 +86,11 @@ struct probe_outcome {
 void probe_outcome_init(struct probe_outcome *o);
 /* Append a named figure (ignored beyond PROBE_METRICS_MAX or when not finite). */
 void probe_metric_set(struct probe_outcome *o, const char *name, double value);
+/* Append a figure that is not known (JSON null): a temperature where the
+ * device has no sensor, never 0. */
+void probe_metric_null(struct probe_outcome *o, const char *name);
+/* probe_metric_set for a finite value, probe_metric_null otherwise. */
+void probe_metric_or_null(struct probe_outcome *o, const char *name, double value);
 /* The figure named `name`, or `dflt`. */
 double probe_metric_get(const struct probe_outcome *o, const char *name, double dflt);
 
@@ -131,6 +136,11 @@ struct probe_job {
 	double link_gts, max_link_gts;
 	unsigned link_width, max_link_width;
 	uint64_t seed;
+	/* probe.sustained: seconds of back-to-back load (0: the default,
+	 * probe_duration()), and the root its hwmon sensors are read under
+	 * ("" the live machine; tests point it at a tree) */
+	double duration_s;
+	char hwmon_root[256];
 };
 
 /* What a running probe sees (inside the child). */
@@ -153,6 +163,10 @@ struct probe_def {
 };
 extern const struct probe_def probe_defs[];   /* terminated by {0} */
 const struct probe_def *probe_find(const char *name);
+/* A probe that runs for probe_duration(job) seconds (probe.sustained): the
+ * watchdog allows that much more, doctor runs it at --level full only, and
+ * `probe` without names leaves it out. */
+bool probe_timed(const struct probe_def *d);
 
 void probe_gemm_fp32(struct probe_ctx *pc, struct probe_outcome *out);
 void probe_gemm_fp16(struct probe_ctx *pc, struct probe_outcome *out);
@@ -165,7 +179,35 @@ void probe_blas_fp32(struct probe_ctx *pc, struct probe_outcome *out);
 void probe_blas_fp16(struct probe_ctx *pc, struct probe_outcome *out);
 void probe_dnn_fp32(struct probe_ctx *pc, struct probe_outcome *out);
 void probe_dnn_fp16(struct probe_ctx *pc, struct probe_outcome *out);
+void probe_sustained(struct probe_ctx *pc, struct probe_outcome *out);
 
+/* ---- probe.sustained's figures (probe_sustained.c) ---- */
+#define PROBE_SUSTAINED_DEFAULT_S 10
+#define PROBE_SUSTAINED_MAX_S 600
+/* job->duration_s, or PROBE_SUSTAINED_DEFAULT_S when unset. */
+double probe_duration(const struct probe_job *job);
+struct sustained_stats {
+	size_t n;                  /* launches timed */
+	double median, min, max;   /* TFLOP/s over the launches */
+	double spread;             /* (max - min) / median */
+	size_t group;              /* launches in each of the first and last groups */
+	double first, last;        /* median TFLOP/s of the first and the last 10% */
+	double throttle_ratio;     /* last / first */
+};
+/* From the seconds of each launch of `flops` work, in launch order. 0, or
+ * -EINVAL when there is no positive time. */
+int sustained_stats_compute(const double *seconds, size_t n, double flops, struct sustained_stats *st);
+/* Warn above max_spread (not judged when <= 0) or below min_ratio. */
+struct sustained_limits {
+	double max_spread, min_ratio;
+};
+/* A GPU: 15% spread, 85% last-to-first. The cpu backend (a shared host,
+ * not a device: other processes take its cores) only a slowdown to a
+ * quarter. */
+void sustained_limits_for(const struct probe_job *job, struct sustained_limits *lim);
+/* ST_PASS, or ST_WARN with what broke the limits in `why`. */
+int sustained_assess(const struct sustained_stats *st, const struct sustained_limits *lim, char *why,
+		     size_t why_size);
 /* ---- pieces the probes share ---- */
 
 /* A GEMM of probe.gemm's shape on the device, for probe.gemm and probe.blas:
@@ -173,6 +215,9 @@ void probe_dnn_fp16(struct probe_ctx *pc, struct probe_outcome *out);
 struct gemm_dev {
 	unsigned m, n, k;
 	bool fp16;
+	void *fn;                  /* our kernel and its launch shape (gemm_dev_prepare) */
+	unsigned grid[3], block[3];
+	int dims[3];
 	float *a32, *b32;          /* host inputs, exact in their format */
 	uint16_t *a16, *b16;
 	float *c;                  /* host copy of the result */
@@ -184,6 +229,14 @@ int gemm_dev_setup(struct probe_ctx *pc, struct gemm_dev *g, bool fp16, struct p
  * Fills out->variant. 0 or -1 with out->summary filled. */
 int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double *seconds,
 		     struct probe_outcome *out);
+/* Load our kernel for this device, find its launch shape; fills
+ * out->variant. 0 or -1 with out->summary filled. */
+int gemm_dev_prepare(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out);
+/* One launch of the prepared kernel (asynchronous on a GPU): 0 or -1. */
+int gemm_dev_launch(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out);
+/* Copy C back (g->c) and check it; gemm_dev_verify does both. */
+int gemm_dev_fetch(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out);
+void gemm_dev_check(struct probe_ctx *pc, struct gemm_dev *g, struct verify_result *v);
 /* Copy C back and check it (Freivalds + samples, fp32 accumulation). */
 int gemm_dev_verify(struct probe_ctx *pc, struct gemm_dev *g, const char *probe, struct verify_result *v,
 		    struct probe_outcome *out);
@@ -283,16 +336,26 @@ int probe_job_for_gpu(const struct facts *f, const struct profiles *db, const st
 /* Progress line on stderr when it is a terminal ("" clears it). */
 void probe_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The probes doctor runs at `level` on one GPU, into set[] (room for every
+ * probe_defs row): none at quick, the short set at standard (plus rocBLAS
+ * when `blas`: rocm.rocblas doubts it), every probe at full (the timed
+ * probe.sustained included). Returns how many. */
+size_t doctor_probe_select(const char *level, bool blas, const struct probe_def **set);
+
 /* doctor --level standard/full: the short set on every usable GPU. `gpus`
  * is the --gpu list ("0,2") or NULL for all. */
 void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char *gpus, int timeout_s);
 
 #ifdef ROCMCHECK_TEST_HOOKS
-/* Test-only faults from ROCMCHECK_TEST_FAULT=crash|hang|wrong|nan, limited
+/* Test-only faults from ROCMCHECK_TEST_FAULT=crash|hang|wrong|nan|wrong_last|throttle, limited
  * to one probe with ROCMCHECK_TEST_FAULT_PROBE=gemm.fp32; amp_nodetect makes
  * the cpu backend's non-finite check miss every overflow. */
 void probe_test_fault_start(const char *probe);
 void probe_test_fault_output(const char *probe, float *c, size_t n);
+/* wrong_last: corrupt the last result of a sustained run (the first is
+ * right: a card that goes wrong when hot); throttle: the cpu backend runs
+ * eight times slower from one second after its first launch (backend_cpu.c). */
+void probe_test_fault_last(const char *probe, float *c, size_t n);
 bool probe_test_fault_is(const char *fault);
 #endif
 

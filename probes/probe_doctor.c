@@ -113,12 +113,25 @@ static int check_status(const struct report *r, const char *id, int gpu)
 	return -1;
 }
 
+size_t doctor_probe_select(const char *level, bool blas, const struct probe_def **set)
+{
+	size_t n = 0;
+	if (!level || !strcmp(level, "quick"))
+		return 0;
+	bool full = !strcmp(level, "full");
+	for (const struct probe_def *d = probe_defs; d->name; d++)
+		if ((d->short_set && !probe_timed(d)) || full || (blas && !strcmp(d->group, "blas")))
+			set[n++] = d;
+	return n;
+}
+
 void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char *gpus, int timeout_s)
 {
 	if (!ctx->live || !ctx->facts || (ctx->level && !strcmp(ctx->level, "quick")))
 		return;
 	const struct facts *f = ctx->facts;
-	bool full = ctx->level && !strcmp(ctx->level, "full");
+	const char *level = ctx->level ? ctx->level : "standard";
+	bool full = !strcmp(level, "full");
 	size_t ndefs = 0;
 	for (const struct probe_def *d = probe_defs; d->name; d++)
 		ndefs++;
@@ -133,13 +146,10 @@ void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char
 			job.size = PROBE_MEDIUM;
 		/* the short set; rocBLAS too where rocm.rocblas doubts it, to
 		 * confirm or clear the doubt with the error users would hit;
-		 * everything at --level full */
+		 * everything at --level full, probe.sustained included */
 		int rb = check_status(r, "rocm.rocblas", g->index);
 		bool blas = g->vendor == VENDOR_AMD && (rb == ST_WARN || rb == ST_FAIL);
-		size_t n = 0;
-		for (const struct probe_def *d = probe_defs; d->name; d++)
-			if (d->short_set || full || (blas && !strcmp(d->group, "blas")))
-				set[n++] = d;
+		size_t n = doctor_probe_select(level, blas, set);
 		probe_progress("probes on GPU %d (%s)...", g->index, job.ops->name);
 		probe_run_set(set, n, &job, timeout_s > 0 ? timeout_s : 60, outs);
 		for (size_t k = 0; k < n; k++) {

@@ -79,15 +79,12 @@ int gemm_dev_setup(struct probe_ctx *pc, struct gemm_dev *g, bool fp16, struct p
 	return 0;
 }
 
-int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double *seconds,
-		     struct probe_outcome *out)
+int gemm_dev_prepare(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out)
 {
 	struct backend *b = pc->b;
 	const struct backend_ops *ops = b->ops;
-	void *ev0 = NULL, *ev1 = NULL, *fn = NULL;
 	bk_ptr dinfo = 0;
 	int ret = -1;
-	*seconds = -1;
 	if (probe_load_kernels(pc) < 0) {
 		out->status = ST_FAIL;
 		snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", pc->props.arch,
@@ -97,7 +94,8 @@ int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double
 			 "see `rocmcheck version` for the embedded targets.", pc->props.arch);
 		return -1;
 	}
-	unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1, 1, 1 };
+	for (int i = 0; i < 3; i++)
+		g->grid[i] = g->block[i] = 1;
 	if (g->fp16) {
 		/* the variant compiled for this arch tells its own launch shape */
 		int info[4] = { -1, 0, 0, 0 };
@@ -108,7 +106,7 @@ int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double
 		}
 		void *iargs[] = { &dinfo };
 		if (ops->get_function(b, pc->module, "gemm_fp16_info", &ifn) < 0 ||
-		    ops->launch(b, ifn, grid, block, 0, iargs) < 0 || ops->synchronize(b) < 0 ||
+		    ops->launch(b, ifn, g->grid, g->block, 0, iargs) < 0 || ops->synchronize(b) < 0 ||
 		    ops->copy_d2h(b, info, dinfo, sizeof(info)) < 0) {
 			be_fail(pc, out, "gemm_fp16_info");
 			goto out;
@@ -122,28 +120,57 @@ int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double
 			goto out;
 		}
 		snprintf(out->variant, sizeof(out->variant), "%s", gemm16_variant_name(info[0]));
-		block[0] = (unsigned)info[1];
-		grid[0] = g->n / (unsigned)info[3];
-		grid[1] = g->m / (unsigned)info[2];
+		g->block[0] = (unsigned)info[1];
+		g->grid[0] = g->n / (unsigned)info[3];
+		g->grid[1] = g->m / (unsigned)info[2];
 	} else {
 		snprintf(out->variant, sizeof(out->variant), "%s", ops == &backend_cpu_ops ? "cpu" : "tiled");
-		block[0] = GEMM32_THREADS;
-		grid[0] = g->n / GEMM32_TILE;
-		grid[1] = g->m / GEMM32_TILE;
+		g->block[0] = GEMM32_THREADS;
+		g->grid[0] = g->n / GEMM32_TILE;
+		g->grid[1] = g->m / GEMM32_TILE;
 	}
-	if (ops->get_function(b, pc->module, g->fp16 ? "gemm_fp16" : "gemm_fp32", &fn) < 0) {
+	if (ops->get_function(b, pc->module, g->fp16 ? "gemm_fp16" : "gemm_fp32", &g->fn) < 0) {
+		g->fn = NULL;
 		be_fail(pc, out, "kernel lookup");
 		goto out;
 	}
-	int M = (int)g->m, N = (int)g->n, K = (int)g->k;
-	void *args[] = { &g->da, &g->db, &g->dc, &M, &N, &K };
-	int warm = ops == &backend_cpu_ops ? 1 : 3;
-	for (int i = 0; i < warm; i++) {
-		if (ops->launch(b, fn, grid, block, 0, args) < 0) {
-			be_fail(pc, out, "kernel launch");
-			goto out;
-		}
+	g->dims[0] = (int)g->m;
+	g->dims[1] = (int)g->n;
+	g->dims[2] = (int)g->k;
+	ret = 0;
+out:
+	if (dinfo)
+		ops->free(b, dinfo);
+	return ret;
+}
+
+int gemm_dev_launch(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out)
+{
+	void *args[] = { &g->da, &g->db, &g->dc, &g->dims[0], &g->dims[1], &g->dims[2] };
+	if (!g->fn) {
+		out->status = ST_ERROR;
+		snprintf(out->summary, sizeof(out->summary), "internal error: launch before the kernel was loaded");
+		return -1;
 	}
+	if (pc->b->ops->launch(pc->b, g->fn, g->grid, g->block, 0, args) < 0)
+		return be_fail(pc, out, "kernel launch");
+	return 0;
+}
+
+int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double *seconds,
+		     struct probe_outcome *out)
+{
+	struct backend *b = pc->b;
+	const struct backend_ops *ops = b->ops;
+	void *ev0 = NULL, *ev1 = NULL;
+	int ret = -1;
+	*seconds = -1;
+	if (gemm_dev_prepare(pc, g, out) < 0)
+		return -1;
+	int warm = ops == &backend_cpu_ops ? 1 : 3;
+	for (int i = 0; i < warm; i++)
+		if (gemm_dev_launch(pc, g, out) < 0)
+			goto out;
 	if (ops->synchronize(b) < 0) {
 		be_fail(pc, out, "kernel execution");
 		goto out;
@@ -153,12 +180,9 @@ int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double
 		be_fail(pc, out, "timing events");
 		goto out;
 	}
-	for (int i = 0; i < iters; i++) {
-		if (ops->launch(b, fn, grid, block, 0, args) < 0) {
-			be_fail(pc, out, "kernel launch");
+	for (int i = 0; i < iters; i++)
+		if (gemm_dev_launch(pc, g, out) < 0)
 			goto out;
-		}
-	}
 	if (ops->event_record(b, ev1) < 0 || ops->event_elapsed(b, ev0, ev1, &ms) < 0 || ops->synchronize(b) < 0) {
 		be_fail(pc, out, "kernel execution");
 		goto out;
@@ -170,27 +194,37 @@ out:
 		ops->event_destroy(b, ev0);
 	if (ev1)
 		ops->event_destroy(b, ev1);
-	if (dinfo)
-		ops->free(b, dinfo);
 	return ret;
 }
 
-int gemm_dev_verify(struct probe_ctx *pc, struct gemm_dev *g, const char *probe, struct verify_result *v,
-		    struct probe_outcome *out)
+int gemm_dev_fetch(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out)
 {
 	size_t nc = (size_t)g->m * g->n;
 	if (pc->b->ops->copy_d2h(pc->b, g->c, g->dc, nc * sizeof(float)) < 0)
 		return be_fail(pc, out, "copy from the device");
-#ifdef ROCMCHECK_TEST_HOOKS
-	probe_test_fault_output(probe, g->c, nc);
-#else
-	(void)probe;
-#endif
+	return 0;
+}
+
+void gemm_dev_check(struct probe_ctx *pc, struct gemm_dev *g, struct verify_result *v)
+{
 	struct matmul_check mc = {
 		.m = g->m, .n = g->n, .k = g->k, .a = in_a, .b = in_b, .ctx = g, .c = g->c,
 		.unit_roundoff = ldexp(1.0, -24), .vectors = 4, .samples = 64, .seed = pc->job->seed,
 	};
 	verify_matmul(&mc, v);
+}
+
+int gemm_dev_verify(struct probe_ctx *pc, struct gemm_dev *g, const char *probe, struct verify_result *v,
+		    struct probe_outcome *out)
+{
+	if (gemm_dev_fetch(pc, g, out) < 0)
+		return -1;
+#ifdef ROCMCHECK_TEST_HOOKS
+	probe_test_fault_output(probe, g->c, (size_t)g->m * g->n);
+#else
+	(void)probe;
+#endif
+	gemm_dev_check(pc, g, v);
 	return 0;
 }
 

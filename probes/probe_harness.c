@@ -289,6 +289,23 @@ void probe_metric_set(struct probe_outcome *o, const char *name, double value)
 	m->value = value;
 }
 
+void probe_metric_null(struct probe_outcome *o, const char *name)
+{
+	if (o->nmetrics >= PROBE_METRICS_MAX)
+		return;
+	struct probe_metric *m = &o->metrics[o->nmetrics++];
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->value = NAN;            /* the JSON renderer writes null */
+}
+
+void probe_metric_or_null(struct probe_outcome *o, const char *name, double value)
+{
+	if (isfinite(value))
+		probe_metric_set(o, name, value);
+	else
+		probe_metric_null(o, name);
+}
+
 double probe_metric_get(const struct probe_outcome *o, const char *name, double dflt)
 {
 	for (unsigned i = 0; i < o->nmetrics && i < PROBE_METRICS_MAX; i++)
@@ -665,5 +682,12 @@ void probe_test_fault_output(const char *probe, float *c, size_t n)
 		c[n / 3] += 1.0f + fabsf(c[n / 3]);
 	else if (!strcmp(f, "nan"))
 		c[n / 2] = NAN;
+}
+
+void probe_test_fault_last(const char *probe, float *c, size_t n)
+{
+	const char *f = fault_for(probe);
+	if (f && n > 0 && !strcmp(f, "wrong_last"))
+		c[n / 3] += 1.0f + fabsf(c[n / 3]);
 }
 #endif

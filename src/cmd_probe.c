@@ -1,5 +1,6 @@
 /* rocmcheck probe [NAME...] [--gpu N[,N]] [--backend hip|cuda|cpu]
- *                 [--size small|medium|large] [--iterations N] [--timeout S] [--json] */
+ *                 [--size small|medium|large] [--iterations N] [--timeout S]
+ *                 [--duration S] [--json] */
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -14,14 +15,17 @@
 
 static const char probe_usage[] =
 	"usage: rocmcheck probe [NAME...] [--gpu N[,N...]] [--backend hip|cuda|cpu]\n"
-	"                       [--size small|medium|large] [--iterations N] [--timeout S] [--json]\n"
+	"                       [--size small|medium|large] [--iterations N] [--timeout S]\n"
+	"                       [--duration S] [--json]\n"
 	"probes: rtc, gemm (gemm.fp32, gemm.fp16), conv (conv.fp32, conv.fp16), amp, bandwidth,\n"
-	"        blas (blas.fp32, blas.fp16: rocBLAS / cuBLAS), dnn (dnn.fp32, dnn.fp16: MIOpen / cuDNN)\n";
+	"        blas (blas.fp32, blas.fp16: rocBLAS / cuBLAS), dnn (dnn.fp32, dnn.fp16: MIOpen / cuDNN);\n"
+	"        sustained (the fp32 GEMM under load for --duration S seconds, 1 to 600, default 10:\n"
+	"        throttling, temperature and power) runs only when named\n";
 
 static bool name_selected(const struct strvec *names, const struct probe_def *d)
 {
 	if (names->n == 0)
-		return true;
+		return !probe_timed(d);     /* a timed probe takes its duration: only by name */
 	for (size_t i = 0; i < names->n; i++) {
 		const char *n = names->v[i];
 		if (str_startswith(n, "probe."))
@@ -78,7 +82,7 @@ static int opt_value(int argc, char **argv, int *i, const char *name, const char
 int cmd_probe(struct cli *cli, int argc, char **argv)
 {
 	struct strvec names = STRVEC_INIT;
-	const char *gpus = NULL, *backend = NULL, *size = NULL, *iters = NULL, *timeout = NULL;
+	const char *gpus = NULL, *backend = NULL, *size = NULL, *iters = NULL, *timeout = NULL, *duration = NULL;
 	int ret = EXIT_OK;
 	struct report r;
 	bool report_ready = false;
@@ -95,7 +99,8 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 			   (m = opt_value(argc, argv, &i, "--backend", &v)) != 0 ||
 			   (m = opt_value(argc, argv, &i, "--size", &v)) != 0 ||
 			   (m = opt_value(argc, argv, &i, "--iterations", &v)) != 0 ||
-			   (m = opt_value(argc, argv, &i, "--timeout", &v)) != 0) {
+			   (m = opt_value(argc, argv, &i, "--timeout", &v)) != 0 ||
+			   (m = opt_value(argc, argv, &i, "--duration", &v)) != 0) {
 			if (m < 0) {
 				ret = cli_usage_error("probe", "option %s needs a value", a);
 				goto out;
@@ -108,6 +113,8 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 				size = v;
 			else if (str_startswith(a, "--iterations"))
 				iters = v;
+			else if (str_startswith(a, "--duration"))
+				duration = v;
 			else
 				timeout = v;
 		} else if ((m = cli_parse_global(cli, "probe", argc, argv, &i)) != 0) {
@@ -155,6 +162,22 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 			goto out;
 		}
 		timeout_s = (int)u;
+	}
+	bool timed = false;          /* a timed probe (sustained) is selected */
+	for (const struct probe_def *d = probe_defs; d->name; d++)
+		timed = timed || (probe_timed(d) && name_selected(&names, d));
+	if (duration) {
+		if (parse_u64(duration, 10, &u) < 0 || u == 0 || u > PROBE_SUSTAINED_MAX_S) {
+			ret = cli_usage_error("probe", "--duration must be a number of seconds from 1 to %d",
+					      PROBE_SUSTAINED_MAX_S);
+			goto out;
+		}
+		if (!timed) {
+			ret = cli_usage_error("probe", "--duration applies to the sustained probe: "
+					      "`rocmcheck probe sustained --duration %s`", duration);
+			goto out;
+		}
+		base.duration_s = (double)u;
 	}
 	const struct backend_ops *only = NULL;
 	if (backend && !(only = backend_find(backend))) {
@@ -221,13 +244,14 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 			}
 			j.size = base.size;
 			j.iterations = base.iterations;
+			j.duration_s = base.duration_s;
 			job_gpu[njobs] = g->index;
 			jobs[njobs++] = j;
 		}
 	}
 	report_ready = true;
 	/* the schema's level: what doctor would run these probes at */
-	r.level = base.size == PROBE_SMALL ? "standard" : "full";
+	r.level = base.size == PROBE_SMALL && !timed ? "standard" : "full";
 	if (njobs == 0) {
 		for (const struct probe_def *d = probe_defs; d->name; d++) {
 			if (!name_selected(&names, d))

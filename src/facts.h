@@ -87,6 +87,40 @@ struct system_facts {
 	bool headers_installed;     /* /lib/modules/<release>/build exists */
 };
 
+/* ---- facts_hwmon.c: /sys/bus/pci/devices/<addr>/hwmon/hwmon* ----
+ * amdgpu's sensors (docs.kernel.org/gpu/amdgpu/thermal.html): tempN_input
+ * in millidegrees C with tempN_label (edge, junction, mem), power1_average
+ * or power1_input and power1_cap in microwatts, freq1_input (sclk) in Hz.
+ * Plain data without pointers: a probe child re-reads it and sends it over
+ * a pipe. Unknown values are NAN, never 0. */
+#define HWMON_TEMPS 3
+struct hwmon_reading {
+	bool present;               /* a hwmon directory was found and read */
+	char dir[128];              /* "/sys/bus/pci/devices/0000:03:00.0/hwmon/hwmon2" */
+	char name[32];              /* its `name` file: "amdgpu" */
+	char note[160];             /* why there is none ("the nvidia driver has no hwmon ..."), "" */
+	double temp_c[HWMON_TEMPS]; /* temp1..3_input in degrees C */
+	char temp_label[HWMON_TEMPS][16]; /* "edge", "junction", "mem"; "" unlabelled */
+	double power_w;             /* power1_average, else power1_input */
+	char power_file[16];        /* which one: "power1_average", "power1_input", "" */
+	double power_cap_w;         /* power1_cap */
+	double sclk_mhz;            /* freq1_input / 1e6 */
+};
+/* A fresh read of the hwmon of PCI device `addr` (probes call it before,
+ * during and after a run). 0 when a hwmon directory was read; -ENOENT when
+ * there is none (out->note says why: the nvidia driver has none); -EINVAL
+ * for an address that is not one. Values that are absent or unreadable stay
+ * NAN; a value that does not parse goes to `errs` when not NULL. */
+int hwmon_read(struct sysroot *sr, const char *addr, struct hwmon_reading *out, struct fact_errors *errs);
+/* The temperature labelled `label` ("junction"), NAN when none. */
+double hwmon_temp(const struct hwmon_reading *h, const char *label);
+/* The hottest-running sensor the driver names: junction, else edge, else
+ * the first temperature; NAN (and *label "") when none. */
+double hwmon_hot_temp(const struct hwmon_reading *h, const char **label);
+/* Fill f->pci[i].hwmon for every PCI GPU read by facts_read_pci. */
+struct facts;
+void facts_read_hwmon(struct facts *f);
+
 /* ---- facts_pci.c: /sys/bus/pci/devices ---- */
 struct pci_dev {
 	char *addr;                 /* "0000:03:00.0" */
@@ -97,6 +131,7 @@ struct pci_dev {
 	char *link_speed, *link_width, *max_link_speed, *max_link_width; /* as sysfs writes them */
 	char *unique_id;            /* amdgpu unique_id / serial where present */
 	char *board_name;           /* amdgpu product_name / board_info where present */
+	struct hwmon_reading hwmon; /* facts_read_hwmon; !present until then */
 };
 bool pci_is_gpu_class(unsigned class_code); /* 0x03xxxx display or 0x12xxxx processing accelerator */
 /* "0000:03:00.0" -> domain, bus, device, function; false when it is no PCI address. */

@@ -22,6 +22,37 @@ done
 for p in blas.fp32 blas.fp16 dnn.fp32 dnn.fp16; do
 	grep -q "^skip  *probe.$p .*for the cpu backend" <<<"$out" || fail "$p should skip on cpu: $out"
 done
+# the timed probe runs only when named
+! grep -q 'probe.sustained' <<<"$out" || fail "probe without names ran probe.sustained: $out"
+
+# probe.sustained: the GEMM under load, verified first and last, figures
+# and sensors (none on the cpu backend: null, never 0) as schema-valid JSON
+json=$("$ROCMCHECK" probe sustained --backend cpu --duration 1 --json 2>/dev/null); rc=$?
+[ $rc -eq 0 ] || fail "probe sustained exited $rc: $json"
+$PY - "$json" "$SOURCE_DIR/man/rocmcheck.report-1.schema.json" <<'PYEOF' || fail "bad sustained JSON: $json"
+import json, sys
+r = json.loads(sys.argv[1])
+try:
+    import jsonschema
+    jsonschema.validate(r, json.load(open(sys.argv[2])))
+except ImportError:
+    pass
+assert r["level"] == "full", r["level"]
+assert [p["id"] for p in r["probes"]] == ["probe.sustained"]
+p = r["probes"][0]
+assert p["status"] == "pass" and p["verification"] == "freivalds+sampled" and p["nan_count"] == 0, p
+assert p["shape"] == {"m": 384, "n": 384, "k": 384}, p["shape"]
+m = p["metrics"]
+assert m["launches"] >= 2 and 0 < m["tflops_min"] <= p["tflops"] <= m["tflops_max"], m
+assert m["spread"] >= 0 and m["throttle_ratio"] > 0, m
+for k in ("temp_start_c", "temp_end_c", "temp_max_c", "power_avg_w", "power_cap_w", "sclk_mhz_start", "sclk_mhz_end"):
+    assert k in m and m[k] is None, (k, m)
+assert "temperature and power unknown" in p["summary"], p["summary"]
+assert r["summary"]["exit_status"] == 0
+PYEOF
+out=$("$ROCMCHECK" probe probe.sustained --backend cpu --duration=1 2>/dev/null); rc=$?
+[ $rc -eq 0 ] || fail "probe probe.sustained --duration=1 exited $rc: $out"
+grep -q '^pass  *probe.sustained .*correct at the start and the end' <<<"$out" || fail "sustained text: $out"
 
 # the probes of issue 5 by group name, as JSON valid against the schema
 json=$("$ROCMCHECK" probe conv amp bandwidth blas dnn --backend cpu --json 2>/dev/null); rc=$?
@@ -73,7 +104,9 @@ for p in r["probes"]:
 assert r["summary"]["exit_status"] == 0
 PYEOF
 
-for bad in "--size huge" "--backend opencl" "--iterations 0" "--timeout x" "nosuchprobe" "--frobnicate"; do
+for bad in "--size huge" "--backend opencl" "--iterations 0" "--timeout x" "nosuchprobe" "--frobnicate" \
+	"sustained --duration 0" "sustained --duration 601" "sustained --duration 1.5" "sustained --duration x" \
+	"sustained --duration" "gemm --duration 5" "--duration 5"; do
 	# shellcheck disable=SC2086
 	"$ROCMCHECK" probe --backend cpu $bad >/dev/null 2>&1; rc=$?
 	[ $rc -eq 2 ] || fail "probe $bad exited $rc, want 2"
@@ -111,6 +144,19 @@ if grep -q '^ROCMCHECK_TEST_HOOKS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/nu
 	grep -q '^fail  *probe.amp .*the injected fp16 overflow was not detected on the device at step 3' <<<"$o" \
 		|| fail "amp_nodetect: $o"
 	grep -q 'fix: Mixed-precision training' <<<"$o" || fail "amp_nodetect fix: $o"
+
+	# probe.sustained: right when cold and wrong when hot fails; a device
+	# that slows down as it runs warns with the throttling text
+	o=$(ROCMCHECK_TEST_FAULT=wrong_last "$ROCMCHECK" probe sustained --backend cpu --duration 1 2>/dev/null); r=$?
+	[ $r -eq 1 ] || fail "wrong_last exited $r: $o"
+	grep -q '^fail  *probe.sustained .*right at the start, then after [0-9]* launches: wrong result' <<<"$o" \
+		|| fail "wrong_last: $o"
+	grep -q 'fix: Correct when cold, wrong after running hot' <<<"$o" || fail "wrong_last fix: $o"
+	o=$(ROCMCHECK_TEST_FAULT=throttle "$ROCMCHECK" probe sustained --backend cpu --duration 2 2>/dev/null); r=$?
+	[ $r -eq 0 ] || fail "throttle exited $r: $o"
+	grep -q '^warn  *probe.sustained .*the last 10% of launches ran at [0-9]*% of the speed of the first 10%.*likely thermal or power throttling' <<<"$o" \
+		|| fail "throttle: $o"
+	grep -q 'fix: Likely thermal or power throttling.*power cap' <<<"$o" || fail "throttle fix: $o"
 else
 	echo "built without ROCMCHECK_TEST_HOOKS: injected faults not checked" >&2
 fi

@@ -332,8 +332,8 @@ static void test_cpu_probes(void **state)
 		assert_true(o.expected_tflops < 0);     /* no profile figure for a CPU */
 		assert_string_equal(o.variant, "cpu");
 	}
-	/* rtc, gemm x2, conv x2, amp, bandwidth, blas x2, dnn x2 */
-	assert_int_equal(n, 11);
+	/* rtc, gemm x2, conv x2, amp, bandwidth, blas x2, dnn x2, sustained */
+	assert_int_equal(n, 12);
 	struct probe_outcome o;
 	probe_run_job(probe_find("rtc"), &job, 60, &o);
 	/* the cpu backend has no runtime compiler: an honest skip */
