@@ -340,11 +340,13 @@ void probe_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * probe_defs row): none at quick, the short set at standard (plus rocBLAS
  * when `blas`: rocm.rocblas doubts it), every probe at full (the timed
  * probe.sustained included). Returns how many. */
-size_t doctor_probe_select(const char *level, bool blas, const struct probe_def **set);
+size_t doctor_probe_select(const char *level, bool blas, const struct check_filter *flt,
+			   const struct probe_def **set);
 
 /* doctor --level standard/full: the short set on every usable GPU. `gpus`
  * is the --gpu list ("0,2") or NULL for all. */
-void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char *gpus, int timeout_s);
+void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const struct check_filter *flt,
+		       const char *gpus, int timeout_s);
 
 #ifdef ROCMCHECK_TEST_HOOKS
 /* Test-only faults from ROCMCHECK_TEST_FAULT=crash|hang|wrong|nan|wrong_last|throttle, limited

@@ -113,19 +113,22 @@ static int check_status(const struct report *r, const char *id, int gpu)
 	return -1;
 }
 
-size_t doctor_probe_select(const char *level, bool blas, const struct probe_def **set)
+size_t doctor_probe_select(const char *level, bool blas, const struct check_filter *flt,
+			   const struct probe_def **set)
 {
 	size_t n = 0;
 	if (!level || !strcmp(level, "quick"))
 		return 0;
 	bool full = !strcmp(level, "full");
 	for (const struct probe_def *d = probe_defs; d->name; d++)
-		if ((d->short_set && !probe_timed(d)) || full || (blas && !strcmp(d->group, "blas")))
+		if (((d->short_set && !probe_timed(d)) || full || (blas && !strcmp(d->group, "blas"))) &&
+		    (!flt || check_selected(flt, d->id)))
 			set[n++] = d;
 	return n;
 }
 
-void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char *gpus, int timeout_s)
+void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const struct check_filter *flt,
+		       const char *gpus, int timeout_s)
 {
 	if (!ctx->live || !ctx->facts || (ctx->level && !strcmp(ctx->level, "quick")))
 		return;
@@ -149,7 +152,7 @@ void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char
 		 * everything at --level full, probe.sustained included */
 		int rb = check_status(r, "rocm.rocblas", g->index);
 		bool blas = g->vendor == VENDOR_AMD && (rb == ST_WARN || rb == ST_FAIL);
-		size_t n = doctor_probe_select(level, blas, set);
+		size_t n = doctor_probe_select(level, blas, flt, set);
 		probe_progress("probes on GPU %d (%s)...", g->index, job.ops->name);
 		probe_run_set(set, n, &job, timeout_s > 0 ? timeout_s : 60, outs);
 		for (size_t k = 0; k < n; k++) {

@@ -88,7 +88,9 @@ int cmd_version(struct cli *cli, int argc, char **argv);
  * (NULL-terminated, or NULL when none are embedded). */
 struct check_ctx;
 struct report;
-void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const char *gpus, int timeout_s);
+struct check_filter;
+void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const struct check_filter *flt,
+		       const char *gpus, int timeout_s);
 const char *const *probe_embedded_targets(void);
 
 #endif

@@ -59,7 +59,7 @@ static void run_doctor(struct cli *cli, struct report *r, const char *level)
 	bool runtime = strcmp(level, "quick") != 0;
 	checks_run(&ctx, &flt, runtime, r);
 	if (runtime)
-		doctor_run_probes(&ctx, r, NULL, 60);
+		doctor_run_probes(&ctx, r, NULL, NULL, 60);
 	report_finish(r);
 }
 

@@ -197,7 +197,7 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 	bool runtime = strcmp(level, "quick") != 0;
 	checks_run(&ctx, &flt, runtime, &r);
 	if (runtime && any_probe_selected(&flt))
-		doctor_run_probes(&ctx, &r, gpus, timeout_s);
+		doctor_run_probes(&ctx, &r, &flt, gpus, timeout_s);
 	report_finish(&r);
 
 	if (cli->format == FMT_JSON) {

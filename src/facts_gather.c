@@ -75,6 +75,7 @@ void facts_gather(struct facts *f, struct sysroot *sr)
 	facts_read_env(f);      /* ROCM_PATH, VIRTUAL_ENV, ... for the install readers */
 	facts_read_driver(f);
 	facts_read_pci(f);
+	facts_read_hwmon(f);
 	facts_read_kfd(f);
 	facts_read_drm(f);
 	facts_read_rocm(f);

@@ -323,10 +323,10 @@ static void test_doctor_levels(void **state)
 	for (const struct probe_def *d = probe_defs; d->name; d++)
 		all++;
 	const struct probe_def **set = calloc(all + 1, sizeof(*set));
-	assert_int_equal(doctor_probe_select("quick", false, set), 0);
-	assert_int_equal(doctor_probe_select(NULL, false, set), 0);
+	assert_int_equal(doctor_probe_select("quick", false, NULL, set), 0);
+	assert_int_equal(doctor_probe_select(NULL, false, NULL, set), 0);
 
-	size_t n = doctor_probe_select("standard", false, set);
+	size_t n = doctor_probe_select("standard", false, NULL, set);
 	assert_true(n > 0 && n < all);
 	assert_false(has(set, n, "probe.sustained"));
 	assert_false(has(set, n, "probe.blas.fp32"));
@@ -336,13 +336,27 @@ static void test_doctor_levels(void **state)
 		assert_true(set[i]->short_set);
 
 	/* rocm.rocblas in doubt: rocBLAS joins, sustained still not */
-	n = doctor_probe_select("standard", true, set);
+	n = doctor_probe_select("standard", true, NULL, set);
 	assert_true(has(set, n, "probe.blas.fp32") && has(set, n, "probe.blas.fp16"));
 	assert_false(has(set, n, "probe.sustained"));
 
-	n = doctor_probe_select("full", false, set);
+	n = doctor_probe_select("full", false, NULL, set);
 	assert_int_equal(n, all);
 	assert_true(has(set, n, "probe.sustained"));
+
+	/* doctor --only / --skip select probes by ID or prefix too */
+	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
+	strvec_push(&flt.only, "probe.gemm");
+	n = doctor_probe_select("full", false, &flt, set);
+	assert_int_equal(n, 2);
+	assert_true(has(set, n, "probe.gemm.fp32") && has(set, n, "probe.gemm.fp16"));
+	strvec_release(&flt.only);
+	strvec_push(&flt.skip, "probe.sustained");
+	strvec_push(&flt.skip, "probe.conv");
+	n = doctor_probe_select("full", false, &flt, set);
+	assert_int_equal(n, all - 3);
+	assert_false(has(set, n, "probe.sustained") || has(set, n, "probe.conv") || has(set, n, "probe.conv.fp16"));
+	strvec_release(&flt.skip);
 	free(set);
 }
 
