@@ -30,6 +30,10 @@ void prng_seed(struct prng *p, uint64_t seed);
 uint64_t prng_next(struct prng *p);             /* splitmix64 */
 /* Uniform on a grid of `steps` values in [-1, 1] (exact in fp16 for steps <= 2048). */
 double prng_grid(struct prng *p, unsigned steps);
+/* n probe inputs on the grid that is exact in their format: fp16 values in
+ * steps of 1/1024 into a new *h16, or fp32 values in steps of 2^-20 into a new
+ * *f32 (the other pointer is left alone). The caller frees. */
+void probe_fill_grid(struct prng *p, bool fp16, size_t n, uint16_t **h16, float **f32);
 
 /* ---- verification, reusable by every probe ---- */
 

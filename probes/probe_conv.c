@@ -63,21 +63,8 @@ void conv_data_make(struct conv_data *d, const struct conv_shape *s, bool fp16, 
 	struct prng pr;
 	prng_seed(&pr, (seed ? seed : 0x726f636dULL) ^ 0xc0ffULL);
 	/* inputs exact in their format: a grid of 1/1024 (fp16) or 2^-20 */
-	if (fp16) {
-		d->x16 = xmalloc(nx * 2);
-		d->w16 = xmalloc(nw * 2);
-		for (size_t i = 0; i < nx; i++)
-			d->x16[i] = float_to_half((float)prng_grid(&pr, 1024));
-		for (size_t i = 0; i < nw; i++)
-			d->w16[i] = float_to_half((float)prng_grid(&pr, 1024));
-	} else {
-		d->x32 = xmalloc(nx * 4);
-		d->w32 = xmalloc(nw * 4);
-		for (size_t i = 0; i < nx; i++)
-			d->x32[i] = (float)prng_grid(&pr, 1u << 20);
-		for (size_t i = 0; i < nw; i++)
-			d->w32[i] = (float)prng_grid(&pr, 1u << 20);
-	}
+	probe_fill_grid(&pr, fp16, nx, &d->x16, &d->x32);
+	probe_fill_grid(&pr, fp16, nw, &d->w16, &d->w32);
 	d->y = xmalloc(ny * sizeof(float));
 	d->ymat = xmalloc(ny * sizeof(float));
 }

@@ -54,21 +54,8 @@ int gemm_dev_setup(struct probe_ctx *pc, struct gemm_dev *g, bool fp16, struct p
 	 * in the input format, so the host sees the very values the device does */
 	struct prng pr;
 	prng_seed(&pr, pc->job->seed ? pc->job->seed : 0x726f636dULL);
-	if (fp16) {
-		g->a16 = xmalloc(na * 2);
-		g->b16 = xmalloc(nb * 2);
-		for (size_t i = 0; i < na; i++)
-			g->a16[i] = float_to_half((float)prng_grid(&pr, 1024));
-		for (size_t i = 0; i < nb; i++)
-			g->b16[i] = float_to_half((float)prng_grid(&pr, 1024));
-	} else {
-		g->a32 = xmalloc(na * 4);
-		g->b32 = xmalloc(nb * 4);
-		for (size_t i = 0; i < na; i++)
-			g->a32[i] = (float)prng_grid(&pr, 1u << 20);
-		for (size_t i = 0; i < nb; i++)
-			g->b32[i] = (float)prng_grid(&pr, 1u << 20);
-	}
+	probe_fill_grid(&pr, fp16, na, &g->a16, &g->a32);
+	probe_fill_grid(&pr, fp16, nb, &g->b16, &g->b32);
 	g->c = xmalloc(nc * sizeof(float));
 	if (ops->alloc(b, na * esz, &g->da) < 0 || ops->alloc(b, nb * esz, &g->db) < 0 ||
 	    ops->alloc(b, nc * sizeof(float), &g->dc) < 0)

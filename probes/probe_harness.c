@@ -78,6 +78,19 @@ double prng_grid(struct prng *p, unsigned steps)
 	return (double)m / steps;
 }
 
+void probe_fill_grid(struct prng *p, bool fp16, size_t n, uint16_t **h16, float **f32)
+{
+	if (fp16) {
+		*h16 = xmalloc(n * 2);
+		for (size_t i = 0; i < n; i++)
+			(*h16)[i] = float_to_half((float)prng_grid(p, 1024));
+	} else {
+		*f32 = xmalloc(n * 4);
+		for (size_t i = 0; i < n; i++)
+			(*f32)[i] = (float)prng_grid(p, 1u << 20);
+	}
+}
+
 /* ---- verification ----
  *
  * Tolerances. For a dot product of length k accumulated in a format with unit
