@@ -218,6 +218,9 @@ struct rocm_facts {
 	size_t ninstalls;
 	int active;                 /* index of the install that wins, -1 none */
 };
+/* The release an install is, as "6.2.0" (the build number of .info/version
+ * left out), or its raw version text when that does not parse. Caller frees. */
+char *rocm_install_release(const struct rocm_install *ri);
 /* Read ROCM_VERSION_MAJOR/MINOR/PATCH from rocm_version.h text. 0 or -EINVAL. */
 int rocm_version_header_parse(const char *text, struct version *v);
 /* Add the gfx name of every TensileLibrary*_gfxNNNN* name in `names`. */

@@ -398,3 +398,10 @@ void facts_read_rocm(struct facts *f)
 	free(rocm_path);
 	strvec_release(&dirs);
 }
+
+char *rocm_install_release(const struct rocm_install *ri)
+{
+	if (ri->ver.nparts)
+		return version_str(&ri->ver, ri->ver.nparts > 3 ? 3 : ri->ver.nparts);
+	return xstrdup(ri->version ? ri->version : "");
+}

@@ -192,7 +192,9 @@ static json_t *json_stack(const struct facts *f)
 		ri = &f->rocm.installs[f->rocm.active];
 	if (ri) {
 		json_t *rocm = json_object();
-		set(rocm, "version", nonempty(ri->version));
+		char *rel = rocm_install_release(ri);
+		set(rocm, "version", nonempty(rel));
+		free(rel);
 		set(rocm, "path", nonempty(ri->path));
 		set(st, "rocm", rocm);
 	} else {

@@ -348,7 +348,9 @@ static void describe_runtime(struct strbuf *sb, const struct facts *f, bool wsl_
 	const char *sep = " with ";
 	if ((amd || wsl_dxg) && f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls &&
 	    f->rocm.installs[f->rocm.active].version) {
-		strbuf_addf(sb, "%sROCm %s", sep, f->rocm.installs[f->rocm.active].version);
+		char *rel = rocm_install_release(&f->rocm.installs[f->rocm.active]);
+		strbuf_addf(sb, "%sROCm %s", sep, rel);
+		free(rel);
 		sep = " and ";
 	}
 	if (nvidia && f->drv.nvidia_version) {
