@@ -27,7 +27,6 @@ void fix_apply(struct check_result *res, const struct check_ctx *ctx, const char
 	       const struct fixvars *fv);
 
 /* ---- the machine ---- */
-bool pci_gpu_class(unsigned class_code);       /* 0x03xxxx or 0x12xxxx */
 size_t pci_count_vendor(const struct facts *f, unsigned vendor_id);
 size_t gpus_count_vendor(const struct facts *f, enum vendor v);
 /* An AMD GPU is expected: one on PCI, a KFD GPU node or an AMD inventory entry. */

@@ -18,7 +18,7 @@ static void pci_seen(struct check_result *res, const struct facts *f)
 	size_t shown = 0;
 	for (size_t i = 0; i < f->npci; i++) {
 		const struct pci_dev *p = &f->pci[i];
-		if (!pci_gpu_class(p->class_code))
+		if (!pci_is_gpu_class(p->class_code))
 			continue;
 		char *path = xasprintf("/sys/bus/pci/devices/%s", p->addr ? p->addr : "?");
 		result_evidence(res, path, "%04x:%04x class 0x%06x driver %s", p->vendor, p->device, p->class_code,

@@ -9,7 +9,7 @@ static void pci_evidence(struct check_result *res, const struct facts *f, unsign
 {
 	for (size_t i = 0; i < f->npci; i++) {
 		const struct pci_dev *p = &f->pci[i];
-		if (p->vendor != vendor || !pci_gpu_class(p->class_code))
+		if (p->vendor != vendor || !pci_is_gpu_class(p->class_code))
 			continue;
 		char *path = xasprintf("/sys/bus/pci/devices/%s", p->addr ? p->addr : "?");
 		result_evidence(res, path, "%04x:%04x class 0x%06x driver %s", p->vendor, p->device, p->class_code,
@@ -130,7 +130,7 @@ static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, cons
 	struct strvec missing = STRVEC_INIT, missing_addr = STRVEC_INIT;
 	for (size_t i = 0; i < f->npci; i++) {
 		const struct pci_dev *p = &f->pci[i];
-		if (p->vendor != 0x1002 || !pci_gpu_class(p->class_code) || pci_integrated(ctx, p))
+		if (p->vendor != 0x1002 || !pci_is_gpu_class(p->class_code) || pci_integrated(ctx, p))
 			continue;
 		dgpus++;
 		unsigned dom, bus, dev, fn;

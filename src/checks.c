@@ -160,17 +160,11 @@ void fix_apply(struct check_result *res, const struct check_ctx *ctx, const char
 
 /* ---- the machine ---- */
 
-bool pci_gpu_class(unsigned class_code)
-{
-	unsigned base = (class_code >> 16) & 0xff;
-	return base == 0x03 || base == 0x12;
-}
-
 size_t pci_count_vendor(const struct facts *f, unsigned vendor_id)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < f->npci; i++)
-		if (f->pci[i].vendor == vendor_id && pci_gpu_class(f->pci[i].class_code))
+		if (f->pci[i].vendor == vendor_id && pci_is_gpu_class(f->pci[i].class_code))
 			n++;
 	return n;
 }
@@ -234,7 +228,7 @@ char *pci_seen_text(const struct facts *f)
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < f->npci; i++) {
 		const struct pci_dev *p = &f->pci[i];
-		if (!pci_gpu_class(p->class_code))
+		if (!pci_is_gpu_class(p->class_code))
 			continue;
 		unsigned base = (p->class_code >> 16) & 0xff;
 		if (sb.len)
