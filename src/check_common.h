@@ -108,6 +108,9 @@ void fix_rocm_release(struct check_result *res, const struct check_ctx *ctx, con
  * other AMD GPU would get a value it does not need, else the per-node form. */
 void fix_override_set(struct check_result *res, const struct check_ctx *ctx, const struct gpu *g,
 		      const char *value);
+/* The igpu_hide fix: ROCR_VISIBLE_DEVICES keeping only the discrete AMD GPUs
+ * (their ids and indices). */
+void fix_igpu_hide(struct check_result *res, const struct check_ctx *ctx);
 /* "1a03:2000 (display controller, driver ast)" for every GPU-class PCI
  * device, or "nothing" when none. Caller frees. */
 char *pci_seen_text(const struct facts *f);

@@ -324,24 +324,7 @@ static void check_device_igpu(const struct check_ctx *ctx, struct report *r, con
 		}
 	if (res->status == ST_PASS)
 		return;
-	struct strvec ids = STRVEC_INIT, idx = STRVEC_INIT;
-	for (size_t i = 0; i < f->ngpus; i++) {
-		const struct gpu *g = &f->gpus[i];
-		if (g->vendor == VENDOR_AMD && !g->integrated) {
-			strvec_push(&ids, g->visible_id ? g->visible_id : "");
-			strvec_pushf(&idx, "%d", g->index);
-		}
-	}
-	char *jid = strvec_join(&ids, ","), *jidx = strvec_join(&idx, ",");
-	struct fixvars fv = FIXVARS_INIT;
-	fixvars_add(&fv, "visible_id", jid);
-	fixvars_add(&fv, "gpu_index", jidx);
-	fix_apply(res, ctx, "igpu_hide", &fv);
-	fixvars_release(&fv);
-	free(jid);
-	free(jidx);
-	strvec_release(&ids);
-	strvec_release(&idx);
+	fix_igpu_hide(res, ctx);
 }
 
 static char *vram_path(const struct facts *f, const struct gpu *g)

@@ -386,23 +386,7 @@ static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, co
 				 eff, igpu_beside ? " (integrated GPU beside a discrete one)" : "", ri->rocblas_dir, eff);
 		result_evidence(res, ri->rocblas_dir, "TensileLibrary files for: %s", *archs ? archs : "none");
 		if (igpu_beside) {
-			/* the fix keeps the discrete GPUs: their ids and indices */
-			struct strvec ids = STRVEC_INIT, idx = STRVEC_INIT;
-			for (size_t j = 0; j < f->ngpus; j++)
-				if (f->gpus[j].vendor == VENDOR_AMD && !f->gpus[j].integrated) {
-					strvec_push(&ids, f->gpus[j].visible_id ? f->gpus[j].visible_id : "");
-					strvec_pushf(&idx, "%d", f->gpus[j].index);
-				}
-			char *jid = strvec_join(&ids, ","), *jidx = strvec_join(&idx, ",");
-			struct fixvars fv = FIXVARS_INIT;
-			fixvars_add(&fv, "visible_id", jid);
-			fixvars_add(&fv, "gpu_index", jidx);
-			fix_apply(res, ctx, "igpu_hide", &fv);
-			fixvars_release(&fv);
-			free(jid);
-			free(jidx);
-			strvec_release(&ids);
-			strvec_release(&idx);
+			fix_igpu_hide(res, ctx);
 			continue;
 		}
 		const char *ovv = ov ? NULL : arch_override_value(ctx, g->arch);

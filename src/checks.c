@@ -549,16 +549,8 @@ void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const 
 	const struct prof_route *rt = profiles_find_route(ctx->db, o->key, rel->version);
 	if (!rt)
 		return;
-	/* repo.radeon.com names the folder of X.Y.0 "X.Y"; packages use 60204 */
-	struct version lv = rel->ver;
-	if (rel->latest)
-		version_parse(rel->latest, &lv);
 	char full[32], num[32];
-	if (lv.part[2])
-		snprintf(full, sizeof(full), "%u.%u.%u", lv.part[0], lv.part[1], lv.part[2]);
-	else
-		snprintf(full, sizeof(full), "%u.%u", lv.part[0], lv.part[1]);
-	snprintf(num, sizeof(num), "%u", lv.part[0] * 10000 + lv.part[1] * 100 + lv.part[2]);
+	prof_rocm_route_versions(rel, full, num);
 	char *headers = headers_install_command(ctx);
 	struct fixvars fv = FIXVARS_INIT;
 	fixvars_add(&fv, "rocm_version", rel->version);
@@ -860,4 +852,27 @@ char *human_bytes(unsigned long long bytes)
 	if (bytes >= 1024ull * 1024 * 1024)
 		return xasprintf("%.1f GiB", (double)bytes / gib);
 	return xasprintf("%llu MiB", bytes / (1024ull * 1024));
+}
+
+void fix_igpu_hide(struct check_result *res, const struct check_ctx *ctx)
+{
+	const struct facts *f = ctx->facts;
+	struct strvec ids = STRVEC_INIT, idx = STRVEC_INIT;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor == VENDOR_AMD && !g->integrated) {
+			strvec_push(&ids, g->visible_id ? g->visible_id : "");
+			strvec_pushf(&idx, "%d", g->index);
+		}
+	}
+	char *jid = strvec_join(&ids, ","), *jidx = strvec_join(&idx, ",");
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "visible_id", jid);
+	fixvars_add(&fv, "gpu_index", jidx);
+	fix_apply(res, ctx, "igpu_hide", &fv);
+	fixvars_release(&fv);
+	free(jid);
+	free(jidx);
+	strvec_release(&ids);
+	strvec_release(&idx);
 }

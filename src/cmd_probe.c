@@ -61,24 +61,6 @@ static void print_text(const struct report *r)
 	       r->count[ST_FAIL], r->count[ST_SKIP], r->count[ST_ERROR]);
 }
 
-static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-	if (strncmp(a, name, n) != 0)
-		return 0;
-	if (a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (a[n] != '\0')
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
-}
-
 int cmd_probe(struct cli *cli, int argc, char **argv)
 {
 	struct strvec names = STRVEC_INIT;
@@ -95,14 +77,14 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(probe_usage, stdout);
 			goto out;
-		} else if ((m = opt_value(argc, argv, &i, "--gpu", &v)) != 0 ||
-			   (m = opt_value(argc, argv, &i, "--backend", &v)) != 0 ||
-			   (m = opt_value(argc, argv, &i, "--size", &v)) != 0 ||
-			   (m = opt_value(argc, argv, &i, "--iterations", &v)) != 0 ||
-			   (m = opt_value(argc, argv, &i, "--timeout", &v)) != 0 ||
-			   (m = opt_value(argc, argv, &i, "--duration", &v)) != 0) {
+		} else if ((m = cli_opt_value("probe", argc, argv, &i, "--gpu", &v)) != 0 ||
+			   (m = cli_opt_value("probe", argc, argv, &i, "--backend", &v)) != 0 ||
+			   (m = cli_opt_value("probe", argc, argv, &i, "--size", &v)) != 0 ||
+			   (m = cli_opt_value("probe", argc, argv, &i, "--iterations", &v)) != 0 ||
+			   (m = cli_opt_value("probe", argc, argv, &i, "--timeout", &v)) != 0 ||
+			   (m = cli_opt_value("probe", argc, argv, &i, "--duration", &v)) != 0) {
 			if (m < 0) {
-				ret = cli_usage_error("probe", "option %s needs a value", a);
+				ret = EXIT_USAGE;
 				goto out;
 			}
 			if (str_startswith(a, "--gpu"))
@@ -117,14 +99,11 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 				duration = v;
 			else
 				timeout = v;
-		} else if ((m = cli_parse_global(cli, "probe", argc, argv, &i)) != 0) {
-			if (m < 0) {
+		} else if (a[0] == '-') {
+			if (cli_parse_rest(cli, "probe", argc, argv, &i) < 0) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
-		} else if (a[0] == '-') {
-			ret = cli_usage_error("probe", "unknown option %s", a);
-			goto out;
 		} else {
 			const char *n = str_startswith(a, "probe.") ? a + 6 : a;
 			bool known = probe_find(n) != NULL;

@@ -707,15 +707,8 @@ static void render_route(const struct planner *pl, const struct prof_rocm *rel, 
 	const struct prof_route *rt = profiles_find_route(pl->db, o->key, rel->version);
 	if (!rt)
 		return;
-	struct version lv = rel->ver;
-	if (rel->latest)
-		version_parse(rel->latest, &lv);
 	char full[32], num[32];
-	if (lv.part[2])
-		snprintf(full, sizeof(full), "%u.%u.%u", lv.part[0], lv.part[1], lv.part[2]);
-	else
-		snprintf(full, sizeof(full), "%u.%u", lv.part[0], lv.part[1]);
-	snprintf(num, sizeof(num), "%u", lv.part[0] * 10000 + lv.part[1] * 100 + lv.part[2]);
+	prof_rocm_route_versions(rel, full, num);
 
 	const char *kernel = f && f->kernel.release ? f->kernel.release : (f ? "$(uname -r)" : DESCRIBED_KERNEL);
 	struct strvec hv = STRVEC_INIT, pkgs = STRVEC_INIT;

@@ -1614,3 +1614,15 @@ char *prof_os_nvidia_install(const struct prof_os *o, const char *kernel, char *
 	free(packages);
 	return cmd;
 }
+
+void prof_rocm_route_versions(const struct prof_rocm *rel, char full[32], char num[32])
+{
+	struct version lv = rel->ver;
+	if (rel->latest)
+		version_parse(rel->latest, &lv);
+	if (lv.part[2])
+		snprintf(full, 32, "%u.%u.%u", lv.part[0], lv.part[1], lv.part[2]);
+	else
+		snprintf(full, 32, "%u.%u", lv.part[0], lv.part[1]);
+	snprintf(num, 32, "%u", lv.part[0] * 10000 + lv.part[1] * 100 + lv.part[2]);
+}

@@ -215,6 +215,11 @@ int profiles_render(const char *tmpl, const char *const *vars, char **out);
  * "the NVIDIA driver". Both are the caller's. */
 char *prof_os_nvidia_install(const struct prof_os *o, const char *kernel, char **packages_out);
 
+/* The release's newest point release as repo.radeon.com names its folder
+ * ("6.2.4", but "6.4" for 6.4.0: {rocm_full}) and as packages number it
+ * (60204: {rocm_num}). */
+void prof_rocm_route_versions(const struct prof_rocm *rel, char full[32], char num[32]);
+
 /* Every placeholder name a fix or route template may use (NULL-terminated). */
 extern const char *const profile_placeholders[];
 
