@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,9 @@
 
 static int listen_fd = -1;
 static int port, closed_port;
-static volatile int served;
+/* counted before the reply is written: the client cannot return from its
+ * request before the count has moved */
+static atomic_int served;
 
 static void *serve(void *arg)
 {
@@ -42,12 +45,12 @@ static void *serve(void *arg)
 				break;
 		}
 		req[n] = '\0';
+		atomic_fetch_add(&served, 1);
 		const char *reply = strstr(req, "/missing/") ? "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
 							      : "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
 		if (write(c, reply, strlen(reply)) < 0)
 			perror("write");
 		close(c);
-		served++;
 	}
 }
 
@@ -134,12 +137,12 @@ static void test_reachable(void **state)
 	struct prof_rocm *newest = (struct prof_rocm *)profiles_newest_rocm(w.db);
 	assert_non_null(newest);
 	set_index(&newest->torch_index, port, "/whl/rocm");
-	int before = served;
+	int before = atomic_load(&served);
 	struct report r;
 	const struct check_result *c = run(&w, &r, true, "standard", true);
 	assert_int_equal(c->status, ST_PASS);
 	assert_non_null(strstr(c->summary, "1 server answered (127.0.0.1:"));
-	assert_true(served > before);
+	assert_true(atomic_load(&served) > before);
 	assert_true(c->nevidence >= 1);
 	assert_true(str_endswith(c->evidence[0].path, "/whl/rocm/torch/"));
 	assert_true(str_startswith(c->evidence[0].value, "HTTP 200"));
@@ -149,7 +152,7 @@ static void test_reachable(void **state)
 	c = run(&w, &r, true, "full", false);
 	assert_int_equal(c->status, ST_PASS);
 	report_release(&r);
-	before = served;
+	before = atomic_load(&served);
 	c = run(&w, &r, true, "standard", false);
 	assert_int_equal(c->status, ST_SKIP);
 	assert_non_null(strstr(c->summary, "--online"));
@@ -161,7 +164,7 @@ static void test_reachable(void **state)
 	assert_int_equal(c->status, ST_SKIP);
 	assert_string_equal(c->summary, "needs the live machine");
 	report_release(&r);
-	assert_int_equal(served, before);
+	assert_int_equal(atomic_load(&served), before);
 	profiles_free(w.db);
 }
 
