@@ -14,6 +14,9 @@
 
 #include "checks.h"
 #include "replay.h"
+#ifdef ROCMCHECK_TEST_HOOKS
+#include "probe.h"
+#endif
 
 enum command_flags {
 	CMD_PROFILES = 1 << 0,     /* load the profile database */
@@ -243,6 +246,14 @@ static int setup_sysroot(struct cli *cli)
 			return EXIT_TROUBLE;
 		}
 		dir = replay_sysroot;
+#ifdef ROCMCHECK_TEST_HOOKS
+		/* a test ends rocmcheck here with a signal and looks for leftovers */
+		if (probe_test_fault_is("replay_pause")) {
+			fprintf(stderr, "rocmcheck: test: replaying in %s\n", cli->replay_tmpdir);
+			for (;;)
+				pause();
+		}
+#endif
 	}
 	int rc = sysroot_open(&cli->sr, dir);
 	free(replay_sysroot);

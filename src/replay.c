@@ -3,11 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "dl_libs.h"
@@ -26,10 +29,116 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return unlink(path) ? -1 : 0;
 }
 
+/* The directory being replayed is removed when rocmcheck is ended by a
+ * signal, too (Ctrl-C, `timeout`, a scheduler's SIGTERM), not only on a
+ * normal exit. The handler uses async-signal-safe calls only: openat,
+ * getdents64, unlinkat, close. It runs in the process that made the
+ * directory, never in a forked probe child, and leaves a signal the caller
+ * ignores (nohup) ignored. */
+static char armed_dir[PATH_MAX];
+static volatile sig_atomic_t armed;
+static pid_t armed_owner;
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+static struct sigaction saved[ARRAY_SIZE(cleanup_signals)];
+static bool hooked[ARRAY_SIZE(cleanup_signals)];
+
+struct dirent64_raw {
+	unsigned long long d_ino;
+	long long d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* Remove `name` under `dirfd`, depth first; never follows a symlink (a
+ * symlink is unlinked like a file; O_NOFOLLOW refuses to enter one). */
+static void remove_at(int dirfd, const char *name, int depth)
+{
+	if (unlinkat(dirfd, name, 0) == 0 || (errno != EISDIR && errno != EPERM))
+		return;
+	if (depth < 64) {
+		int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			/* entries removed while listing may shift the rest: list again
+			 * until a pass removes nothing */
+			for (int pass = 0; pass < 16; pass++) {
+				bool removed = false;
+				char buf[2048] __attribute__((aligned(8)));
+				long n;
+				lseek(fd, 0, SEEK_SET);
+				while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+					for (long off = 0; off < n;) {
+						struct dirent64_raw *d = (struct dirent64_raw *)(void *)(buf + off);
+						off += d->d_reclen;
+						if (d->d_name[0] == '.' && (!d->d_name[1] || (d->d_name[1] == '.' && !d->d_name[2])))
+							continue;
+						remove_at(fd, d->d_name, depth + 1);
+						removed = true;
+					}
+				}
+				if (!removed)
+					break;
+			}
+			close(fd);
+		}
+	}
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+static void on_signal(int sig)
+{
+	int saved_errno = errno;
+	if (armed && getpid() == armed_owner) {
+		armed = 0;
+		remove_at(AT_FDCWD, armed_dir, 0);
+	}
+	/* then die of the same signal, as without the handler */
+	signal(sig, SIG_DFL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	errno = saved_errno;
+}
+
+static void arm(const char *dir)
+{
+	if (strlen(dir) >= sizeof(armed_dir) || dir[0] != '/')
+		return;
+	memcpy(armed_dir, dir, strlen(dir) + 1);
+	armed_owner = getpid();
+	armed = 1;
+	for (size_t i = 0; i < ARRAY_SIZE(cleanup_signals); i++) {
+		if (hooked[i] || sigaction(cleanup_signals[i], NULL, &saved[i]))
+			continue;
+		if (saved[i].sa_handler != SIG_DFL || (saved[i].sa_flags & SA_SIGINFO))
+			continue;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigfillset(&sa.sa_mask);
+		hooked[i] = sigaction(cleanup_signals[i], &sa, NULL) == 0;
+	}
+}
+
+static void disarm(const char *dir)
+{
+	if (!armed || !dir || strcmp(dir, armed_dir))
+		return;
+	armed = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(cleanup_signals); i++) {
+		if (hooked[i])
+			sigaction(cleanup_signals[i], &saved[i], NULL);
+		hooked[i] = false;
+	}
+}
+
 int replay_remove(const char *dir)
 {
 	if (!dir)
 		return 0;
+	disarm(dir);
 	if (nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT))
 		return -errno;
 	return 0;
@@ -488,6 +597,7 @@ int replay_extract(const char *file, const struct replay_limits *lim_in,
 		free(dir);
 		dir = abs;
 	}
+	arm(dir);
 	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cwd < 0 || chdir(dir)) {
 		ret = -errno;

@@ -231,6 +231,36 @@ done
 ls "$work" "$work/.." | grep -q evil && fail "a hostile entry was written outside"
 [ -z "$(leftovers)" ] || fail "replay left $(leftovers) in TMPDIR"
 
+# 8. ended by a signal while replaying: the directory goes, the status says the
+#    signal (test hook: rocmcheck stops right after unpacking)
+if grep -q '^ROCMCHECK_TEST_HOOKS:BOOL=ON' "${BUILD_DIR:-}/CMakeCache.txt" 2>/dev/null; then
+	for sig in TERM INT HUP; do
+		: >"$work/err"
+		# a background job starts with SIGINT ignored; give it back its default
+		ROCMCHECK_TEST_FAULT=replay_pause "$python" -c '
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$rocmcheck" --replay "$work/$(basename "$base").tar.gz" doctor --level quick \
+			>/dev/null 2>"$work/err" &
+		pid=$!
+		for _ in $(seq 200); do
+			grep -q "replaying in" "$work/err" && break
+			sleep 0.05
+		done
+		dir=$(sed -n 's/^rocmcheck: test: replaying in //p' "$work/err")
+		[ -n "$dir" ] && [ -d "$dir/sysroot" ] || fail "signal $sig: the replay did not start: $(cat "$work/err")"
+		kill -s "$sig" "$pid"
+		wait "$pid"
+		r=$?
+		want=$((128 + $(kill -l "$sig")))
+		[ "$r" = "$want" ] || fail "signal $sig: exit $r, want $want"
+		[ -z "$(leftovers)" ] || fail "signal $sig: replay left $(leftovers) in TMPDIR"
+		rm -rf "${TMPDIR:?}"/*
+	done
+else
+	echo "note: built without ROCMCHECK_TEST_HOOKS: the signal cases are not run" >&2
+fi
+
 if [ "$failures" -gt 0 ]; then
 	echo "$failures failure(s)" >&2
 	exit 1
