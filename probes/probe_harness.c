@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -507,6 +508,7 @@ int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t siz
 	}
 	fflush(stdout);
 	fflush(stderr);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(why, why_size, "fork: %s", strerror(errno));
@@ -517,9 +519,15 @@ int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t siz
 		struct rlimit nocore = { 0, 0 };
 		setrlimit(RLIMIT_CORE, &nocore);
 		/* die of the real signal, whatever handlers the parent installed */
-		static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGPIPE };
+		static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGPIPE,
+					     SIGINT, SIGHUP, SIGQUIT };
 		for (size_t i = 0; i < ARRAY_SIZE(fatal); i++)
 			signal(fatal[i], SIG_DFL);
+		/* and never outlive rocmcheck: a hung kernel must not keep the
+		 * GPU busy after the user ended the run */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		close(pout[0]);
 		close(perr[0]);
 		int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);

@@ -157,6 +157,31 @@ if grep -q '^ROCMCHECK_TEST_HOOKS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/nu
 	grep -q '^warn  *probe.sustained .*the last 10% of launches ran at [0-9]*% of the speed of the first 10%.*likely thermal or power throttling' <<<"$o" \
 		|| fail "throttle: $o"
 	grep -q 'fix: Likely thermal or power throttling.*power cap' <<<"$o" || fail "throttle fix: $o"
+
+	# rocmcheck ended while a probe hangs: the probe's process goes with it
+	ROCMCHECK_TEST_FAULT=hang ROCMCHECK_TEST_FAULT_PROBE=gemm.fp32 "$ROCMCHECK" probe gemm.fp32 --backend cpu --timeout 60 \
+		>/dev/null 2>&1 &
+	parent=$!
+	child=
+	for _ in $(seq 200); do
+		child=$(pgrep -P "$parent" | head -n 1)
+		[ -n "$child" ] && break
+		sleep 0.05
+	done
+	[ -n "$child" ] || fail "hang: no probe process under $parent"
+	kill -TERM "$parent"
+	wait "$parent"
+	r=$?
+	[ $r -eq 143 ] || fail "SIGTERM during a probe: exit $r, want 143"
+	# gone or a zombie (a container's init may not reap it at once)
+	alive() { [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat"; }
+	if [ -n "$child" ]; then
+		for _ in $(seq 100); do
+			alive "$child" || break
+			sleep 0.05
+		done
+		alive "$child" && { fail "the hung probe $child outlived rocmcheck"; kill -KILL "$child"; }
+	fi
 else
 	echo "built without ROCMCHECK_TEST_HOOKS: injected faults not checked" >&2
 fi
