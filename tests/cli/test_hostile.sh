@@ -1,13 +1,15 @@
 #!/bin/bash
 # rocmcheck against a hostile sysroot (built by make_hostile.sh at test time):
-#   - it must not crash or hang: no signal, no timeout, done within a few seconds;
+#   - it must not crash or hang: no signal, no timeout (a 30 s watchdog); the
+#     times are printed, and only checked when ROCMCHECK_HOSTILE_MAX_MS /
+#     ROCMCHECK_HOSTILE_BIG_MAX_MS are set (a shared CI machine under load
+#     is no place for a timed test; ci/bench gives the figures);
 #   - exit status as spec/cli.md says: 1 for this readable-but-broken tree
 #     (fail/error entries), 3 for a sysroot it cannot use at all;
 #   - it reports `error` with evidence where it cannot decide (garbage
 #     os-release, the malformed host.ini line as host.ini:LINE);
-#   - a tree with 20 000 KFD nodes and site-packages entries stays fast
-#     (under 2 s) and its report small: the caps say in source.errors what
-#     was left out;
+#   - a tree with 20 000 KFD nodes and site-packages entries gives a small
+#     report: the caps say in source.errors what was left out;
 #   - it never reads outside the root (checked under strace when it works):
 #     the only paths outside the root it may open are its own shared
 #     libraries, locale data, /dev/null, /dev/tty and its own /proc/self.
@@ -18,7 +20,7 @@ tests_dir=${TESTS_DIR:-$(dirname "$here")}
 source_dir=${SOURCE_DIR:-$(dirname "$tests_dir")}
 schema=$source_dir/man/rocmcheck.report-1.schema.json
 python=/usr/bin/python3
-max_ms=${ROCMCHECK_HOSTILE_MAX_MS:-5000}
+max_ms=${ROCMCHECK_HOSTILE_MAX_MS:-}
 
 rocmcheck=${ROCMCHECK:-}
 if [ -z "$rocmcheck" ]; then
@@ -68,9 +70,10 @@ run() {
 		fail "$name: hung (killed by the 30 s watchdog)"
 	elif [ $rc -ge 128 ]; then
 		fail "$name: killed by signal $((rc - 128)); stderr: $(head -c 2000 "$work/$name.err")"
-	elif [ "$ms" -gt "$max_ms" ]; then
+	elif [ -n "$max_ms" ] && [ "$ms" -gt "$max_ms" ]; then
 		fail "$name: took $ms ms (limit $max_ms ms)"
 	fi
+	echo "$name: $ms ms" >&2
 }
 
 # ---- 1. JSON report
@@ -182,7 +185,7 @@ run notadir --sysroot "$root/proc/version" doctor --level quick --json
 # caps keep the run fast and its report small, and the report says a cap
 # was hit.
 big=$work/big
-max_big_ms=${ROCMCHECK_HOSTILE_BIG_MAX_MS:-2000}
+max_big_ms=${ROCMCHECK_HOSTILE_BIG_MAX_MS:-}
 if "$python" - "$big" <<'PYBIG'
 import os
 import sys
@@ -211,7 +214,7 @@ then
 	run big --sysroot "$big" doctor --level quick --json
 	if [ $rc -lt 128 ]; then
 		[ $rc -gt 1 ] && fail "big: exit status $rc, expected 0 or 1; stderr: $(head -c 2000 "$work/big.err")"
-		[ "$ms" -gt "$max_big_ms" ] && fail "big: took $ms ms (limit $max_big_ms ms)"
+		[ -n "$max_big_ms" ] && [ "$ms" -gt "$max_big_ms" ] && fail "big: took $ms ms (limit $max_big_ms ms)"
 		size=$(wc -c <"$work/big.out")
 		[ "$size" -gt 2000000 ] && fail "big: the report is $size bytes (the caps should keep it small)"
 		if ! "$python" -c '
