@@ -104,6 +104,13 @@ double probe_metric_get(const struct probe_outcome *o, const char *name, double 
 void probe_judge(struct probe_outcome *o, const struct verify_result *v, double min_ratio,
 		 const char *what);
 
+/* The outcome of dlopen'ing a vendor library (rocBLAS, cuBLAS, MIOpen,
+ * cuDNN) for `probe`: rc -ENOENT is skip ("not installed"), another negative
+ * rc is error ("not usable"), both with `why`; returns true when rc is 0 and
+ * the probe goes on. */
+bool probe_library_opened(struct probe_outcome *o, const char *probe, const char *lib, const char *path, int rc,
+			  const char *why);
+
 /* ---- isolation: run fn in a forked child under a watchdog ----
  * The child's stdout goes to /dev/null; the end of its stderr is kept for
  * the message when it dies. Returns 0 when the child delivered `out`

@@ -224,19 +224,11 @@ static void blas_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		return;
 	}
 	int rc = vblas_open(b, &vb, rocm);
-	if (rc == -ENOENT) {
-		out->status = ST_SKIP;
-		snprintf(out->summary, sizeof(out->summary), "%s: %s is not installed (%.400s)", probe, lib, b->err_text);
+	if (rc != -ENOENT)
+		snprintf(out->variant, sizeof(out->variant), "%s%s%.20s", rocm ? "rocblas" : "cublas",
+			 vb.version[0] ? " " : "", vb.version);
+	if (!probe_library_opened(out, probe, lib, vb.path, rc, b->err_text))
 		return;
-	}
-	snprintf(out->variant, sizeof(out->variant), "%s%s%.20s", rocm ? "rocblas" : "cublas", vb.version[0] ? " " : "",
-		 vb.version);
-	if (rc < 0) {
-		out->status = ST_ERROR;
-		snprintf(out->summary, sizeof(out->summary), "%s: %s (%.120s) is not usable: %.300s", probe, lib, vb.path,
-			 b->err_text);
-		return;
-	}
 	int st = vb.create(&vb.handle);
 	if (st != 0) {
 		vb.handle = NULL;

@@ -319,17 +319,8 @@ static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		return;
 	}
 	int rc = vdnn_open(b, &v, rocm);
-	if (rc == -ENOENT) {
-		out->status = ST_SKIP;
-		snprintf(out->summary, sizeof(out->summary), "%s: %s is not installed (%.400s)", probe, lib, b->err_text);
+	if (!probe_library_opened(out, probe, lib, v.path, rc, b->err_text))
 		return;
-	}
-	if (rc < 0) {
-		out->status = ST_ERROR;
-		snprintf(out->summary, sizeof(out->summary), "%s: %s (%.120s) is not usable: %.300s", probe, lib, v.path,
-			 b->err_text);
-		return;
-	}
 	int st = v.create(&v.handle);
 	if (st != 0) {
 		v.handle = NULL;

@@ -663,6 +663,23 @@ int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int time
 	return rc < 0 ? rc : -EIO;
 }
 
+bool probe_library_opened(struct probe_outcome *o, const char *probe, const char *lib, const char *path, int rc,
+			  const char *why)
+{
+	if (rc == -ENOENT) {
+		o->status = ST_SKIP;
+		snprintf(o->summary, sizeof(o->summary), "%s: %s is not installed (%.400s)", probe, lib, why);
+		return false;
+	}
+	if (rc < 0) {
+		o->status = ST_ERROR;
+		snprintf(o->summary, sizeof(o->summary), "%s: %s (%.120s) is not usable: %.300s", probe, lib, path,
+			 why);
+		return false;
+	}
+	return true;
+}
+
 /* ---- test-only faults ---- */
 #ifdef ROCMCHECK_TEST_HOOKS
 static const char *fault_for(const char *probe)
