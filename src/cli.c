@@ -183,8 +183,11 @@ int cli_parse_global(struct cli *cli, const char *cmd, int argc, char **argv, in
 			cli->format = FMT_TEXT;
 		} else if (!strcmp(val, "json")) {
 			cli->format = FMT_JSON;
+		} else if (!strcmp(val, "sh") && (!cmd || !strcmp(cmd, "plan"))) {
+			cli->format = FMT_SH; /* before the command: checked once it is known */
 		} else {
-			cli_usage_error(cmd, "unknown format '%s' for --format (text, json)", val);
+			cli_usage_error(cmd, "unknown format '%s' for --format (text, json%s)", val,
+					!strcmp(val, "sh") ? "; sh is for `plan`" : "");
 			return -1;
 		}
 		return 1;
@@ -463,6 +466,10 @@ int cli_main(int argc, char **argv)
 		}
 		sub_argv = argv + i;
 		sub_argc = argc - i;
+	}
+	if (cli.format == FMT_SH && strcmp(cmd->name, "plan") != 0) {
+		status = cli_usage_error(cmd->name, "--format sh is for `plan` only (text, json)");
+		goto out;
 	}
 	status = cmd->fn(&cli, sub_argc, sub_argv);
 out:

@@ -242,6 +242,11 @@ run 0 --json plan --os ubuntu-22.04 --gpu "rx 7900 xtx"
 json_get "$OUT" 'd["target"]["gpu"]' | grep -qx 'AMD Radeon RX 7900 XTX' || fail "model names are case-insensitive"
 run 0 plan --os ubuntu-22.04 --gpu gfx1100 --format sh
 assert_out_has '^#!/bin/sh'
+run 0 --format sh plan --os ubuntu-22.04 --gpu gfx1100
+assert_out_has '^#!/bin/sh'
+usage_error --format sh doctor
+usage_error --format sh devices
+usage_error doctor --format sh
 run 0 --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" plan --rocm 6.4 --format json
 json_get "$OUT" '[s["id"] for s in d["steps"]]' | grep -q rocm_install || fail "--rocm 6.4 on a 6.2 machine: no install step"
 run 0 --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" plan --rocm 6.2 --format json
