@@ -366,10 +366,12 @@ void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const stru
 void probe_test_fault_start(const char *probe);
 void probe_test_fault_output(const char *probe, float *c, size_t n);
 /* wrong_last: corrupt the last result of a sustained run (the first is
- * right: a card that goes wrong when hot); throttle: the cpu backend runs
- * eight times slower from one second after its first launch (backend_cpu.c). */
+ * right: a card that goes wrong when hot); throttle: in the second half of
+ * a sustained run, every cpu-backend launch takes 10 s more on the event
+ * clock (probe_sustained.c turns it on, backend_cpu.c adds the time). */
 void probe_test_fault_last(const char *probe, float *c, size_t n);
 bool probe_test_fault_is(const char *fault);
+void backend_cpu_test_throttle(bool on);
 #endif
 
 #endif

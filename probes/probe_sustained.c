@@ -314,8 +314,15 @@ static int run_loop(struct run *r, double duration, double per_launch, struct se
 	double t0 = now_s(), next_sample = t0 + SAMPLE_S;
 	int pend = -1;
 	unsigned pend_n = 0, count = batch_size(per_launch, duration);
+#ifdef ROCMCHECK_TEST_HOOKS
+	const bool throttle = ops == &backend_cpu_ops && probe_test_fault_is("throttle");
+#endif
 	for (;;) {
 		bool more = now_s() - t0 < duration;
+#ifdef ROCMCHECK_TEST_HOOKS
+		if (throttle && now_s() - t0 >= duration / 2)
+			backend_cpu_test_throttle(true);
+#endif
 		int cur = pend < 0 ? 0 : pend ^ 1;
 		int queued = 0;
 		if (more && (queued = enqueue(r, cur, count, t0 + duration)) < 0)
@@ -341,6 +348,10 @@ static int run_loop(struct run *r, double duration, double per_launch, struct se
 		}
 		count = batch_size(per_launch, duration - (t - t0));
 	}
+#ifdef ROCMCHECK_TEST_HOOKS
+	if (throttle)
+		backend_cpu_test_throttle(false);
+#endif
 	if (ops->synchronize(r->pc->b) < 0)
 		return run_fail(r, "kernel execution");
 	return 0;
