@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -19,15 +18,6 @@
 
 #define MAX_NAME 4096
 #define MAX_COMPONENT 255
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP || flag == FTW_D)
-		return rmdir(path) ? -1 : 0;
-	return unlink(path) ? -1 : 0;
-}
 
 /* The directory being replayed is removed when rocmcheck is ended by a
  * signal, too (Ctrl-C, `timeout`, a scheduler's SIGTERM), not only on a
@@ -51,12 +41,16 @@ struct dirent64_raw {
 };
 
 /* Remove `name` under `dirfd`, depth first; never follows a symlink (a
- * symlink is unlinked like a file; O_NOFOLLOW refuses to enter one). */
-static void remove_at(int dirfd, const char *name, int depth)
+ * symlink is unlinked like a file; O_NOFOLLOW refuses to enter one), never
+ * deeper than 128 levels. Async-signal-safe (on_signal uses it). Returns 0
+ * or a negative errno. */
+static int remove_at(int dirfd, const char *name, int depth)
 {
-	if (unlinkat(dirfd, name, 0) == 0 || (errno != EISDIR && errno != EPERM))
-		return;
-	if (depth < 64) {
+	if (unlinkat(dirfd, name, 0) == 0)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	if (depth < 128) {
 		int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
 			/* entries removed while listing may shift the rest: list again
@@ -82,7 +76,7 @@ static void remove_at(int dirfd, const char *name, int depth)
 			close(fd);
 		}
 	}
-	unlinkat(dirfd, name, AT_REMOVEDIR);
+	return unlinkat(dirfd, name, AT_REMOVEDIR) ? -errno : 0;
 }
 
 static void on_signal(int sig)
@@ -139,9 +133,7 @@ int replay_remove(const char *dir)
 	if (!dir)
 		return 0;
 	disarm(dir);
-	if (nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT))
-		return -errno;
-	return 0;
+	return remove_at(AT_FDCWD, dir, 0);
 }
 
 /* A name as it may be shown in a one-line message. */

@@ -31,7 +31,7 @@ int replay_extract(const char *file, const struct replay_limits *lim,
 		   char **tmpdir, char **sysroot, char **err);
 
 /* Remove a directory tree made by replay_extract (symlinks are never
- * followed). Returns 0 or a negative errno. Until then the directory is
+ * followed, at most 128 levels deep). Returns 0 or a negative errno. Until then the directory is
  * also removed if the process is ended by SIGINT, SIGTERM, SIGHUP, SIGQUIT
  * or SIGPIPE (signals it ignores stay ignored). */
 int replay_remove(const char *dir);
