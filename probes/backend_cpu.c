@@ -561,10 +561,10 @@ static int cpu_get_function(struct backend *b, void *mod, const char *name, void
 	return backend_fail(b, -ENOENT, "no cpu kernel named %s", name);
 }
 
-/* Seconds the throttle fault adds to the event clock (below). */
+#ifdef ROCMCHECK_TEST_HOOKS
+/* Seconds the throttle fault has added to the event clock. */
 static double throttle_extra;
 
-#ifdef ROCMCHECK_TEST_HOOKS
 /* ROCMCHECK_TEST_FAULT=throttle: a device that clocks down once it has run
  * for a while, as a GPU at its thermal or power limit does. Turned on half
  * way through a sustained run (probe_sustained.c); from then on every
@@ -608,6 +608,7 @@ static int cpu_event_record(struct backend *b, void *ev)
 	(void)b;
 	struct timespec *ts = ev;
 	clock_gettime(CLOCK_MONOTONIC, ts);
+#ifdef ROCMCHECK_TEST_HOOKS
 	if (throttle_extra > 0) {
 		double whole = floor(throttle_extra);
 		ts->tv_sec += (time_t)whole;
@@ -617,6 +618,7 @@ static int cpu_event_record(struct backend *b, void *ev)
 			ts->tv_nsec -= 1000000000L;
 		}
 	}
+#endif
 	return 0;
 }
 
