@@ -16,13 +16,6 @@ static const char *backend_text(enum fw_backend b)
 	return "unknown";
 }
 
-/* "https://download.pytorch.org/whl/rocm6.2" -> "rocm6.2" */
-static const char *index_backend(const char *url)
-{
-	const char *s = strrchr(url, '/');
-	return s && s[1] ? s + 1 : url;
-}
-
 /* The PyTorch index for AMD: the installed release's, else the newest that
  * supports the discrete GPUs' archs, else the newest with an index. */
 static const struct prof_rocm *torch_rocm_release(const struct check_ctx *ctx)
@@ -99,7 +92,7 @@ static void fix_torch(struct check_result *res, const struct check_ctx *ctx, boo
 	}
 	struct fixvars fv = FIXVARS_INIT;
 	fixvars_add(&fv, "torch_index", index);
-	fixvars_add(&fv, "backend", index_backend(index));
+	fixvars_add(&fv, "backend", torch_index_backend(index));
 	fix_apply(res, ctx, "torch_reinstall", &fv);
 	fixvars_release(&fv);
 }

@@ -942,12 +942,6 @@ static void finish(struct planner *pl)
 		}
 		p->steps[j] = tmp;
 	}
-	for (size_t i = 0; i < p->nsteps; i++) {
-		struct plan_step *s = &p->steps[i];
-		for (size_t k = 0; k < s->commands.n; k++)
-			if (uses_sudo(s->commands.v[k]))
-				s->needs_root = true;
-	}
 }
 
 static void planner_release(struct planner *pl)
@@ -963,6 +957,17 @@ static void planner_release(struct planner *pl)
 /* ------------------------------------------------------- a described machine */
 
 static void described_torch_comment(struct planner *pl, const char *index);
+
+/* The torch step: PyTorch from this wheel index, through the same profile
+ * fix the doctor's framework.torch uses. */
+static void add_torch(struct planner *pl, const char *index)
+{
+	struct strvec v = STRVEC_INIT;
+	var_set(&v, "torch_index", index);
+	var_set(&v, "backend", torch_index_backend(index));
+	apply_profile_fix(pl, "framework.torch", "torch_reinstall", &v);
+	strvec_release(&v);
+}
 
 static int plan_amd_described(struct planner *pl, const struct plan_machine *m, struct strbuf *msg)
 {
@@ -1113,11 +1118,7 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 
 	if (want_torch) {
 		if (rel->torch_index) {
-			const char *b = strrchr(rel->torch_index, '/');
-			var_set(&v, "torch_index", rel->torch_index);
-			var_set(&v, "backend", b && b[1] ? b + 1 : rel->torch_index);
-			apply_profile_fix(pl, "framework.torch", "torch_reinstall", &v);
-			strvec_release(&v);
+			add_torch(pl, rel->torch_index);
 			described_torch_comment(pl, rel->torch_index);
 		} else {
 			char *t = xasprintf("PyTorch publishes no wheel index for ROCm %s: use --rocm with a release "
@@ -1181,12 +1182,7 @@ static void described_torch_comment(struct planner *pl, const char *index)
 
 static void add_cuda_torch(struct planner *pl, const struct prof_cuda *cu)
 {
-	struct strvec v = STRVEC_INIT;
-	const char *b = strrchr(cu->torch_index, '/');
-	var_set(&v, "torch_index", cu->torch_index);
-	var_set(&v, "backend", b && b[1] ? b + 1 : cu->torch_index);
-	apply_profile_fix(pl, "framework.torch", "torch_reinstall", &v);
-	strvec_release(&v);
+	add_torch(pl, cu->torch_index);
 	free(pl->p->cuda);
 	pl->p->cuda = xstrdup(cu->version);
 	described_torch_comment(pl, cu->torch_index);
@@ -1475,16 +1471,16 @@ static int plan_this_machine(struct planner *pl, struct strbuf *msg)
 			rel = choose_rocm(pl->db, pl->os, arch, radeon, true).rel;
 		const struct framework *t = active_torch(f);
 		bool want = pl->o->torch == 1 || (target && t);
-		if (want && !step_find(p, "torch") && rel && rel->torch_index &&
-		    (!t || t->backend != FW_BACKEND_ROCM || !t->backend_version ||
-		     !str_startswith(rel->torch_index + strlen(rel->torch_index) - strlen(t->backend_version) - 4, "rocm") ||
-		     strcmp(rel->torch_index + strlen(rel->torch_index) - strlen(t->backend_version), t->backend_version))) {
-			struct strvec v = STRVEC_INIT;
-			const char *b = strrchr(rel->torch_index, '/');
-			var_set(&v, "torch_index", rel->torch_index);
-			var_set(&v, "backend", b && b[1] ? b + 1 : rel->torch_index);
-			apply_profile_fix(pl, "framework.torch", "torch_reinstall", &v);
-			strvec_release(&v);
+		if (want && !step_find(p, "torch") && rel && rel->torch_index) {
+			/* the installed build is right when its +rocmX.Y is the index's */
+			bool same = false;
+			if (t && t->backend == FW_BACKEND_ROCM && t->backend_version) {
+				char *mine = xasprintf("rocm%s", t->backend_version);
+				same = !strcmp(torch_index_backend(rel->torch_index), mine);
+				free(mine);
+			}
+			if (!same)
+				add_torch(pl, rel->torch_index);
 		}
 	} else {
 		const struct framework *t = active_torch(f);

@@ -1417,6 +1417,12 @@ const struct prof_rocm *profiles_find_rocm(const struct profiles *db, const char
 	return NULL;
 }
 
+const char *torch_index_backend(const char *url)
+{
+	const char *s = strrchr(url, '/');
+	return s && s[1] ? s + 1 : url;
+}
+
 const struct prof_rocm *profiles_newest_rocm(const struct profiles *db)
 {
 	return db && db->nrocm ? &db->rocm[db->nrocm - 1] : NULL;

@@ -186,6 +186,9 @@ const struct prof_os *profiles_find_os(const struct profiles *db, const char *id
 const struct prof_os *profiles_os_by_key(const struct profiles *db, const char *key);
 /* Matches "6.2", "6.2.0", "6.3.2-66" to the entry of that major.minor. */
 const struct prof_rocm *profiles_find_rocm(const struct profiles *db, const char *version);
+/* The last path component of a PyTorch wheel index, the name pip's wheels
+ * carry as +local version: ".../whl/rocm6.2" -> "rocm6.2". */
+const char *torch_index_backend(const char *url);
 const struct prof_rocm *profiles_newest_rocm(const struct profiles *db);
 const struct prof_rocm_os *prof_rocm_os(const struct prof_rocm *r, const char *os_key);
 /* Arch supported by the release (either list, or only Radeon when radeon_only). */
