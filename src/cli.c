@@ -308,6 +308,20 @@ int cli_setup(struct cli *cli, bool want_facts)
 	return EXIT_OK;
 }
 
+void cli_source(const struct cli *cli, const char **kind, const char **path)
+{
+	if (cli->replay_file) {
+		*kind = "replay";
+		*path = cli->replay_file;
+	} else if (cli->sr.live) {
+		*kind = "live";
+		*path = "/";
+	} else {
+		*kind = "sysroot";
+		*path = cli->sr.path;
+	}
+}
+
 int cli_ready(struct cli *cli, const char *cmd)
 {
 	const struct command *c = find_command(cmd);

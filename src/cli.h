@@ -71,6 +71,10 @@ int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *na
  * supports the chosen --format and sets up what its row of the command
  * table asks for (profiles, or sysroot + profiles + facts). Returns EXIT_OK,
  * EXIT_USAGE or EXIT_TROUBLE (message printed). */
+/* What the report says it read: "replay" and the bundle, "live" and "/",
+ * or "sysroot" and its directory. */
+void cli_source(const struct cli *cli, const char **kind, const char **path);
+
 int cli_ready(struct cli *cli, const char *cmd);
 
 int cmd_doctor(struct cli *cli, int argc, char **argv);

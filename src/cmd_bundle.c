@@ -53,8 +53,7 @@ static void run_doctor(struct cli *cli, struct report *r, const char *level)
 		.level = level,
 	};
 	report_init(r, &cli->facts, cli->db);
-	r->source_kind = cli->sr.live ? "live" : cli->replay_file ? "replay" : "sysroot";
-	r->source_path = cli->sr.live ? "/" : cli->replay_file ? cli->replay_file : cli->sr.path;
+	cli_source(cli, &r->source_kind, &r->source_path);
 	r->level = level;
 	bool runtime = strcmp(level, "quick") != 0;
 	checks_run(&ctx, &flt, runtime, r);

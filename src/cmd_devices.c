@@ -29,8 +29,7 @@ int cmd_devices(struct cli *cli, int argc, char **argv)
 
 	struct report r;
 	report_init(&r, &cli->facts, cli->db);
-	r.source_kind = cli->sr.live ? "live" : "sysroot";
-	r.source_path = cli->sr.live ? "/" : cli->sr.path;
+	cli_source(cli, &r.source_kind, &r.source_path);
 	if (cli->format == FMT_JSON) {
 		json_t *doc = out_json_devices(&r);
 		out_json_write(stdout, doc);

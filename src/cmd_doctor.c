@@ -190,8 +190,7 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 	};
 	report_init(&r, &cli->facts, cli->db);
 	have_report = true;
-	r.source_kind = cli->replay_file ? "replay" : cli->sr.live ? "live" : "sysroot";
-	r.source_path = cli->replay_file ? cli->replay_file : cli->sr.live ? "/" : cli->sr.path;
+	cli_source(cli, &r.source_kind, &r.source_path);
 	r.level = level;
 	r.fail_on_warn = fail_on_warn;
 	bool runtime = strcmp(level, "quick") != 0;

@@ -231,6 +231,17 @@ done
 ls "$work" "$work/.." | grep -q evil && fail "a hostile entry was written outside"
 [ -z "$(leftovers)" ] || fail "replay left $(leftovers) in TMPDIR"
 
+# 7b. every command says it read a bundle: source kind "replay", the bundle's path
+for cmd in doctor devices; do
+	"$rocmcheck" --replay "$work/$(basename "$base").tar.gz" $cmd --json 2>/dev/null >"$work/src.json"
+	"$python" - "$work/src.json" "$work/$(basename "$base").tar.gz" <<'PY' || fail "$cmd --replay: source is not the bundle: $(head -c 300 "$work/src.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))["source"]
+sys.exit(0 if s["kind"] == "replay" and s["path"] == sys.argv[2] else 1)
+PY
+done
+[ -z "$(leftovers)" ] || fail "replay left $(leftovers) in TMPDIR"
+
 # 8. ended by a signal while replaying: the directory goes, the status says the
 #    signal (test hook: rocmcheck stops right after unpacking)
 if grep -q '^ROCMCHECK_TEST_HOOKS:BOOL=ON' "${BUILD_DIR:-}/CMakeCache.txt" 2>/dev/null; then
