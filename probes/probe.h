@@ -148,10 +148,11 @@ struct probe_job {
 	unsigned link_width, max_link_width;
 	uint64_t seed;
 	/* probe.sustained: seconds of back-to-back load (0: the default,
-	 * probe_duration()), and the root its hwmon sensors are read under
+	 * probe_duration()); the root that sustained's hwmon sensors and
+	 * bandwidth's PCIe link are re-read under, through the sysroot layer
 	 * ("" the live machine; tests point it at a tree) */
 	double duration_s;
-	char hwmon_root[256];
+	char sysfs_root[256];
 };
 
 /* What a running probe sees (inside the child). */

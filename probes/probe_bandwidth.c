@@ -22,12 +22,12 @@
  * internal switch it is the switch's link, as sysfs shows it). */
 #include "probe.h"
 
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "sysroot.h"
 
 #define STREAM_THREADS 256
 #define STREAM_SCALAR 0.375f
@@ -95,31 +95,31 @@ double pcie_link_gbs(double gts, unsigned width)
 	return gts * width * enc / 8.0;
 }
 
-/* sysfs current_link_speed / current_link_width of a PCI device, live */
-static void read_sysfs_link(const char *addr, double *gts, unsigned *width)
+/* sysfs current_link_speed / current_link_width of a PCI device, re-read
+ * after the transfers, through the sysroot layer (job->sysfs_root) */
+static void read_sysfs_link(const struct probe_job *job, double *gts, unsigned *width)
 {
+	struct sysroot sr;
+	if (sysroot_open(&sr, job->sysfs_root[0] ? job->sysfs_root : NULL) < 0)
+		return;
 	static const char *const files[] = { "current_link_speed", "current_link_width" };
 	for (int i = 0; i < 2; i++) {
-		char path[160], buf[64];
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", addr, files[i]);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		char path[160], *line = NULL;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", job->pci_addr, files[i]);
+		if (sysroot_read_line(&sr, path, &line) < 0)
 			continue;
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
 		if (i == 0) {
-			double v = pcie_speed_gts(buf);
+			double v = pcie_speed_gts(line);
 			if (v > 0)
 				*gts = v;
 		} else {
-			unsigned v = pcie_width(buf);
+			unsigned v = pcie_width(line);
 			if (v)
 				*width = v;
 		}
+		free(line);
 	}
+	sysroot_release(&sr);
 }
 
 static void link_name(char *buf, size_t size, double gts, unsigned width)
@@ -336,8 +336,8 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	}
 	double link_gts = job->link_gts, max_gts = job->max_link_gts;
 	unsigned link_w = job->link_width, max_w = job->max_link_width;
-	if (!cpu && job->pci_addr[0])
-		read_sysfs_link(job->pci_addr, &link_gts, &link_w);
+	if (job->pci_addr[0])
+		read_sysfs_link(job, &link_gts, &link_w);
 	struct stream_expect eh = { pin_out, 0 };
 	verify_elementwise(pin_in, nx, expect_stream, &eh, &part);
 	verify_merge(&v, &part, "host round trip");

@@ -143,9 +143,9 @@ static void sensors_start(struct sensors *s, const struct probe_job *job)
 		snprintf(s->note, sizeof(s->note), "no PCI device to read sensors of (%s backend)", job->ops->name);
 		return;
 	}
-	int r = sysroot_open(&s->sr, job->hwmon_root[0] ? job->hwmon_root : NULL);
+	int r = sysroot_open(&s->sr, job->sysfs_root[0] ? job->sysfs_root : NULL);
 	if (r < 0) {
-		snprintf(s->note, sizeof(s->note), "cannot open %.120s: %s", job->hwmon_root[0] ? job->hwmon_root : "/",
+		snprintf(s->note, sizeof(s->note), "cannot open %.120s: %s", job->sysfs_root[0] ? job->sysfs_root : "/",
 			 strerror(-r));
 		return;
 	}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "probe.h"
+#include "tree.h"
 
 static struct probe_job cpu_job(void)
 {
@@ -248,6 +249,21 @@ static void test_bandwidth_cpu(void **state)
 	assert_int_equal(o.status, ST_WARN);
 	assert_non_null(strstr(o.summary, "host transfers reach only"));
 	assert_non_null(strstr(o.fix, "iommu=pt"));
+	/* the link is re-read after the transfers, through the sysroot layer:
+	 * a captured tree says Gen2 x8 where the start-up facts said Gen4 x16 */
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, "sys/bus/pci/devices/0000:03:00.0/current_link_speed", "5.0 GT/s PCIe\n");
+	tree_put(&t, "sys/bus/pci/devices/0000:03:00.0/current_link_width", "8\n");
+	job.link_gts = job.max_link_gts = 16, job.link_width = job.max_link_width = 16;
+	snprintf(job.pci_addr, sizeof(job.pci_addr), "0000:03:00.0");
+	snprintf(job.sysfs_root, sizeof(job.sysfs_root), "%s", t.dir);
+	o = run("bandwidth", &job);
+	assert_int_equal(o.status, ST_WARN);
+	assert_non_null(strstr(o.summary, "the PCIe link runs at Gen2 x8, below the Gen4 x16 it supports"));
+	assert_true(probe_metric_get(&o, "link_gts", -1) == 5);
+	assert_true(probe_metric_get(&o, "link_width", -1) == 8);
+	tree_free(&t);
 #ifdef ROCMCHECK_TEST_HOOKS
 	job = cpu_job();
 	fault("wrong", "bandwidth");

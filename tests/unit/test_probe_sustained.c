@@ -235,7 +235,7 @@ static void test_cpu_sensors(void **state)
 	tree_link(&t, "../../../devices/pci0000:00/0000:03:00.0", "sys/bus/pci/devices/0000:03:00.0");
 	struct probe_job job = cpu_job(1.0);
 	snprintf(job.pci_addr, sizeof(job.pci_addr), "0000:03:00.0");
-	snprintf(job.hwmon_root, sizeof(job.hwmon_root), "%s", t.dir);
+	snprintf(job.sysfs_root, sizeof(job.sysfs_root), "%s", t.dir);
 	struct probe_outcome o;
 	probe_run_job(probe_find("sustained"), &job, 60, &o);
 	if (o.status != ST_PASS)
