@@ -86,6 +86,7 @@ struct probe_outcome {
 	struct probe_metric metrics[PROBE_METRICS_MAX];  /* report.h */
 	unsigned nmetrics;
 	char confirms[32];         /* a check whose failure this result confirms ("rocm.rocblas"), "" none */
+	char blocking_var[64];     /* set by the runner from the job: named in a slow result's fix */
 };
 void probe_outcome_init(struct probe_outcome *o);
 /* Append a named figure (ignored beyond PROBE_METRICS_MAX or when not finite). */
@@ -153,6 +154,9 @@ struct probe_job {
 	 * ("" the live machine; tests point it at a tree) */
 	double duration_s;
 	char sysfs_root[256];
+	/* a launch-serialising variable the environment sets true
+	 * (facts: env.blocking_vars), "" none */
+	char blocking_var[64];
 };
 
 /* What a running probe sees (inside the child). */

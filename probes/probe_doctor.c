@@ -53,6 +53,9 @@ int probe_job_for_gpu(const struct facts *f, const struct profiles *db, const st
 		job->max_link_gts = pcie_speed_gts(p->max_link_speed);
 		job->max_link_width = pcie_width(p->max_link_width);
 	}
+	if (f->env.blocking_vars.n) /* "HIP_LAUNCH_BLOCKING=1": the name */
+		snprintf(job->blocking_var, sizeof(job->blocking_var), "%.*s",
+			 (int)strcspn(f->env.blocking_vars.v[0], "="), f->env.blocking_vars.v[0]);
 	job->size = PROBE_SMALL;
 	job->seed = 0x726f636d63686bULL;
 	return 0;

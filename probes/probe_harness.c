@@ -328,10 +328,6 @@ double probe_metric_get(const struct probe_outcome *o, const char *name, double 
 	return dflt;
 }
 
-static const char *const serialising_vars[] = {
-	"HIP_LAUNCH_BLOCKING", "AMD_SERIALIZE_KERNEL", "AMD_SERIALIZE_COPY", "CUDA_LAUNCH_BLOCKING", NULL
-};
-
 void probe_judge(struct probe_outcome *o, const struct verify_result *v, double min_ratio,
 		 const char *what)
 {
@@ -367,14 +363,8 @@ void probe_judge(struct probe_outcome *o, const struct verify_result *v, double 
 		snprintf(o->summary, sizeof(o->summary),
 			 "%s: correct, but %.3g %s is %.0f%% of the %.3g %s expected for this GPU (below %.0f%%)",
 			 what, got, unit, o->ratio * 100, exp, unit, min_ratio * 100);
-		const char *var = NULL;
-		for (size_t i = 0; serialising_vars[i]; i++) {
-			if (env_value_true(getenv(serialising_vars[i]))) {
-				var = serialising_vars[i];
-				break;
-			}
-		}
-		if (var)
+		const char *var = o->blocking_var;
+		if (var[0])
 			snprintf(o->fix, sizeof(o->fix),
 				 "%s is set and serialises every launch: `unset %s` and run again. Other causes: "
 				 "low clocks, a power cap, a PCIe link below its maximum, thermal throttling.", var, var);

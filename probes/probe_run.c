@@ -201,6 +201,7 @@ static void set_child(void *argp, int fd)
 #endif
 		snprintf(o.device, sizeof(o.device), "%.127s", pc.props.name);
 		snprintf(o.arch, sizeof(o.arch), "%s", pc.props.arch);
+		snprintf(o.blocking_var, sizeof(o.blocking_var), "%s", job->blocking_var);
 		sa->defs[i]->run(&pc, &o);
 		emit(fd, (int)i, &o);
 		/* a failed probe may leave the device or the runtime unusable

@@ -204,17 +204,16 @@ static void test_judge(void **state)
 	/* correct but slow: warn with causes */
 	probe_outcome_init(&o);
 	o.tflops = 4, o.expected_tflops = 61.4;
-	unsetenv("HIP_LAUNCH_BLOCKING");
 	probe_judge(&o, &ok, 0.2, "gemm");
 	assert_int_equal(o.status, ST_WARN);
 	assert_non_null(strstr(o.fix, "power"));
 	assert_non_null(strstr(o.fix, "PCIe"));
 	assert_non_null(strstr(o.fix, "thermal"));
-	setenv("HIP_LAUNCH_BLOCKING", "1", 1);
+	/* the facts found HIP_LAUNCH_BLOCKING=1 (the job carries it to the outcome) */
+	snprintf(o.blocking_var, sizeof(o.blocking_var), "HIP_LAUNCH_BLOCKING");
 	probe_judge(&o, &ok, 0.2, "gemm");
 	assert_int_equal(o.status, ST_WARN);
 	assert_non_null(strstr(o.fix, "unset HIP_LAUNCH_BLOCKING"));
-	unsetenv("HIP_LAUNCH_BLOCKING");
 
 	/* wrong: fail whatever the speed */
 	struct verify_result bad = ok;

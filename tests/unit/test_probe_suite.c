@@ -563,6 +563,31 @@ static void test_metrics(void **state)
 	report_release(&r);
 }
 
+/* A launch-serialising variable the facts found reaches the job by name;
+ * none set, none named. */
+static void test_job_blocking_var(void **state)
+{
+	(void)state;
+	struct facts f;
+	struct gpu g;
+	struct probe_job job;
+	memset(&f, 0, sizeof(f));
+	memset(&g, 0, sizeof(g));
+	g.vendor = VENDOR_AMD;
+	g.visible = true;
+	snprintf(g.arch, sizeof(g.arch), "gfx1100");
+	f.gpus = &g;
+	f.ngpus = 1;
+	f.rocm.active = f.cuda.active = -1;
+	assert_int_equal(probe_job_for_gpu(&f, NULL, &g, &job), 0);
+	assert_ptr_equal(job.ops, &backend_hip_ops);
+	assert_string_equal(job.blocking_var, "");
+	strvec_push(&f.env.blocking_vars, "HIP_LAUNCH_BLOCKING=1");
+	assert_int_equal(probe_job_for_gpu(&f, NULL, &g, &job), 0);
+	assert_string_equal(job.blocking_var, "HIP_LAUNCH_BLOCKING");
+	strvec_release(&f.env.blocking_vars);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -576,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_probe_set),
 		cmocka_unit_test(test_probe_set_runtime),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_job_blocking_var),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
