@@ -4,6 +4,7 @@
  * (run_isolated): a runtime that crashes or hangs must not take the report
  * with it, and runtimes are not fork-safe once initialised. */
 #include "probe.h"
+#include "check_common.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -79,15 +80,6 @@ static void count_gpus(const struct facts *f, enum vendor v, size_t *all, size_t
 	}
 }
 
-static const char *user_of(const struct facts *f)
-{
-	if (f && f->sr && f->sr->host.sudo_user)
-		return f->sr->host.sudo_user;
-	if (f && f->sr && f->sr->host.user)
-		return f->sr->host.user;
-	return "$USER";
-}
-
 static void call_evidence(struct check_result *res, const char *fn, const struct rt_call *c)
 {
 	if (c->code)
@@ -134,7 +126,14 @@ void check_rocm_runtime(const struct check_ctx *ctx, struct report *r, const str
 		result_fix_text(res, "Install the ROCm HIP runtime (`rocmcheck plan` prints the commands for this "
 			       "machine), or, when ROCm is installed outside the loader path, add its lib "
 			       "directory to it.");
-		result_fix_command(res, "echo /opt/rocm/lib | sudo tee /etc/ld.so.conf.d/rocm.conf && sudo ldconfig");
+		/* the install the facts found (distro packages are on the loader
+		 * path already), else ROCm's default prefix */
+		const struct rocm_install *ri = ctx->facts ? rocm_active(ctx->facts) : NULL;
+		bool own = ri && ri->path && strcmp(ri->path, "/usr") != 0;
+		char *cmd = xasprintf("echo %s/lib | sudo tee /etc/ld.so.conf.d/rocm.conf && sudo ldconfig",
+				      own ? ri->path : "/opt/rocm");
+		result_fix_command(res, cmd);
+		free(cmd);
 		return;
 	}
 	char *rtv = hip_version_str(q.runtime_version);
@@ -159,7 +158,7 @@ void check_rocm_runtime(const struct check_ctx *ctx, struct report *r, const str
 				       "access to /dev/kfd and /dev/dri/renderD* (groups render and video), a GPU "
 				       "architecture this ROCm does not support (see device.arch and "
 				       "env.hsa_override), or *_VISIBLE_DEVICES hiding it.");
-			char *cmd = xasprintf("sudo usermod -aG render,video %s", user_of(ctx->facts));
+			char *cmd = xasprintf("sudo usermod -aG render,video %s", fix_user(ctx->facts));
 			result_fix_command(res, "ls -l /dev/kfd /dev/dri/renderD*");
 			result_fix_command(res, cmd);
 			free(cmd);
