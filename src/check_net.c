@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check_common.h"
 #include "dl_libs.h"
@@ -235,12 +236,13 @@ static void check_net_repos(const struct check_ctx *ctx, struct report *r, const
 	free(codes);
 	free(done);
 
-	/* live-only: what the proxy variables say, credentials hidden */
+	/* what the proxy variables say (the ones libcurl used), credentials
+	 * hidden; no_proxy alone is no proxy */
 	static const char *const proxy_vars[] = { "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY",
 						  "no_proxy", "NO_PROXY" };
 	bool proxy = false;
 	for (size_t i = 0; i < ARRAY_SIZE(proxy_vars); i++) {
-		const char *v = getenv(proxy_vars[i]);
+		const char *v = sysroot_getenv(ctx->facts->sr, proxy_vars[i]);
 		if (!v || !*v)
 			continue;
 		char *p = xasprintf("env:%s", proxy_vars[i]);
@@ -248,7 +250,7 @@ static void check_net_repos(const struct check_ctx *ctx, struct report *r, const
 		result_evidence(res, p, "%s", sv);
 		free(sv);
 		free(p);
-		proxy = proxy || strstr(proxy_vars[i], "roxy") != NULL;
+		proxy = proxy || strcasecmp(proxy_vars[i], "no_proxy") != 0;
 	}
 
 	free(res->summary);

@@ -52,6 +52,13 @@ const char *const sysroot_env_names[] = {
 	"HOME",
 	"HSA_ENABLE_SDMA",
 	"HIP_PLATFORM",
+	/* the proxy net.repos goes through (credentials redacted in bundles) */
+	"https_proxy",
+	"HTTPS_PROXY",
+	"http_proxy",
+	"HTTP_PROXY",
+	"no_proxy",
+	"NO_PROXY",
 	NULL,
 };
 

@@ -146,7 +146,31 @@ static void test_reachable(void **state)
 	assert_true(c->nevidence >= 1);
 	assert_true(str_endswith(c->evidence[0].path, "/whl/rocm/torch/"));
 	assert_true(str_startswith(c->evidence[0].value, "HTTP 200"));
+	assert_null(strstr(c->summary, "proxy")); /* no proxy variable in the facts */
 	report_release(&r);
+
+	/* the proxy variables come from the sysroot's environment, credentials
+	 * hidden; no_proxy alone is no proxy */
+	struct env_entry env[2] = { { (char *)"no_proxy", (char *)"127.0.0.1" },
+				    { (char *)"https_proxy", (char *)"http://bob:s3cret@proxy.example:3128" } };
+	w.sr.host.env = env;
+	w.sr.host.nenv = 1;
+	c = run(&w, &r, true, "standard", true);
+	assert_int_equal(c->status, ST_PASS);
+	assert_null(strstr(c->summary, "through the configured proxy"));
+	report_release(&r);
+	w.sr.host.nenv = 2;
+	c = run(&w, &r, true, "full", false);
+	assert_non_null(strstr(c->summary, "through the configured proxy"));
+	bool seen = false;
+	for (size_t i = 0; i < c->nevidence; i++) {
+		assert_null(strstr(c->evidence[i].value, "s3cret"));
+		seen = seen || !strcmp(c->evidence[i].path, "env:https_proxy");
+	}
+	assert_true(seen);
+	report_release(&r);
+	w.sr.host.env = NULL;
+	w.sr.host.nenv = 0;
 
 	/* level full asks too; quick, a capture, or no --online do not */
 	c = run(&w, &r, true, "full", false);
