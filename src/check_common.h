@@ -72,7 +72,9 @@ size_t amd_discrete_count(const struct facts *f);
 /* The override value the profile gives for an arch's family ("11.0.0"), or NULL. */
 const char *arch_override_value(const struct check_ctx *ctx, const char *arch);
 /* The gfx name that an override value "10.3.0" stands for ("gfx1030"). */
-void override_arch(unsigned major, unsigned minor, unsigned stepping, char *buf, size_t n);
+/* The arch the profile's override for `arch` stands for ("gfx1030" for
+ * 10.3.0), "" when it has none. */
+const char *arch_override_target(const struct check_ctx *ctx, const char *arch);
 /* Which override variable applies to a GPU ("HSA_OVERRIDE_GFX_VERSION_1" or
  * the global one), or NULL when none is set for it. */
 const struct hsa_override *gpu_override(const struct facts *f, const struct gpu *g, char *var,

@@ -199,10 +199,7 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 	}
 	/* The override only helps when the release supports what it stands for. */
 	const char *ov = arch_override_value(ctx, g->arch);
-	char ov_arch[16] = "";
-	unsigned a, b, c;
-	if (ov && sscanf(ov, "%u.%u.%u", &a, &b, &c) == 3)
-		override_arch(a, b, c, ov_arch, sizeof(ov_arch));
+	const char *ov_arch = arch_override_target(ctx, g->arch);
 	if (ov && ov_arch[0] && prof_rocm_has_arch(rel, ov_arch)) {
 		bool overridden = false;
 		const char *eff = gpu_effective_arch(f, g, &overridden);

@@ -184,10 +184,7 @@ static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, cons
 		free(a);
 		free(p);
 		const char *ovv = first_ov ? NULL : arch_override_value(ctx, first->arch);
-		char ov_arch[16] = "";
-		unsigned x, y, z;
-		if (ovv && sscanf(ovv, "%u.%u.%u", &x, &y, &z) == 3)
-			override_arch(x, y, z, ov_arch, sizeof(ov_arch));
+		const char *ov_arch = ovv ? arch_override_target(ctx, first->arch) : "";
 		if (ov_arch[0] && strvec_contains(&fw->tensile_archs, ov_arch)) {
 			fix_override_set(res, ctx, first, ovv);
 		} else if (torch) {

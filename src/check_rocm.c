@@ -390,10 +390,7 @@ static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, co
 			continue;
 		}
 		const char *ovv = ov ? NULL : arch_override_value(ctx, g->arch);
-		char ov_arch[16] = "";
-		unsigned a, b, c;
-		if (ovv && sscanf(ovv, "%u.%u.%u", &a, &b, &c) == 3)
-			override_arch(a, b, c, ov_arch, sizeof(ov_arch));
+		const char *ov_arch = ovv ? arch_override_target(ctx, g->arch) : "";
 		/* a release that ships the arch: the first newer one, else the newest */
 		const struct prof_rocm *first = ctx->db ? profiles_first_rocm_with_arch(ctx->db, g->arch) : NULL;
 		const struct prof_rocm *rel = ctx->db ? profiles_newest_rocm_with_arch(ctx->db, g->arch) : NULL;

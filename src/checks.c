@@ -415,9 +415,10 @@ const char *arch_override_value(const struct check_ctx *ctx, const char *arch)
 	return x ? x->override : NULL;
 }
 
-void override_arch(unsigned major, unsigned minor, unsigned stepping, char *buf, size_t n)
+const char *arch_override_target(const struct check_ctx *ctx, const char *arch)
 {
-	snprintf(buf, n, "gfx%u%x%x", major, minor, stepping);
+	const struct prof_gfx *x = ctx->db && arch && *arch ? profiles_find_gfx(ctx->db, arch) : NULL;
+	return x && x->override ? x->override_arch : "";
 }
 
 const struct hsa_override *gpu_override(const struct facts *f, const struct gpu *g, char *var,

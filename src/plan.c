@@ -633,16 +633,6 @@ static struct choice choose_rocm(const struct profiles *db, const struct prof_os
 	return c;
 }
 
-/* "gfx1030" for the override value "10.3.0". */
-static bool override_to_arch(const char *ov, char *buf, size_t n)
-{
-	unsigned a, b, c;
-	if (!ov || sscanf(ov, "%u.%u.%u", &a, &b, &c) != 3)
-		return false;
-	snprintf(buf, n, "gfx%u%x%x", a, b, c);
-	return true;
-}
-
 /* Why no release fits, and the nearest thing that would. */
 static void explain_no_release(const struct profiles *db, const struct prof_os *os, const char *arch, bool radeon,
 			       struct strbuf *msg)
@@ -976,15 +966,13 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 	bool radeon = is_radeon(db, m->arch, m->model);
 	bool want_torch = pl->o->torch != 0;
 	const char *arch = m->arch;
-	char ovarch[16] = "";
 	const struct prof_gfx *gfx = profiles_find_gfx(db, arch);
 	bool need_override = false;
 
-	if (!profiles_newest_rocm_with_arch(db, arch) && gfx && gfx->override &&
-	    override_to_arch(gfx->override, ovarch, sizeof(ovarch)) && strcmp(ovarch, arch) &&
-	    profiles_newest_rocm_with_arch(db, ovarch)) {
+	if (!profiles_newest_rocm_with_arch(db, arch) && gfx && gfx->override && strcmp(gfx->override_arch, arch) &&
+	    profiles_newest_rocm_with_arch(db, gfx->override_arch)) {
 		need_override = true;
-		arch = ovarch;
+		arch = gfx->override_arch;
 	}
 	struct choice c = choose_rocm(db, os, arch, radeon, want_torch);
 	if (pl->o->rocm) {

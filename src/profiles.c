@@ -825,13 +825,16 @@ static void key_gfx(struct loader *l, const char *key, const char *value)
 	if (!strcmp(key, "family")) {
 		set_str(l, &g->family, key, value);
 	} else if (!strcmp(key, "override")) {
-		struct version v;
-		/* the runtime reads %u.%u.%u: major <= 63, minor and stepping <= 255 */
-		if (!version_form(value, 3) || version_parse(value, &v) < 0 ||
-		    v.part[0] > 63 || v.part[1] > 255 || v.part[2] > 255)
+		/* valid exactly when the runtime accepts it (hsa_override_parse) */
+		struct hsa_override o;
+		hsa_override_parse(value, &o);
+		if (!o.valid) {
 			err(l, "bad value for 'override': \"%s\" (expected major.minor.stepping like 11.0.0)", value);
-		else
+		} else {
 			set_str(l, &g->override, key, value);
+			snprintf(g->override_arch, sizeof(g->override_arch), "%s", o.arch);
+		}
+		free(o.raw);
 	} else if (!strcmp(key, "apu")) {
 		if (once(l, key))
 			get_bool(l, key, value, &g->apu);

@@ -108,6 +108,7 @@ struct prof_gfx {
 	char *arch;                /* "gfx1100" */
 	char *family;              /* "RDNA3" */
 	char *override;            /* "11.0.0" or NULL */
+	char override_arch[16];    /* the arch the override stands for ("gfx1100"), "" none */
 	bool apu;                  /* exists only as an integrated GPU */
 	struct prof_where where;
 };
