@@ -38,8 +38,6 @@ bool wsl_gpu(const struct facts *f);
 /* ROCm's own lists (kernel series, OS) matter here: an AMD GPU is expected or
  * an AMD ROCm install exists (a distribution's ROCm packages do not count). */
 bool rocm_relevant(const struct facts *f);
-/* The ROCm install that wins, or NULL. */
-const struct rocm_install *rocm_active(const struct facts *f);
 /* The profile release of the installed ROCm (when the profile knows it), else
  * the newest; *installed says which. NULL when the profile has no release. */
 const struct prof_rocm *rocm_release_judged(const struct check_ctx *ctx, bool *installed);

@@ -9,10 +9,9 @@
 static void check_cuda_toolkit(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
-	const struct cuda_toolkit *tk = NULL;
-	if (f->cuda.active >= 0 && (size_t)f->cuda.active < f->cuda.ntoolkits)
-		tk = &f->cuda.toolkits[f->cuda.active];
-	else if (f->cuda.ntoolkits)
+	/* several toolkits and no /usr/local/cuda: judge the first found */
+	const struct cuda_toolkit *tk = cuda_active(f);
+	if (!tk && f->cuda.ntoolkits)
 		tk = &f->cuda.toolkits[0];
 	if (!tk) {
 		report_add(r, def, ST_SKIP, -1, "%s",

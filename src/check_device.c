@@ -125,8 +125,7 @@ static void check_device_arch_nvidia(const struct check_ctx *ctx, struct report 
 			   g->pci_vendor, g->pci_device);
 		return;
 	}
-	const struct cuda_toolkit *tk = f->cuda.active >= 0 && (size_t)f->cuda.active < f->cuda.ntoolkits ?
-					&f->cuda.toolkits[f->cuda.active] : NULL;
+	const struct cuda_toolkit *tk = cuda_active(f);
 	const struct prof_cuda *pc = tk && tk->version && ctx->db ? profiles_find_cuda(ctx->db, tk->version) : NULL;
 	char path[64];
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", g->pci_addr ? g->pci_addr : "?");

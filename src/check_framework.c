@@ -52,8 +52,8 @@ static const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx)
 	const struct profiles *db = ctx->db;
 	if (!db)
 		return NULL;
-	if (f->cuda.active >= 0 && (size_t)f->cuda.active < f->cuda.ntoolkits) {
-		const struct prof_cuda *pc = profiles_find_cuda(db, f->cuda.toolkits[f->cuda.active].version);
+	if (cuda_active(f)) {
+		const struct prof_cuda *pc = profiles_find_cuda(db, cuda_active(f)->version);
 		if (pc && pc->torch_index)
 			return pc;
 	}

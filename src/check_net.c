@@ -84,9 +84,8 @@ void net_repo_urls(const struct check_ctx *ctx, struct strvec *urls, struct strv
 	}
 	if (nv && ctx->db->ncuda) {
 		const struct prof_cuda *c = NULL;
-		const struct cuda_facts *cf = &f->cuda;
-		if (cf->active >= 0 && (size_t)cf->active < cf->ntoolkits)
-			c = profiles_find_cuda(ctx->db, cf->toolkits[cf->active].version);
+		if (cuda_active(f))
+			c = profiles_find_cuda(ctx->db, cuda_active(f)->version);
 		if (!c)
 			c = &ctx->db->cuda[ctx->db->ncuda - 1];
 		if (c->torch_index) {

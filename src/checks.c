@@ -242,13 +242,6 @@ char *pci_seen_text(const struct facts *f)
 	return strbuf_detach(&sb);
 }
 
-const struct rocm_install *rocm_active(const struct facts *f)
-{
-	if (f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls)
-		return &f->rocm.installs[f->rocm.active];
-	return NULL;
-}
-
 const struct prof_rocm *rocm_release_judged(const struct check_ctx *ctx, bool *installed)
 {
 	const struct rocm_install *ri = rocm_active(ctx->facts);

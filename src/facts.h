@@ -221,6 +221,11 @@ struct rocm_facts {
 /* The release an install is, as "6.2.0" (the build number of .info/version
  * left out), or its raw version text when that does not parse. Caller frees. */
 char *rocm_install_release(const struct rocm_install *ri);
+struct cuda_toolkit;
+/* The ROCm install that wins (facts rocm.active), or NULL. */
+const struct rocm_install *rocm_active(const struct facts *f);
+/* The CUDA toolkit that wins (/usr/local/cuda, or the only one), or NULL. */
+const struct cuda_toolkit *cuda_active(const struct facts *f);
 /* Read ROCM_VERSION_MAJOR/MINOR/PATCH from rocm_version.h text. 0 or -EINVAL. */
 int rocm_version_header_parse(const char *text, struct version *v);
 /* Add the gfx name of every TensileLibrary*_gfxNNNN* name in `names`. */

@@ -184,3 +184,10 @@ void facts_read_cuda(struct facts *f)
 	free(default_real);
 	strvec_release(&dirs);
 }
+
+const struct cuda_toolkit *cuda_active(const struct facts *f)
+{
+	if (f && f->cuda.active >= 0 && (size_t)f->cuda.active < f->cuda.ntoolkits)
+		return &f->cuda.toolkits[f->cuda.active];
+	return NULL;
+}

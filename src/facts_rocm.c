@@ -405,3 +405,10 @@ char *rocm_install_release(const struct rocm_install *ri)
 		return version_str(&ri->ver, ri->ver.nparts > 3 ? 3 : ri->ver.nparts);
 	return xstrdup(ri->version ? ri->version : "");
 }
+
+const struct rocm_install *rocm_active(const struct facts *f)
+{
+	if (f && f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls)
+		return &f->rocm.installs[f->rocm.active];
+	return NULL;
+}

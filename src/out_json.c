@@ -187,9 +187,7 @@ static json_t *json_stack(const struct facts *f)
 	set(kd, "nvidia", nonempty(f ? f->drv.nvidia_version : NULL));
 	set(st, "kernel_driver", kd);
 
-	const struct rocm_install *ri = NULL;
-	if (f && f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls)
-		ri = &f->rocm.installs[f->rocm.active];
+	const struct rocm_install *ri = rocm_active(f);
 	if (ri) {
 		json_t *rocm = json_object();
 		char *rel = rocm_install_release(ri);
@@ -201,9 +199,7 @@ static json_t *json_stack(const struct facts *f)
 		set(st, "rocm", json_null());
 	}
 
-	const struct cuda_toolkit *ct = NULL;
-	if (f && f->cuda.active >= 0 && (size_t)f->cuda.active < f->cuda.ntoolkits)
-		ct = &f->cuda.toolkits[f->cuda.active];
+	const struct cuda_toolkit *ct = cuda_active(f);
 	json_t *cuda = json_object();
 	set(cuda, "toolkit", nonempty(ct ? ct->version : NULL));
 	/* cuDriverGetVersion needs the runtime; the static facts cannot tell */

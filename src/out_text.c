@@ -346,9 +346,10 @@ static void describe_runtime(struct strbuf *sb, const struct facts *f, bool wsl_
 		nvidia = nvidia || f->gpus[i].vendor == VENDOR_NVIDIA;
 	}
 	const char *sep = " with ";
-	if ((amd || wsl_dxg) && f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls &&
-	    f->rocm.installs[f->rocm.active].version) {
-		char *rel = rocm_install_release(&f->rocm.installs[f->rocm.active]);
+	const struct rocm_install *ri = rocm_active(f);
+	const struct cuda_toolkit *ct = cuda_active(f);
+	if ((amd || wsl_dxg) && ri && ri->version) {
+		char *rel = rocm_install_release(ri);
 		strbuf_addf(sb, "%sROCm %s", sep, rel);
 		free(rel);
 		sep = " and ";
@@ -357,9 +358,8 @@ static void describe_runtime(struct strbuf *sb, const struct facts *f, bool wsl_
 		strbuf_addf(sb, "%sNVIDIA driver %s", sep, f->drv.nvidia_version);
 		sep = " and ";
 	}
-	if (nvidia && f->cuda.active >= 0 && (size_t)f->cuda.active < f->cuda.ntoolkits &&
-	    f->cuda.toolkits[f->cuda.active].version)
-		strbuf_addf(sb, "%sCUDA %s", sep, f->cuda.toolkits[f->cuda.active].version);
+	if (nvidia && ct && ct->version)
+		strbuf_addf(sb, "%sCUDA %s", sep, ct->version);
 }
 
 char *out_verdict(const struct report *r, bool utf8)

@@ -1397,8 +1397,7 @@ static int plan_this_machine(struct planner *pl, struct strbuf *msg)
 		p->gpu_name = xstrdup(g->name);
 		p->arch = g->arch[0] ? xstrdup(g->arch) : NULL;
 	}
-	const struct rocm_install *ri = f->rocm.active >= 0 && (size_t)f->rocm.active < f->rocm.ninstalls
-					? &f->rocm.installs[f->rocm.active] : NULL;
+	const struct rocm_install *ri = rocm_active(f);
 	const struct prof_rocm *installed = ri && ri->version ? profiles_find_rocm(pl->db, ri->version) : NULL;
 	if (amd && installed)
 		p->rocm = xstrdup(installed->version);
