@@ -24,9 +24,6 @@ struct backend_props {
 	char arch[32];             /* "gfx1100", "sm_90", "cpu" */
 	char pci_bus[32];          /* "0000:03:00.0" when the runtime tells */
 	uint64_t mem_bytes;
-	unsigned units;            /* CUs or SMs; 0 unknown */
-	unsigned clock_khz;        /* peak engine clock; 0 unknown */
-	unsigned warp_size;        /* 32 or 64; 0 unknown */
 };
 
 /* A compiled image ready for module_load (owned by its producer). */

@@ -475,8 +475,6 @@ static int cpu_device_props(struct backend *b, int dev, struct backend_props *p)
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "host CPU");
 	snprintf(p->arch, sizeof(p->arch), "cpu");
-	p->units = 1;
-	p->warp_size = 1;
 	return 0;
 }
 

@@ -19,9 +19,6 @@ typedef int nvrtcResult;
 
 /* CUdevice_attribute values (cuda.h) */
 enum {
-	CU_ATTR_WARP_SIZE = 10,
-	CU_ATTR_CLOCK_RATE = 13,
-	CU_ATTR_MULTIPROCESSOR_COUNT = 16,
 	CU_ATTR_CC_MAJOR = 75,
 	CU_ATTR_CC_MINOR = 76,
 };
@@ -203,16 +200,10 @@ static int cuda_device_props(struct backend *b, int ordinal, struct backend_prop
 	size_t mem = 0;
 	if (c->DeviceTotalMem(&mem, dev) == 0)
 		p->mem_bytes = mem;
-	int major = 0, minor = 0, v = 0;
+	int major = 0, minor = 0;
 	if (c->DeviceGetAttribute(&major, CU_ATTR_CC_MAJOR, dev) == 0 &&
 	    c->DeviceGetAttribute(&minor, CU_ATTR_CC_MINOR, dev) == 0)
 		snprintf(p->arch, sizeof(p->arch), "sm_%d%d", major, minor);
-	if (c->DeviceGetAttribute(&v, CU_ATTR_MULTIPROCESSOR_COUNT, dev) == 0 && v > 0)
-		p->units = (unsigned)v;
-	if (c->DeviceGetAttribute(&v, CU_ATTR_CLOCK_RATE, dev) == 0 && v > 0)
-		p->clock_khz = (unsigned)v;
-	if (c->DeviceGetAttribute(&v, CU_ATTR_WARP_SIZE, dev) == 0 && v > 0)
-		p->warp_size = (unsigned)v;
 	char bus[32] = "";
 	if (c->DeviceGetPCIBusId(bus, (int)sizeof(bus), dev) == 0) {
 		bus[sizeof(bus) - 1] = '\0';

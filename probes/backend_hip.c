@@ -15,14 +15,6 @@ typedef void *hipModule_t, *hipFunction_t, *hipEvent_t, *hipStream_t;
 typedef void *hiprtcProgram;
 typedef int hiprtcResult;      /* HIPRTC_SUCCESS = 0 */
 
-/* hipDeviceAttribute_t values of the "CudaCompatible" enum used since HIP 5.0
- * (hip_runtime_api.h; checked against Debian's 5.2.3 header). */
-enum {
-	HIP_ATTR_CLOCK_RATE = 5,
-	HIP_ATTR_MULTIPROCESSOR_COUNT = 63,
-	HIP_ATTR_WARP_SIZE = 87,
-};
-
 struct hip_api {
 	hipError_t (*Init)(unsigned);
 	hipError_t (*GetDeviceCount)(int *);
@@ -31,7 +23,6 @@ struct hip_api {
 	const char *(*GetErrorName)(hipError_t);
 	const char *(*GetErrorString)(hipError_t);
 	hipError_t (*DeviceGetName)(char *, int, int);
-	hipError_t (*DeviceGetAttribute)(int *, int, int);
 	hipError_t (*DeviceTotalMem)(size_t *, int);
 	hipError_t (*DeviceGetPCIBusId)(char *, int, int);
 	hipError_t (*SetDevice)(int);
@@ -129,7 +120,6 @@ static int hip_load(struct backend *b)
 	    BK_SYM(b, l, "hipGetErrorName", h->GetErrorName) ||
 	    BK_SYM(b, l, "hipGetErrorString", h->GetErrorString) ||
 	    BK_SYM(b, l, "hipDeviceGetName", h->DeviceGetName) ||
-	    BK_SYM(b, l, "hipDeviceGetAttribute", h->DeviceGetAttribute) ||
 	    BK_SYM(b, l, "hipDeviceTotalMem", h->DeviceTotalMem) ||
 	    BK_SYM(b, l, "hipDeviceGetPCIBusId", h->DeviceGetPCIBusId) ||
 	    BK_SYM(b, l, "hipSetDevice", h->SetDevice) || BK_SYM(b, l, "hipMalloc", h->Malloc) ||
@@ -234,13 +224,6 @@ static int hip_device_props(struct backend *b, int dev, struct backend_props *p)
 	size_t mem = 0;
 	if (h->DeviceTotalMem(&mem, dev) == 0)
 		p->mem_bytes = mem;
-	int v = 0;
-	if (h->DeviceGetAttribute(&v, HIP_ATTR_MULTIPROCESSOR_COUNT, dev) == 0 && v > 0)
-		p->units = (unsigned)v;
-	if (h->DeviceGetAttribute(&v, HIP_ATTR_CLOCK_RATE, dev) == 0 && v > 0)
-		p->clock_khz = (unsigned)v;
-	if (h->DeviceGetAttribute(&v, HIP_ATTR_WARP_SIZE, dev) == 0 && v > 0)
-		p->warp_size = (unsigned)v;
 	/* gcnArchName sits in hipDeviceProp_t, whose layout changed between
 	 * releases; the caller supplies the arch from the KFD node with the
 	 * same PCI address instead (probe_job.arch). */

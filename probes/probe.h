@@ -166,7 +166,6 @@ struct probe_ctx {
 	int device;
 	struct backend_props props;
 	void *module;              /* the kernels, loaded for this device; NULL when none */
-	char module_source[64];    /* "embedded gfx1100", "hiprtc gfx942", "fatbin", "cpu" */
 	char module_error[512];    /* why there is no module */
 };
 

@@ -105,10 +105,8 @@ static int hip_rtc_kernels(struct probe_ctx *pc)
 	int rc;
 	if (path && read_file(path, &img, &len) == 0) {
 		rc = b->ops->module_load(b, img, len, &pc->module);
-		if (rc == 0) {
-			snprintf(pc->module_source, sizeof(pc->module_source), "hiprtc %s (cached)", arch);
+		if (rc == 0)
 			goto out;
-		}
 		free(img);
 		img = NULL;
 	}
@@ -126,7 +124,6 @@ static int hip_rtc_kernels(struct probe_ctx *pc)
 		snprintf(pc->module_error, sizeof(pc->module_error), "hiprtc code for %s: %s", arch, b->err_text);
 		goto out;
 	}
-	snprintf(pc->module_source, sizeof(pc->module_source), "hiprtc %s", arch);
 	if (path)
 		write_cache(dir, path, img, len);
 out:
@@ -148,8 +145,6 @@ int probe_load_kernels(struct probe_ctx *pc)
 		rc = b->ops->module_load(b, cpu_kernel_image, strlen(cpu_kernel_image) + 1, &pc->module);
 		if (rc < 0)
 			snprintf(pc->module_error, sizeof(pc->module_error), "%s", b->err_text);
-		else
-			snprintf(pc->module_source, sizeof(pc->module_source), "cpu");
 		return rc;
 	}
 	if (!strcmp(be, "cuda")) {
@@ -161,8 +156,6 @@ int probe_load_kernels(struct probe_ctx *pc)
 		rc = b->ops->module_load(b, rc_kernels_cuda_fatbin, rc_kernels_cuda_fatbin_len, &pc->module);
 		if (rc < 0)
 			snprintf(pc->module_error, sizeof(pc->module_error), "%s", b->err_text);
-		else
-			snprintf(pc->module_source, sizeof(pc->module_source), "fatbin");
 		return rc;
 	}
 	/* hip */
@@ -176,10 +169,8 @@ int probe_load_kernels(struct probe_ctx *pc)
 	if (rc_kernels_hip_bundle_len &&
 	    offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, arch, &co, &colen) == 0) {
 		rc = b->ops->module_load(b, co, colen, &pc->module);
-		if (rc == 0) {
-			snprintf(pc->module_source, sizeof(pc->module_source), "embedded %s", arch);
+		if (rc == 0)
 			return 0;
-		}
 	}
 	return hip_rtc_kernels(pc);
 }

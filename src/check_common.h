@@ -52,7 +52,6 @@ const char *os_display_name(const struct check_ctx *ctx);
 const char *judged_user(const struct facts *f, bool *via_sudo);
 /* The same for fix commands: never NULL ("$USER" when unknown). */
 const char *fix_user(const struct facts *f);
-const char *host_env(const struct facts *f, const char *name);
 
 /* Device nodes. */
 const struct dev_node *facts_dev(const struct facts *f, const char *path);

@@ -312,17 +312,6 @@ const char *fix_user(const struct facts *f)
 	return u && *u ? u : "$USER";
 }
 
-const char *host_env(const struct facts *f, const char *name)
-{
-	const struct host_info *h = host(f);
-	if (!h)
-		return NULL;
-	for (size_t i = 0; i < h->nenv; i++)
-		if (h->env[i].name && !strcmp(h->env[i].name, name))
-			return h->env[i].value;
-	return NULL;
-}
-
 const struct dev_node *facts_dev(const struct facts *f, const char *path)
 {
 	if (!path)
