@@ -389,13 +389,6 @@ void probe_judge(struct probe_outcome *o, const struct verify_result *v, double 
 
 /* ---- isolation ---- */
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -531,7 +524,7 @@ int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t siz
 	close(perr[1]);
 
 	/* the watchdog: `limit` seconds for each record */
-	double deadline = now_s() + limit;
+	double deadline = monotonic_s() + limit;
 	size_t got = 0, total = size * max;
 	struct err_capture cap;
 	memset(&cap, 0, sizeof(cap));
@@ -539,7 +532,7 @@ int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t siz
 	int status = 0;
 	bool reaped = false;
 	while (out_open || err_open) {
-		double left = deadline - now_s();
+		double left = deadline - monotonic_s();
 		if (left <= 0) {
 			timed_out = true;
 			break;
@@ -561,7 +554,7 @@ int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t siz
 				size_t before = got / size;
 				got += (size_t)n;
 				if (got / size > before)
-					deadline = now_s() + limit;
+					deadline = monotonic_s() + limit;
 			} else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
 				out_open = false;
 			}
@@ -594,7 +587,7 @@ int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t siz
 	if (!reaped) {
 		/* result pipe closed; give the child the rest of the time to exit */
 		while (waitpid(pid, &status, WNOHANG) == 0) {
-			if (now_s() > deadline) {
+			if (monotonic_s() > deadline) {
 				kill(pid, SIGKILL);
 				waitpid(pid, &status, 0);
 				break;

@@ -26,13 +26,6 @@ static double axpy_expect(const void *ctx, size_t i, double *bound)
 	return ax + p->y0[i];
 }
 
-static double secs(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void probe_rtc(struct probe_ctx *pc, struct probe_outcome *out)
 {
 	struct backend *b = pc->b;
@@ -45,9 +38,9 @@ void probe_rtc(struct probe_ctx *pc, struct probe_outcome *out)
 	float *x = NULL, *y = NULL, *got = NULL;
 	snprintf(out->variant, sizeof(out->variant), "%s", compiler);
 
-	double t0 = secs();
+	double t0 = monotonic_s();
 	int rc = ops->rtc_compile(b, rc_kernels_rtc_source, "rtc_axpy", pc->props.arch, &img, &len, &log);
-	double t_compile = secs() - t0;
+	double t_compile = monotonic_s() - t0;
 	if (rc == -ENOSYS) {
 		out->status = ST_SKIP;
 		snprintf(out->summary, sizeof(out->summary), "no runtime compiler: %s", b->err_text);

@@ -235,13 +235,6 @@ static void set_text(char *dst, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct run {
 	struct probe_ctx *pc;
 	struct gemm_dev *g;
@@ -268,7 +261,7 @@ static int enqueue(struct run *r, int p, unsigned count, double deadline)
 	if (ops->event_record(r->pc->b, r->ev[p][0]) < 0)
 		return run_fail(r, "timing events");
 	for (i = 0; i < count; i++) {
-		if (i > 0 && now_s() >= deadline)
+		if (i > 0 && monotonic_s() >= deadline)
 			break;
 		if (gemm_dev_launch(r->pc, r->g, r->out) < 0)
 			return -1;
@@ -311,16 +304,16 @@ static unsigned batch_size(double per_launch, double left)
 static int run_loop(struct run *r, double duration, double per_launch, struct sensors *s)
 {
 	const struct backend_ops *ops = r->pc->b->ops;
-	double t0 = now_s(), next_sample = t0 + SAMPLE_S;
+	double t0 = monotonic_s(), next_sample = t0 + SAMPLE_S;
 	int pend = -1;
 	unsigned pend_n = 0, count = batch_size(per_launch, duration);
 #ifdef ROCMCHECK_TEST_HOOKS
 	const bool throttle = ops == &backend_cpu_ops && probe_test_fault_is("throttle");
 #endif
 	for (;;) {
-		bool more = now_s() - t0 < duration;
+		bool more = monotonic_s() - t0 < duration;
 #ifdef ROCMCHECK_TEST_HOOKS
-		if (throttle && now_s() - t0 >= duration / 2)
+		if (throttle && monotonic_s() - t0 >= duration / 2)
 			backend_cpu_test_throttle(true);
 #endif
 		int cur = pend < 0 ? 0 : pend ^ 1;
@@ -341,7 +334,7 @@ static int run_loop(struct run *r, double duration, double per_launch, struct se
 			break;
 		pend = cur;
 		pend_n = (unsigned)queued;
-		double t = now_s();
+		double t = monotonic_s();
 		if (t >= next_sample) {
 			sensors_sample(s, false);
 			next_sample = t + SAMPLE_S;

@@ -488,13 +488,6 @@ static char *find_program(const char *name)
 	return found;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int bundle_run_cmd(char *const argv[], int timeout_ms, size_t cap, char **out, size_t *len,
 		   int *status, bool *timed_out, bool *truncated)
 {
@@ -532,10 +525,10 @@ int bundle_run_cmd(char *const argv[], int timeout_ms, size_t cap, char **out, s
 	}
 	free(prog);
 	close(pfd[1]);
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = monotonic_ms() + timeout_ms;
 	char buf[16384];
 	for (;;) {
-		long long left = deadline - now_ms();
+		long long left = deadline - monotonic_ms();
 		if (left <= 0) {
 			*timed_out = true;
 			break;
@@ -708,7 +701,7 @@ static void collect_logs(struct bundle *b, const struct bundle_opts *o)
 		size_t len = 0;
 		int st;
 		bool to, tr;
-		long long t0 = now_ms();
+		long long t0 = monotonic_ms();
 		int r = bundle_run_cmd(argv, o->cmd_timeout_ms, o->cmd_cap, &out, &len, &st, &to, &tr);
 		json_t *c = json_object();
 		json_object_set_new(c, "argv", argv_json(argv));
@@ -723,7 +716,7 @@ static void collect_logs(struct bundle *b, const struct bundle_opts *o)
 				json_object_set_new(c, "note", json_string("could not be started"));
 			json_object_set_new(c, "timed_out", json_boolean(to));
 			json_object_set_new(c, "truncated", json_boolean(tr));
-			json_object_set_new(c, "seconds", json_real((double)(now_ms() - t0) / 1000.0));
+			json_object_set_new(c, "seconds", json_real((double)(monotonic_ms() - t0) / 1000.0));
 			entry_put(b, log_cmds[i].file, B_FILE, out, len);
 			out = NULL;
 		}

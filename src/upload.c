@@ -65,13 +65,6 @@ void upload_result_release(struct upload_result *res)
 	res->body = res->error = NULL;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static bool retryable(CURLcode c)
 {
 	switch (c) {
@@ -146,12 +139,12 @@ int upload_file(const char *path, const struct upload_opts *o, struct upload_res
 	}
 	url = o->form_field ? xstrdup(o->url) : upload_target_url(o->url, path);
 	shown = redact_url_credentials(url, NULL);
-	long long deadline = now_ms() + timeout_s * 1000LL;
+	long long deadline = monotonic_ms() + timeout_s * 1000LL;
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 
 	for (int attempt = 0;; attempt++) {
-		long long left = deadline - now_ms();
+		long long left = deadline - monotonic_ms();
 		if (left <= 0) {
 			if (!res->error)
 				res->error = xasprintf("%s: no answer within %ld s", shown, timeout_s);
@@ -254,7 +247,7 @@ int upload_file(const char *path, const struct upload_opts *o, struct upload_res
 			break;
 		/* back off, but never past the deadline */
 		long long wait = (long long)backoff << attempt;
-		if (now_ms() + wait >= deadline)
+		if (monotonic_ms() + wait >= deadline)
 			break;
 		fprintf(stderr, "rocmcheck: upload attempt %d failed (%s); retrying in %lld s\n", attempt + 1,
 			res->error, wait / 1000);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 
 static void oom(void)
@@ -400,4 +401,18 @@ char *version_str(const struct version *v, int n)
 	for (int i = 0; i < n; i++)
 		strbuf_addf(&sb, i ? ".%u" : "%u", v->part[i]);
 	return strbuf_detach(&sb);
+}
+
+double monotonic_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+long long monotonic_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

@@ -83,4 +83,8 @@ int version_cmp_n(const struct version *a, const struct version *b, int n);
 /* "6.3" style, n components; caller owns result. */
 char *version_str(const struct version *v, int n);
 
+/* CLOCK_MONOTONIC in seconds / milliseconds, for deadlines and timing. */
+double monotonic_s(void);
+long long monotonic_ms(void);
+
 #endif
