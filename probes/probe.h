@@ -105,6 +105,10 @@ double probe_metric_get(const struct probe_outcome *o, const char *name, double 
 void probe_judge(struct probe_outcome *o, const struct verify_result *v, double min_ratio,
 		 const char *what);
 
+struct probe_ctx;
+/* A runtime call failed: fail "WHAT failed: <the backend's error>". Returns -1. */
+int probe_backend_fail(struct probe_ctx *pc, struct probe_outcome *o, const char *what);
+
 /* The outcome of dlopen'ing a vendor library (rocBLAS, cuBLAS, MIOpen,
  * cuDNN) for `probe`: rc -ENOENT is skip ("not installed"), another negative
  * rc is error ("not usable"), both with `why`; returns true when rc is 0 and

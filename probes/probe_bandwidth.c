@@ -163,12 +163,6 @@ static void verify_merge(struct verify_result *into, const struct verify_result 
 
 /* ---- the probe ---- */
 
-static void be_fail(struct probe_ctx *pc, struct probe_outcome *out, const char *what)
-{
-	out->status = ST_FAIL;
-	snprintf(out->summary, sizeof(out->summary), "%s failed: %.440s", what, pc->b->err_text);
-}
-
 /* `reps` runs of fn (launch or copy) between two events; seconds per run */
 struct timed {
 	void *fn;                  /* kernel, or NULL for a copy */
@@ -260,11 +254,11 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	if (ops->get_function(b, pc->module, "stream_init", &finit) < 0 ||
 	    ops->get_function(b, pc->module, "stream_copy", &fcopy) < 0 ||
 	    ops->get_function(b, pc->module, "stream_triad", &ftriad) < 0) {
-		be_fail(pc, out, "kernel lookup");
+		probe_backend_fail(pc, out, "kernel lookup");
 		return;
 	}
 	if (ops->alloc(b, bytes, &da) < 0 || ops->alloc(b, bytes, &db) < 0 || ops->alloc(b, bytes, &dc) < 0) {
-		be_fail(pc, out, "device allocation");
+		probe_backend_fail(pc, out, "device allocation");
 		goto out;
 	}
 	host = xmalloc(bytes);
@@ -272,7 +266,7 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	unsigned block[3] = { STREAM_THREADS, 1, 1 };
 	void *iargs[] = { &da, &db, &dc, &n4 };
 	if (ops->launch(b, finit, grid, block, 0, iargs) < 0 || ops->synchronize(b) < 0) {
-		be_fail(pc, out, "stream_init");
+		probe_backend_fail(pc, out, "stream_init");
 		goto out;
 	}
 
@@ -281,7 +275,7 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	void *cargs[] = { &da, &dc, &n4 };
 	struct timed tc = { fcopy, cargs, { grid[0], 1, 1 }, { STREAM_THREADS, 1, 1 }, 0, 0, 0, NULL, 0 };
 	if (time_it(b, &tc, warm, reps, &t_copy) < 0 || ops->copy_d2h(b, host, dc, bytes) < 0) {
-		be_fail(pc, out, "stream_copy");
+		probe_backend_fail(pc, out, "stream_copy");
 		goto out;
 	}
 #ifdef ROCMCHECK_TEST_HOOKS
@@ -294,7 +288,7 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	/* the runtime's device-to-device copy of the same bytes, into c again */
 	struct timed td = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 1, dc, da, NULL, bytes };
 	if (time_it(b, &td, warm, reps, &t_d2d) < 0) {
-		be_fail(pc, out, "device-to-device memcpy");
+		probe_backend_fail(pc, out, "device-to-device memcpy");
 		goto out;
 	}
 	/* triad a = b + s*c, with c = a as copied */
@@ -302,17 +296,17 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	void *targs[] = { &da, &db, &dc, &s, &n4 };
 	struct timed tt = { ftriad, targs, { grid[0], 1, 1 }, { STREAM_THREADS, 1, 1 }, 0, 0, 0, NULL, 0 };
 	if (time_it(b, &tt, warm, reps, &t_triad) < 0) {
-		be_fail(pc, out, "stream_triad");
+		probe_backend_fail(pc, out, "stream_triad");
 		goto out;
 	}
 	if (ops->copy_d2h(b, host, dc, bytes) < 0) {
-		be_fail(pc, out, "copy from the device");
+		probe_backend_fail(pc, out, "copy from the device");
 		goto out;
 	}
 	verify_elementwise(host, n, expect_stream, &ec, &part);
 	verify_merge(&v, &part, "memcpy");
 	if (ops->copy_d2h(b, host, da, bytes) < 0) {
-		be_fail(pc, out, "copy from the device");
+		probe_backend_fail(pc, out, "copy from the device");
 		goto out;
 	}
 	struct stream_expect et = { NULL, 1 };
@@ -321,7 +315,7 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 
 	/* host transfers over page-locked memory, the round trip checked */
 	if (ops->host_alloc(b, xfer, (void **)&pin_out) < 0 || ops->host_alloc(b, xfer, (void **)&pin_in) < 0) {
-		be_fail(pc, out, "page-locked host allocation");
+		probe_backend_fail(pc, out, "page-locked host allocation");
 		goto out;
 	}
 	for (size_t i = 0; i < nx; i++) {
@@ -331,7 +325,7 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	struct timed th = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 2, db, 0, pin_out, xfer };
 	struct timed tb = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 3, 0, db, pin_in, xfer };
 	if (time_it(b, &th, 1, cpu ? 2 : 5, &t_h2d) < 0 || time_it(b, &tb, 1, cpu ? 2 : 5, &t_d2h) < 0) {
-		be_fail(pc, out, "host transfer");
+		probe_backend_fail(pc, out, "host transfer");
 		goto out;
 	}
 	double link_gts = job->link_gts, max_gts = job->max_link_gts;

@@ -123,12 +123,6 @@ int conv_verify(struct conv_data *d, double unit_roundoff, uint64_t seed, struct
 	return verify_matmul(&mc, v);
 }
 
-static void be_fail(struct probe_ctx *pc, struct probe_outcome *out, const char *what)
-{
-	out->status = ST_FAIL;
-	snprintf(out->summary, sizeof(out->summary), "%s failed: %.440s", what, pc->b->err_text);
-}
-
 static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 {
 	struct backend *b = pc->b;
@@ -161,12 +155,12 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	}
 	if (ops->alloc(b, nx * esz, &dx) < 0 || ops->alloc(b, nw * esz, &dw) < 0 ||
 	    ops->alloc(b, ny * sizeof(float), &dy) < 0) {
-		be_fail(pc, out, "device allocation");
+		probe_backend_fail(pc, out, "device allocation");
 		goto out;
 	}
 	if (ops->copy_h2d(b, dx, fp16 ? (void *)d.x16 : (void *)d.x32, nx * esz) < 0 ||
 	    ops->copy_h2d(b, dw, fp16 ? (void *)d.w16 : (void *)d.w32, nw * esz) < 0) {
-		be_fail(pc, out, "copy to the device");
+		probe_backend_fail(pc, out, "copy to the device");
 		goto out;
 	}
 
@@ -180,7 +174,7 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		if (ops->alloc(b, sizeof(info), &dinfo) < 0 || ops->get_function(b, pc->module, "conv_fp16_info", &ifn) < 0 ||
 		    ops->launch(b, ifn, grid, block, 0, iargs) < 0 || ops->synchronize(b) < 0 ||
 		    ops->copy_d2h(b, info, dinfo, sizeof(info)) < 0) {
-			be_fail(pc, out, "conv_fp16_info");
+			probe_backend_fail(pc, out, "conv_fp16_info");
 			goto out;
 		}
 		snprintf(out->variant, sizeof(out->variant), "%s", gemm16_variant_name(info[0]));
@@ -200,7 +194,7 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		grid[1] = s.k / (unsigned)bm;
 	}
 	if (ops->get_function(b, pc->module, fp16 ? "conv_fp16" : "conv_fp32", &fn) < 0) {
-		be_fail(pc, out, "kernel lookup");
+		probe_backend_fail(pc, out, "kernel lookup");
 		goto out;
 	}
 	int N = (int)s.n, C = (int)s.c, H = (int)s.h, W = (int)s.w, K = (int)s.k;
@@ -208,31 +202,31 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	int iters = probe_iterations(pc->job);
 	for (int i = 0; i < (cpu ? 1 : 3); i++) {
 		if (ops->launch(b, fn, grid, block, 0, args) < 0) {
-			be_fail(pc, out, "kernel launch");
+			probe_backend_fail(pc, out, "kernel launch");
 			goto out;
 		}
 	}
 	if (ops->synchronize(b) < 0) {
-		be_fail(pc, out, "kernel execution");
+		probe_backend_fail(pc, out, "kernel execution");
 		goto out;
 	}
 	float ms = 0;
 	if (ops->event_create(b, &ev0) < 0 || ops->event_create(b, &ev1) < 0 || ops->event_record(b, ev0) < 0) {
-		be_fail(pc, out, "timing events");
+		probe_backend_fail(pc, out, "timing events");
 		goto out;
 	}
 	for (int i = 0; i < iters; i++) {
 		if (ops->launch(b, fn, grid, block, 0, args) < 0) {
-			be_fail(pc, out, "kernel launch");
+			probe_backend_fail(pc, out, "kernel launch");
 			goto out;
 		}
 	}
 	if (ops->event_record(b, ev1) < 0 || ops->event_elapsed(b, ev0, ev1, &ms) < 0 || ops->synchronize(b) < 0) {
-		be_fail(pc, out, "kernel execution");
+		probe_backend_fail(pc, out, "kernel execution");
 		goto out;
 	}
 	if (ops->copy_d2h(b, d.y, dy, ny * sizeof(float)) < 0) {
-		be_fail(pc, out, "copy from the device");
+		probe_backend_fail(pc, out, "copy from the device");
 		goto out;
 	}
 #ifdef ROCMCHECK_TEST_HOOKS

@@ -31,13 +31,6 @@ static double in_b(const void *ctx, size_t kk, size_t j)
 	return g->fp16 ? half_to_float(g->b16[kk * g->n + j]) : g->b32[kk * g->n + j];
 }
 
-static int be_fail(struct probe_ctx *pc, struct probe_outcome *out, const char *what)
-{
-	out->status = ST_FAIL;
-	snprintf(out->summary, sizeof(out->summary), "%s failed: %.440s", what, pc->b->err_text);
-	return -1;
-}
-
 int gemm_dev_setup(struct probe_ctx *pc, struct gemm_dev *g, bool fp16, struct probe_outcome *out)
 {
 	struct backend *b = pc->b;
@@ -59,10 +52,10 @@ int gemm_dev_setup(struct probe_ctx *pc, struct gemm_dev *g, bool fp16, struct p
 	g->c = xmalloc(nc * sizeof(float));
 	if (ops->alloc(b, na * esz, &g->da) < 0 || ops->alloc(b, nb * esz, &g->db) < 0 ||
 	    ops->alloc(b, nc * sizeof(float), &g->dc) < 0)
-		return be_fail(pc, out, "device allocation");
+		return probe_backend_fail(pc, out, "device allocation");
 	if (ops->copy_h2d(b, g->da, fp16 ? (void *)g->a16 : (void *)g->a32, na * esz) < 0 ||
 	    ops->copy_h2d(b, g->db, fp16 ? (void *)g->b16 : (void *)g->b32, nb * esz) < 0)
-		return be_fail(pc, out, "copy to the device");
+		return probe_backend_fail(pc, out, "copy to the device");
 	return 0;
 }
 
@@ -88,14 +81,14 @@ int gemm_dev_prepare(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outc
 		int info[4] = { -1, 0, 0, 0 };
 		void *ifn;
 		if (ops->alloc(b, sizeof(info), &dinfo) < 0) {
-			be_fail(pc, out, "device allocation");
+			probe_backend_fail(pc, out, "device allocation");
 			goto out;
 		}
 		void *iargs[] = { &dinfo };
 		if (ops->get_function(b, pc->module, "gemm_fp16_info", &ifn) < 0 ||
 		    ops->launch(b, ifn, g->grid, g->block, 0, iargs) < 0 || ops->synchronize(b) < 0 ||
 		    ops->copy_d2h(b, info, dinfo, sizeof(info)) < 0) {
-			be_fail(pc, out, "gemm_fp16_info");
+			probe_backend_fail(pc, out, "gemm_fp16_info");
 			goto out;
 		}
 		if (info[1] <= 0 || info[1] > 1024 || info[2] <= 0 || info[3] <= 0 ||
@@ -118,7 +111,7 @@ int gemm_dev_prepare(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outc
 	}
 	if (ops->get_function(b, pc->module, g->fp16 ? "gemm_fp16" : "gemm_fp32", &g->fn) < 0) {
 		g->fn = NULL;
-		be_fail(pc, out, "kernel lookup");
+		probe_backend_fail(pc, out, "kernel lookup");
 		goto out;
 	}
 	g->dims[0] = (int)g->m;
@@ -140,7 +133,7 @@ int gemm_dev_launch(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outco
 		return -1;
 	}
 	if (pc->b->ops->launch(pc->b, g->fn, g->grid, g->block, 0, args) < 0)
-		return be_fail(pc, out, "kernel launch");
+		return probe_backend_fail(pc, out, "kernel launch");
 	return 0;
 }
 
@@ -159,19 +152,19 @@ int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double
 		if (gemm_dev_launch(pc, g, out) < 0)
 			goto out;
 	if (ops->synchronize(b) < 0) {
-		be_fail(pc, out, "kernel execution");
+		probe_backend_fail(pc, out, "kernel execution");
 		goto out;
 	}
 	float ms = 0;
 	if (ops->event_create(b, &ev0) < 0 || ops->event_create(b, &ev1) < 0 || ops->event_record(b, ev0) < 0) {
-		be_fail(pc, out, "timing events");
+		probe_backend_fail(pc, out, "timing events");
 		goto out;
 	}
 	for (int i = 0; i < iters; i++)
 		if (gemm_dev_launch(pc, g, out) < 0)
 			goto out;
 	if (ops->event_record(b, ev1) < 0 || ops->event_elapsed(b, ev0, ev1, &ms) < 0 || ops->synchronize(b) < 0) {
-		be_fail(pc, out, "kernel execution");
+		probe_backend_fail(pc, out, "kernel execution");
 		goto out;
 	}
 	*seconds = ms > 0 ? (double)ms / 1e3 / iters : -1;
@@ -188,7 +181,7 @@ int gemm_dev_fetch(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcom
 {
 	size_t nc = (size_t)g->m * g->n;
 	if (pc->b->ops->copy_d2h(pc->b, g->c, g->dc, nc * sizeof(float)) < 0)
-		return be_fail(pc, out, "copy from the device");
+		return probe_backend_fail(pc, out, "copy from the device");
 	return 0;
 }
 

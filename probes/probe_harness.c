@@ -646,6 +646,13 @@ int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int time
 	return rc < 0 ? rc : -EIO;
 }
 
+int probe_backend_fail(struct probe_ctx *pc, struct probe_outcome *o, const char *what)
+{
+	o->status = ST_FAIL;
+	snprintf(o->summary, sizeof(o->summary), "%s failed: %.440s", what, pc->b->err_text);
+	return -1;
+}
+
 bool probe_library_opened(struct probe_outcome *o, const char *probe, const char *lib, const char *path, int rc,
 			  const char *why)
 {

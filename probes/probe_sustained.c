@@ -246,9 +246,7 @@ struct run {
 
 static int run_fail(struct run *r, const char *what)
 {
-	r->out->status = ST_FAIL;
-	snprintf(r->out->summary, sizeof(r->out->summary), "%s failed: %.440s", what, r->pc->b->err_text);
-	return -1;
+	return probe_backend_fail(r->pc, r->out, what);
 }
 
 /* Queue up to `count` launches into event pool p: an event before the
