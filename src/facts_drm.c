@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <xf86drm.h>
 
-#include "sysroot_dev.h"
+#include "sysroot.h"
 
 #define DRM_CLASS "/sys/class/drm"
 

@@ -3,7 +3,7 @@
  * the first hit per distribution name is the one `import` would load, and
  * every hit is reported (struct framework.active marks the winner). */
 #include "facts.h"
-#include "sysroot_dev.h"
+#include "sysroot.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -3,7 +3,7 @@
  * fallbacks follow spec/checks.md rocm.install; the rocBLAS Tensile file
  * names tell which GPU targets the installed rocBLAS was built for. */
 #include "facts.h"
-#include "sysroot_dev.h"
+#include "sysroot.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1484,3 +1484,36 @@ void sysroot_release(struct sysroot *sr)
 	dircache_release(sr);
 	sr->bytes_read = 0;
 }
+
+bool sysroot_glob_any(struct sysroot *sr, const char *pattern)
+{
+	struct strvec m = STRVEC_INIT;
+	sysroot_glob(sr, pattern, &m);
+	bool any = m.n > 0;
+	strvec_release(&m);
+	return any;
+}
+
+int sysroot_open_device(struct sysroot *sr, const char *path, int flags)
+{
+	struct stat st;
+
+	if (!sr || !sr->live || sr->root_fd < 0)
+		return -EPERM;
+	if (!path || !str_startswith(path, "/dev/") || strstr(path, "/.."))
+		return -EINVAL;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & ~(O_ACCMODE | O_NONBLOCK)))
+		return -EINVAL;
+	if (fstatat(sr->root_fd, path + 1, &st, 0))
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENODEV;
+	int fd = openat(sr->root_fd, path + 1, flags | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISCHR(st.st_mode)) {
+		close(fd);
+		return -ENODEV;
+	}
+	return fd;
+}

@@ -138,6 +138,8 @@ int sysroot_realpath(struct sysroot *sr, const char *path, char **out);
  * ("/opt/rocm-*", "/usr/lib/python3.*\/site-packages"): matching paths,
  * sorted, appended to `out`. Listings walked are recorded. */
 void sysroot_glob(struct sysroot *sr, const char *pattern, struct strvec *out);
+/* Whether sysroot_glob(pattern) matches anything ("DIR/lib/libamdhip64.so*"). */
+bool sysroot_glob_any(struct sysroot *sr, const char *pattern);
 
 /* Environment variable as seen by the checks: host.ini [env] or getenv(3)
  * on a live run (only names in the known list are read live). Borrowed. */
@@ -177,5 +179,14 @@ void host_info_release(struct host_info *h);
 /* Names of every environment variable rocmcheck reads (NULL-terminated);
  * the only ones read on a live run and kept in bundles. */
 extern const char *const sysroot_env_names[];
+
+/* Open the character device `path` ("/dev/dri/renderD128") on a live run,
+ * to ask its driver (the only open of a device node). `flags` may only ask
+ * for reading (O_RDONLY, O_NONBLOCK); O_CLOEXEC and O_NOCTTY are added. It
+ * must be a character device before the open (a FIFO or file is never
+ * opened) and after it. Returns the fd (caller closes it), or -EPERM when
+ * the sysroot is not live, -EINVAL for a path outside /dev or with "..",
+ * -ENODEV when it is not a character device, or the negative errno. */
+int sysroot_open_device(struct sysroot *sr, const char *path, int flags);
 
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "facts.h"
-#include "sysroot_dev.h"
+#include "sysroot.h"
 #include "tree.h"
 
 /* /sys/class/drm/renderDN -> ../../devices/pci0000:00/ADDR/drm/renderDN,
