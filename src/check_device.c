@@ -339,7 +339,7 @@ static void check_device_vram(const struct check_ctx *ctx, struct report *r, con
 	const struct facts *f = ctx->facts;
 	if (!f->ngpus && skip_under_wsl(ctx, r, def))
 		return;
-	double min_gib = ctx->db && ctx->db->min_vram_gib > 0 ? ctx->db->min_vram_gib : 8;
+	double min_gib = ctx->db ? ctx->db->min_vram_gib : 0; /* the loader defaults it to 8 */
 	uint64_t min = (uint64_t)(min_gib * 1024 * 1024 * 1024);
 	size_t n = 0;
 	for (size_t i = 0; i < f->ngpus; i++) {

@@ -7,8 +7,17 @@
 
 /* spec/checks.md: below this kernel series ROCm fails, unless the profile lists
  * the series for the OS (RHEL backports). */
-#define KERNEL_FLOOR_MAJOR 5
-#define KERNEL_FLOOR_MINOR 15
+/* The kernel floor: [database] kernel_floor (5.15 by default); none
+ * without a profile database. */
+static unsigned floor_major(const struct check_ctx *ctx)
+{
+	return ctx->db ? ctx->db->kernel_floor.part[0] : 0;
+}
+
+static unsigned floor_minor(const struct check_ctx *ctx)
+{
+	return ctx->db ? ctx->db->kernel_floor.part[1] : 0;
+}
 
 static const char *rocm_label(const struct check_ctx *ctx, const struct prof_rocm *r, bool installed, char *buf,
 			      size_t n)
@@ -26,13 +35,13 @@ static void os_evidence(struct check_result *res, const struct facts *f)
 				os->id ? os->id : "", os->version_id ? os->version_id : "");
 }
 
-static bool kernel_below_floor(const struct kernel_facts *k)
+static bool kernel_below_floor(const struct check_ctx *ctx, const struct kernel_facts *k)
 {
-	return k->major < KERNEL_FLOOR_MAJOR || (k->major == KERNEL_FLOOR_MAJOR && k->minor < KERNEL_FLOOR_MINOR);
+	return k->major < floor_major(ctx) || (k->major == floor_major(ctx) && k->minor < floor_minor(ctx));
 }
 
 /* No AMD GPU and no ROCm install: ROCm's kernel series say nothing about this
- * machine. Only the 5.15 floor applies, and a series the profile lists for
+ * machine. Only the kernel floor applies, and a series the profile lists for
  * this OS in any release (the OS's own kernel, such as RHEL 8's 4.18) passes. */
 static void kernel_without_rocm(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
 				const char *series)
@@ -47,17 +56,17 @@ static void kernel_without_rocm(const struct check_ctx *ctx, struct report *r, c
 		own = ros && strvec_contains(&ros->kernels, series);
 	}
 	struct check_result *res;
-	if (!kernel_below_floor(k)) {
+	if (!kernel_below_floor(ctx, k)) {
 		res = report_add(r, def, ST_PASS, -1,
-				 "kernel %s (series %s) meets the %d.%d floor; with no AMD GPU and no ROCm from AMD installed, ROCm's kernel series are not judged",
-				 k->release, series, KERNEL_FLOOR_MAJOR, KERNEL_FLOOR_MINOR);
+				 "kernel %s (series %s) meets the %u.%u floor; with no AMD GPU and no ROCm from AMD installed, ROCm's kernel series are not judged",
+				 k->release, series, floor_major(ctx), floor_minor(ctx));
 	} else if (own) {
 		res = report_add(r, def, ST_PASS, -1,
-				 "kernel %s (series %s) is below %d.%d but is a series the profile lists for %s (its own kernel, with backports)",
-				 k->release, series, KERNEL_FLOOR_MAJOR, KERNEL_FLOOR_MINOR, osname);
+				 "kernel %s (series %s) is below %u.%u but is a series the profile lists for %s (its own kernel, with backports)",
+				 k->release, series, floor_major(ctx), floor_minor(ctx), osname);
 	} else {
-		res = report_add(r, def, ST_FAIL, -1, "kernel %s (series %s) is older than %d.%d", k->release, series,
-				 KERNEL_FLOOR_MAJOR, KERNEL_FLOOR_MINOR);
+		res = report_add(r, def, ST_FAIL, -1, "kernel %s (series %s) is older than %u.%u", k->release, series,
+				 floor_major(ctx), floor_minor(ctx));
 	}
 	result_evidence(res, k->release_source ? k->release_source : "uname(2)", "%s", k->release);
 	os_evidence(res, f);
@@ -66,7 +75,7 @@ static void kernel_without_rocm(const struct check_ctx *ctx, struct report *r, c
 	const struct prof_rocm *newest = ctx->db ? profiles_newest_rocm(ctx->db) : NULL;
 	struct fixvars fv = FIXVARS_INIT;
 	fixvars_add(&fv, "kernel", k->release);
-	fixvars_addf(&fv, "kernels", "%d.%d or newer", KERNEL_FLOOR_MAJOR, KERNEL_FLOOR_MINOR);
+	fixvars_addf(&fv, "kernels", "%u.%u or newer", floor_major(ctx), floor_minor(ctx));
 	fixvars_add(&fv, "os_name", osname);
 	fixvars_add(&fv, "rocm_version", newest ? newest->version : "");
 	fix_apply(res, ctx, "kernel_supported", &fv);
@@ -99,7 +108,7 @@ static void check_system_kernel(const struct check_ctx *ctx, struct report *r, c
 	const struct prof_rocm *rel = rocm_release_judged(ctx, &installed);
 	const struct prof_os *os = os_entry(ctx);
 	const struct prof_rocm_os *ros = rel && os ? prof_rocm_os(rel, os->key) : NULL;
-	bool below_floor = kernel_below_floor(k);
+	bool below_floor = kernel_below_floor(ctx, k);
 	bool listed = ros && strvec_contains(&ros->kernels, series);
 	struct version kv = { { k->major, k->minor, 0, 0 }, 2 }, newest = { { 0 }, 0 };
 	const char *newest_s = NULL;
@@ -121,8 +130,8 @@ static void check_system_kernel(const struct check_ctx *ctx, struct report *r, c
 				 series, osname, lbl);
 	} else if (below_floor) {
 		st = ST_FAIL;
-		res = report_add(r, def, ST_FAIL, -1, "kernel %s (series %s) is older than %d.%d%s%s", k->release,
-				 series, KERNEL_FLOOR_MAJOR, KERNEL_FLOOR_MINOR,
+		res = report_add(r, def, ST_FAIL, -1, "kernel %s (series %s) is older than %u.%u%s%s", k->release,
+				 series, floor_major(ctx), floor_minor(ctx),
 				 ros ? " and not a series the profile lists for this OS with " : "",
 				 ros ? lbl : "");
 	} else if (newest_s && version_cmp_n(&kv, &newest, 2) > 0) {
@@ -131,8 +140,8 @@ static void check_system_kernel(const struct check_ctx *ctx, struct report *r, c
 				 "kernel series %s is newer than %s, the newest %s supports on %s: DKMS amdgpu builds fail there",
 				 series, newest_s, lbl, osname);
 	} else if (!ros) {
-		res = report_add(r, def, ST_PASS, -1, "kernel %s (series %s) meets the %d.%d floor (%s is not in the profile for %s: only the floor applies)",
-				 k->release, series, KERNEL_FLOOR_MAJOR, KERNEL_FLOOR_MINOR, osname, lbl);
+		res = report_add(r, def, ST_PASS, -1, "kernel %s (series %s) meets the %u.%u floor (%s is not in the profile for %s: only the floor applies)",
+				 k->release, series, floor_major(ctx), floor_minor(ctx), osname, lbl);
 	} else {
 		res = report_add(r, def, ST_PASS, -1, "kernel %s (series %s) is within what %s supports on %s",
 				 k->release, series, lbl, osname);
@@ -154,7 +163,7 @@ static void check_system_kernel(const struct check_ctx *ctx, struct report *r, c
 		fixvars_addf(&fv, "kernels", "%s", joined);
 		free(joined);
 	} else {
-		fixvars_addf(&fv, "kernels", "%d.%d or newer", KERNEL_FLOOR_MAJOR, KERNEL_FLOOR_MINOR);
+		fixvars_addf(&fv, "kernels", "%u.%u or newer", floor_major(ctx), floor_minor(ctx));
 	}
 	fixvars_add(&fv, "os_name", osname);
 	fixvars_add(&fv, "rocm_version", rel ? rel->version : "");

@@ -639,6 +639,14 @@ static void key_database(struct loader *l, const char *key, const char *value)
 		double v;
 		if (once(l, key) && get_number(l, key, value, &v))
 			db->min_vram_gib = v;
+	} else if (!strcmp(key, "kernel_floor")) {
+		struct version v;
+		if (!once(l, key))
+			return;
+		if (!version_form(value, 2) || version_parse(value, &v) < 0)
+			err(l, "bad value for 'kernel_floor': \"%s\" (expected a kernel series like 5.15)", value);
+		else
+			db->kernel_floor = v;
 	} else {
 		unknown_key(l, key);
 	}
@@ -1259,6 +1267,7 @@ int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
 	*out = NULL;
 	l.db = xcalloc(1, sizeof(*l.db));
 	l.db->min_vram_gib = 8;
+	version_parse("5.15", &l.db->kernel_floor);
 	l.errors = errors ? errors : &scratch;
 
 	if (dir) {

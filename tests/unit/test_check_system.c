@@ -89,6 +89,18 @@ static void test_kernel_unknown_os_only_floor(void **state)
 	assert_status(c, ST_FAIL);
 	assert_contains(c->fix.text, "5.15 or newer");
 	tl_free(t);
+
+	/* the floor is profile data ([database] kernel_floor) */
+	t = tl_new();
+	version_parse("6.1", &t->db->kernel_floor);
+	tl_os(t, "fedora", "40", "Fedora Linux 40");
+	tl_kernel(t, "5.15.0-1");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	c = tl_one(t, "system.kernel");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "older than 6.1");
+	assert_contains(c->fix.text, "6.1 or newer");
+	tl_free(t);
 }
 
 static void test_kernel_newest_release_when_none_installed(void **state)
