@@ -91,19 +91,20 @@ static const struct prof_rocm *arch_release(const struct check_ctx *ctx, bool *i
 	return rel;
 }
 
-/* NVIDIA's repositories name the toolkit of CUDA X.Y "cuda-toolkit-X-Y" on
- * apt, dnf and zypper alike (CUDA installation guide, package names). */
+/* The toolkit package of the release that fits ([cuda X.Y] package),
+ * through the OS's install template. */
 static void fix_cuda_cc_low(struct check_result *res, const struct check_ctx *ctx, const struct gpu *g,
 			    const struct prof_cuda *have, const struct prof_cuda *ok)
 {
-	char pkg[64];
-	snprintf(pkg, sizeof(pkg), "cuda-toolkit-%u-%u", ok->ver.part[0], ok->ver.part[1]);
 	const struct prof_os *o = os_entry(ctx);
 	char *install = NULL;
-	const char *iv[] = { "packages", pkg, NULL };
-	if (!o || !o->install || profiles_render(o->install, iv, &install) < 0) {
+	const char *iv[] = { "packages", ok->package, NULL };
+	if (!ok->package || !o || !o->install || profiles_render(o->install, iv, &install) < 0) {
 		free(install);
-		install = xasprintf("# install %s from NVIDIA's CUDA repository with your package manager", pkg);
+		install = ok->package ? xasprintf("# install %s from NVIDIA's CUDA repository with your package manager",
+						  ok->package)
+				      : xasprintf("# install the CUDA %s toolkit from NVIDIA's CUDA repository",
+						  ok->version);
 	}
 	struct fixvars fv = FIXVARS_INIT;
 	fixvars_addf(&fv, "cc", "%u.%u", g->cc_major, g->cc_minor);

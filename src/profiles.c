@@ -926,6 +926,11 @@ static void key_cuda(struct loader *l, const char *key, const char *value)
 			err(l, "bad value for 'torch_index': \"%s\" (expected an https:// URL)", value);
 		else
 			set_str(l, &c->torch_index, key, value);
+	} else if (!strcmp(key, "package")) {
+		if (strpbrk(value, " \t;&|$`'\"\\<>"))
+			err(l, "bad value for 'package': \"%s\" (expected one package name)", value);
+		else
+			set_str(l, &c->package, key, value);
 	} else {
 		unknown_key(l, key);
 	}
@@ -1359,6 +1364,7 @@ void profiles_free(struct profiles *db)
 		free(db->cuda[i].version);
 		free(db->cuda[i].min_driver);
 		free(db->cuda[i].torch_index);
+		free(db->cuda[i].package);
 	}
 	free(db->cuda);
 	for (size_t i = 0; i < db->nfixes; i++) {

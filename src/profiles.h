@@ -134,6 +134,7 @@ struct prof_cuda {
 	char *min_driver;          /* "550.54.14": oldest Linux driver that runs it */
 	unsigned min_cc_major, min_cc_minor;
 	char *torch_index;         /* "https://download.pytorch.org/whl/cu124" */
+	char *package;             /* "cuda-toolkit-12-4" in NVIDIA's repositories, or NULL */
 	struct prof_where where;
 };
 

@@ -85,8 +85,8 @@ static const char tl_mini_gpus[] =
 	"[gpu gtx-780]\nname = NVIDIA GeForce GTX 780\nvendor = nvidia\narch = sm_35\ncc = 3.5\npci = 0x1004\nvram_gib = 3\n";
 static const char tl_mini_cuda[] =
 	"source = test data\n"
-	"[cuda 11.8]\nmin_driver = 520.61.05\nmin_cc = 3.5\ntorch_index = https://download.pytorch.org/whl/cu118\n\n"
-	"[cuda 12.4]\nmin_driver = 550.54.14\nmin_cc = 5.0\ntorch_index = https://download.pytorch.org/whl/cu124\n";
+	"[cuda 11.8]\nmin_driver = 520.61.05\nmin_cc = 3.5\npackage = cuda-toolkit-11-8\ntorch_index = https://download.pytorch.org/whl/cu118\n\n"
+	"[cuda 12.4]\nmin_driver = 550.54.14\nmin_cc = 5.0\npackage = cuda-toolkit-12-4\ntorch_index = https://download.pytorch.org/whl/cu124\n";
 static const char tl_mini_routes[] =
 	"source = test data\n"
 	"[route ubuntu-22.04 *]\ncommand = {headers_install}\n"
