@@ -158,11 +158,15 @@ void check_rocm_runtime(const struct check_ctx *ctx, struct report *r, const str
 				       "access to /dev/kfd and /dev/dri/renderD* (groups render and video), a GPU "
 				       "architecture this ROCm does not support (see device.arch and "
 				       "env.hsa_override), or *_VISIBLE_DEVICES hiding it.");
-			char *cmd = xasprintf("sudo usermod -aG render,video %s", fix_user(ctx->facts));
 			result_fix_command(res, "ls -l /dev/kfd /dev/dri/renderD*");
-			result_fix_command(res, cmd);
-			free(cmd);
-			res->fix.relogin = true;
+			if (ctx->db && ctx->db->amd_groups.n) { /* [database] amd_groups */
+				char *groups = strvec_join(&ctx->db->amd_groups, ",");
+				char *cmd = xasprintf("sudo usermod -aG %s %s", groups, fix_user(ctx->facts));
+				result_fix_command(res, cmd);
+				free(cmd);
+				free(groups);
+				res->fix.relogin = true;
+			}
 		} else {
 			result_fix_text(res, "The HIP runtime failed to start; `rocminfo` shows the same from ROCm's "
 				       "side and `sudo dmesg | grep -i -e amdgpu -e kfd` the kernel's.");

@@ -59,21 +59,19 @@ static void user_evidence(struct check_result *res, const struct facts *f, bool 
 	}
 }
 
-/* "render,video": the groups owning the denied nodes plus the pair AMD documents. */
-static char *groups_for(const struct strvec *node_groups, bool amd)
+/* "render,video": the groups owning the denied nodes plus the ones the
+ * profile names for the vendor ([database] amd_groups; nvidia_groups only
+ * when the nodes name none). */
+static char *groups_for(const struct check_ctx *ctx, const struct strvec *node_groups, bool amd)
 {
 	struct strvec g = STRVEC_INIT;
 	for (size_t i = 0; i < node_groups->n; i++)
 		if (!strvec_contains(&g, node_groups->v[i]) && strcmp(node_groups->v[i], "root"))
 			strvec_push(&g, node_groups->v[i]);
-	if (amd) {
-		if (!strvec_contains(&g, "render"))
-			strvec_push(&g, "render");
-		if (!strvec_contains(&g, "video"))
-			strvec_push(&g, "video");
-	} else if (!g.n) {
-		strvec_push(&g, "video");
-	}
+	const struct strvec *want = !ctx->db ? NULL : amd ? &ctx->db->amd_groups : g.n ? NULL : &ctx->db->nvidia_groups;
+	for (size_t i = 0; want && i < want->n; i++)
+		if (!strvec_contains(&g, want->v[i]))
+			strvec_push(&g, want->v[i]);
 	char *s = strvec_join(&g, ",");
 	strvec_release(&g);
 	return s;
@@ -83,7 +81,7 @@ static void fix_groups(struct check_result *res, const struct check_ctx *ctx, co
 		       bool amd)
 {
 	struct fixvars fv = FIXVARS_INIT;
-	char *groups = groups_for(node_groups, amd);
+	char *groups = groups_for(ctx, node_groups, amd);
 	fixvars_add(&fv, "user", fix_user(ctx->facts));
 	fixvars_add(&fv, "groups", groups);
 	fix_apply(res, ctx, "groups", &fv);

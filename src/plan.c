@@ -1078,7 +1078,9 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 
 	struct strvec v = STRVEC_INIT;
 	var_set(&v, "user", DESCRIBED_USER);
-	var_set(&v, "groups", "render,video");
+	char *groups = strvec_join(&db->amd_groups, ",");
+	var_set(&v, "groups", groups);
+	free(groups);
 	apply_profile_fix(pl, "perm.kfd", "groups", &v);
 	struct plan_step *gs = step_find(pl->p, "groups");
 	if (gs)

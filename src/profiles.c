@@ -639,6 +639,24 @@ static void key_database(struct loader *l, const char *key, const char *value)
 		double v;
 		if (once(l, key) && get_number(l, key, value, &v))
 			db->min_vram_gib = v;
+	} else if (!strcmp(key, "amd_groups") || !strcmp(key, "nvidia_groups")) {
+		struct strvec *g = !strcmp(key, "amd_groups") ? &db->amd_groups : &db->nvidia_groups;
+		struct strvec w = STRVEC_INIT;
+		strvec_split(&w, value, " \t");
+		bool ok = w.n > 0;
+		for (size_t i = 0; i < w.n && ok; i++)
+			ok = strspn(w.v[i], "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(w.v[i]) &&
+			     w.v[i][0] != '-';
+		if (!once(l, key)) {
+			/* once() said it */
+		} else if (!ok) {
+			err(l, "bad value for '%s': \"%s\" (expected group names like render video)", key, value);
+		} else {
+			strvec_release(g);
+			*g = w;
+			strvec_init(&w);
+		}
+		strvec_release(&w);
 	} else if (!strcmp(key, "kernel_floor")) {
 		struct version v;
 		if (!once(l, key))
@@ -1273,6 +1291,8 @@ int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
 	l.db = xcalloc(1, sizeof(*l.db));
 	l.db->min_vram_gib = 8;
 	version_parse("5.15", &l.db->kernel_floor);
+	strvec_split(&l.db->amd_groups, "render video", " ");
+	strvec_split(&l.db->nvidia_groups, "video", " ");
 	l.errors = errors ? errors : &scratch;
 
 	if (dir) {
@@ -1314,6 +1334,8 @@ void profiles_free(struct profiles *db)
 	if (!db)
 		return;
 	free(db->db_version);
+	strvec_release(&db->amd_groups);
+	strvec_release(&db->nvidia_groups);
 	for (size_t i = 0; i < db->nos; i++) {
 		struct prof_os *o = &db->os[i];
 		free(o->key);

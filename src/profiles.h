@@ -157,6 +157,8 @@ struct profiles {
 	char *db_version;          /* "[database] version = 2026.11.29" */
 	double min_vram_gib;       /* for ML work; default 8 */
 	struct version kernel_floor; /* the oldest kernel series judged supported; default 5.15 */
+	struct strvec amd_groups;  /* groups a user needs for /dev/kfd and render nodes; default render video */
+	struct strvec nvidia_groups; /* the same for /dev/nvidia*; default video */
 	struct prof_where db_where;/* where [database] is */
 	struct prof_os *os;              size_t nos;
 	struct prof_rocm *rocm;          size_t nrocm;     /* sorted by version ascending */

@@ -36,6 +36,15 @@ static void test_kfd_denied(void **state)
 	assert_true(c->fix.relogin);
 	assert_true(tl_has_evidence(c, "user", "alice adm sudo"));
 	tl_free(t);
+	/* the groups beside the node's own are profile data ([database] amd_groups) */
+	t = amd_box();
+	strvec_release(&t->db->amd_groups);
+	strvec_push(&t->db->amd_groups, "gpu");
+	tl_user(t, "alice", 1000, "alice adm sudo");
+	tl_dev(t, "/dev/kfd", NODE_CHAR, 0660, "render", ACCESS_DENIED);
+	c = tl_one(t, "perm.kfd");
+	assert_true(tl_has_command(c, "sudo usermod -aG render,gpu alice"));
+	tl_free(t);
 	/* read-only is not enough */
 	t = amd_box();
 	tl_user(t, "alice", 1000, "alice");

@@ -81,6 +81,10 @@ static void test_embedded_loads(void **state)
 	assert_string_equal(db->db_version, "2026.11.29");
 	assert_true(db->min_vram_gib == 8);
 	assert_true(db->kernel_floor.part[0] == 5 && db->kernel_floor.part[1] == 15);
+	assert_int_equal(db->amd_groups.n, 2);
+	assert_string_equal(db->amd_groups.v[0], "render");
+	assert_string_equal(db->amd_groups.v[1], "video");
+	assert_int_equal(db->nvidia_groups.n, 1);
 	assert_int_equal(db->files.n, embedded_profiles_count);
 	assert_true(db->nos >= 8);
 	assert_int_equal(db->nrocm, 10);
