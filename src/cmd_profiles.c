@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "out.h"
 #include "profiles.h"
 
 static const char profiles_usage[] =
@@ -53,19 +54,6 @@ static void print_json(json_t *j)
 		free(s);
 	}
 	json_decref(j);
-}
-
-static json_t *json_strvec(const struct strvec *sv)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; i < sv->n; i++)
-		json_array_append_new(a, json_string(sv->v[i]));
-	return a;
-}
-
-static json_t *json_str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
 }
 
 static void print_list(const char *label, const struct strvec *sv)
@@ -150,7 +138,7 @@ static int do_list(struct cli *cli)
 		}
 		print_json(json_pack("{s:s, s:s, s:o, s:o}", "database_version", db->db_version,
 				     "source", src_label(cli->profiles_dir), "files", files,
-				     "sources", json_strvec(&db->sources)));
+				     "sources", out_json_strvec(&db->sources)));
 	} else {
 		printf("Profile database %s (%s)\n\n", db->db_version, src_label(cli->profiles_dir));
 		for (size_t i = 0; i < db->files.n; i++) {
@@ -195,13 +183,13 @@ static json_t *show_os(const struct profiles *db, const struct prof_os *o, bool 
 			const struct prof_rocm_os *ro = prof_rocm_os(&db->rocm[i], o->key);
 			if (ro)
 				json_array_append_new(rel, json_pack("{s:s, s:o, s:b}", "rocm", db->rocm[i].version,
-								     "kernels", json_strvec(&ro->kernels),
+								     "kernels", out_json_strvec(&ro->kernels),
 								     "radeon", ro->radeon));
 		}
 		return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:s, s:s, s:o, s:o}",
 				 "kind", "os", "key", o->key, "name", o->name, "id", o->id,
-				 "version", o->version, "codename", json_str_or_null(o->codename),
-				 "pkg", o->pkg, "community", o->community, "headers", json_strvec(&o->headers),
+				 "version", o->version, "codename", out_json_str(o->codename),
+				 "pkg", o->pkg, "community", o->community, "headers", out_json_strvec(&o->headers),
 				 "install", o->install, "grub_update", o->grub_update, "rocm", rel,
 				 "where", where_json(&o->where));
 	}
@@ -231,18 +219,18 @@ static json_t *show_rocm(const struct prof_rocm *r, bool json)
 		json_t *os = json_array();
 		for (size_t i = 0; i < r->nos; i++)
 			json_array_append_new(os, json_pack("{s:s, s:o, s:b}", "os", r->os[i].os,
-							    "kernels", json_strvec(&r->os[i].kernels),
+							    "kernels", out_json_strvec(&r->os[i].kernels),
 							    "radeon", r->os[i].radeon));
 		json_t *window = r->driver_window_months
 			? json_pack("{s:i}", "months", r->driver_window_months)
 			: json_pack("{s:i}", "releases", r->driver_window_releases);
 		return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 				 "kind", "rocm", "version", r->version, "date", r->date,
-				 "latest", json_str_or_null(r->latest),
-				 "instinct", json_strvec(&r->gfx_instinct), "radeon", json_strvec(&r->gfx_radeon),
-				 "os", os, "driver_window", window, "dkms", json_strvec(&r->dkms),
-				 "torch_index", json_str_or_null(r->torch_index),
-				 "torch", json_strvec(&r->torch_releases), "where", where_json(&r->where));
+				 "latest", out_json_str(r->latest),
+				 "instinct", out_json_strvec(&r->gfx_instinct), "radeon", out_json_strvec(&r->gfx_radeon),
+				 "os", os, "driver_window", window, "dkms", out_json_strvec(&r->dkms),
+				 "torch_index", out_json_str(r->torch_index),
+				 "torch", out_json_strvec(&r->torch_releases), "where", where_json(&r->where));
 	}
 	printf("[rocm %s]  released %s", r->version, r->date);
 	if (r->latest)
@@ -281,8 +269,8 @@ static json_t *show_gfx(const struct profiles *db, const struct prof_gfx *g, boo
 	json_t *j = NULL;
 	if (json) {
 		j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:o, s:o, s:o}", "kind", "gfx", "arch", g->arch,
-			      "family", g->family, "override", json_str_or_null(g->override), "apu", g->apu,
-			      "rocm", json_strvec(&rel), "models", json_strvec(&models),
+			      "family", g->family, "override", out_json_str(g->override), "apu", g->apu,
+			      "rocm", out_json_strvec(&rel), "models", out_json_strvec(&models),
 			      "where", where_json(&g->where));
 	} else {
 		printf("[gfx %s]  %s%s\n", g->arch, g->family, g->apu ? ", integrated GPUs only" : "");
@@ -342,7 +330,7 @@ static json_t *show_cuda(const struct prof_cuda *c, bool json)
 	if (json)
 		return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "kind", "cuda", "version", c->version,
 				 "min_driver", c->min_driver, "min_compute_capability", cc,
-				 "torch_index", json_str_or_null(c->torch_index), "where", where_json(&c->where));
+				 "torch_index", out_json_str(c->torch_index), "where", where_json(&c->where));
 	printf("[cuda %s]\n", c->version);
 	printf("  %-14s %s\n", "min driver", c->min_driver);
 	printf("  %-14s %s\n", "min cc", cc);
@@ -355,7 +343,7 @@ static json_t *show_fix(const struct prof_fix *f, bool json)
 {
 	if (json)
 		return json_pack("{s:s, s:s, s:s, s:o, s:b, s:b, s:o}", "kind", "fix", "id", f->id,
-				 "text", f->text, "commands", json_strvec(&f->commands),
+				 "text", f->text, "commands", out_json_strvec(&f->commands),
 				 "reboot", f->reboot, "relogin", f->relogin, "where", where_json(&f->where));
 	printf("[fix %s]%s%s\n", f->id, f->reboot ? "  (needs a reboot)" : "",
 	       f->relogin ? "  (needs a new login)" : "");
@@ -370,7 +358,7 @@ static json_t *show_route(const struct prof_route *r, bool json)
 {
 	if (json)
 		return json_pack("{s:s, s:s, s:s, s:o, s:o}", "kind", "route", "os", r->os, "rocm", r->rocm,
-				 "commands", json_strvec(&r->commands), "where", where_json(&r->where));
+				 "commands", out_json_strvec(&r->commands), "where", where_json(&r->where));
 	printf("[route %s %s]\n", r->os, r->rocm);
 	for (size_t i = 0; i < r->commands.n; i++)
 		printf("    %s\n", r->commands.v[i]);
@@ -467,8 +455,8 @@ static int do_validate(struct cli *cli, const char *dir)
 	int rc = profiles_load(&db, dir, &errors) < 0 ? EXIT_PROBLEMS : EXIT_OK;
 	if (cli->format == FMT_JSON) {
 		json_t *j = json_pack("{s:s, s:b, s:o, s:o}", "source", src_label(dir), "valid", rc == EXIT_OK,
-				      "database_version", json_str_or_null(db ? db->db_version : NULL),
-				      "errors", json_strvec(&errors));
+				      "database_version", out_json_str(db ? db->db_version : NULL),
+				      "errors", out_json_strvec(&errors));
 		print_json(j);
 	}
 	for (size_t i = 0; i < errors.n; i++)

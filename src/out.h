@@ -44,6 +44,8 @@ void out_text_clean(FILE *fp, const char *s, bool utf8);
 size_t out_utf8_next(const unsigned char *s, uint32_t *cp);
 /* A JSON string for s with invalid UTF-8 replaced by U+FFFD; json null for NULL. */
 json_t *out_json_str(const char *s);
+/* A JSON array of the strings, each through out_json_str. */
+json_t *out_json_strvec(const struct strvec *sv);
 /* The whole rocmcheck.report/1 object; caller owns it (json_decref). */
 json_t *out_json_report(const struct report *r);
 /* What `devices --json` prints: schema, tool, source, host and gpus only. */

@@ -349,6 +349,14 @@ json_t *out_json_devices(const struct report *r)
 	return doc;
 }
 
+json_t *out_json_strvec(const struct strvec *sv)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < sv->n; i++)
+		json_array_append_new(a, out_json_str(sv->v[i]));
+	return a;
+}
+
 int out_json_write(FILE *fp, const json_t *doc)
 {
 	if (json_dumpf(doc, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)

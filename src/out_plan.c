@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 
+#include "out.h"
 #include "plan.h"
 
 /* A comment paragraph: "# " lines of at most ~78 columns, control bytes
@@ -182,35 +183,22 @@ int out_plan_sh(FILE *fp, const struct plan *p)
 	return ferror(fp) ? -EIO : 0;
 }
 
-static json_t *str_array(const struct strvec *sv)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; i < sv->n; i++)
-		json_array_append_new(a, json_string(sv->v[i]));
-	return a;
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 int out_plan_json(FILE *fp, const struct plan *p)
 {
 	json_t *doc = json_object();
 	bool reboot = false, relogin = false;
 	json_object_set_new(doc, "schema", json_string("rocmcheck.plan/1"));
-	json_object_set_new(doc, "profiles_version", str_or_null(p->db_version));
+	json_object_set_new(doc, "profiles_version", out_json_str(p->db_version));
 	json_t *t = json_object();
 	json_object_set_new(t, "described", json_boolean(p->described));
-	json_object_set_new(t, "os", str_or_null(p->os_key));
-	json_object_set_new(t, "os_name", str_or_null(p->os_name));
-	json_object_set_new(t, "vendor", str_or_null(vendor_name(p->vendor)));
-	json_object_set_new(t, "gpu", str_or_null(p->gpu_name));
-	json_object_set_new(t, "arch", str_or_null(p->arch));
-	json_object_set_new(t, "rocm", str_or_null(p->rocm));
-	json_object_set_new(t, "cuda", str_or_null(p->cuda));
-	json_object_set_new(t, "torch_index", str_or_null(p->torch_index));
+	json_object_set_new(t, "os", out_json_str(p->os_key));
+	json_object_set_new(t, "os_name", out_json_str(p->os_name));
+	json_object_set_new(t, "vendor", out_json_str(vendor_name(p->vendor)));
+	json_object_set_new(t, "gpu", out_json_str(p->gpu_name));
+	json_object_set_new(t, "arch", out_json_str(p->arch));
+	json_object_set_new(t, "rocm", out_json_str(p->rocm));
+	json_object_set_new(t, "cuda", out_json_str(p->cuda));
+	json_object_set_new(t, "torch_index", out_json_str(p->torch_index));
 	json_object_set_new(doc, "target", t);
 	json_t *steps = json_array();
 	for (size_t i = 0; i < p->nsteps; i++) {
@@ -218,14 +206,14 @@ int out_plan_json(FILE *fp, const struct plan *p)
 		json_t *o = json_object();
 		json_object_set_new(o, "id", json_string(s->id));
 		json_object_set_new(o, "title", json_string(s->title));
-		json_object_set_new(o, "why", str_array(&s->why));
-		json_object_set_new(o, "comment", str_or_null(s->comment));
-		json_object_set_new(o, "commands", str_array(&s->commands));
-		json_object_set_new(o, "guard", str_or_null(s->guard));
+		json_object_set_new(o, "why", out_json_strvec(&s->why));
+		json_object_set_new(o, "comment", out_json_str(s->comment));
+		json_object_set_new(o, "commands", out_json_strvec(&s->commands));
+		json_object_set_new(o, "guard", out_json_str(s->guard));
 		json_object_set_new(o, "needs_root", json_boolean(s->needs_root));
 		json_object_set_new(o, "reboot", json_boolean(s->reboot));
 		json_object_set_new(o, "relogin", json_boolean(s->relogin));
-		json_object_set_new(o, "manual", str_array(&s->manual));
+		json_object_set_new(o, "manual", out_json_strvec(&s->manual));
 		json_array_append_new(steps, o);
 		reboot |= s->reboot;
 		relogin |= s->relogin;
@@ -234,17 +222,15 @@ int out_plan_json(FILE *fp, const struct plan *p)
 	json_t *notes = json_array();
 	for (size_t i = 0; i < p->nnotes; i++) {
 		json_t *o = json_object();
-		json_object_set_new(o, "why", str_array(&p->notes[i].why));
+		json_object_set_new(o, "why", out_json_strvec(&p->notes[i].why));
 		json_object_set_new(o, "text", json_string(p->notes[i].text));
-		json_object_set_new(o, "commands", str_array(&p->notes[i].commands));
+		json_object_set_new(o, "commands", out_json_strvec(&p->notes[i].commands));
 		json_array_append_new(notes, o);
 	}
 	json_object_set_new(doc, "notes", notes);
 	json_object_set_new(doc, "reboot", json_boolean(reboot));
 	json_object_set_new(doc, "relogin", json_boolean(relogin));
-	int rc = json_dumpf(doc, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int rc = out_json_write(fp, doc);
 	json_decref(doc);
-	if (rc == 0)
-		fputc('\n', fp);
-	return rc < 0 || ferror(fp) ? -EIO : 0;
+	return rc;
 }
