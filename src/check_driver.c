@@ -117,7 +117,7 @@ static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, cons
 		if (f->sys.container != CONTAINER_NONE)
 			fix_apply(res, ctx, "container_devices", NULL);
 		else
-			result_fix_text(res, "The kernel's amdgpu driver runs without KFD (CONFIG_HSA_AMD is off in this kernel, or KFD failed to start): read the kernel log for \"kfd\" messages and boot a distribution kernel or install the ROCm DKMS driver.");
+			fix_apply(res, ctx, "kfd_disabled", NULL);
 		return;
 	}
 	size_t nodes = 0, unreadable = 0, dgpus = 0;

@@ -228,12 +228,14 @@ static void check_perm_nvidia(const struct check_ctx *ctx, struct report *r, con
 			user_evidence(res, f, via_sudo);
 			fix_groups(res, ctx, &groups, false);
 		} else if (f->sys.container != CONTAINER_NONE) {
-			result_fix_text(res, "Inside a container the NVIDIA device nodes must be passed in: run it with --gpus all (NVIDIA Container Toolkit), or with --device for each of %s.",
-					ml);
+			struct fixvars fv = FIXVARS_INIT;
+			fixvars_add(&fv, "nodes", ml);
+			fix_apply(res, ctx, "container_nvidia", &fv);
+			fixvars_release(&fv);
 		} else if (strvec_contains(&missing, "/dev/nvidia-uvm") && missing.n == 1) {
 			fix_apply(res, ctx, "nvidia_uvm", NULL);
 		} else {
-			result_fix_text(res, "The NVIDIA device nodes appear when the driver's modules load: see driver.nvidia; nvidia-modprobe -u -c=0 creates /dev/nvidia-uvm and /dev/nvidia0.");
+			fix_apply(res, ctx, "nvidia_nodes", NULL);
 		}
 		free(dl);
 		free(ml);

@@ -29,7 +29,7 @@ const char *const profile_placeholders[] = {
 	"os_name", "rocm_version", "override", "node", "arch", "var", "vars",
 	"visible_id", "gpu_index", "torch_index", "backend", "install",
 	"driver_version", "cuda_version", "min_driver", "vram", "min_vram",
-	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda",
+	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda", "nodes",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id",
 	NULL
@@ -61,6 +61,9 @@ static const struct fix_contract {
 	{ "tf_reinstall", "packages rocm_version", false, false },
 	{ "tf_reinstall_cuda", "packages", false, false },
 	{ "container_devices", "", false, false },
+	{ "container_nvidia", "nodes", false, false },
+	{ "nvidia_nodes", "", false, false },
+	{ "kfd_disabled", "", false, false },
 	{ "kfd_missing_node", "pci_addr", false, false },
 	{ "nvidia_driver", "install packages os_name", true, false },
 	{ "nvidia_uvm", "", false, false },

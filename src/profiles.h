@@ -6,42 +6,11 @@
  * Strings are owned by the database; every query returns borrowed pointers
  * valid until profiles_free(). */
 /*
- * The fix contract between profiles/fixes.ini and the checks. Each fix id
- * below exists in the shipped profiles; its text and commands are templates
- * whose placeholders the checks fill in (profiles validate rejects any other
- * placeholder, see profile_placeholders[]):
- *
- *   groups              {user} {groups}                 relogin
- *   amdgpu_load         {kernel} {headers_install}
- *   mok_enroll                                          reboot
- *   iommu_pt            {grub_update}                   reboot
- *   kernel_supported    {kernel} {kernels} {os_name} {rocm_version}
- *   os_unsupported      {os_name} {rocm_version} {os_list} {other_rocm}
- *   rocm_install        {os_name} {rocm_version}        (the commands come from the route)
- *   rocm_multiple       {rocm_path} {rocm_paths}
- *   hsa_override_set    {var} {override} {node} {arch}
- *   hsa_override_unset  {var}
- *   hsa_override_format {var} {override}
- *   igpu_hide           {visible_id} {gpu_index}
- *   visible_devices     {var} {vars}
- *   launch_blocking     {vars}
- *   torch_reinstall     {torch_index} {backend}
- *   torch_no_index      {backend}
- *   tf_reinstall        {packages} {rocm_version}
- *   tf_reinstall_cuda   {packages}
- *   container_devices
- *   kfd_missing_node    {pci_addr}
- *   nvidia_driver       {install} {packages} {os_name}  reboot
- *   nvidia_uvm
- *   nouveau             {grub_update}                   reboot
- *   rocm_upgrade        {rocm_version} {arch}           (a newer release; route commands follow)
- *   rocm_older          {rocm_version} {arch}           (the arch was dropped; route commands follow)
- *   rocm_window         {rocm_version} {driver_version}
- *   pytorch_rocm_arch   {arch}
- *   cuda_driver_upgrade {cuda_version} {min_driver}
- *   cuda_cc_low         {cc} {cuda_version} {ok_cuda} {install}
- *   vram_low            {vram} {min_vram}
- *   wsl_route
+ * The fix contract between profiles/fixes.ini and the checks: the table
+ * fix_contract[] in profiles.c lists each fix id the checks use, the
+ * placeholders its check fills and whether it needs a reboot or a new login
+ * (documented in rocmcheck-profiles(5)). Each exists in the shipped profiles;
+ * profiles validate rejects any other placeholder (profile_placeholders[]).
  *
  * {headers_install} and {install} are rendered by the check from the OS
  * entry's `install` template and `headers` list (nvidia_driver: from its
