@@ -188,8 +188,9 @@ const char *redactor_add(struct redactor *rd, enum anon_kind kind, const char *v
 	rd->pairs = xrealloc(rd->pairs, (rd->npairs + 1) * sizeof(*rd->pairs));
 	struct anon_pair *p = &rd->pairs[rd->npairs++];
 	p->from = xstrdup(value);
-	p->kind = kind;
+	p->from_len = strlen(value);
 	p->to = make_pseudonym(rd, kind, value);
+	rd->sorted = false;
 	return p->to;
 }
 
@@ -412,23 +413,29 @@ static char *replace_addresses(struct redactor *rd, const char *s, size_t len, s
 
 static int cmp_pair_len(const void *a, const void *b)
 {
-	size_t la = strlen(((const struct anon_pair *)a)->from);
-	size_t lb = strlen(((const struct anon_pair *)b)->from);
+	size_t la = ((const struct anon_pair *)a)->from_len;
+	size_t lb = ((const struct anon_pair *)b)->from_len;
 	return la < lb ? 1 : la > lb ? -1 : 0;
 }
 
 static char *replace_words(struct redactor *rd, const char *s, size_t len, size_t *out_len)
 {
-	/* longest first, so "/home/alice" wins over "alice" */
-	qsort(rd->pairs, rd->npairs, sizeof(*rd->pairs), cmp_pair_len);
+	/* longest first, so "/home/alice" wins over "alice"; sorted again only
+	 * after a pair was added */
+	if (!rd->sorted) {
+		qsort(rd->pairs, rd->npairs, sizeof(*rd->pairs), cmp_pair_len);
+		rd->sorted = true;
+	}
 	struct strbuf sb = STRBUF_INIT;
 	size_t i = 0;
 	while (i < len) {
 		bool done = false;
 		for (size_t k = 0; k < rd->npairs && !done; k++) {
 			const char *f = rd->pairs[k].from;
-			size_t fl = strlen(f);
-			if (f[0] != s[i] || fl > len - i || memcmp(s + i, f, fl))
+			if (f[0] != s[i])
+				continue;
+			size_t fl = rd->pairs[k].from_len;
+			if (fl > len - i || memcmp(s + i, f, fl))
 				continue;
 			if (word_char(f[0]) && i > 0 && word_char(s[i - 1]))
 				continue;

@@ -41,8 +41,8 @@ enum anon_kind { ANON_HOST = 0, ANON_USER, ANON_HOME, ANON_SERIAL, ANON_IPV4, AN
 
 struct anon_pair {
 	char *from;
+	size_t from_len;
 	char *to;
-	enum anon_kind kind;
 };
 
 struct redactor {
@@ -50,6 +50,7 @@ struct redactor {
 	struct strvec secrets;     /* literal values scrubbed from every file */
 	struct anon_pair *pairs;   /* anonymisation table (only in memory) */
 	size_t npairs;
+	bool sorted;               /* pairs longest first (replace_words sorts when not) */
 	unsigned counter[ANON_NKINDS];
 };
 
