@@ -349,6 +349,10 @@ const char *cuda_error_fallback_name(int code);
 /* A job for facts GPU `g`: the backend of its vendor, its runtime ordinal
  * among the visible GPUs of that vendor, PCI address, effective arch and the
  * profile's peak figures. -ENODEV for a GPU no backend drives. */
+/* The seed of the probes' inputs unless a test asks for another. */
+#define PROBE_DEFAULT_SEED 0x726f636d63686bULL
+/* Whether GPU `index` is in a --gpu list ("0,2"); NULL or "" selects all. */
+bool probe_gpu_selected(const char *gpus, int index);
 int probe_job_for_gpu(const struct facts *f, const struct profiles *db, const struct gpu *g,
 		      struct probe_job *job);
 

@@ -57,7 +57,7 @@ int probe_job_for_gpu(const struct facts *f, const struct profiles *db, const st
 		snprintf(job->blocking_var, sizeof(job->blocking_var), "%.*s",
 			 (int)strcspn(f->env.blocking_vars.v[0], "="), f->env.blocking_vars.v[0]);
 	job->size = PROBE_SMALL;
-	job->seed = 0x726f636d63686bULL;
+	job->seed = PROBE_DEFAULT_SEED;
 	return 0;
 }
 
@@ -74,7 +74,7 @@ void probe_progress(const char *fmt, ...)
 	fflush(stderr);
 }
 
-static bool gpu_selected(const char *gpus, int index)
+bool probe_gpu_selected(const char *gpus, int index)
 {
 	if (!gpus || !*gpus)
 		return true;
@@ -146,7 +146,7 @@ void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const stru
 	for (size_t i = 0; i < f->ngpus; i++) {
 		const struct gpu *g = &f->gpus[i];
 		struct probe_job job;
-		if (!g->visible || !gpu_selected(gpus, g->index) || probe_job_for_gpu(f, ctx->db, g, &job) < 0)
+		if (!g->visible || !probe_gpu_selected(gpus, g->index) || probe_job_for_gpu(f, ctx->db, g, &job) < 0)
 			continue;
 		if (full)
 			job.size = PROBE_MEDIUM;

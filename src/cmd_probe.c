@@ -186,7 +186,7 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 		jobs[0] = base;
 		jobs[0].ops = &backend_cpu_ops;
 		jobs[0].device = 0;
-		jobs[0].seed = 0x726f636d63686bULL;
+		jobs[0].seed = PROBE_DEFAULT_SEED;
 		job_gpu[0] = -1;
 		njobs = 1;
 		report_init(&r, NULL, NULL);
@@ -210,17 +210,8 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 				continue;
 			if (only && j.ops != only)
 				continue;
-			if (gpus) {
-				struct strvec sv = STRVEC_INIT;
-				strvec_split(&sv, gpus, ",");
-				bool hit = false;
-				for (size_t k = 0; k < sv.n; k++)
-					if (parse_u64(sv.v[k], 10, &u) == 0 && u == (uint64_t)g->index)
-						hit = true;
-				strvec_release(&sv);
-				if (!hit)
-					continue;
-			}
+			if (!probe_gpu_selected(gpus, g->index))
+				continue;
 			j.size = base.size;
 			j.iterations = base.iterations;
 			j.duration_s = base.duration_s;
