@@ -47,6 +47,14 @@ const char *rocm_judged_how(const struct check_ctx *ctx, bool installed, char *b
 const struct prof_os *os_entry(const struct check_ctx *ctx);
 /* "Ubuntu 22.04 LTS" from the profile, else os-release's PRETTY_NAME, else "this OS". */
 const char *os_display_name(const struct check_ctx *ctx);
+/* amdgpu's /sys/module/amdgpu/initstate says "live". */
+bool amdgpu_live(const struct facts *f);
+/* Evidence: each GPU-class PCI device of `vendor` (0: every vendor), with
+ * its ids, class and driver. Returns how many. */
+size_t pci_evidence(struct check_result *res, const struct facts *f, unsigned vendor);
+/* The amdgpu_load fix, filled for this machine's kernel and headers. */
+void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ctx);
+
 /* The user the permission checks judge: SUDO_USER when running as root via
  * sudo, else the user; NULL when unknown. *via_sudo says which. */
 const char *judged_user(const struct facts *f, bool *via_sudo);

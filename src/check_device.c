@@ -13,23 +13,6 @@ static const char *no_gpu_reason(const struct facts *f)
 	return "no GPU";
 }
 
-static void pci_seen(struct check_result *res, const struct facts *f)
-{
-	size_t shown = 0;
-	for (size_t i = 0; i < f->npci; i++) {
-		const struct pci_dev *p = &f->pci[i];
-		if (!pci_is_gpu_class(p->class_code))
-			continue;
-		char *path = xasprintf("/sys/bus/pci/devices/%s", p->addr ? p->addr : "?");
-		result_evidence(res, path, "%04x:%04x class 0x%06x driver %s", p->vendor, p->device, p->class_code,
-				p->driver ? p->driver : "(none)");
-		free(path);
-		shown++;
-	}
-	if (!shown)
-		result_evidence(res, "/sys/bus/pci/devices", "no display or compute-accelerator device");
-}
-
 static void check_device_present(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -65,15 +48,10 @@ static void check_device_present(const struct check_ctx *ctx, struct report *r, 
 	char *seen = pci_seen_text(f);
 	res = report_add(r, def, ST_FAIL, -1, "no GPU found: no KFD GPU node and no NVIDIA device; PCI shows %s", seen);
 	free(seen);
-	pci_seen(res, f);
+	if (!pci_evidence(res, f, 0))
+		result_evidence(res, "/sys/bus/pci/devices", "no display or compute-accelerator device");
 	if (pci_count_vendor(f, 0x1002)) {
-		struct fixvars fv = FIXVARS_INIT;
-		char *headers = headers_install_command(ctx);
-		fixvars_add(&fv, "kernel", f->kernel.release ? f->kernel.release : "$(uname -r)");
-		fixvars_add(&fv, "headers_install", headers);
-		fix_apply(res, ctx, "amdgpu_load", &fv);
-		fixvars_release(&fv);
-		free(headers);
+		fix_amdgpu_load(res, ctx);
 	} else if (pci_count_vendor(f, 0x10de)) {
 		result_fix_text(res, "An NVIDIA GPU is on PCI but no driver exposes it: see driver.nvidia.");
 	} else {

@@ -5,35 +5,6 @@
 
 #include "check_common.h"
 
-static void pci_evidence(struct check_result *res, const struct facts *f, unsigned vendor)
-{
-	for (size_t i = 0; i < f->npci; i++) {
-		const struct pci_dev *p = &f->pci[i];
-		if (p->vendor != vendor || !pci_is_gpu_class(p->class_code))
-			continue;
-		char *path = xasprintf("/sys/bus/pci/devices/%s", p->addr ? p->addr : "?");
-		result_evidence(res, path, "%04x:%04x class 0x%06x driver %s", p->vendor, p->device, p->class_code,
-				p->driver ? p->driver : "(none)");
-		free(path);
-	}
-}
-
-static bool amdgpu_live(const struct facts *f)
-{
-	return f->drv.amdgpu_initstate && !strcmp(f->drv.amdgpu_initstate, "live");
-}
-
-static void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ctx)
-{
-	struct fixvars fv = FIXVARS_INIT;
-	char *headers = headers_install_command(ctx);
-	fixvars_add(&fv, "kernel", ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)");
-	fixvars_add(&fv, "headers_install", headers);
-	fix_apply(res, ctx, "amdgpu_load", &fv);
-	fixvars_release(&fv);
-	free(headers);
-}
-
 static void check_driver_amdgpu(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;

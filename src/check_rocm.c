@@ -261,7 +261,7 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 	/* The driver judged: the loaded DKMS module; with amdgpu not loaded, the
 	 * installed DKMS package (what loads once the module is allowed to);
 	 * the in-tree driver is not judged. */
-	bool live = f->drv.amdgpu_initstate && !strcmp(f->drv.amdgpu_initstate, "live");
+	bool live = amdgpu_live(f);
 	const char *dver = f->drv.amdgpu_version, *dhow = "";
 	char *dkms_dir = NULL;
 	if (!dver && !live && f->sys.dkms_amdgpu_versions.n) {

@@ -408,7 +408,7 @@ static void check_system_secure_boot(const struct check_ctx *ctx, struct report 
 			   f->sys.efi ? "not captured" : "legacy BIOS boot");
 		return;
 	}
-	bool live = f->drv.amdgpu_initstate && !strcmp(f->drv.amdgpu_initstate, "live");
+	bool live = amdgpu_live(f);
 	struct check_result *res;
 	if (f->sys.secure_boot == 1 && !live && f->sys.dkms_amdgpu) {
 		res = report_add(r, def, ST_FAIL, -1,

@@ -160,6 +160,38 @@ void fix_apply(struct check_result *res, const struct check_ctx *ctx, const char
 
 /* ---- the machine ---- */
 
+bool amdgpu_live(const struct facts *f)
+{
+	return f->drv.amdgpu_initstate && !strcmp(f->drv.amdgpu_initstate, "live");
+}
+
+size_t pci_evidence(struct check_result *res, const struct facts *f, unsigned vendor)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->npci; i++) {
+		const struct pci_dev *p = &f->pci[i];
+		if ((vendor && p->vendor != vendor) || !pci_is_gpu_class(p->class_code))
+			continue;
+		char *path = xasprintf("/sys/bus/pci/devices/%s", p->addr ? p->addr : "?");
+		result_evidence(res, path, "%04x:%04x class 0x%06x driver %s", p->vendor, p->device, p->class_code,
+				p->driver ? p->driver : "(none)");
+		free(path);
+		n++;
+	}
+	return n;
+}
+
+void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ctx)
+{
+	struct fixvars fv = FIXVARS_INIT;
+	char *headers = headers_install_command(ctx);
+	fixvars_add(&fv, "kernel", ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)");
+	fixvars_add(&fv, "headers_install", headers);
+	fix_apply(res, ctx, "amdgpu_load", &fv);
+	fixvars_release(&fv);
+	free(headers);
+}
+
 size_t pci_count_vendor(const struct facts *f, unsigned vendor_id)
 {
 	size_t n = 0;
