@@ -62,6 +62,17 @@ int backend_dlopen(struct backend *b, void **handle, char *path_out, size_t path
 	return -ENOENT;
 }
 
+int backend_sym_opt(void *handle, const char *name, void *fnptr, size_t fnsize)
+{
+	void *sym = handle ? dlsym(handle, name) : NULL;
+	if (!sym || fnsize != sizeof(sym)) {
+		memset(fnptr, 0, fnsize);
+		return -ENOSYS;
+	}
+	memcpy(fnptr, &sym, sizeof(sym));
+	return 0;
+}
+
 int backend_sym(struct backend *b, void *handle, const char *name, void *fnptr, size_t fnsize)
 {
 	dlerror();

@@ -113,6 +113,10 @@ int backend_dlopen(struct backend *b, void **handle, char *path_out, size_t path
  * Returns 0 or -ENOSYS (b->err_text names the symbol). */
 int backend_sym(struct backend *b, void *handle, const char *name, void *fnptr, size_t fnsize);
 #define BK_SYM(b, h, name, fp) backend_sym((b), (h), (name), &(fp), sizeof(fp))
+/* An optional symbol (one a newer release added): 0, or -ENOSYS with *fnptr
+ * NULL and the backend's error left as it was. */
+int backend_sym_opt(void *handle, const char *name, void *fnptr, size_t fnsize);
+#define BK_SYM_OPT(h, name, fp) backend_sym_opt((h), (name), &(fp), sizeof(fp))
 
 /* A clang offload bundle ("__CLANG_OFFLOAD_BUNDLE__"): find the entry for
  * `arch` ("gfx1100"; the entry's target features such as ":xnack-" are

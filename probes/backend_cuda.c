@@ -354,8 +354,6 @@ static int nvrtc_load(struct backend *b)
 		"/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.12",
 		"/usr/local/cuda/lib64/libnvrtc.so", NULL
 	};
-	char saved[sizeof(b->err_text)];
-	snprintf(saved, sizeof(saved), "%s", b->err_text);
 	if (backend_dlopen(b, &b->rtc_lib, b->rtc_path, sizeof(b->rtc_path), "ROCMCHECK_NVRTC_LIB", names) < 0)
 		return backend_fail(b, -ENOSYS, "nvrtc not found (%s)", b->err_text);
 	void *l = b->rtc_lib;
@@ -370,9 +368,8 @@ static int nvrtc_load(struct backend *b)
 		return -ENOSYS;
 	}
 	/* cubin output exists from nvrtc 11.1 */
-	if (BK_SYM(b, l, "nvrtcGetCUBINSize", c->rtcGetCUBINSize) || BK_SYM(b, l, "nvrtcGetCUBIN", c->rtcGetCUBIN))
+	if (BK_SYM_OPT(l, "nvrtcGetCUBINSize", c->rtcGetCUBINSize) || BK_SYM_OPT(l, "nvrtcGetCUBIN", c->rtcGetCUBIN))
 		c->rtcGetCUBINSize = NULL, c->rtcGetCUBIN = NULL;
-	snprintf(b->err_text, sizeof(b->err_text), "%s", saved);
 	return 0;
 }
 

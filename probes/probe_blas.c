@@ -106,8 +106,6 @@ static void vblas_error(const struct vblas *vb, const char *call, int st, char *
 		snprintf(buf, size, "%s: %s (%d)", call, name, st);
 }
 
-#define VSYM(b, h, name, fp) backend_sym((b), (h), (name), &(fp), sizeof(fp))
-
 /* dlopen the vendor BLAS for the backend: 0, -ENOENT (not installed; the
  * dlerror texts in b->err_text) or -ENOSYS (a symbol missing). */
 static int vblas_open(struct backend *b, struct vblas *vb, bool rocm)
@@ -129,14 +127,11 @@ static int vblas_open(struct backend *b, struct vblas *vb, bool rocm)
 		return -ENOENT;
 	void *l = vb->lib;
 	if (rocm) {
-		if (VSYM(b, l, "rocblas_create_handle", vb->create) || VSYM(b, l, "rocblas_destroy_handle", vb->destroy) ||
-		    VSYM(b, l, "rocblas_sgemm", vb->rb_sgemm) || VSYM(b, l, "rocblas_gemm_ex", vb->rb_gemm_ex))
+		if (BK_SYM(b, l, "rocblas_create_handle", vb->create) || BK_SYM(b, l, "rocblas_destroy_handle", vb->destroy) ||
+		    BK_SYM(b, l, "rocblas_sgemm", vb->rb_sgemm) || BK_SYM(b, l, "rocblas_gemm_ex", vb->rb_gemm_ex))
 			return -ENOSYS;
-		char saved[sizeof(b->err_text)];
-		snprintf(saved, sizeof(saved), "%s", b->err_text);
-		if (VSYM(b, l, "rocblas_status_to_string", vb->rb_status))
-			vb->rb_status = NULL;
-		if (VSYM(b, l, "rocblas_get_version_string", vb->rb_version) == 0) {
+		BK_SYM_OPT(l, "rocblas_status_to_string", vb->rb_status);
+		if (BK_SYM_OPT(l, "rocblas_get_version_string", vb->rb_version) == 0) {
 			char v[64] = "";
 			if (vb->rb_version(v, sizeof(v)) == 0) {
 				v[sizeof(v) - 1] = '\0';
@@ -146,15 +141,13 @@ static int vblas_open(struct backend *b, struct vblas *vb, bool rocm)
 				snprintf(vb->version, sizeof(vb->version), "%.24s", v);
 			}
 		}
-		snprintf(b->err_text, sizeof(b->err_text), "%s", saved);
 		return 0;
 	}
-	if (VSYM(b, l, "cublasCreate_v2", vb->create) || VSYM(b, l, "cublasDestroy_v2", vb->destroy) ||
-	    VSYM(b, l, "cublasSgemm_v2", vb->cb_sgemm) || VSYM(b, l, "cublasGemmEx", vb->cb_gemm_ex))
+	if (BK_SYM(b, l, "cublasCreate_v2", vb->create) || BK_SYM(b, l, "cublasDestroy_v2", vb->destroy) ||
+	    BK_SYM(b, l, "cublasSgemm_v2", vb->cb_sgemm) || BK_SYM(b, l, "cublasGemmEx", vb->cb_gemm_ex))
 		return -ENOSYS;
-	if (VSYM(b, l, "cublasGetStatusString", vb->cb_status))
-		vb->cb_status = NULL;
-	if (VSYM(b, l, "cublasGetProperty", vb->cb_property) == 0) {
+	BK_SYM_OPT(l, "cublasGetStatusString", vb->cb_status);
+	if (BK_SYM_OPT(l, "cublasGetProperty", vb->cb_property) == 0) {
 		int maj = -1, min = -1, pat = -1;
 		if (vb->cb_property(0, &maj) == 0 && vb->cb_property(1, &min) == 0 && vb->cb_property(2, &pat) == 0)
 			snprintf(vb->version, sizeof(vb->version), "%d.%d.%d", maj, min, pat);

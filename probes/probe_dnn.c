@@ -98,7 +98,6 @@ struct vdnn {
 			  void *, void *, void *, size_t);
 };
 
-#define VSYM(b, h, name, fp) backend_sym((b), (h), (name), &(fp), sizeof(fp))
 
 static int vdnn_open(struct backend *b, struct vdnn *v, bool rocm)
 {
@@ -114,39 +113,39 @@ static int vdnn_open(struct backend *b, struct vdnn *v, bool rocm)
 		return -ENOENT;
 	void *l = v->lib;
 	if (rocm) {
-		if (VSYM(b, l, "miopenCreate", v->create) || VSYM(b, l, "miopenDestroy", v->destroy) ||
-		    VSYM(b, l, "miopenGetErrorString", v->error_string) ||
-		    VSYM(b, l, "miopenGetVersion", v->mi_version) ||
-		    VSYM(b, l, "miopenCreateTensorDescriptor", v->mi_tensor_create) ||
-		    VSYM(b, l, "miopenSet4dTensorDescriptor", v->mi_tensor_set) ||
-		    VSYM(b, l, "miopenDestroyTensorDescriptor", v->mi_tensor_destroy) ||
-		    VSYM(b, l, "miopenCreateConvolutionDescriptor", v->mi_conv_create) ||
-		    VSYM(b, l, "miopenInitConvolutionDescriptor", v->mi_conv_init) ||
-		    VSYM(b, l, "miopenDestroyConvolutionDescriptor", v->mi_conv_destroy) ||
-		    VSYM(b, l, "miopenConvolutionForwardGetWorkSpaceSize", v->mi_ws) ||
-		    VSYM(b, l, "miopenFindConvolutionForwardAlgorithm", v->mi_find) ||
-		    VSYM(b, l, "miopenConvolutionForward", v->mi_forward))
+		if (BK_SYM(b, l, "miopenCreate", v->create) || BK_SYM(b, l, "miopenDestroy", v->destroy) ||
+		    BK_SYM(b, l, "miopenGetErrorString", v->error_string) ||
+		    BK_SYM(b, l, "miopenGetVersion", v->mi_version) ||
+		    BK_SYM(b, l, "miopenCreateTensorDescriptor", v->mi_tensor_create) ||
+		    BK_SYM(b, l, "miopenSet4dTensorDescriptor", v->mi_tensor_set) ||
+		    BK_SYM(b, l, "miopenDestroyTensorDescriptor", v->mi_tensor_destroy) ||
+		    BK_SYM(b, l, "miopenCreateConvolutionDescriptor", v->mi_conv_create) ||
+		    BK_SYM(b, l, "miopenInitConvolutionDescriptor", v->mi_conv_init) ||
+		    BK_SYM(b, l, "miopenDestroyConvolutionDescriptor", v->mi_conv_destroy) ||
+		    BK_SYM(b, l, "miopenConvolutionForwardGetWorkSpaceSize", v->mi_ws) ||
+		    BK_SYM(b, l, "miopenFindConvolutionForwardAlgorithm", v->mi_find) ||
+		    BK_SYM(b, l, "miopenConvolutionForward", v->mi_forward))
 			return -ENOSYS;
 		size_t maj = 0, min = 0, pat = 0;
 		if (v->mi_version(&maj, &min, &pat) == 0)
 			snprintf(v->version, sizeof(v->version), "%zu.%zu.%zu", maj, min, pat);
 		return 0;
 	}
-	if (VSYM(b, l, "cudnnCreate", v->create) || VSYM(b, l, "cudnnDestroy", v->destroy) ||
-	    VSYM(b, l, "cudnnGetErrorString", v->error_string) || VSYM(b, l, "cudnnGetVersion", v->cu_version) ||
-	    VSYM(b, l, "cudnnCreateTensorDescriptor", v->cu_tensor_create) ||
-	    VSYM(b, l, "cudnnSetTensor4dDescriptor", v->cu_tensor_set) ||
-	    VSYM(b, l, "cudnnDestroyTensorDescriptor", v->cu_tensor_destroy) ||
-	    VSYM(b, l, "cudnnCreateFilterDescriptor", v->cu_filter_create) ||
-	    VSYM(b, l, "cudnnSetFilter4dDescriptor", v->cu_filter_set) ||
-	    VSYM(b, l, "cudnnDestroyFilterDescriptor", v->cu_filter_destroy) ||
-	    VSYM(b, l, "cudnnCreateConvolutionDescriptor", v->cu_conv_create) ||
-	    VSYM(b, l, "cudnnSetConvolution2dDescriptor", v->cu_conv_set) ||
-	    VSYM(b, l, "cudnnSetConvolutionMathType", v->cu_conv_math) ||
-	    VSYM(b, l, "cudnnDestroyConvolutionDescriptor", v->cu_conv_destroy) ||
-	    VSYM(b, l, "cudnnGetConvolutionForwardAlgorithm_v7", v->cu_algo) ||
-	    VSYM(b, l, "cudnnGetConvolutionForwardWorkspaceSize", v->cu_ws) ||
-	    VSYM(b, l, "cudnnConvolutionForward", v->cu_forward))
+	if (BK_SYM(b, l, "cudnnCreate", v->create) || BK_SYM(b, l, "cudnnDestroy", v->destroy) ||
+	    BK_SYM(b, l, "cudnnGetErrorString", v->error_string) || BK_SYM(b, l, "cudnnGetVersion", v->cu_version) ||
+	    BK_SYM(b, l, "cudnnCreateTensorDescriptor", v->cu_tensor_create) ||
+	    BK_SYM(b, l, "cudnnSetTensor4dDescriptor", v->cu_tensor_set) ||
+	    BK_SYM(b, l, "cudnnDestroyTensorDescriptor", v->cu_tensor_destroy) ||
+	    BK_SYM(b, l, "cudnnCreateFilterDescriptor", v->cu_filter_create) ||
+	    BK_SYM(b, l, "cudnnSetFilter4dDescriptor", v->cu_filter_set) ||
+	    BK_SYM(b, l, "cudnnDestroyFilterDescriptor", v->cu_filter_destroy) ||
+	    BK_SYM(b, l, "cudnnCreateConvolutionDescriptor", v->cu_conv_create) ||
+	    BK_SYM(b, l, "cudnnSetConvolution2dDescriptor", v->cu_conv_set) ||
+	    BK_SYM(b, l, "cudnnSetConvolutionMathType", v->cu_conv_math) ||
+	    BK_SYM(b, l, "cudnnDestroyConvolutionDescriptor", v->cu_conv_destroy) ||
+	    BK_SYM(b, l, "cudnnGetConvolutionForwardAlgorithm_v7", v->cu_algo) ||
+	    BK_SYM(b, l, "cudnnGetConvolutionForwardWorkspaceSize", v->cu_ws) ||
+	    BK_SYM(b, l, "cudnnConvolutionForward", v->cu_forward))
 		return -ENOSYS;
 	size_t ver = v->cu_version();    /* 90100 = 9.1.0 from 9.0; 8907 = 8.9.7 before */
 	if (ver >= 90000)
