@@ -1,6 +1,7 @@
 /* Small shared pieces of the facts layer: names and fact errors. */
 #include "facts.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,4 +267,13 @@ void facts_release(struct facts *f)
 	f->sr = sr;
 	f->rocm.active = -1;
 	f->cuda.active = -1;
+}
+
+char *facts_read_line_opt(struct facts *f, const char *path)
+{
+	char *s = NULL;
+	int r = sysroot_read_line(f->sr, path, &s);
+	if (r && r != -ENOENT)
+		fact_errors_add(&f->errors, path, "cannot be read: %s", strerror(-r));
+	return r ? NULL : facts_printable(s);
 }

@@ -37,6 +37,10 @@ struct fact_errors {
 #define FACTS_MAX_GPUS 256
 void fact_errors_add(struct fact_errors *e, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+struct facts;
+/* One line of `path` through the sysroot, made printable; NULL when the
+ * file is missing (silently) or unreadable (a fact error). Caller frees. */
+char *facts_read_line_opt(struct facts *f, const char *path);
 /* Replace control characters and bytes that are not valid UTF-8 with '?',
  * in place (facts and their errors end up in JSON). Returns s; NULL stays NULL. */
 char *facts_printable(char *s);

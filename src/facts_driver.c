@@ -70,19 +70,10 @@ out:
 	return ret;
 }
 
-static char *read_line_opt(struct facts *f, const char *path)
-{
-	char *s = NULL;
-	int r = sysroot_read_line(f->sr, path, &s);
-	if (r && r != -ENOENT)
-		fact_errors_add(&f->errors, path, "cannot be read: %s", strerror(-r));
-	return r ? NULL : facts_printable(s);
-}
-
 static bool read_nvidia_version(struct facts *f, const char *path)
 {
 	struct driver_facts *d = &f->drv;
-	char *text = read_line_opt(f, path);
+	char *text = facts_read_line_opt(f, path);
 	if (!text)
 		return false;
 	char *version;
@@ -105,8 +96,8 @@ void facts_read_driver(struct facts *f)
 
 	d->amdgpu_module = sysroot_exists(f->sr, "/sys/module/amdgpu");
 	if (d->amdgpu_module) {
-		d->amdgpu_initstate = read_line_opt(f, "/sys/module/amdgpu/initstate");
-		d->amdgpu_version = read_line_opt(f, "/sys/module/amdgpu/version");
+		d->amdgpu_initstate = facts_read_line_opt(f, "/sys/module/amdgpu/initstate");
+		d->amdgpu_version = facts_read_line_opt(f, "/sys/module/amdgpu/version");
 	}
 
 	d->nvidia_module = sysroot_exists(f->sr, "/sys/module/nvidia");

@@ -47,15 +47,6 @@ int kernel_release_parse(const char *s, unsigned *major, unsigned *minor, unsign
 	return 0;
 }
 
-static char *read_line_opt(struct facts *f, const char *path)
-{
-	char *s = NULL;
-	int r = sysroot_read_line(f->sr, path, &s);
-	if (r && r != -ENOENT)
-		fact_errors_add(&f->errors, path, "cannot be read: %s", strerror(-r));
-	return r ? NULL : facts_printable(s);
-}
-
 static void read_kernel(struct facts *f)
 {
 	struct kernel_facts *k = &f->kernel;
@@ -67,7 +58,7 @@ static void read_kernel(struct facts *f)
 		k->release_source = xstrdup(f->sr->live ? "uname(2)" : "host.ini [uname] release");
 		err_path = f->sr->live ? "uname(2)" : "/.rocmcheck/host.ini";
 	} else {
-		k->release = read_line_opt(f, "/proc/sys/kernel/osrelease");
+		k->release = facts_read_line_opt(f, "/proc/sys/kernel/osrelease");
 		if (k->release)
 			k->release_source = xstrdup("/proc/sys/kernel/osrelease");
 		err_path = "/proc/sys/kernel/osrelease";
@@ -79,8 +70,8 @@ static void read_kernel(struct facts *f)
 	}
 	k->arch = facts_printable(xstrdup(h->machine));
 	k->nodename = facts_printable(xstrdup(h->nodename));
-	k->proc_version = read_line_opt(f, "/proc/version");
-	k->cmdline = read_line_opt(f, "/proc/cmdline");
+	k->proc_version = facts_read_line_opt(f, "/proc/version");
+	k->cmdline = facts_read_line_opt(f, "/proc/cmdline");
 }
 
 static void read_modules(struct facts *f)
