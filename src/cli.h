@@ -75,6 +75,21 @@ int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *na
  * or "sysroot" and its directory. */
 void cli_source(const struct cli *cli, const char **kind, const char **path);
 
+/* What doctor runs (cmd_doctor.c), for doctor, bundle and plan: the checks
+ * and, above level quick, the probes, into `r` (report_init'ed here,
+ * finished; the caller releases it). `flt` NULL selects everything, `gpus`
+ * NULL every GPU. */
+struct check_filter;
+struct report;
+struct doctor_run {
+	const char *level;
+	const struct check_filter *flt;
+	const char *gpus;
+	int timeout_s;
+	bool online, fail_on_warn;
+};
+void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r);
+
 int cli_ready(struct cli *cli, const char *cmd);
 
 int cmd_doctor(struct cli *cli, int argc, char **argv);

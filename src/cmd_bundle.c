@@ -42,26 +42,6 @@ static const char usage[] =
 	"2 usage error; 3 the bundle could not be written or sent (a bundle that\n"
 	"was written stays on disk, and the message says where).\n";
 
-/* Run what doctor runs, into `r`. */
-static void run_doctor(struct cli *cli, struct report *r, const char *level)
-{
-	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
-	struct check_ctx ctx = {
-		.facts = &cli->facts,
-		.db = cli->db,
-		.live = cli->sr.live,
-		.level = level,
-	};
-	report_init(r, &cli->facts, cli->db);
-	cli_source(cli, &r->source_kind, &r->source_path);
-	r->level = level;
-	bool runtime = strcmp(level, "quick") != 0;
-	checks_run(&ctx, &flt, runtime, r);
-	if (runtime)
-		doctor_run_probes(&ctx, r, NULL, NULL, 60);
-	report_finish(r);
-}
-
 static char *render_json(const struct report *r)
 {
 	json_t *doc = out_json_report(r);
@@ -200,7 +180,8 @@ int cmd_bundle(struct cli *cli, int argc, char **argv)
 	if (status != EXIT_OK)
 		goto out;
 
-	run_doctor(cli, &r, level);
+	struct doctor_run d = { level, NULL, NULL, 60, false, false };
+	doctor_report(cli, &d, &r);
 	have_report = true;
 	json = render_json(&r);
 	text = render_text(cli, &r);

@@ -108,6 +108,28 @@ static int check_gpu_list(const char *val, const struct facts *f)
 	return rc;
 }
 
+void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r)
+{
+	static const struct check_filter all = { STRVEC_INIT, STRVEC_INIT };
+	const struct check_filter *flt = d->flt ? d->flt : &all;
+	struct check_ctx ctx = {
+		.facts = &cli->facts,
+		.db = cli->db,
+		.live = cli->sr.live,
+		.level = d->level,
+		.online = d->online,
+	};
+	report_init(r, &cli->facts, cli->db);
+	cli_source(cli, &r->source_kind, &r->source_path);
+	r->level = d->level;
+	r->fail_on_warn = d->fail_on_warn;
+	bool runtime = strcmp(d->level, "quick") != 0;
+	checks_run(&ctx, flt, runtime, r);
+	if (runtime && any_probe_selected(flt))
+		doctor_run_probes(&ctx, r, flt, d->gpus, d->timeout_s);
+	report_finish(r);
+}
+
 int cmd_doctor(struct cli *cli, int argc, char **argv)
 {
 	const char *level = "standard";
@@ -181,23 +203,9 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 
-	struct check_ctx ctx = {
-		.facts = &cli->facts,
-		.db = cli->db,
-		.live = cli->sr.live,
-		.level = level,
-		.online = online,
-	};
-	report_init(&r, &cli->facts, cli->db);
+	struct doctor_run d = { level, &flt, gpus, timeout_s, online, fail_on_warn };
+	doctor_report(cli, &d, &r);
 	have_report = true;
-	cli_source(cli, &r.source_kind, &r.source_path);
-	r.level = level;
-	r.fail_on_warn = fail_on_warn;
-	bool runtime = strcmp(level, "quick") != 0;
-	checks_run(&ctx, &flt, runtime, &r);
-	if (runtime && any_probe_selected(&flt))
-		doctor_run_probes(&ctx, &r, &flt, gpus, timeout_s);
-	report_finish(&r);
 
 	if (cli->format == FMT_JSON) {
 		json_t *doc = out_json_report(&r);

@@ -157,18 +157,9 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 		status = cli_setup(cli, true);
 		if (status != EXIT_OK)
 			goto out;
-		struct check_ctx ctx = {
-			.facts = &cli->facts,
-			.db = cli->db,
-			.live = cli->sr.live,
-			.level = "quick",
-		};
-		struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
-		report_init(&r, &cli->facts, cli->db);
+		struct doctor_run d = { "quick", NULL, NULL, 0, false, false };
+		doctor_report(cli, &d, &r);
 		have_report = true;
-		r.level = "quick";
-		checks_run(&ctx, &flt, false, &r);
-		report_finish(&r);
 		rc = plan_build(cli->db, &cli->facts, &r, NULL, &o, &p, &msg);
 	}
 	if (rc == -EINVAL) {
