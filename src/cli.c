@@ -272,7 +272,7 @@ static int setup_sysroot(struct cli *cli)
 	return EXIT_OK;
 }
 
-static int setup_profiles(struct cli *cli)
+int cli_load_profiles(struct cli *cli)
 {
 	if (cli->db)
 		return EXIT_OK;
@@ -297,7 +297,7 @@ int cli_setup(struct cli *cli, bool want_facts)
 {
 	int rc = setup_sysroot(cli);
 	if (rc == EXIT_OK)
-		rc = setup_profiles(cli);
+		rc = cli_load_profiles(cli);
 	if (rc != EXIT_OK || !want_facts || cli->facts_ready)
 		return rc;
 	facts_gather(&cli->facts, &cli->sr);
@@ -332,7 +332,7 @@ int cli_ready(struct cli *cli, const char *cmd)
 	if (c->flags & CMD_FACTS)
 		return cli_setup(cli, true);
 	if (c->flags & CMD_PROFILES)
-		return setup_profiles(cli);
+		return cli_load_profiles(cli);
 	return EXIT_OK;
 }
 

@@ -73,6 +73,10 @@ int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *na
  * EXIT_USAGE or EXIT_TROUBLE (message printed). */
 /* What the report says it read: "replay" and the bundle, "live" and "/",
  * or "sysroot" and its directory. */
+/* Load the profile database (embedded, or --profiles DIR) once; on failure
+ * each problem on stderr and EXIT_TROUBLE. */
+int cli_load_profiles(struct cli *cli);
+
 void cli_source(const struct cli *cli, const char **kind, const char **path);
 
 /* What doctor runs (cmd_doctor.c), for doctor, bundle and plan: the checks

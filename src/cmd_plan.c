@@ -34,23 +34,6 @@ static const char usage[] =
 	"status: 0 plan printed, 1 no plan can work (the reason and the nearest supported\n"
 	"alternative go to stderr), 2 usage error, 3 rocmcheck could not do its job.\n";
 
-static int load_profiles_only(struct cli *cli)
-{
-	struct strvec errors = STRVEC_INIT;
-	int rc = profiles_load(&cli->db, cli->profiles_dir, &errors);
-	if (rc < 0 || !cli->db) {
-		for (size_t i = 0; i < errors.n; i++)
-			fprintf(stderr, "rocmcheck: %s\n", errors.v[i]);
-		if (!errors.n)
-			fprintf(stderr, "rocmcheck: cannot load the profiles: %s\n", strerror(rc < 0 ? -rc : EINVAL));
-		strvec_release(&errors);
-		cli->db = NULL;
-		return EXIT_TROUBLE;
-	}
-	strvec_release(&errors);
-	return EXIT_OK;
-}
-
 static void known_oses(const struct profiles *db, struct strbuf *sb)
 {
 	for (size_t i = 0; i < db->nos; i++)
@@ -127,7 +110,7 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 	int rc;
 	if (os_spec) {
 		/* a described machine: load the profiles, read nothing of this one */
-		status = load_profiles_only(cli);
+		status = cli_load_profiles(cli);
 		if (status != EXIT_OK)
 			goto out;
 		struct plan_machine m;
