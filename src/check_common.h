@@ -74,6 +74,9 @@ const char *gpu_family(const struct check_ctx *ctx, const struct gpu *g);
 bool family_same(const char *a, const char *b);
 bool gpu_discrete(const struct gpu *g);
 size_t amd_discrete_count(const struct facts *f);
+/* Whether release `rel` supports the arch of every AMD GPU (only the
+ * discrete ones when there are any). */
+bool rocm_release_fits_gpus(const struct facts *f, const struct prof_rocm *rel);
 /* The override value the profile gives for an arch's family ("11.0.0"), or NULL. */
 const char *arch_override_value(const struct check_ctx *ctx, const char *arch);
 /* The gfx name that an override value "10.3.0" stands for ("gfx1030"). */

@@ -26,7 +26,6 @@ static const struct prof_rocm *torch_rocm_release(const struct check_ctx *ctx)
 	const struct prof_rocm *rel = rocm_release_judged(ctx, &installed);
 	if (installed && rel && rel->torch_index)
 		return rel;
-	size_t nd = amd_discrete_count(f);
 	const struct prof_rocm *any = NULL;
 	for (size_t i = db ? db->nrocm : 0; i-- > 0;) {
 		const struct prof_rocm *c = &db->rocm[i];
@@ -34,13 +33,7 @@ static const struct prof_rocm *torch_rocm_release(const struct check_ctx *ctx)
 			continue;
 		if (!any)
 			any = c;
-		bool all = true;
-		for (size_t j = 0; j < f->ngpus && all; j++) {
-			const struct gpu *g = &f->gpus[j];
-			if (g->vendor == VENDOR_AMD && g->arch[0] && !(nd && g->integrated))
-				all = prof_rocm_has_arch(c, g->arch);
-		}
-		if (all)
+		if (rocm_release_fits_gpus(f, c))
 			return c;
 	}
 	return any;

@@ -15,7 +15,6 @@ static const struct prof_rocm *rocm_to_install(const struct check_ctx *ctx)
 	const struct profiles *db = ctx->db;
 	if (!db || !db->nrocm)
 		return NULL;
-	size_t nd = amd_discrete_count(f);
 	const struct prof_rocm *os_only = NULL;
 	for (size_t i = db->nrocm; i-- > 0;) {
 		const struct prof_rocm *rel = &db->rocm[i];
@@ -23,14 +22,7 @@ static const struct prof_rocm *rocm_to_install(const struct check_ctx *ctx)
 			continue;
 		if (!os_only)
 			os_only = rel;
-		bool all = true;
-		for (size_t j = 0; j < f->ngpus && all; j++) {
-			const struct gpu *g = &f->gpus[j];
-			if (g->vendor != VENDOR_AMD || !g->arch[0] || (nd && g->integrated))
-				continue;
-			all = prof_rocm_has_arch(rel, g->arch);
-		}
-		if (all)
+		if (rocm_release_fits_gpus(f, rel))
 			return rel;
 	}
 	return os_only ? os_only : profiles_newest_rocm(db);

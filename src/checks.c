@@ -423,6 +423,19 @@ size_t amd_discrete_count(const struct facts *f)
 	return n;
 }
 
+bool rocm_release_fits_gpus(const struct facts *f, const struct prof_rocm *rel)
+{
+	size_t nd = amd_discrete_count(f);
+	for (size_t j = 0; j < f->ngpus; j++) {
+		const struct gpu *g = &f->gpus[j];
+		if (g->vendor != VENDOR_AMD || !g->arch[0] || (nd && g->integrated))
+			continue;
+		if (!prof_rocm_has_arch(rel, g->arch))
+			return false;
+	}
+	return true;
+}
+
 const char *arch_override_value(const struct check_ctx *ctx, const char *arch)
 {
 	const struct prof_gfx *x = ctx->db && arch && *arch ? profiles_find_gfx(ctx->db, arch) : NULL;
