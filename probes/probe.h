@@ -48,8 +48,11 @@ struct matmul_check {
 	const void *ctx;
 	const float *c;            /* result, row-major, m x n */
 	double unit_roundoff;      /* of the accumulation: 2^-24 for fp32 */
+	bool truncating;           /* a matrix unit may round toward zero as it accumulates */
+	double out_unit;           /* rounding of a result stored narrower: 2^-11 for fp16, 0 none */
 	unsigned vectors;          /* Freivalds vectors (default 4) */
-	unsigned samples;          /* sampled elements compared exactly (default 64) */
+	unsigned samples;          /* sampled elements compared exactly: at least this many (64),
+				    * more where about 2^23 multiply-adds allow (probe_harness.c) */
 	uint64_t seed;
 };
 
@@ -58,6 +61,7 @@ struct verify_result {
 	long wrong;                /* rows failing Freivalds + sampled elements out of tolerance */
 	long nan_count, inf_count;
 	double max_rel_error;      /* over sampled elements: |c - exact| / sum |a||b| */
+	double max_row_ratio;      /* over Freivalds rows: |Cr - ABr| / its tolerance */
 	char detail[256];          /* the first problem, "" when ok */
 	char method[32];           /* "freivalds+sampled", "exact" */
 };
@@ -276,16 +280,18 @@ struct conv_data {
 	float *ymat;               /* the output as the K x (N*H*W) matrix verify_matmul reads */
 };
 void conv_data_make(struct conv_data *d, const struct conv_shape *s, bool fp16, uint64_t seed);
-void conv_data_free(struct conv_data *d);
-/* Check d->y against the double-precision convolution with verify_matmul's
- * bound for this unit roundoff (conv_unit_roundoff). */
-int conv_verify(struct conv_data *d, double unit_roundoff, uint64_t seed, struct verify_result *v);
-/* The unit roundoff to check a convolution with: fp32 accumulation
- * (2^-24), times `transform` for algorithms that are not dot products
- * (Winograd, FFT: see probe_dnn.c; 1 otherwise), plus an output stored in a
- * narrower format (`out_unit` 2^-11 for fp16, else 0) folded into the same
- * 2 * 9C * u bound. */
-double conv_unit_roundoff(const struct conv_shape *s, double out_unit, double transform);
+void conv_data_release(struct conv_data *d);
+/* How a convolution's result was computed, for its check: the unit roundoff
+ * of the accumulation (2^-24 fp32, 2^-11 fp16; times a factor for Winograd
+ * and FFT, which are not dot products: probe_dnn.c), whether a matrix unit
+ * may truncate, and the rounding of an output stored in fp16 (2^-11, else 0). */
+struct conv_rounding {
+	double unit;
+	bool truncating;
+	double out_unit;
+};
+/* Check d->y against the double-precision convolution (verify_matmul). */
+int conv_verify(struct conv_data *d, const struct conv_rounding *rd, uint64_t seed, struct verify_result *v);
 double conv_flops(const struct conv_shape *s);
 
 /* PCIe: "16.0 GT/s PCIe" or "8 GT/s" -> GT/s (0 unknown); "16" -> lanes (0

@@ -6,7 +6,7 @@
  *
  * fp32 runs in strict fp32 (cuDNN's CUDNN_FMA_MATH: no TF32), so the fp32
  * accumulation bound holds; fp16 runs with fp32 accumulation and the
- * libraries store an fp16 output, whose rounding conv_unit_roundoff adds.
+ * libraries store an fp16 output, whose rounding the check adds.
  * Winograd and FFT algorithms are not dot products: their transforms round
  * intermediate values of a larger magnitude than the inputs (Lavin & Gray,
  * "Fast Algorithms for Convolutional Neural Networks", 2016, measure errors
@@ -420,8 +420,12 @@ static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		out->expected_tflops = peak;
 	struct verify_result vr;
 	bool transform = transform_algo(rocm, algo);
-	conv_verify(&d, conv_unit_roundoff(&s, fp16 ? ldexp(1.0, -11) : 0, transform ? TRANSFORM_FACTOR : 1),
-		    pc->job->seed, &vr);
+	struct conv_rounding rd = {
+		.unit = ldexp(1.0, -24) * (transform ? TRANSFORM_FACTOR : 1),
+		.truncating = fp16,
+		.out_unit = fp16 ? ldexp(1.0, -11) : 0,
+	};
+	conv_verify(&d, &rd, pc->job->seed, &vr);
 	char what[200];
 	snprintf(what, sizeof(what), "%s 3x3 N=%u C=K=%u %ux%u through %s %s (algorithm %d%s) on %.40s", probe, s.n, s.c,
 		 s.h, s.w, lib, v.version, algo, transform ? ", a transform" : "",
@@ -441,7 +445,7 @@ out:
 		ops->free(b, dw);
 	if (dy)
 		ops->free(b, dy);
-	conv_data_free(&d);
+	conv_data_release(&d);
 }
 
 void probe_dnn_fp32(struct probe_ctx *pc, struct probe_outcome *out)
