@@ -124,7 +124,9 @@ bool probe_library_opened(struct probe_outcome *o, const char *probe, const char
  * The child's stdout goes to /dev/null; the end of its stderr is kept for
  * the message when it dies. Returns 0 when the child delivered `out`
  * completely; otherwise fills `why` ("timed out after 5 s", "crashed with
- * signal 11 (Segmentation fault)") and returns -ETIMEDOUT / -ECHILD / -EIO. */
+ * signal 11 (Segmentation fault)") and returns -ETIMEDOUT / -ECHILD / -EIO,
+ * or -EDEADLK when the child outlived SIGKILL by 10 s (stuck in the driver:
+ * the GPU is hung; it is left behind, never waited for without a bound). */
 typedef void (*isolated_fn)(void *arg, void *out);
 int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int timeout_s,
 		 char *why, size_t why_size);

@@ -582,6 +582,52 @@ static void describe_capture(char *why, size_t why_size, struct err_capture *e)
 	snprintf(why + used, why_size - used, "; it printed: %s%s%s", h, !*t ? "" : e->gap ? " ... " : " ", t);
 }
 
+/* A child that SIGKILL does not end within this many seconds is stuck in
+ * the kernel (D state): a GPU hang holds it inside the driver, where it
+ * may stay until the GPU is reset. Waiting for it would freeze rocmcheck. */
+#define KILL_WAIT_S 10.0
+
+static double kill_wait_s(void)
+{
+#ifdef ROCMCHECK_TEST_HOOKS
+	const char *t = getenv("ROCMCHECK_TEST_KILL_WAIT_S");
+	if (t && atof(t) > 0)
+		return atof(t);
+#endif
+	return KILL_WAIT_S;
+}
+
+/* Reap pid before `deadline` (monotonic seconds): true when it is gone. */
+static bool reap_until(pid_t pid, int *status, double deadline)
+{
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		if (r == pid || (r < 0 && errno != EINTR))
+			return true;
+		if (monotonic_s() > deadline)
+			return false;
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* SIGKILL, then wait a bounded time: false when the child outlives it. */
+static bool kill_and_reap(pid_t pid, int *status)
+{
+	kill(pid, SIGKILL);
+	return reap_until(pid, status, monotonic_s() + kill_wait_s());
+}
+
+/* The child cannot be ended: leave it (it is reaped with rocmcheck's exit
+ * or never) and say what it means. */
+static int stuck(char *why, size_t why_size, int limit)
+{
+	snprintf(why, why_size,
+		 "probe process stuck in the GPU driver (D state) after SIGKILL; the GPU is hung "
+		 "(no answer for %d s, and %.0f s more after SIGKILL)", limit, kill_wait_s());
+	return -EDEADLK;
+}
+
 int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t size, size_t max, int timeout_s,
 			size_t *got_recs, char *why, size_t why_size)
 {
@@ -691,24 +737,22 @@ int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t siz
 	}
 	*got_recs = got / size;
 	if (timed_out && !reaped) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
+		bool gone = kill_and_reap(pid, &status);
 		close(pout[0]);
 		close(perr[0]);
+		if (!gone)
+			return stuck(why, why_size, limit);
 		snprintf(why, why_size, "timed out after %d s", limit);
 		describe_capture(why, why_size, &cap);
 		return -ETIMEDOUT;
 	}
 	if (!reaped) {
 		/* result pipe closed; give the child the rest of the time to exit */
-		while (waitpid(pid, &status, WNOHANG) == 0) {
-			if (monotonic_s() > deadline) {
-				kill(pid, SIGKILL);
-				waitpid(pid, &status, 0);
-				break;
-			}
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
-			nanosleep(&ts, NULL);
+		bool gone = reap_until(pid, &status, deadline);
+		if (!gone && !kill_and_reap(pid, &status)) {
+			close(pout[0]);
+			close(perr[0]);
+			return stuck(why, why_size, limit);
 		}
 	}
 	close(pout[0]);

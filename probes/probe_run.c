@@ -261,7 +261,17 @@ static void died_outcome(const struct probe_def *def, const struct probe_job *jo
 	}
 	snprintf(out->summary, sizeof(out->summary), "%s on %s: %s%.460s", def->name, job->ops->name,
 		 runtime ? "the runtime, before any probe, " : "", why);
-	if (rc == -ETIMEDOUT)
+	if (rc == -EDEADLK) {
+		/* not a verdict on the result: nothing came back, and nothing
+		 * more can run on this GPU until it is reset */
+		out->status = ST_ERROR;
+		const char *gpu = job->pci_addr[0] ? job->pci_addr : "N";
+		snprintf(out->fix, sizeof(out->fix),
+			 "The GPU hung and holds the probe process in the driver. Read `sudo dmesg` for the "
+			 "reset or Xid messages; reset the GPU (NVIDIA: `sudo nvidia-smi -r -i %s`; AMD: `sudo cat "
+			 "/sys/kernel/debug/dri/<card>/amdgpu_gpu_recover`) or reboot, then run `rocmcheck "
+			 "probe` again.", gpu);
+	} else if (rc == -ETIMEDOUT)
 		snprintf(out->fix, sizeof(out->fix),
 			 "The kernel or the runtime hung. Look for GPU resets or hangs in `sudo dmesg`; "
 			 "a larger --timeout helps only when the first run compiles kernels slowly.");
@@ -312,8 +322,9 @@ void probe_run_set(const struct probe_def *const *defs, size_t n, const struct p
 		if (done > 0 && (outs[start - 1].status == ST_FAIL || outs[start - 1].status == ST_ERROR))
 			continue;
 		died_outcome(defs[start], job, rc, why, !ready, &outs[start]);
-		if (!ready) {
-			/* the runtime itself crashed or hung: the same for every probe left */
+		if (!ready || rc == -EDEADLK) {
+			/* the runtime itself crashed or hung, or the GPU is hung:
+			 * the same for every probe left */
 			for (size_t i = start + 1; i < n; i++) {
 				outs[i] = outs[start];
 				snprintf(outs[i].summary, sizeof(outs[i].summary), "%s on %s: not run: %.460s",
