@@ -59,7 +59,8 @@ struct matmul_check {
 struct verify_result {
 	bool ok;                   /* no wrong, NaN or Inf element */
 	long wrong;                /* rows failing Freivalds + sampled elements out of tolerance */
-	long nan_count, inf_count;
+	long nan_count, inf_count;   /* poison not counted */
+	long unwritten;            /* elements still holding PROBE_POISON_WORD */
 	double max_rel_error;      /* over sampled elements: |c - exact| / sum |a||b| */
 	double max_row_ratio;      /* over Freivalds rows: |Cr - ABr| / its tolerance */
 	char detail[256];          /* the first problem, "" when ok */
@@ -110,6 +111,16 @@ void probe_judge(struct probe_outcome *o, const struct verify_result *v, double 
 		 const char *what);
 
 struct probe_ctx;
+/* Poison: every output a probe verifies is filled with this word first (a
+ * NaN whose bits are unlikely to be computed), so a kernel or copy that
+ * writes nothing cannot pass on what an earlier producer left there; the
+ * verifiers count elements that still hold it as never written. */
+#define PROBE_POISON_WORD 0xffbadbadu
+bool probe_is_poison(float v);
+void probe_poison_host(void *p, size_t bytes);
+/* Fill `bytes` of device memory at p with the poison. 0, or -1 with `out`
+ * failed ("poisoning WHAT failed: ..."). */
+int probe_poison(struct probe_ctx *pc, bk_ptr p, size_t bytes, const char *what, struct probe_outcome *out);
 /* A runtime call failed: fail "WHAT failed: <the backend's error>". Returns -1. */
 int probe_backend_fail(struct probe_ctx *pc, struct probe_outcome *o, const char *what);
 
@@ -380,7 +391,8 @@ void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const stru
 		       const char *gpus, int timeout_s);
 
 #ifdef ROCMCHECK_TEST_HOOKS
-/* Test-only faults from ROCMCHECK_TEST_FAULT=crash|hang|wrong|nan|wrong_last|throttle, limited
+/* Test-only faults from ROCMCHECK_TEST_FAULT=crash|hang|wrong|nan|wrong_last|throttle (and the
+ * cpu backend's nowrite|nowrite_late|nocopy, backend_cpu.c), limited
  * to one probe with ROCMCHECK_TEST_FAULT_PROBE=gemm.fp32; amp_nodetect makes
  * the cpu backend's non-finite check miss every overflow. */
 void probe_test_fault_start(const char *probe);

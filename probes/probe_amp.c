@@ -422,6 +422,11 @@ static int dev_setup(struct amp_dev *d, struct probe_ctx *pc, const struct amp_d
 	d->hist = dev_alloc(d, 2 * AMP_STEPS * 4);
 	if (d->err[0])
 		return -1;
+	/* the scaler's record is compared exactly: nothing may be left there */
+	float poison[2 * AMP_STEPS];
+	probe_poison_host(poison, sizeof(poison));
+	if (d->pc->b->ops->copy_h2d(d->pc->b, d->hist, poison, sizeof(poison)) < 0)
+		return dev_fail(d, "poisoning the loss-scale record");
 	/* X and X^T in the compute format, prepared on the host once */
 	void *xc = xmalloc(nx * act), *xct = xmalloc(nx * act);
 	for (size_t bi = 0; bi < m->b; bi++)

@@ -156,6 +156,7 @@ static void verify_merge(struct verify_result *into, const struct verify_result 
 	into->wrong += v->wrong;
 	into->nan_count += v->nan_count;
 	into->inf_count += v->inf_count;
+	into->unwritten += v->unwritten;
 	if (v->max_rel_error > into->max_rel_error)
 		into->max_rel_error = v->max_rel_error;
 	into->ok = into->ok && v->ok;
@@ -273,6 +274,8 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	/* copy c = a, checked before anything else writes c */
 	double t_copy, t_d2d, t_triad, t_h2d, t_d2h;
 	void *cargs[] = { &da, &dc, &n4 };
+	if (probe_poison(pc, dc, bytes, "c", out) < 0)
+		goto out;
 	struct timed tc = { fcopy, cargs, { grid[0], 1, 1 }, { STREAM_THREADS, 1, 1 }, 0, 0, 0, NULL, 0 };
 	if (time_it(b, &tc, warm, reps, &t_copy) < 0 || ops->copy_d2h(b, host, dc, bytes) < 0) {
 		probe_backend_fail(pc, out, "stream_copy");
@@ -285,13 +288,25 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	verify_elementwise(host, n, expect_stream, &ec, &part);
 	verify_merge(&v, &part, "copy");
 
-	/* the runtime's device-to-device copy of the same bytes, into c again */
+	/* the runtime's device-to-device copy of the same bytes, into c again
+	 * (poisoned first: the copy kernel left the right answer there) */
 	struct timed td = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 1, dc, da, NULL, bytes };
+	if (probe_poison(pc, dc, bytes, "c", out) < 0)
+		goto out;
 	if (time_it(b, &td, warm, reps, &t_d2d) < 0) {
 		probe_backend_fail(pc, out, "device-to-device memcpy");
 		goto out;
 	}
-	/* triad a = b + s*c, with c = a as copied */
+	/* triad a = b + s*c, with c = a as copied; c is checked first, as
+	 * the memcpy left it, and a is poisoned (triad only writes it) */
+	if (ops->copy_d2h(b, host, dc, bytes) < 0) {
+		probe_backend_fail(pc, out, "copy from the device");
+		goto out;
+	}
+	verify_elementwise(host, n, expect_stream, &ec, &part);
+	verify_merge(&v, &part, "memcpy");
+	if (probe_poison(pc, da, bytes, "a", out) < 0)
+		goto out;
 	float s = STREAM_SCALAR;
 	void *targs[] = { &da, &db, &dc, &s, &n4 };
 	struct timed tt = { ftriad, targs, { grid[0], 1, 1 }, { STREAM_THREADS, 1, 1 }, 0, 0, 0, NULL, 0 };
@@ -299,12 +314,6 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 		probe_backend_fail(pc, out, "stream_triad");
 		goto out;
 	}
-	if (ops->copy_d2h(b, host, dc, bytes) < 0) {
-		probe_backend_fail(pc, out, "copy from the device");
-		goto out;
-	}
-	verify_elementwise(host, n, expect_stream, &ec, &part);
-	verify_merge(&v, &part, "memcpy");
 	if (ops->copy_d2h(b, host, da, bytes) < 0) {
 		probe_backend_fail(pc, out, "copy from the device");
 		goto out;
@@ -318,10 +327,9 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 		probe_backend_fail(pc, out, "page-locked host allocation");
 		goto out;
 	}
-	for (size_t i = 0; i < nx; i++) {
+	for (size_t i = 0; i < nx; i++)
 		pin_out[i] = pattern_b(i + 7);
-		pin_in[i] = -1.0f;
-	}
+	probe_poison_host(pin_in, xfer);
 	struct timed th = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 2, db, 0, pin_out, xfer };
 	struct timed tb = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 3, 0, db, pin_in, xfer };
 	if (time_it(b, &th, 1, cpu ? 2 : 5, &t_h2d) < 0 || time_it(b, &tb, 1, cpu ? 2 : 5, &t_d2h) < 0) {

@@ -156,6 +156,8 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		probe_backend_fail(pc, out, "copy to the device");
 		goto out;
 	}
+	if (probe_poison(pc, dy, ny * sizeof(float), "y", out) < 0)
+		goto out;
 
 	unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1, 1, 1 };
 	int threads = CONV32_THREADS, bm = CONV32_BM, bn = CONV32_BN, bk = CONV32_BK;

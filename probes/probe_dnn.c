@@ -347,6 +347,8 @@ static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		snprintf(out->summary, sizeof(out->summary), "%s: device memory: %.400s", probe, b->err_text);
 		goto out;
 	}
+	if (probe_poison(pc, dy, ny * esz, "y", out) < 0)
+		goto out;
 	int algo = -1;
 	size_t ws_size = 0;
 	const char *call = "";

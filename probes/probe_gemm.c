@@ -56,7 +56,7 @@ int gemm_dev_setup(struct probe_ctx *pc, struct gemm_dev *g, bool fp16, struct p
 	if (ops->copy_h2d(b, g->da, fp16 ? (void *)g->a16 : (void *)g->a32, na * esz) < 0 ||
 	    ops->copy_h2d(b, g->db, fp16 ? (void *)g->b16 : (void *)g->b32, nb * esz) < 0)
 		return probe_backend_fail(pc, out, "copy to the device");
-	return 0;
+	return probe_poison(pc, g->dc, nc * sizeof(float), "C", out);
 }
 
 int gemm_dev_prepare(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out)
@@ -146,6 +146,10 @@ int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double
 	int ret = -1;
 	*seconds = -1;
 	if (gemm_dev_prepare(pc, g, out) < 0)
+		return -1;
+	/* whatever C holds (probe.blas: the vendor's checked result) must not
+	 * pass for ours */
+	if (probe_poison(pc, g->dc, (size_t)g->m * g->n * sizeof(float), "C", out) < 0)
 		return -1;
 	int warm = ops == &backend_cpu_ops ? 1 : 3;
 	for (int i = 0; i < warm; i++)

@@ -173,20 +173,26 @@ static size_t sample_count(const struct matmul_check *mc)
 	return want < all ? want : all;
 }
 
-/* Non-finite values: counts, the first in the detail, and which rows hold them. */
+/* Non-finite values and never-written ones: counts, the first in the
+ * detail, and which rows hold them. */
 static void scan_nonfinite(const struct matmul_check *mc, bool *bad_row, struct verify_result *out)
 {
 	const size_t n = mc->n;
 	for (size_t i = 0; i < mc->m; i++) {
 		for (size_t j = 0; j < n; j++) {
 			float v = mc->c[i * n + j];
-			if (isnan(v))
+			if (probe_is_poison(v)) {
+				if (out->unwritten++ == 0)
+					snprintf(out->detail, sizeof(out->detail),
+						 "C[%zu][%zu] was never written", i, j);
+			} else if (isnan(v)) {
 				out->nan_count++;
-			else if (isinf(v))
+			} else if (isinf(v)) {
 				out->inf_count++;
-			else
+			} else {
 				continue;
-			if (out->nan_count + out->inf_count == 1)
+			}
+			if (out->unwritten == 0 && out->nan_count + out->inf_count == 1)
 				snprintf(out->detail, sizeof(out->detail), "C[%zu][%zu] = %g", i, j, (double)v);
 			bad_row[i] = true;
 		}
@@ -358,7 +364,7 @@ int verify_matmul(const struct matmul_check *mc, struct verify_result *out)
 			out->wrong++;
 	}
 	free(bad_row);
-	out->ok = out->wrong == 0 && out->nan_count == 0 && out->inf_count == 0;
+	out->ok = out->wrong == 0 && out->nan_count == 0 && out->inf_count == 0 && out->unwritten == 0;
 	return 0;
 }
 
@@ -374,12 +380,17 @@ int verify_elementwise(const float *got, size_t n,
 		double bound = 0;
 		double e = expect(ctx, i, &bound);
 		float g = got[i];
+		if (probe_is_poison(g)) {
+			if (out->unwritten++ == 0 && out->wrong == 0 && out->nan_count + out->inf_count == 0)
+				snprintf(out->detail, sizeof(out->detail), "element %zu was never written", i);
+			continue;
+		}
 		if (isnan(g) || isinf(g)) {
 			if (isnan(g))
 				out->nan_count++;
 			else
 				out->inf_count++;
-			if (out->nan_count + out->inf_count == 1 && out->wrong == 0)
+			if (out->nan_count + out->inf_count == 1 && out->wrong == 0 && out->unwritten == 0)
 				snprintf(out->detail, sizeof(out->detail), "element %zu = %g", i, (double)g);
 			continue;
 		}
@@ -388,13 +399,13 @@ int verify_elementwise(const float *got, size_t n,
 		if (rel > out->max_rel_error)
 			out->max_rel_error = rel;
 		if (err > bound) {
-			if (out->wrong == 0 && out->nan_count + out->inf_count == 0)
+			if (out->wrong == 0 && out->nan_count + out->inf_count == 0 && out->unwritten == 0)
 				snprintf(out->detail, sizeof(out->detail), "element %zu = %.9g, expected %.9g",
 					 i, (double)g, e);
 			out->wrong++;
 		}
 	}
-	out->ok = out->wrong == 0 && out->nan_count == 0 && out->inf_count == 0;
+	out->ok = out->wrong == 0 && out->nan_count == 0 && out->inf_count == 0 && out->unwritten == 0;
 	return 0;
 }
 
@@ -454,7 +465,12 @@ void probe_judge(struct probe_outcome *o, const struct verify_result *v, double 
 	else if (o->gbs > 0 && o->expected_gbs > 0)
 		o->ratio = o->gbs / o->expected_gbs;
 
-	if (v->nan_count || v->inf_count) {
+	if (v->unwritten) {
+		o->status = ST_FAIL;
+		snprintf(o->summary, sizeof(o->summary),
+			 "%s: wrong result, %ld element(s) were never written by the GPU (%s)", what, v->unwritten,
+			 v->detail);
+	} else if (v->nan_count || v->inf_count) {
 		o->status = ST_FAIL;
 		snprintf(o->summary, sizeof(o->summary), "%s: %ld NaN and %ld Inf values in the result from finite inputs (%s)",
 			 what, v->nan_count, v->inf_count, v->detail);
@@ -803,6 +819,40 @@ int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int time
 		return 0;
 	}
 	return rc < 0 ? rc : -EIO;
+}
+
+bool probe_is_poison(float v)
+{
+	uint32_t w;
+	memcpy(&w, &v, sizeof(w));
+	return w == PROBE_POISON_WORD;
+}
+
+void probe_poison_host(void *p, size_t bytes)
+{
+	const uint32_t w = PROBE_POISON_WORD;
+	unsigned char *c = p;
+	for (size_t i = 0; i < bytes; i++)
+		c[i] = ((const unsigned char *)&w)[i % sizeof(w)];
+}
+
+int probe_poison(struct probe_ctx *pc, bk_ptr p, size_t bytes, const char *what, struct probe_outcome *out)
+{
+	/* in pieces: the bandwidth probe's arrays are up to 1 GiB */
+	const size_t piece = (size_t)8 << 20;
+	size_t hb = bytes < piece ? bytes : piece;
+	void *h = xmalloc(hb ? hb : 1);
+	probe_poison_host(h, hb);
+	int rc = 0;
+	for (size_t off = 0; off < bytes && rc == 0; off += hb)
+		rc = pc->b->ops->copy_h2d(pc->b, p + off, h, bytes - off < hb ? bytes - off : hb);
+	free(h);
+	if (rc < 0) {
+		char w[96];
+		snprintf(w, sizeof(w), "poisoning %s", what);
+		return probe_backend_fail(pc, out, w);
+	}
+	return 0;
 }
 
 int probe_backend_fail(struct probe_ctx *pc, struct probe_outcome *o, const char *what)

@@ -417,6 +417,9 @@ void probe_sustained(struct probe_ctx *pc, struct probe_outcome *out)
 	probe_test_fault_output("sustained", g.c, (size_t)g.m * g.n);
 #endif
 	gemm_dev_check(pc, &g, &vfirst);
+	/* the last check must see what the loop computed, not this result */
+	if (vfirst.ok && probe_poison(pc, g.dc, (size_t)g.m * g.n * sizeof(float), "C", out) < 0)
+		goto out;
 	if (!vfirst.ok) {
 		char w[240];
 		set_text(w, sizeof(w), "%s: the first result", what);
