@@ -1,9 +1,13 @@
 /* ci/cublas_bench: cuBLAS SGEMM and fp16 GEMM (fp16 in, fp32 accumulate,
  * like gemm.fp16) at N^3 on one GPU, for ci/device-check to set beside our
  * kernels. Loads libcuda and libcublas with dlopen: builds without CUDA
- * headers. Prints "sgemm_tflops X" and "hgemm_tflops Y"; exits 2 with the
- * error when the driver or cuBLAS is not usable. */
+ * headers. The inputs are random (uniform in [-1, 1], as the probes'):
+ * constant matrices draw less power and flatter the library. Prints
+ * "sgemm_tflops X" and "hgemm_tflops Y"; exits 2 with the error when the
+ * driver or cuBLAS is not usable. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +24,7 @@ static CUresult (*cuDeviceGet)(int *, int);
 static CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, int);
 static CUresult (*cuCtxSetCurrent)(CUcontext);
 static CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
-static CUresult (*cuMemsetD16)(CUdeviceptr, unsigned short, size_t);
-static CUresult (*cuMemsetD32)(CUdeviceptr, unsigned, size_t);
+static CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
 static CUresult (*cuEventCreate)(CUevent *, unsigned);
 static CUresult (*cuEventRecord)(CUevent, void *);
 static CUresult (*cuEventSynchronize)(CUevent);
@@ -51,6 +54,39 @@ static void *sym(void *h, const char *name)
 #define CU(call) do { CUresult e_ = (call); if (e_) { fprintf(stderr, "cublas_bench: %s: CUDA error %d\n", #call, e_); exit(2); } } while (0)
 #define BL(call) do { cublasStatus_t e_ = (call); if (e_) { fprintf(stderr, "cublas_bench: %s: cuBLAS status %d\n", #call, e_); exit(2); } } while (0)
 
+/* n values uniform in [-1, 1] on a grid of 1/1024 (exact in fp16): fp32
+ * words, or fp16 words when `half` */
+static void *random_matrix(size_t n, int half, unsigned long long seed)
+{
+	void *m = malloc(n * (half ? 2 : 4));
+	if (!m) {
+		fprintf(stderr, "cublas_bench: out of memory\n");
+		exit(2);
+	}
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		int q = (int)((seed >> 33) % 2049) - 1024;      /* -1024 .. 1024 */
+		float f = (float)q / 1024.0f;
+		if (half) {
+			/* |q| / 1024 is exact in fp16: sign, exponent, 10 mantissa bits */
+			unsigned short h = 0;
+			if (q) {
+				unsigned a = (unsigned)(q < 0 ? -q : q), e = 0;
+				while ((a << e) < 1024)
+					e++;
+				/* a * 2^-10 = (a << e) * 2^(-10-e), a << e in [1024, 2047] */
+				h = (unsigned short)(((unsigned)(15 - e) << 10) | (((a << e) - 1024) & 0x3ff));
+				if (q < 0)
+					h |= 0x8000;
+			}
+			((unsigned short *)m)[i] = h;
+		} else {
+			((float *)m)[i] = f;
+		}
+	}
+	return m;
+}
+
 static void *open_first(const char *const *names)
 {
 	for (size_t i = 0; names[i]; i++) {
@@ -77,8 +113,7 @@ int main(int argc, char **argv)
 	LOAD(cu, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
 	LOAD(cu, cuCtxSetCurrent, "cuCtxSetCurrent");
 	LOAD(cu, cuMemAlloc, "cuMemAlloc_v2");
-	LOAD(cu, cuMemsetD16, "cuMemsetD16_v2");
-	LOAD(cu, cuMemsetD32, "cuMemsetD32_v2");
+	LOAD(cu, cuMemcpyHtoD, "cuMemcpyHtoD_v2");
 	LOAD(cu, cuEventCreate, "cuEventCreate");
 	LOAD(cu, cuEventRecord, "cuEventRecord");
 	LOAD(cu, cuEventSynchronize, "cuEventSynchronize");
@@ -101,8 +136,11 @@ int main(int argc, char **argv)
 	CU(cuMemAlloc(&a, nn * 4));
 	CU(cuMemAlloc(&b, nn * 4));
 	CU(cuMemAlloc(&c, nn * 4));
-	CU(cuMemsetD32(a, 0x3f800000u, nn));       /* 1.0f: timing only, values do not matter */
-	CU(cuMemsetD32(b, 0x3f000000u, nn));
+	void *ha = random_matrix(nn, 0, 1), *hb = random_matrix(nn, 0, 2);
+	CU(cuMemcpyHtoD(a, ha, nn * 4));
+	CU(cuMemcpyHtoD(b, hb, nn * 4));
+	free(ha);
+	free(hb);
 	CUevent e0, e1;
 	CU(cuEventCreate(&e0, 0));
 	CU(cuEventCreate(&e1, 0));
@@ -119,8 +157,12 @@ int main(int argc, char **argv)
 	CU(cuEventElapsedTime(&ms, e0, e1));
 	printf("sgemm_tflops %.2f\n", 2.0 * n * n * (double)n / (ms / 1e3 / iters) / 1e12);
 
-	CU(cuMemsetD16(a, 0x3c00, nn));            /* fp16 1.0 */
-	CU(cuMemsetD16(b, 0x3800, nn));
+	ha = random_matrix(nn, 1, 3);
+	hb = random_matrix(nn, 1, 4);
+	CU(cuMemcpyHtoD(a, ha, nn * 2));
+	CU(cuMemcpyHtoD(b, hb, nn * 2));
+	free(ha);
+	free(hb);
 	for (int i = 0; i < 3; i++)
 		BL(cublasGemmEx(h, 0, 0, n, n, n, &one, (void *)a, CUDA_R_16F, n, (void *)b, CUDA_R_16F, n, &zero,
 				(void *)c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));

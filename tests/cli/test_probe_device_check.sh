@@ -15,6 +15,20 @@ if command -v shellcheck >/dev/null; then
 	shellcheck "$SOURCE_DIR/ci/device-deps" || fail "shellcheck device-deps"
 fi
 "$SOURCE_DIR/ci/device-check" --bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad option must exit 2"
+# no build to run: exit 2, and still a table that says why
+out=$("$SOURCE_DIR/ci/device-check" --build "$tmp/none" 2>/dev/null); rc=$?
+[ $rc -eq 2 ] || fail "--build of a missing folder exited $rc"
+grep -q "^| build *| none: --build $tmp/none: no such directory *| a build to run *| fail" <<<"$out" \
+	|| fail "no-build table: $out"
+# a carried build (this one) on a machine without a GPU: every probe says
+# so, the table comes, the check fails
+if [ -n "${BUILD_DIR:-}" ] && [ -x "$BUILD_DIR/cublas_bench" ]; then
+	out=$("$SOURCE_DIR/ci/device-check" --build "$BUILD_DIR" 2>/dev/null); rc=$?
+	[ $rc -eq 1 ] || fail "--build without a GPU exited $rc: $out"
+	grep -q "^| build *| carried: $BUILD_DIR (rocmcheck " <<<"$out" || fail "carried row: $out"
+	grep -q "^| probe.gemm.fp32 (small) *| " <<<"$out" || fail "probe rows: $out"
+	grep -q "^| rocmcheck kernel" <<<"$out" || fail "kernel toolkit row: $out"
+fi
 
 cc -std=c11 -Wall -Wextra -Werror -O2 -o "$tmp/cublas_bench" "$SOURCE_DIR/ci/cublas_bench.c" -ldl \
 	|| fail "cublas_bench does not build"
@@ -56,9 +70,9 @@ printf 'sgemm_tflops 50.0\nhgemm_tflops 600.0\n' >"$w/cublas.txt"
 echo '{"gpus":[{"vendor":"nvidia"}],"summary":{"status":"pass"}}' >"$w/doctor.json"
 out=$($PY "$SOURCE_DIR/ci/device_check_table.py" "$w" 0 100 160 200 203.5); rc=$?
 [ $rc -eq 0 ] || fail "table exited $rc: $out"
-grep -q 'probe.gemm.fp32 4096^3 vs cuBLAS SGEMM *| 30.0 vs 50.0 TFLOP/s = 60% *| >= 50% *| met' <<<"$out" \
+grep -q 'probe.gemm.fp32 4096^3 vs cuBLAS SGEMM *| 30.0 vs 50.0 TFLOP/s = 60% *| >= 60% *| met' <<<"$out" \
 	|| fail "fp32 row: $out"
-grep -q 'probe.gemm.fp16 4096^3 vs cuBLAS fp16 GEMM (fp32 acc) *| 120.0 vs 600.0 TFLOP/s = 20% *| >= 30% *| missed' \
+grep -q 'probe.gemm.fp16 4096^3 vs cuBLAS fp16 GEMM (fp32 acc) *| 120.0 vs 600.0 TFLOP/s = 20% *| >= 40% *| missed' \
 	<<<"$out" || fail "fp16 row: $out"
 grep -q 'probe.blas.fp32 4096^3 in rocmcheck *| cublas 13.0.0 50.0, ours 30.0 TFLOP/s = 60%, verified' <<<"$out" \
 	|| fail "blas row: $out"
@@ -68,7 +82,7 @@ grep -q 'probe.conv.fp16 vs cuDNN .* 20.0 vs 100.0 TFLOP/s (cudnn 9.1.0 algo 1) 
 	|| fail "conv fp16 row: $out"
 grep -q 'probe.amp fp16 speed-up, overflow handled *| fp16 step 2.50x fp32 (1 vs 2.5 ms); injected overflow detected, 1 step(s) skipped, final scale 1024 *| overflow detected and skipped *| met' \
 	<<<"$out" || fail "amp row: $out"
-grep -q 'probe.bandwidth copy vs device memcpy *| 4000 vs 4500 GB/s = 89%; triad 4200 GB/s (88% of the profile.s 4800) *| >= 85% *| met' \
+grep -q 'probe.bandwidth copy vs device memcpy *| 4000 vs 4500 GB/s = 89%; triad 4200 GB/s (88% of the profile.s 4800) *| >= 90% *| missed' \
 	<<<"$out" || fail "copy row: $out"
 grep -q 'probe.bandwidth host transfers vs PCIe *| H2D 50.0, D2H 52.0 GB/s over Gen5 x16 (max Gen5 x16), 63.0 GB/s per direction = 83% *| link at its maximum *| met' \
 	<<<"$out" || fail "pcie row: $out"
