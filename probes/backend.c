@@ -9,14 +9,12 @@
 
 const struct backend_ops *backend_find(const char *name)
 {
+	static const struct backend_ops *const all[] = { &backend_hip_ops, &backend_cuda_ops, &backend_cpu_ops };
 	if (!name)
 		return NULL;
-	if (!strcmp(name, "hip"))
-		return &backend_hip_ops;
-	if (!strcmp(name, "cuda"))
-		return &backend_cuda_ops;
-	if (!strcmp(name, "cpu"))
-		return &backend_cpu_ops;
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		if (!strcmp(name, all[i]->name))
+			return all[i];
 	return NULL;
 }
 

@@ -12,6 +12,7 @@
 #ifndef ROCMCHECK_BACKEND_H
 #define ROCMCHECK_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,8 +36,27 @@ struct backend_image {
 
 struct backend;
 
+/* What the core may ask of a backend, as data (STYLE.md: "Traits are
+ * fields, not identities"): never compare an ops pointer or its name. */
+enum backend_trait {
+	/* The host stands in for a device: a reference, not a benchmark
+	 * (small sizes, one warm-up, no peak figure, a shared machine whose
+	 * timings vary); it needs no machine facts. */
+	BK_HOST_REFERENCE = 1u << 0,
+};
+enum backend_vendor {
+	BK_VENDOR_NONE = 0,        /* no vendor libraries (cpu) */
+	BK_VENDOR_AMD,             /* ROCm: rocBLAS, MIOpen, hiprtc */
+	BK_VENDOR_NVIDIA,          /* CUDA: cuBLAS, cuDNN, nvrtc */
+};
+
 struct backend_ops {
 	const char *name;          /* "hip", "cuda", "cpu" */
+	unsigned traits;           /* enum backend_trait bits */
+	enum backend_vendor vendor;
+	const char *rtc_name;      /* its runtime compiler, "hiprtc", "nvrtc"; NULL none */
+	/* the checks that tell why its runtime does not start */
+	const char *runtime_checks;
 	/* dlopen the runtime (and resolve symbols). On failure b->err_text holds
 	 * the dlerror() text of every name tried. */
 	int (*load)(struct backend *b);
@@ -98,6 +118,11 @@ extern const struct backend_ops backend_cpu_ops;
 
 /* "hip", "cuda", "cpu" -> ops, NULL for anything else. */
 const struct backend_ops *backend_find(const char *name);
+/* Whether the backend is the host standing in for a device (BK_HOST_REFERENCE). */
+static inline bool backend_is_reference(const struct backend_ops *ops)
+{
+	return ops && (ops->traits & BK_HOST_REFERENCE);
+}
 
 /* Set up b for ops (no loading). */
 void backend_init(struct backend *b, const struct backend_ops *ops);

@@ -693,6 +693,9 @@ static void cpu_unload(struct backend *b)
 
 const struct backend_ops backend_cpu_ops = {
 	.name = "cpu",
+	.traits = BK_HOST_REFERENCE,
+	.vendor = BK_VENDOR_NONE,
+	.runtime_checks = "",
 	.load = cpu_load,
 	.init = cpu_init,
 	.versions = cpu_versions,

@@ -461,6 +461,9 @@ static void cuda_unload(struct backend *b)
 
 const struct backend_ops backend_cuda_ops = {
 	.name = "cuda",
+	.vendor = BK_VENDOR_NVIDIA,
+	.rtc_name = "nvrtc",
+	.runtime_checks = "cuda.driver,perm,env",
 	.load = cuda_load,
 	.init = cuda_init,
 	.versions = cuda_versions,

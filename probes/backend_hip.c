@@ -422,6 +422,9 @@ static void hip_unload(struct backend *b)
 
 const struct backend_ops backend_hip_ops = {
 	.name = "hip",
+	.vendor = BK_VENDOR_AMD,
+	.rtc_name = "hiprtc",
+	.runtime_checks = "rocm.runtime,perm,env",
 	.load = hip_load,
 	.init = hip_init,
 	.versions = hip_versions,

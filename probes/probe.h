@@ -190,18 +190,24 @@ struct probe_ctx {
 	char module_error[512];    /* why there is no module */
 };
 
+enum probe_flag {
+	PROBE_SHORT = 1u << 0,     /* in doctor --level standard's short set */
+	/* runs for probe_duration(job) seconds (probe.sustained): the watchdog
+	 * allows that much more, doctor runs it at --level full only, and
+	 * `probe` without names leaves it out */
+	PROBE_TIMED = 1u << 1,
+};
+
 struct probe_def {
 	const char *name;          /* "gemm.fp32" (`probe NAME` matches it or its group) */
 	const char *id;            /* "probe.gemm.fp32" */
 	const char *group;         /* "gemm" */
-	bool short_set;            /* run by doctor --level standard */
+	unsigned flags;            /* enum probe_flag bits */
 	void (*run)(struct probe_ctx *pc, struct probe_outcome *out);
 };
 extern const struct probe_def probe_defs[];   /* terminated by {0} */
 const struct probe_def *probe_find(const char *name);
-/* A probe that runs for probe_duration(job) seconds (probe.sustained): the
- * watchdog allows that much more, doctor runs it at --level full only, and
- * `probe` without names leaves it out. */
+/* The PROBE_TIMED flag of d (false for NULL). */
 bool probe_timed(const struct probe_def *d);
 
 void probe_gemm_fp32(struct probe_ctx *pc, struct probe_outcome *out);

@@ -383,7 +383,7 @@ static int dev_setup(struct amp_dev *d, struct probe_ctx *pc, const struct amp_d
 		d->g_bm = (unsigned)info[2];
 		d->g_bn = (unsigned)info[3];
 	}
-	if (ops == &backend_cpu_ops)
+	if (backend_is_reference(ops))
 		d->g_bm = d->g_bn = 1;
 	/* every GEMM's m and n below is one of b, d, h, o */
 	const unsigned dims[] = { m->b, m->d, m->h, m->o };
@@ -555,7 +555,7 @@ static double amp_expect_w(const void *ctx, size_t i, double *bound)
 
 static void amp_dims_for(const struct probe_job *job, bool timing, struct amp_dims *m)
 {
-	if (job->ops == &backend_cpu_ops) {
+	if (backend_is_reference(job->ops)) {
 		*m = (struct amp_dims){ 32, 32, 64, 32 };
 		return;
 	}
@@ -572,7 +572,7 @@ void probe_amp(struct probe_ctx *pc, struct probe_outcome *out)
 {
 	struct backend *b = pc->b;
 	const struct backend_ops *ops = b->ops;
-	const bool cpu = ops == &backend_cpu_ops;
+	const bool cpu = backend_is_reference(ops);
 	struct amp_dims m;
 	struct amp_data a;
 	struct amp_host h;

@@ -225,7 +225,7 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 {
 	struct backend *b = pc->b;
 	const struct backend_ops *ops = b->ops;
-	const bool cpu = ops == &backend_cpu_ops;
+	const bool cpu = backend_is_reference(ops);
 	const struct probe_job *job = pc->job;
 	unsigned si = job->size <= PROBE_LARGE ? (unsigned)job->size : 0;
 	size_t n = cpu ? (size_t)1 << (22 + si) : (size_t)1 << (26 + si);

@@ -202,7 +202,7 @@ static void blas_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	struct backend *b = pc->b;
 	const struct backend_ops *ops = b->ops;
 	const char *probe = fp16 ? "blas.fp16" : "blas.fp32";
-	const bool rocm = !strcmp(ops->name, "hip");
+	const bool rocm = ops->vendor == BK_VENDOR_AMD;
 	const char *lib = rocm ? "rocBLAS" : "cuBLAS";
 	struct vblas vb;
 	struct gemm_dev g;
@@ -211,7 +211,7 @@ static void blas_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	memset(&g, 0, sizeof(g));
 	memset(&vb, 0, sizeof(vb));
 
-	if (strcmp(ops->name, "hip") != 0 && strcmp(ops->name, "cuda") != 0) {
+	if (ops->vendor == BK_VENDOR_NONE) {
 		out->status = ST_SKIP;
 		snprintf(out->summary, sizeof(out->summary), "%s: no vendor BLAS for the %s backend", probe, ops->name);
 		return;

@@ -37,7 +37,7 @@ void probe_conv_shape(const struct probe_job *job, struct conv_shape *s)
 	static const unsigned batch[] = { 8, 16, 32 };
 	unsigned i = job->size <= PROBE_LARGE ? (unsigned)job->size : 0;
 	s->c = s->k = 64;
-	if (job->ops == &backend_cpu_ops) {
+	if (backend_is_reference(job->ops)) {
 		/* a reference run, not a benchmark: one image at 28x28 */
 		s->n = 1 + i;
 		s->h = s->w = 28;
@@ -120,7 +120,7 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 {
 	struct backend *b = pc->b;
 	const struct backend_ops *ops = b->ops;
-	const bool cpu = ops == &backend_cpu_ops;
+	const bool cpu = backend_is_reference(ops);
 	const char *probe = fp16 ? "conv.fp16" : "conv.fp32";
 	struct conv_shape s;
 	struct conv_data d;

@@ -300,7 +300,7 @@ static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	struct backend *b = pc->b;
 	const struct backend_ops *ops = b->ops;
 	const char *probe = fp16 ? "dnn.fp16" : "dnn.fp32";
-	const bool rocm = !strcmp(ops->name, "hip");
+	const bool rocm = ops->vendor == BK_VENDOR_AMD;
 	const char *lib = rocm ? "MIOpen" : "cuDNN";
 	struct vdnn v;
 	struct conv_shape s;
@@ -311,7 +311,7 @@ static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	memset(&v, 0, sizeof(v));
 	memset(&d, 0, sizeof(d));
 
-	if (strcmp(ops->name, "hip") != 0 && strcmp(ops->name, "cuda") != 0) {
+	if (ops->vendor == BK_VENDOR_NONE) {
 		out->status = ST_SKIP;
 		snprintf(out->summary, sizeof(out->summary), "%s: no vendor DNN library for the %s backend", probe,
 			 ops->name);

@@ -124,7 +124,7 @@ size_t doctor_probe_select(const char *level, bool blas, const struct check_filt
 		return 0;
 	bool full = !strcmp(level, "full");
 	for (const struct probe_def *d = probe_defs; d->name; d++)
-		if (((d->short_set && !probe_timed(d)) || full || (blas && !strcmp(d->group, "blas"))) &&
+		if ((((d->flags & PROBE_SHORT) && !probe_timed(d)) || full || (blas && !strcmp(d->group, "blas"))) &&
 		    (!flt || check_selected(flt, d->id)))
 			set[n++] = d;
 	return n;

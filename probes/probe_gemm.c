@@ -104,7 +104,7 @@ int gemm_dev_prepare(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outc
 		g->grid[0] = g->n / (unsigned)info[3];
 		g->grid[1] = g->m / (unsigned)info[2];
 	} else {
-		snprintf(out->variant, sizeof(out->variant), "%s", ops == &backend_cpu_ops ? "cpu" : "tiled");
+		snprintf(out->variant, sizeof(out->variant), "%s", backend_is_reference(ops) ? "cpu" : "tiled");
 		g->block[0] = GEMM32_THREADS;
 		g->grid[0] = g->n / GEMM32_TILE;
 		g->grid[1] = g->m / GEMM32_TILE;
@@ -151,7 +151,7 @@ int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double
 	 * pass for ours */
 	if (probe_poison(pc, g->dc, (size_t)g->m * g->n * sizeof(float), "C", out) < 0)
 		return -1;
-	int warm = ops == &backend_cpu_ops ? 1 : 3;
+	int warm = backend_is_reference(ops) ? 1 : 3;
 	for (int i = 0; i < warm; i++)
 		if (gemm_dev_launch(pc, g, out) < 0)
 			goto out;
@@ -243,7 +243,7 @@ static void gemm_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	if (sec > 0)
 		out->tflops = 2.0 * g.m * g.n * (double)g.k / sec / 1e12;
 	double peak = fp16 ? pc->job->fp16_peak : pc->job->fp32_peak;
-	if (peak > 0 && pc->b->ops != &backend_cpu_ops)
+	if (peak > 0 && !backend_is_reference(pc->b->ops))
 		out->expected_tflops = peak;
 	char what[160];
 	snprintf(what, sizeof(what), "%s %ux%ux%u on %.60s (%s, %s)", probe, g.m, g.n, g.k,

@@ -30,7 +30,7 @@ void probe_rtc(struct probe_ctx *pc, struct probe_outcome *out)
 {
 	struct backend *b = pc->b;
 	const struct backend_ops *ops = b->ops;
-	const char *compiler = !strcmp(ops->name, "hip") ? "hiprtc" : !strcmp(ops->name, "cuda") ? "nvrtc" : "none";
+	const char *compiler = ops->rtc_name ? ops->rtc_name : "none";
 	void *img = NULL, *mod = NULL, *fn = NULL;
 	size_t len = 0;
 	char *log = NULL;

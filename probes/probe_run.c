@@ -9,27 +9,27 @@
 #include <strings.h>
 
 const struct probe_def probe_defs[] = {
-	{ "rtc", "probe.rtc", "rtc", true, probe_rtc },
-	{ "gemm.fp32", "probe.gemm.fp32", "gemm", true, probe_gemm_fp32 },
-	{ "gemm.fp16", "probe.gemm.fp16", "gemm", true, probe_gemm_fp16 },
-	{ "conv.fp32", "probe.conv", "conv", true, probe_conv_fp32 },
-	{ "conv.fp16", "probe.conv.fp16", "conv", true, probe_conv_fp16 },
-	{ "amp", "probe.amp", "amp", true, probe_amp },
-	{ "bandwidth", "probe.bandwidth", "bandwidth", true, probe_bandwidth },
+	{ "rtc", "probe.rtc", "rtc", PROBE_SHORT, probe_rtc },
+	{ "gemm.fp32", "probe.gemm.fp32", "gemm", PROBE_SHORT, probe_gemm_fp32 },
+	{ "gemm.fp16", "probe.gemm.fp16", "gemm", PROBE_SHORT, probe_gemm_fp16 },
+	{ "conv.fp32", "probe.conv", "conv", PROBE_SHORT, probe_conv_fp32 },
+	{ "conv.fp16", "probe.conv.fp16", "conv", PROBE_SHORT, probe_conv_fp16 },
+	{ "amp", "probe.amp", "amp", PROBE_SHORT, probe_amp },
+	{ "bandwidth", "probe.bandwidth", "bandwidth", PROBE_SHORT, probe_bandwidth },
 	/* the vendor libraries: not in doctor's short set (loading them takes
 	 * seconds), except rocBLAS where rocm.rocblas doubts it (probe_doctor.c) */
-	{ "blas.fp32", "probe.blas.fp32", "blas", false, probe_blas_fp32 },
-	{ "blas.fp16", "probe.blas.fp16", "blas", false, probe_blas_fp16 },
-	{ "dnn.fp32", "probe.dnn.fp32", "dnn", false, probe_dnn_fp32 },
-	{ "dnn.fp16", "probe.dnn.fp16", "dnn", false, probe_dnn_fp16 },
+	{ "blas.fp32", "probe.blas.fp32", "blas", 0, probe_blas_fp32 },
+	{ "blas.fp16", "probe.blas.fp16", "blas", 0, probe_blas_fp16 },
+	{ "dnn.fp32", "probe.dnn.fp32", "dnn", 0, probe_dnn_fp32 },
+	{ "dnn.fp16", "probe.dnn.fp16", "dnn", 0, probe_dnn_fp16 },
 	/* --level full: the fp32 GEMM under load for probe_duration() seconds */
-	{ "sustained", "probe.sustained", "sustained", false, probe_sustained },
+	{ "sustained", "probe.sustained", "sustained", PROBE_TIMED, probe_sustained },
 	{ 0 },
 };
 
 bool probe_timed(const struct probe_def *d)
 {
-	return d && d->run == probe_sustained;
+	return d && (d->flags & PROBE_TIMED);
 }
 
 const struct probe_def *probe_find(const char *name)
@@ -59,11 +59,6 @@ int probe_size_parse(const char *s, enum probe_size *out)
 	return 0;
 }
 
-static bool job_is_cpu(const struct probe_job *job)
-{
-	return job->ops == &backend_cpu_ops;
-}
-
 unsigned probe_gemm_dim(const struct probe_job *job)
 {
 	/* GPU sizes: big enough to fill the largest GPUs at `small`; all are
@@ -72,14 +67,14 @@ unsigned probe_gemm_dim(const struct probe_job *job)
 	static const unsigned gpu[] = { 2048, 4096, 8192 };
 	static const unsigned cpu[] = { 256, 384, 512 };
 	unsigned i = job->size <= PROBE_LARGE ? (unsigned)job->size : 0;
-	return job_is_cpu(job) ? cpu[i] : gpu[i];
+	return backend_is_reference(job->ops) ? cpu[i] : gpu[i];
 }
 
 int probe_iterations(const struct probe_job *job)
 {
 	if (job->iterations > 0)
 		return job->iterations;
-	return job_is_cpu(job) ? 2 : 20;
+	return backend_is_reference(job->ops) ? 2 : 20;
 }
 
 const char *gemm16_variant_name(int v)
@@ -115,8 +110,7 @@ static void runtime_failed(struct probe_outcome *out, const struct backend *b, c
 	out->status = ST_FAIL;
 	snprintf(out->summary, sizeof(out->summary), "%s failed: %s", what, b->err_text);
 	snprintf(out->fix, sizeof(out->fix), "Run `rocmcheck doctor --only %s` for what stops the %s runtime.",
-		 !strcmp(b->ops->name, "hip") ? "rocm.runtime,perm,env" : "cuda.driver,perm,env",
-		 b->ops->name);
+		 b->ops->runtime_checks, b->ops->name);
 }
 
 static int pick_device(struct backend *b, const struct probe_job *job, struct probe_outcome *out)

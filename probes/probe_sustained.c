@@ -97,7 +97,7 @@ int sustained_stats_compute(const double *seconds, size_t n, double flops, struc
 
 void sustained_limits_for(const struct probe_job *job, struct sustained_limits *lim)
 {
-	if (job->ops == &backend_cpu_ops) {
+	if (backend_is_reference(job->ops)) {
 		lim->max_spread = 0;
 		lim->min_ratio = CPU_MIN_RATIO;
 	} else {
@@ -306,7 +306,7 @@ static int run_loop(struct run *r, double duration, double per_launch, struct se
 	int pend = -1;
 	unsigned pend_n = 0, count = batch_size(per_launch, duration);
 #ifdef ROCMCHECK_TEST_HOOKS
-	const bool throttle = ops == &backend_cpu_ops && probe_test_fault_is("throttle");
+	const bool throttle = backend_is_reference(ops) && probe_test_fault_is("throttle");
 #endif
 	for (;;) {
 		bool more = monotonic_s() - t0 < duration;
@@ -438,7 +438,7 @@ void probe_sustained(struct probe_ctx *pc, struct probe_outcome *out)
 		}
 	}
 	/* warm-up, timed for the first batch's size */
-	unsigned warm = ops == &backend_cpu_ops ? 1 : 3;
+	unsigned warm = backend_is_reference(ops) ? 1 : 3;
 	if (enqueue(&r, 0, warm, INFINITY) < 0 || collect(&r, 0, warm) < 0)
 		goto out;
 	double per_launch = 0;
@@ -467,7 +467,7 @@ void probe_sustained(struct probe_ctx *pc, struct probe_outcome *out)
 	out->m = g.m, out->n = g.n, out->k = g.k;
 	out->tflops = st.median;
 	out->seconds = flops / (st.median * 1e12);
-	if (job.fp32_peak > 0 && ops != &backend_cpu_ops)
+	if (job.fp32_peak > 0 && !backend_is_reference(ops))
 		out->expected_tflops = job.fp32_peak;
 	set_metrics(out, &st, &s);
 	char sens[256];

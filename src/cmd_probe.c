@@ -180,11 +180,11 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 	struct probe_job *jobs = NULL;
 	int *job_gpu = NULL;
 	size_t njobs = 0;
-	if (only == &backend_cpu_ops) {
+	if (backend_is_reference(only)) {
 		jobs = xcalloc(1, sizeof(*jobs));
 		job_gpu = xcalloc(1, sizeof(int));
 		jobs[0] = base;
-		jobs[0].ops = &backend_cpu_ops;
+		jobs[0].ops = only;
 		jobs[0].device = 0;
 		jobs[0].seed = PROBE_DEFAULT_SEED;
 		job_gpu[0] = -1;

@@ -316,8 +316,12 @@ static struct probe_job fake_job(const char *name)
 {
 	fake_hip = backend_cpu_ops;
 	fake_hip.name = "hip";
+	fake_hip.traits = 0;
+	fake_hip.vendor = BK_VENDOR_AMD;
 	fake_cuda = backend_cpu_ops;
 	fake_cuda.name = "cuda";
+	fake_cuda.traits = 0;
+	fake_cuda.vendor = BK_VENDOR_NVIDIA;
 	struct probe_job j = cpu_job();
 	j.ops = !strcmp(name, "hip") ? &fake_hip : &fake_cuda;
 	return j;

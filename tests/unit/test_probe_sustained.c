@@ -142,7 +142,7 @@ static void test_duration(void **state)
 	const struct probe_def *d = probe_find("probe.sustained");
 	assert_non_null(d);
 	assert_string_equal(d->id, "probe.sustained");
-	assert_false(d->short_set);
+	assert_false(d->flags & PROBE_SHORT);
 	assert_true(probe_timed(d));
 	assert_false(probe_timed(probe_find("gemm.fp32")));
 	assert_false(probe_timed(NULL));
@@ -333,7 +333,7 @@ static void test_doctor_levels(void **state)
 	assert_true(has(set, n, "probe.gemm.fp32"));
 	assert_true(has(set, n, "probe.bandwidth"));
 	for (size_t i = 0; i < n; i++)
-		assert_true(set[i]->short_set);
+		assert_true(set[i]->flags & PROBE_SHORT);
 
 	/* rocm.rocblas in doubt: rocBLAS joins, sustained still not */
 	n = doctor_probe_select("standard", true, NULL, set);
