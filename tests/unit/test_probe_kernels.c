@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <errno.h>
@@ -303,6 +304,158 @@ static void test_hiprtc(void **state)
 	assert_int_equal(o.rc, -EINVAL);
 }
 
+/* ---- hiprtc once per run (probe_kernels_prepare), with a fake runtime ---- */
+
+static char fake_log_path[300];        /* one line per compilation */
+
+static int fake_load(struct backend *b)
+{
+	(void)b;
+	return 0;
+}
+
+static void fake_unload(struct backend *b)
+{
+	(void)b;
+}
+
+static int fake_versions(struct backend *b, int *runtime, int *driver)
+{
+	(void)b;
+	*runtime = 50221153;
+	*driver = -1;
+	return 0;
+}
+
+/* gfx1010 and gfx1100 abort the way Debian's hiprtc 5.2 does for gfx1100,
+ * gfx1012 compiles, anything else is a compile error */
+static int fake_rtc(struct backend *b, const char *source, const char *name, const char *arch, void **image,
+		    size_t *len, char **log)
+{
+	(void)source;
+	(void)name;
+	*log = NULL;
+	FILE *f = fopen(fake_log_path, "a");
+	if (f) {
+		fprintf(f, "%s\n", arch);
+		fclose(f);
+	}
+	if (!strcmp(arch, "gfx1010") || !strcmp(arch, "gfx1100")) {
+		fputs("munmap_chunk(): invalid pointer\n", stderr);
+		abort();
+	}
+	if (!strcmp(arch, "gfx1012")) {
+		*image = xstrdup("\177ELF fake code object");
+		*len = strlen(*image) + 1;
+		return 0;
+	}
+	return backend_fail(b, -EIO, "hiprtcCompileProgram: HIPRTC_ERROR_COMPILATION");
+}
+
+static int fake_module_load(struct backend *b, const void *image, size_t len, void **mod)
+{
+	if (len > 9 && !memcmp(image, "\177ELF fake", 9)) {
+		*mod = (void *)image;
+		return 0;
+	}
+	return backend_fail(b, -EINVAL, "hipModuleLoadData: hipErrorInvalidImage");
+}
+
+static int load_for(const struct backend_ops *ops, const char *arch, struct probe_ctx *pc, struct backend *b)
+{
+	backend_init(b, ops);
+	memset(pc, 0, sizeof(*pc));
+	pc->b = b;
+	snprintf(pc->props.arch, sizeof(pc->props.arch), "%s", arch);
+	return probe_load_kernels(pc);
+}
+
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = xasprintf("%s/%s", dir, de->d_name);
+		if (unlink(p) < 0)
+			remove_tree(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+static void test_hiprtc_once(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/rocmcheck-rtc.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	setenv("XDG_CACHE_HOME", dir, 1);
+	snprintf(fake_log_path, sizeof(fake_log_path), "%s/compilations", dir);
+	struct backend_ops fake = backend_cpu_ops;
+	fake.name = "hip";
+	fake.load = fake_load;
+	fake.unload = fake_unload;
+	fake.versions = fake_versions;
+	fake.rtc_compile = fake_rtc;
+	fake.module_load = fake_module_load;
+	struct backend b;
+	struct probe_ctx pc;
+
+	/* hiprtc aborts: in its own child, once; every probe is told hiprtc,
+	 * the target and the fix */
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1010"), -ENOENT);
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1010"), -ENOENT);
+	for (int i = 0; i < 2; i++) {
+		assert_true(load_for(&fake, "gfx1010", &pc, &b) < 0);
+		print_message("gfx1010: %s\n", pc.module_error);
+		assert_non_null(strstr(pc.module_error, "hiprtc aborted"));
+		assert_non_null(strstr(pc.module_error, "for gfx1010"));
+		assert_non_null(strstr(pc.module_error, "munmap_chunk(): invalid pointer"));
+		assert_non_null(strstr(pc.module_error, "newer ROCm"));
+	}
+	/* hiprtc compiles: once, the probes load what the parent kept */
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1012"), 0);
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1012"), 0);
+	assert_int_equal(load_for(&fake, "gfx1012", &pc, &b), 0);
+	assert_non_null(pc.module);
+	/* nothing to compile for an embedded target; when its code object does
+	 * not load, hiprtc runs in its own child too (once), and the load
+	 * error stays beside hiprtc's */
+	const char *expect = "gfx1010\ngfx1012\n";
+	const void *co;
+	size_t colen;
+	if (rc_kernels_hip_bundle_len &&
+	    offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, "gfx1100", &co, &colen) == 0) {
+		assert_int_equal(probe_kernels_prepare(&fake, "gfx1100"), 0);
+		for (int i = 0; i < 2; i++) {
+			assert_true(load_for(&fake, "gfx1100", &pc, &b) < 0);
+			print_message("gfx1100: %s\n", pc.module_error);
+			assert_non_null(strstr(pc.module_error, "embedded code object for gfx1100 does not load: "
+							       "hipModuleLoadData: hipErrorInvalidImage"));
+			assert_non_null(strstr(pc.module_error, "hiprtc aborted compiling the probe kernels for gfx1100"));
+		}
+		expect = "gfx1010\ngfx1012\ngfx1100\n";
+	}
+	/* not a hip job: nothing to do */
+	assert_int_equal(probe_kernels_prepare(&backend_cpu_ops, "gfx1010"), 0);
+	size_t len;
+	char *path = xasprintf("%s/compilations", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char buf[200] = "";
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	assert_string_equal(buf, expect);
+	free(path);
+	probe_kernels_forget();
+	unsetenv("XDG_CACHE_HOME");
+	remove_tree(dir);
+}
+
 static void test_nvrtc(void **state)
 {
 	(void)state;
@@ -337,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_hip_bundle),
 		cmocka_unit_test(test_bundle_parser),
 		cmocka_unit_test(test_hiprtc),
+		cmocka_unit_test(test_hiprtc_once),
 		cmocka_unit_test(test_nvrtc),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
