@@ -140,7 +140,6 @@ endif()
 # one code object per target (the build runs them in parallel), bundled with
 # the clang-offload-bundler beside that clang, or hipcc's (LLVM 15) one
 set(rc_new_archs "")
-set(rc_new_unknown "")
 set(rc_new_cos "")
 if(ROCMCHECK_KERNELS_HIP AND ROCMCHECK_KERNELS_HIP_CLANG AND ROCMCHECK_HIP_NEW_CLANG)
   get_filename_component(rc_new_dir ${ROCMCHECK_HIP_NEW_CLANG} REALPATH)
@@ -149,7 +148,19 @@ if(ROCMCHECK_KERNELS_HIP AND ROCMCHECK_KERNELS_HIP_CLANG AND ROCMCHECK_HIP_NEW_C
                clang-offload-bundler-15 HINTS ${rc_new_dir} /usr/lib/llvm-15/bin)
   execute_process(COMMAND ${ROCMCHECK_HIP_NEW_CLANG} --version OUTPUT_VARIABLE rc_new_ver ERROR_QUIET)
   string(REGEX MATCH "clang version ([0-9]+)" rc_new_ver "${rc_new_ver}")
-  set(rc_new_name "clang ${CMAKE_MATCH_1}")
+  set(rc_new_major "${CMAKE_MATCH_1}")
+  # a code object end to end: Debian's clang-19 does not pull in lld-19
+  file(WRITE ${RC_KOUT}/clang-check.hip "extern \"C\" __attribute__((global)) void k(int *p) { *p = 1; }\n")
+  execute_process(COMMAND ${ROCMCHECK_HIP_NEW_CLANG} -x hip -nogpulib -nogpuinc --cuda-device-only
+                          --no-gpu-bundle-output --offload-arch=gfx1030 -o ${RC_KOUT}/clang-check.co
+                          ${RC_KOUT}/clang-check.hip
+                  RESULT_VARIABLE r OUTPUT_QUIET ERROR_VARIABLE rc_new_err)
+  if(r EQUAL 0)
+    set(rc_new_name "clang ${rc_new_major}")
+  else()
+    string(STRIP "${rc_new_err}" rc_new_err)
+    message(STATUS "kernels: ${ROCMCHECK_HIP_NEW_CLANG} cannot build AMD code objects (is lld installed?): ${rc_new_err}")
+  endif()
 endif()
 if(rc_new_name AND ROCMCHECK_OFFLOAD_BUNDLER)
   set(want ${ROCMCHECK_HIP_NEW_ARCHS})
@@ -233,7 +244,7 @@ if(NOT rc_hip_line)
 elseif(rc_left)
   string(REPLACE ";" "," names "${rc_left}")
   if(NOT rc_new_name)
-    set(why "built without clang 19")
+    set(why "built without clang 19 and lld 19")
   elseif(NOT ROCMCHECK_OFFLOAD_BUNDLER)
     set(why "built without clang-offload-bundler")
   else()
