@@ -130,6 +130,11 @@ static const struct rtc_entry *rtc_lookup(const char *arch)
 	return NULL;
 }
 
+static bool looks_like_code(const void *img, size_t len)
+{
+	return (len > 4 && !memcmp(img, "\177ELF", 4)) || (len > 24 && !memcmp(img, "__CLANG_OFFLOAD_BUNDLE__", 24));
+}
+
 struct rtc_req {
 	const struct backend_ops *ops;
 	const char *arch;
@@ -157,7 +162,13 @@ static void rtc_child(void *arg, void *outp)
 	char *path = rtc_cache_path(&b, q->arch, &dir);
 	void *img = NULL;
 	char *log = NULL;
-	if (!path || read_file(path, &img, &r->len) < 0) {
+	/* a cached file is trusted only when it looks like a code object or
+	 * an offload bundle, which is what hiprtc returns */
+	if (path && read_file(path, &img, &r->len) == 0 && !looks_like_code(img, r->len)) {
+		free(img);
+		img = NULL;
+	}
+	if (!img) {
 		r->rc = b.ops->rtc_compile(&b, rc_kernels_source, "probes.hip", q->arch, &img, &r->len, &log);
 		if (r->rc < 0) {
 			snprintf(r->err, sizeof(r->err), "%.150s%s%.200s", b.err_text, log ? "; log: " : "",

@@ -441,6 +441,33 @@ static void test_hiprtc_once(void **state)
 	}
 	/* not a hip job: nothing to do */
 	assert_int_equal(probe_kernels_prepare(&backend_cpu_ops, "gfx1010"), 0);
+	/* the next run takes gfx1012 from the disk cache, unless the file
+	 * there is not a code object */
+	probe_kernels_forget();
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1012"), 0);
+	probe_kernels_forget();
+	char *cdir = xasprintf("%s/rocmcheck", dir);
+	DIR *d = opendir(cdir);
+	assert_non_null(d);
+	struct dirent *de;
+	int corrupted = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (!strstr(de->d_name, "-gfx1012.co"))
+			continue;
+		char *p = xasprintf("%s/%s", cdir, de->d_name);
+		FILE *c = fopen(p, "w");
+		assert_non_null(c);
+		fputs("truncated", c);
+		fclose(c);
+		free(p);
+		corrupted++;
+	}
+	closedir(d);
+	free(cdir);
+	assert_int_equal(corrupted, 1);
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1012"), 0);
+	char *exp2 = xasprintf("%sgfx1012\n", expect);
+	expect = exp2;
 	size_t len;
 	char *path = xasprintf("%s/compilations", dir);
 	FILE *f = fopen(path, "r");
@@ -450,6 +477,7 @@ static void test_hiprtc_once(void **state)
 	fclose(f);
 	buf[len] = '\0';
 	assert_string_equal(buf, expect);
+	free(exp2);
 	free(path);
 	probe_kernels_forget();
 	unsetenv("XDG_CACHE_HOME");
