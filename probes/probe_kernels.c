@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -110,7 +111,8 @@ static char *rtc_cache_path(struct backend *b, const char *arch, char **dir)
  * to a temporary file. probe_kernels_prepare does it in the parent before
  * the probe children fork, and they inherit the result: the code object, or
  * why there is none. A probe child compiles only when the embedded code
- * object for its target does not load. */
+ * object for its target does not load, and its siblings learn when that
+ * failed too. */
 #define RTC_TIMEOUT_S 120
 
 struct rtc_entry {
@@ -122,11 +124,51 @@ struct rtc_entry {
 static struct rtc_entry rtc_entries[16];
 static size_t rtc_nentries;
 
+/* Failures a probe child met, for its siblings (a child compiles when the
+ * embedded code object does not load): an anonymous shared mapping that
+ * probe_kernels_prepare makes in the parent before they fork. */
+#define RTC_SHARED_SLOTS 16
+struct rtc_shared {
+	unsigned claimed;
+	struct {
+		unsigned ready;
+		char arch[32];
+		char why[400];
+	} slot[RTC_SHARED_SLOTS];
+};
+static struct rtc_shared *rtc_shared;
+
+static void rtc_share_failure(const struct rtc_entry *e)
+{
+	if (!rtc_shared)
+		return;
+	unsigned i = __atomic_fetch_add(&rtc_shared->claimed, 1, __ATOMIC_RELAXED);
+	if (i >= RTC_SHARED_SLOTS)
+		return;
+	memcpy(rtc_shared->slot[i].arch, e->arch, sizeof(e->arch));
+	memcpy(rtc_shared->slot[i].why, e->why, sizeof(e->why));
+	__atomic_store_n(&rtc_shared->slot[i].ready, 1, __ATOMIC_RELEASE);
+}
+
+/* This process's entry for arch, or a sibling's failure, or NULL. */
 static const struct rtc_entry *rtc_lookup(const char *arch)
 {
 	for (size_t i = 0; i < rtc_nentries; i++)
 		if (!strcmp(rtc_entries[i].arch, arch))
 			return &rtc_entries[i];
+	if (!rtc_shared || rtc_nentries >= ARRAY_SIZE(rtc_entries))
+		return NULL;
+	unsigned n = __atomic_load_n(&rtc_shared->claimed, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < n && i < RTC_SHARED_SLOTS; i++) {
+		if (!__atomic_load_n(&rtc_shared->slot[i].ready, __ATOMIC_ACQUIRE) ||
+		    strncmp(rtc_shared->slot[i].arch, arch, sizeof(rtc_shared->slot[i].arch)))
+			continue;
+		struct rtc_entry *e = &rtc_entries[rtc_nentries++];
+		memset(e, 0, sizeof(*e));
+		snprintf(e->arch, sizeof(e->arch), "%s", arch);
+		snprintf(e->why, sizeof(e->why), "%.*s", (int)sizeof(e->why) - 1, rtc_shared->slot[i].why);
+		return e;
+	}
 	return NULL;
 }
 
@@ -245,6 +287,8 @@ static const struct rtc_entry *rtc_compile_isolated(const struct backend_ops *op
 	r.err[sizeof(r.err) - 1] = '\0';
 	rtc_take(e, arch, iso, why, &r, fileno(tmp));
 	fclose(tmp);
+	if (!e->img)
+		rtc_share_failure(e);
 	return e;
 }
 
@@ -254,6 +298,11 @@ int probe_kernels_prepare(const struct backend_ops *ops, const char *arch)
 	size_t colen;
 	if (strcmp(ops->name, "hip") || !arch || !arch[0])
 		return 0;
+	if (!rtc_shared) {
+		void *m = mmap(NULL, sizeof(*rtc_shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED)
+			rtc_shared = m;
+	}
 	if (rc_kernels_hip_bundle_len &&
 	    offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, arch, &co, &colen) == 0)
 		return 0;
@@ -270,6 +319,9 @@ void probe_kernels_forget(void)
 	for (size_t i = 0; i < rtc_nentries; i++)
 		free(rtc_entries[i].img);
 	rtc_nentries = 0;
+	if (rtc_shared)
+		munmap(rtc_shared, sizeof(*rtc_shared));
+	rtc_shared = NULL;
 }
 
 int probe_load_kernels(struct probe_ctx *pc)
