@@ -336,6 +336,9 @@ extern const char cpu_kernel_image[];
  * (cached under $XDG_CACHE_HOME/rocmcheck/). Fills pc->module or
  * pc->module_error. */
 int probe_load_kernels(struct probe_ctx *pc);
+/* A probe's outcome when probe_load_kernels failed: fail, with its reason
+ * and the fix for it (a newer ROCm when hiprtc crashed). */
+void probe_kernels_fail(struct probe_ctx *pc, struct probe_outcome *out);
 /* In the parent, before the probe children fork: for a hip job whose arch
  * the bundle lacks, compile with hiprtc once, in an isolated child (hiprtc
  * can abort the process), and keep the code object or the reason there is

@@ -119,6 +119,7 @@ struct rtc_entry {
 	char arch[32];
 	void *img;                 /* NULL: no code object, see why */
 	size_t len;
+	bool broken;               /* hiprtc crashed or hung, not a compile error */
 	char why[400];
 };
 static struct rtc_entry rtc_entries[16];
@@ -132,6 +133,7 @@ struct rtc_shared {
 	unsigned claimed;
 	struct {
 		unsigned ready;
+		bool broken;
 		char arch[32];
 		char why[400];
 	} slot[RTC_SHARED_SLOTS];
@@ -147,6 +149,7 @@ static void rtc_share_failure(const struct rtc_entry *e)
 		return;
 	memcpy(rtc_shared->slot[i].arch, e->arch, sizeof(e->arch));
 	memcpy(rtc_shared->slot[i].why, e->why, sizeof(e->why));
+	rtc_shared->slot[i].broken = e->broken;
 	__atomic_store_n(&rtc_shared->slot[i].ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -167,6 +170,7 @@ static const struct rtc_entry *rtc_lookup(const char *arch)
 		memset(e, 0, sizeof(*e));
 		snprintf(e->arch, sizeof(e->arch), "%s", arch);
 		snprintf(e->why, sizeof(e->why), "%.*s", (int)sizeof(e->why) - 1, rtc_shared->slot[i].why);
+		e->broken = rtc_shared->slot[i].broken;
 		return e;
 	}
 	return NULL;
@@ -236,6 +240,7 @@ out:
 static void rtc_take(struct rtc_entry *e, const char *arch, int iso, const char *why, const struct rtc_res *r,
 		    int fd)
 {
+	e->broken = iso < 0;
 	if (iso == -ETIMEDOUT) {
 		snprintf(e->why, sizeof(e->why), "hiprtc did not finish compiling the probe kernels for %s (%.200s)",
 			 arch, why);
@@ -383,4 +388,21 @@ int probe_load_kernels(struct probe_ctx *pc)
 		snprintf(pc->module_error, sizeof(pc->module_error), "%shiprtc code for %s: %s", load_error, arch,
 			 b->err_text);
 	return rc;
+}
+
+void probe_kernels_fail(struct probe_ctx *pc, struct probe_outcome *out)
+{
+	const char *arch = pc->props.arch;
+	const struct rtc_entry *e = strcmp(pc->b->ops->name, "hip") ? NULL : rtc_lookup(arch);
+	out->status = ST_FAIL;
+	snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", arch, pc->module_error);
+	if (e && e->broken)
+		snprintf(out->fix, sizeof(out->fix),
+			 "This ROCm's runtime compiler (hiprtc) cannot build for %s, and no code object embedded "
+			 "in rocmcheck loads for it: install a newer ROCm release. `rocmcheck version` lists the "
+			 "embedded targets.", arch);
+	else
+		snprintf(out->fix, sizeof(out->fix),
+			 "This build has no code object for %s and runtime compilation failed; "
+			 "see `rocmcheck version` for the embedded targets.", arch);
 }

@@ -431,6 +431,21 @@ static void test_hiprtc_once(void **state)
 		assert_non_null(strstr(pc.module_error, "munmap_chunk(): invalid pointer"));
 		assert_non_null(strstr(pc.module_error, "newer ROCm"));
 	}
+	/* what the probe shows: the reason, and the newer ROCm as the fix */
+	struct probe_outcome o;
+	probe_outcome_init(&o);
+	probe_kernels_fail(&pc, &o);
+	assert_int_equal(o.status, ST_FAIL);
+	assert_true(str_startswith(o.summary, "no kernels for gfx1010: hiprtc aborted"));
+	assert_non_null(strstr(o.fix, "hiprtc) cannot build for gfx1010"));
+	assert_non_null(strstr(o.fix, "install a newer ROCm release"));
+	/* a compile error is not a broken hiprtc */
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1013"), -ENOENT);
+	assert_true(load_for(&fake, "gfx1013", &pc, &b) < 0);
+	assert_non_null(strstr(pc.module_error, "hiprtc for gfx1013: hiprtcCompileProgram"));
+	probe_outcome_init(&o);
+	probe_kernels_fail(&pc, &o);
+	assert_null(strstr(o.fix, "newer ROCm"));
 	/* hiprtc compiles: once, the probes load what the parent kept */
 	assert_int_equal(probe_kernels_prepare(&fake, "gfx1012"), 0);
 	assert_int_equal(probe_kernels_prepare(&fake, "gfx1012"), 0);
@@ -440,7 +455,7 @@ static void test_hiprtc_once(void **state)
 	 * not load, hiprtc runs in its own child too, the load error stays
 	 * beside hiprtc's, and the next probe child (here: this process after
 	 * one isolated child) learns of the failure without compiling */
-	const char *expect = "gfx1010\ngfx1012\n";
+	const char *expect = "gfx1010\ngfx1013\ngfx1012\n";
 	const void *co;
 	size_t colen;
 	if (rc_kernels_hip_bundle_len &&
@@ -462,7 +477,7 @@ static void test_hiprtc_once(void **state)
 						    "hipModuleLoadData: hipErrorInvalidImage"));
 			assert_non_null(strstr(err, "hiprtc aborted compiling the probe kernels for gfx1100"));
 		}
-		expect = "gfx1010\ngfx1012\ngfx1100\n";
+		expect = "gfx1010\ngfx1013\ngfx1012\ngfx1100\n";
 	}
 	/* not a hip job: nothing to do */
 	assert_int_equal(probe_kernels_prepare(&backend_cpu_ops, "gfx1010"), 0);
