@@ -139,6 +139,7 @@ endif()
 # clang 19: the new targets, and hipcc's too when hipcc could not build them;
 # one code object per target (the build runs them in parallel), bundled with
 # the clang-offload-bundler beside that clang, or hipcc's (LLVM 15) one
+set(rc_new_name "")
 set(rc_new_archs "")
 set(rc_new_cos "")
 if(ROCMCHECK_KERNELS_HIP AND ROCMCHECK_KERNELS_HIP_CLANG AND ROCMCHECK_HIP_NEW_CLANG)
@@ -178,7 +179,6 @@ if(rc_new_name AND ROCMCHECK_OFFLOAD_BUNDLER)
     execute_process(COMMAND ${ROCMCHECK_HIP_NEW_CLANG} ${rc_new_flags} --offload-arch=${arch} -E -o /dev/null /dev/null
                     RESULT_VARIABLE r OUTPUT_QUIET ERROR_QUIET)
     if(NOT r EQUAL 0)
-      list(APPEND rc_new_unknown ${arch})
       continue()
     endif()
     set(co ${RC_KOUT}/probes-${arch}.co)
