@@ -82,17 +82,33 @@ RC_KERNEL RC_BOUNDS(ST_THREADS) void gemm_fp32(const float *__restrict__ A, cons
 
 /* ---- gemm_fp16 ---- */
 #if defined(RC_GEMM16_WMMA)
-/* RDNA3, wave32. 128 threads = 4 waves; block tile 64x64, each wave 32x32 as
- * 2x2 WMMA tiles of 16x16x16. Operand layout of
- * __builtin_amdgcn_wmma_f32_16x16x16_f16_w32 (AMD, "How to accelerate AI
- * applications on RDNA 3 using WMMA"): lane l holds row l%16 of A and column
- * l%16 of B (16 k values each; lanes 16-31 repeat lanes 0-15); result
- * element e of lane l is C[2e + l/16][l%16]. */
+/* RDNA3 and RDNA4, wave32. 128 threads = 4 waves; block tile 64x64, each
+ * wave 32x32 as 2x2 WMMA tiles of 16x16x16. Lane l = 16h + i (h = l/16,
+ * i = l%16) works on row i of the A tile and column i of the B tile, and
+ * its result element e is column i of C.
+ *  - gfx11, __builtin_amdgcn_wmma_f32_16x16x16_f16_w32 (AMD, "How to
+ *    accelerate AI applications on RDNA 3 using WMMA"): A and B operands
+ *    hold all 16 k values (both half-waves the same); element e is row
+ *    2e + h of C.
+ *  - gfx12, __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12 (RDNA4 ISA,
+ *    "dense matrix layouts"): A and B operands hold 8 k values, k = 8h + t;
+ *    element e is row 8h + e of C. */
 #define G16_VARIANT RC_VARIANT_WMMA
 #define G16_THREADS 128
 #define G16_BM 64
 #define G16_BN 64
-typedef _Float16 rc_h16 __attribute__((ext_vector_type(16)));
+#if defined(RC_GEMM16_WMMA_GFX12)
+#define G16_KPL 8                      /* k values per lane in an operand */
+#define G16_K0(h) (8 * (h))            /* first of them */
+#define G16_CROW(e, h) (8 * (h) + (e))
+#define G16_WMMA __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12
+#else
+#define G16_KPL 16
+#define G16_K0(h) 0
+#define G16_CROW(e, h) (2 * (e) + (h))
+#define G16_WMMA __builtin_amdgcn_wmma_f32_16x16x16_f16_w32
+#endif
+typedef _Float16 rc_hk __attribute__((ext_vector_type(G16_KPL)));
 typedef float rc_f8 __attribute__((ext_vector_type(8)));
 
 RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, const rc_half *__restrict__ B,
@@ -103,6 +119,7 @@ RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, c
 	(void)M;
 	const int tid = (int)threadIdx.x, lane = tid % 32, wave = tid / 32;
 	const int wr = wave / 2, wc = wave % 2;
+	const int h = lane / 16, k0l = G16_K0(h);
 	const int row0 = (int)blockIdx.y * G16_BM, col0 = (int)blockIdx.x * G16_BN;
 	rc_f8 acc[2][2];
 	for (int i = 0; i < 2; i++)
@@ -117,21 +134,21 @@ RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, c
 			Bs[bk][bc + i] = B[(size_t)(k0 + bk) * N + col0 + bc + i];
 		}
 		__syncthreads();
-		rc_h16 af[2], bf[2];
+		rc_hk af[2], bf[2];
 		for (int s = 0; s < 2; s++)
-			for (int e = 0; e < 16; e++) {
-				af[s][e] = As[wr * 32 + s * 16 + lane % 16][e];
-				bf[s][e] = Bs[e][wc * 32 + s * 16 + lane % 16];
+			for (int t = 0; t < G16_KPL; t++) {
+				af[s][t] = As[wr * 32 + s * 16 + lane % 16][k0l + t];
+				bf[s][t] = Bs[k0l + t][wc * 32 + s * 16 + lane % 16];
 			}
 		for (int i = 0; i < 2; i++)
 			for (int j = 0; j < 2; j++)
-				acc[i][j] = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(af[i], bf[j], acc[i][j]);
+				acc[i][j] = G16_WMMA(af[i], bf[j], acc[i][j]);
 		__syncthreads();
 	}
 	for (int i = 0; i < 2; i++)
 		for (int j = 0; j < 2; j++)
 			for (int e = 0; e < 8; e++) {
-				int r = row0 + wr * 32 + i * 16 + 2 * e + lane / 16;
+				int r = row0 + wr * 32 + i * 16 + G16_CROW(e, h);
 				int c = col0 + wc * 32 + j * 16 + lane % 16;
 				C[(size_t)r * N + c] = acc[i][j][e];
 			}

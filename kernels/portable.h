@@ -6,6 +6,46 @@
 
 #if defined(__HIPCC_RTC__)
 #define RC_HIP 1                       /* hiprtc: builtins only, no headers */
+#elif defined(__HIP__) && defined(RC_HIP_NO_HEADERS)
+/* clang -x hip -nogpuinc -nogpulib (kernels.cmake, for the targets newer than
+ * Debian's HIP 5.2): no HIP headers and no device library, so the few names
+ * the kernels use are spelled here with clang's own attributes and AMDGPU
+ * builtins. */
+#define RC_HIP 1
+typedef __SIZE_TYPE__ size_t;
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+#define __launch_bounds__(n) __attribute__((amdgpu_flat_work_group_size(1, n)))
+struct rc_dim3 {
+	unsigned x, y, z;
+};
+__device__ inline rc_dim3 rc_thread_idx(void)
+{
+	return { __builtin_amdgcn_workitem_id_x(), __builtin_amdgcn_workitem_id_y(),
+		 __builtin_amdgcn_workitem_id_z() };
+}
+__device__ inline rc_dim3 rc_block_idx(void)
+{
+	return { __builtin_amdgcn_workgroup_id_x(), __builtin_amdgcn_workgroup_id_y(),
+		 __builtin_amdgcn_workgroup_id_z() };
+}
+__device__ inline rc_dim3 rc_block_dim(void)
+{
+	return { __builtin_amdgcn_workgroup_size_x(), __builtin_amdgcn_workgroup_size_y(),
+		 __builtin_amdgcn_workgroup_size_z() };
+}
+#define threadIdx rc_thread_idx()
+#define blockIdx rc_block_idx()
+#define blockDim rc_block_dim()
+/* what HIP's __syncthreads() is: LDS writes visible to the workgroup, then
+ * the barrier */
+__device__ inline void __syncthreads(void)
+{
+	__builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+	__builtin_amdgcn_s_barrier();
+	__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
 #elif defined(__HIP__) || defined(__HIPCC__)
 #define RC_HIP 1
 #include <hip/hip_runtime.h>
@@ -61,8 +101,12 @@ __device__ inline float rc_fma(float a, float b, float c) { return __fmaf_rn(a, 
 
 /* Which matrix unit gemm_fp16 uses on the target being compiled. */
 #if defined(RC_HIP) && (defined(__gfx1100__) || defined(__gfx1101__) || defined(__gfx1102__) || \
-			defined(__gfx1103__) || defined(__gfx1150__) || defined(__gfx1151__))
+			defined(__gfx1103__) || defined(__gfx1150__) || defined(__gfx1151__) || \
+			defined(__gfx1152__))
 #define RC_GEMM16_WMMA 1               /* RDNA3: v_wmma_f32_16x16x16_f16, wave32 */
+#elif defined(RC_HIP) && (defined(__gfx1200__) || defined(__gfx1201__))
+#define RC_GEMM16_WMMA 1               /* RDNA4: the same instruction, 8-element operands */
+#define RC_GEMM16_WMMA_GFX12 1
 #elif defined(RC_HIP) && (defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx940__) || \
 			  defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__))
 #define RC_GEMM16_MFMA 1               /* CDNA: v_mfma_f32_16x16x16f16, wave64 */

@@ -357,9 +357,21 @@ void probe_outcome_to_report(const struct probe_outcome *o, struct report *r, co
 /* ---- kernels embedded at build time (kernels/kernels.cmake) ---- */
 extern const char cpu_kernel_image[];
 /* The image for this backend and device; for hip, the bundle entry for the
- * arch, else hiprtc compilation of the embedded source (cached under
- * $XDG_CACHE_HOME/rocmcheck/). Fills pc->module or pc->module_error. */
+ * arch, else hiprtc compilation of the embedded source in an isolated child
+ * (cached under $XDG_CACHE_HOME/rocmcheck/). Fills pc->module or
+ * pc->module_error. */
 int probe_load_kernels(struct probe_ctx *pc);
+/* A probe's outcome when probe_load_kernels failed: fail, with its reason
+ * and the fix for it (a newer ROCm when hiprtc crashed). */
+void probe_kernels_fail(struct probe_ctx *pc, struct probe_outcome *out);
+/* In the parent, before the probe children fork: for a hip job whose arch
+ * the bundle lacks, compile with hiprtc once, in an isolated child (hiprtc
+ * can abort the process), and keep the code object or the reason there is
+ * none for probe_load_kernels in the children. 0, or a negative errno
+ * (-ENOENT: compilation failed, the children report why). */
+int probe_kernels_prepare(const struct backend_ops *ops, const char *arch);
+/* Drop what probe_kernels_prepare kept (tests). */
+void probe_kernels_forget(void);
 /* "cuda:sm_75,...", "hip:gfx900,...", "rtc:source"; NULL-terminated. */
 const char *const *probe_embedded_targets(void);
 

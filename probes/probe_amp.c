@@ -582,9 +582,7 @@ void probe_amp(struct probe_ctx *pc, struct probe_outcome *out)
 	char err[400];
 
 	if (probe_load_kernels(pc) < 0) {
-		out->status = ST_FAIL;
-		snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", pc->props.arch,
-			 pc->module_error);
+		probe_kernels_fail(pc, out);
 		return;
 	}
 	amp_dims_for(pc->job, false, &m);

@@ -247,9 +247,7 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	snprintf(v.method, sizeof(v.method), "exact");
 
 	if (probe_load_kernels(pc) < 0) {
-		out->status = ST_FAIL;
-		snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", pc->props.arch,
-			 pc->module_error);
+		probe_kernels_fail(pc, out);
 		return;
 	}
 	if (ops->get_function(b, pc->module, "stream_init", &finit) < 0 ||

@@ -66,12 +66,7 @@ int gemm_dev_prepare(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outc
 	bk_ptr dinfo = 0;
 	int ret = -1;
 	if (probe_load_kernels(pc) < 0) {
-		out->status = ST_FAIL;
-		snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", pc->props.arch,
-			 pc->module_error);
-		snprintf(out->fix, sizeof(out->fix),
-			 "This build has no code object for %s and runtime compilation failed; "
-			 "see `rocmcheck version` for the embedded targets.", pc->props.arch);
+		probe_kernels_fail(pc, out);
 		return -1;
 	}
 	for (int i = 0; i < 3; i++)

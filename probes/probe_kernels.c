@@ -1,7 +1,8 @@
 /* Which kernel image a probe loads: the cpu table, the embedded fatbin, the
  * code object for the exact gfx target from the embedded bundle, or -- for
  * targets the build toolchain did not know -- the embedded source compiled
- * by hiprtc on this machine and cached under $XDG_CACHE_HOME/rocmcheck/. */
+ * by hiprtc on this machine (once per run, in a child of its own) and
+ * cached under $XDG_CACHE_HOME/rocmcheck/. */
 #include "kernels_embedded.h"
 #include "probe.h"
 
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,47 +92,241 @@ static void write_cache(const char *dir, const char *path, const void *data, siz
 	free(tmp);
 }
 
-static int hip_rtc_kernels(struct probe_ctx *pc)
+/* The cache file for arch ("$dir/probes-HASH-gfxNNNN.co": the source and
+ * the runtime's version in the hash); NULL without a cache directory. */
+static char *rtc_cache_path(struct backend *b, const char *arch, char **dir)
 {
-	struct backend *b = pc->b;
-	const char *arch = pc->props.arch;
 	int rtv = -1, drv = -1;
 	b->ops->versions(b, &rtv, &drv);
 	uint64_t h = fnv1a(rc_kernels_source, strlen(rc_kernels_source), 0xcbf29ce484222325ULL);
 	h = fnv1a(&rtv, sizeof(rtv), h);
-	char *dir = cache_dir();
-	char *path = dir ? xasprintf("%s/probes-%016llx-%s.co", dir, (unsigned long long)h, arch) : NULL;
-	void *img = NULL;
-	size_t len = 0;
+	*dir = cache_dir();
+	return *dir ? xasprintf("%s/probes-%016llx-%s.co", *dir, (unsigned long long)h, arch) : NULL;
+}
+
+/* ---- hiprtc in a child of its own, once per target and run ----
+ * Some hiprtc releases abort the whole process for some targets (Debian's
+ * 5.2 for gfx1100 and gfx942: "munmap_chunk(): invalid pointer"), so the
+ * compilation always runs in an isolated child that writes the code object
+ * to a temporary file. probe_kernels_prepare does it in the parent before
+ * the probe children fork, and they inherit the result: the code object, or
+ * why there is none. A probe child compiles only when the embedded code
+ * object for its target does not load, and its siblings learn when that
+ * failed too. */
+#define RTC_TIMEOUT_S 120
+
+struct rtc_entry {
+	char arch[32];
+	void *img;                 /* NULL: no code object, see why */
+	size_t len;
+	bool broken;               /* hiprtc crashed or hung, not a compile error */
+	char why[400];
+};
+static struct rtc_entry rtc_entries[16];
+static size_t rtc_nentries;
+
+/* Failures a probe child met, for its siblings (a child compiles when the
+ * embedded code object does not load): an anonymous shared mapping that
+ * probe_kernels_prepare makes in the parent before they fork. */
+#define RTC_SHARED_SLOTS 16
+struct rtc_shared {
+	unsigned claimed;
+	struct {
+		unsigned ready;
+		bool broken;
+		char arch[32];
+		char why[400];
+	} slot[RTC_SHARED_SLOTS];
+};
+static struct rtc_shared *rtc_shared;
+
+static void rtc_share_failure(const struct rtc_entry *e)
+{
+	if (!rtc_shared)
+		return;
+	unsigned i = __atomic_fetch_add(&rtc_shared->claimed, 1, __ATOMIC_RELAXED);
+	if (i >= RTC_SHARED_SLOTS)
+		return;
+	memcpy(rtc_shared->slot[i].arch, e->arch, sizeof(e->arch));
+	memcpy(rtc_shared->slot[i].why, e->why, sizeof(e->why));
+	rtc_shared->slot[i].broken = e->broken;
+	__atomic_store_n(&rtc_shared->slot[i].ready, 1, __ATOMIC_RELEASE);
+}
+
+/* This process's entry for arch, or a sibling's failure, or NULL. */
+static const struct rtc_entry *rtc_lookup(const char *arch)
+{
+	for (size_t i = 0; i < rtc_nentries; i++)
+		if (!strcmp(rtc_entries[i].arch, arch))
+			return &rtc_entries[i];
+	if (!rtc_shared || rtc_nentries >= ARRAY_SIZE(rtc_entries))
+		return NULL;
+	unsigned n = __atomic_load_n(&rtc_shared->claimed, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < n && i < RTC_SHARED_SLOTS; i++) {
+		if (!__atomic_load_n(&rtc_shared->slot[i].ready, __ATOMIC_ACQUIRE) ||
+		    strncmp(rtc_shared->slot[i].arch, arch, sizeof(rtc_shared->slot[i].arch)))
+			continue;
+		struct rtc_entry *e = &rtc_entries[rtc_nentries++];
+		memset(e, 0, sizeof(*e));
+		snprintf(e->arch, sizeof(e->arch), "%s", arch);
+		snprintf(e->why, sizeof(e->why), "%.*s", (int)sizeof(e->why) - 1, rtc_shared->slot[i].why);
+		e->broken = rtc_shared->slot[i].broken;
+		return e;
+	}
+	return NULL;
+}
+
+static bool looks_like_code(const void *img, size_t len)
+{
+	return (len > 4 && !memcmp(img, "\177ELF", 4)) || (len > 24 && !memcmp(img, "__CLANG_OFFLOAD_BUNDLE__", 24));
+}
+
+struct rtc_req {
+	const struct backend_ops *ops;
+	const char *arch;
+	int fd;                    /* the code object goes here */
+};
+
+struct rtc_res {
 	int rc;
-	if (path && read_file(path, &img, &len) == 0) {
-		rc = b->ops->module_load(b, img, len, &pc->module);
-		if (rc == 0)
-			goto out;
+	size_t len;
+	char err[360];
+};
+
+static void rtc_child(void *arg, void *outp)
+{
+	const struct rtc_req *q = arg;
+	struct rtc_res *r = outp;
+	struct backend b;
+	backend_init(&b, q->ops);
+	r->rc = b.ops->load(&b);
+	if (r->rc < 0) {
+		snprintf(r->err, sizeof(r->err), "%.300s", b.err_text);
+		return;
+	}
+	char *dir;
+	char *path = rtc_cache_path(&b, q->arch, &dir);
+	void *img = NULL;
+	char *log = NULL;
+	/* a cached file is trusted only when it looks like a code object or
+	 * an offload bundle, which is what hiprtc returns */
+	if (path && read_file(path, &img, &r->len) == 0 && !looks_like_code(img, r->len)) {
 		free(img);
 		img = NULL;
 	}
-	char *log = NULL;
-	rc = b->ops->rtc_compile(b, rc_kernels_source, "probes.hip", arch, &img, &len, &log);
-	if (rc < 0) {
-		snprintf(pc->module_error, sizeof(pc->module_error), "hiprtc: %s%s%.200s", b->err_text,
-			 log ? "; log: " : "", log ? log : "");
-		free(log);
-		goto out;
+	if (!img) {
+		r->rc = b.ops->rtc_compile(&b, rc_kernels_source, "probes.hip", q->arch, &img, &r->len, &log);
+		if (r->rc < 0) {
+			snprintf(r->err, sizeof(r->err), "%.150s%s%.200s", b.err_text, log ? "; log: " : "",
+				 log ? log : "");
+			goto out;
+		}
+		if (path)
+			write_cache(dir, path, img, r->len);
 	}
-	free(log);
-	rc = b->ops->module_load(b, img, len, &pc->module);
-	if (rc < 0) {
-		snprintf(pc->module_error, sizeof(pc->module_error), "hiprtc code for %s: %s", arch, b->err_text);
-		goto out;
+	if (pwrite(q->fd, img, r->len, 0) != (ssize_t)r->len) {
+		r->rc = -EIO;
+		snprintf(r->err, sizeof(r->err), "writing the code object: %s", strerror(errno));
 	}
-	if (path)
-		write_cache(dir, path, img, len);
 out:
 	free(img);
+	free(log);
 	free(path);
 	free(dir);
-	return rc;
+	b.ops->unload(&b);
+}
+
+/* Fill e from the child's result: the code object, or why there is none. */
+static void rtc_take(struct rtc_entry *e, const char *arch, int iso, const char *why, const struct rtc_res *r,
+		    int fd)
+{
+	e->broken = iso < 0;
+	if (iso == -ETIMEDOUT) {
+		snprintf(e->why, sizeof(e->why), "hiprtc did not finish compiling the probe kernels for %s (%.200s)",
+			 arch, why);
+		return;
+	}
+	if (iso < 0) {
+		snprintf(e->why, sizeof(e->why),
+			 "hiprtc aborted compiling the probe kernels for %s (%.200s): this ROCm's runtime compiler "
+			 "cannot build for %s; install a newer ROCm release",
+			 arch, why, arch);
+		return;
+	}
+	if (r->rc < 0) {
+		snprintf(e->why, sizeof(e->why), "hiprtc for %s: %s", arch, r->err);
+		return;
+	}
+	if (r->len == 0 || r->len > 64 * 1024 * 1024) {
+		snprintf(e->why, sizeof(e->why), "hiprtc for %s: an empty code object", arch);
+		return;
+	}
+	e->img = xmalloc(r->len);
+	if (pread(fd, e->img, r->len, 0) != (ssize_t)r->len) {
+		snprintf(e->why, sizeof(e->why), "hiprtc for %s: cannot read the code object back", arch);
+		free(e->img);
+		e->img = NULL;
+		return;
+	}
+	e->len = r->len;
+}
+
+/* Compile for arch in an isolated child into a new entry of the table;
+ * the entry, holding the code object or why there is none, or NULL when
+ * nothing could be tried (table full, no temporary file). */
+static const struct rtc_entry *rtc_compile_isolated(const struct backend_ops *ops, const char *arch)
+{
+	if (rtc_nentries >= ARRAY_SIZE(rtc_entries) || strlen(arch) >= sizeof(rtc_entries[0].arch))
+		return NULL;
+	FILE *tmp = tmpfile();
+	if (!tmp)
+		return NULL;
+	struct rtc_entry *e = &rtc_entries[rtc_nentries++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->arch, sizeof(e->arch), "%s", arch);
+	struct rtc_req q = { ops, arch, fileno(tmp) };
+	struct rtc_res r;
+	char why[400];
+	memset(&r, 0, sizeof(r));
+	int iso = run_isolated(rtc_child, &q, &r, sizeof(r), RTC_TIMEOUT_S, why, sizeof(why));
+	r.err[sizeof(r.err) - 1] = '\0';
+	rtc_take(e, arch, iso, why, &r, fileno(tmp));
+	fclose(tmp);
+	if (!e->img)
+		rtc_share_failure(e);
+	return e;
+}
+
+int probe_kernels_prepare(const struct backend_ops *ops, const char *arch)
+{
+	const void *co;
+	size_t colen;
+	if (strcmp(ops->name, "hip") || !arch || !arch[0])
+		return 0;
+	if (!rtc_shared) {
+		void *m = mmap(NULL, sizeof(*rtc_shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED)
+			rtc_shared = m;
+	}
+	if (rc_kernels_hip_bundle_len &&
+	    offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, arch, &co, &colen) == 0)
+		return 0;
+	const struct rtc_entry *e = rtc_lookup(arch);
+	if (!e)
+		e = rtc_compile_isolated(ops, arch);
+	if (!e)
+		return -ENOSPC;
+	return e->img ? 0 : -ENOENT;
+}
+
+void probe_kernels_forget(void)
+{
+	for (size_t i = 0; i < rtc_nentries; i++)
+		free(rtc_entries[i].img);
+	rtc_nentries = 0;
+	if (rtc_shared)
+		munmap(rtc_shared, sizeof(*rtc_shared));
+	rtc_shared = NULL;
 }
 
 int probe_load_kernels(struct probe_ctx *pc)
@@ -166,11 +362,47 @@ int probe_load_kernels(struct probe_ctx *pc)
 	}
 	const void *co;
 	size_t colen;
+	char load_error[240] = "";
 	if (rc_kernels_hip_bundle_len &&
 	    offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, arch, &co, &colen) == 0) {
 		rc = b->ops->module_load(b, co, colen, &pc->module);
 		if (rc == 0)
 			return 0;
+		/* kept for the evidence whatever hiprtc does next */
+		snprintf(load_error, sizeof(load_error), "the embedded code object for %s does not load: %.160s; ",
+			 arch, b->err_text);
 	}
-	return hip_rtc_kernels(pc);
+	const struct rtc_entry *e = rtc_lookup(arch);
+	if (!e)
+		e = rtc_compile_isolated(b->ops, arch);
+	if (!e) {
+		snprintf(pc->module_error, sizeof(pc->module_error), "%sno room to compile with hiprtc", load_error);
+		return -ENOSPC;
+	}
+	if (!e->img) {
+		snprintf(pc->module_error, sizeof(pc->module_error), "%s%s", load_error, e->why);
+		return -ENOENT;
+	}
+	rc = b->ops->module_load(b, e->img, e->len, &pc->module);
+	if (rc < 0)
+		snprintf(pc->module_error, sizeof(pc->module_error), "%shiprtc code for %s: %s", load_error, arch,
+			 b->err_text);
+	return rc;
+}
+
+void probe_kernels_fail(struct probe_ctx *pc, struct probe_outcome *out)
+{
+	const char *arch = pc->props.arch;
+	const struct rtc_entry *e = strcmp(pc->b->ops->name, "hip") ? NULL : rtc_lookup(arch);
+	out->status = ST_FAIL;
+	snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", arch, pc->module_error);
+	if (e && e->broken)
+		snprintf(out->fix, sizeof(out->fix),
+			 "This ROCm's runtime compiler (hiprtc) cannot build for %s, and no code object embedded "
+			 "in rocmcheck loads for it: install a newer ROCm release. `rocmcheck version` lists the "
+			 "embedded targets.", arch);
+	else
+		snprintf(out->fix, sizeof(out->fix),
+			 "This build has no code object for %s and runtime compilation failed; "
+			 "see `rocmcheck version` for the embedded targets.", arch);
 }

@@ -287,6 +287,7 @@ void probe_run_set(const struct probe_def *const *defs, size_t n, const struct p
 	for (size_t i = 0; i < n; i++)
 		if (probe_timed(defs[i]))
 			limit = (timeout_s > 0 ? timeout_s : 60) + (int)ceil(probe_duration(job) * 1.25) + 5;
+	probe_kernels_prepare(job->ops, job->arch);
 	while (start < n) {
 		struct set_arg sa = { defs + start, n - start, job };
 		char why[600];

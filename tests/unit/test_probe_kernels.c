@@ -1,5 +1,5 @@
-/* The kernels built at build time (nvcc fatbin, hipcc offload bundle with
- * gfx1100) and runtime compilation without a device (hiprtc from Debian's
+/* The kernels built at build time (nvcc fatbin; the offload bundle of
+ * hipcc's and clang 19's code objects) and runtime compilation without a device (hiprtc from Debian's
  * libamdhip64, nvrtc from the CUDA toolkit). Parts whose compiler or library
  * is missing are skipped, saying so; the test exits 77 when all are. */
 #include <stdarg.h>
@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <errno.h>
@@ -101,41 +102,61 @@ static void test_cuda_fatbin(void **state)
 	assert_int_equal(missing, 0);
 }
 
+/* the gfx targets `rocmcheck version` says are embedded (before ", not") */
+static void listed_targets(struct strvec *out)
+{
+	const char *line = probe_embedded_targets()[1];
+	const char *end = strstr(line, ", not ");
+	for (const char *p = line; (p = strstr(p, "gfx")) != NULL && (!end || p < end);) {
+		size_t n = 3 + strspn(p + 3, "0123456789abcdef");
+		char *t = xasprintf("%.*s", (int)n, p);
+		strvec_push(out, t);
+		free(t);
+		p += n;
+	}
+}
+
 static void test_hip_bundle(void **state)
 {
 	(void)state;
 	if (!ROCMCHECK_KERNELS_HIPBUNDLE[0]) {
-		print_message("built without hipcc: no code objects to check\n");
+		print_message("built without hipcc or clang 19: no code objects to check\n");
 		skipped++;
 		skip();
 	}
 	ran++;
 	assert_true(file_nonempty(ROCMCHECK_KERNELS_HIPBUNDLE));
-	struct strvec t = STRVEC_INIT;
+	struct strvec t = STRVEC_INIT, listed = STRVEC_INIT;
 	assert_int_equal(offload_bundle_targets(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, &t), 0);
+	listed_targets(&listed);
+	/* hipcc's targets, whichever compiler built them */
 	static const char *const want[] = { "gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030", "gfx1100",
 					    "gfx1101", "gfx1102" };
-	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		assert_true(strvec_contains(&listed, want[i]));
+	/* what `version` lists is what the bundle holds, and the other way round */
+	assert_int_equal(t.n, listed.n);
+	for (size_t i = 0; i < listed.n; i++) {
 		const void *co;
 		size_t len;
-		assert_true(strvec_contains(&t, want[i]));
-		assert_int_equal(offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, want[i], &co,
-						     &len), 0);
+		assert_true(strvec_contains(&t, listed.v[i]));
+		assert_int_equal(offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, listed.v[i],
+						     &co, &len), 0);
 		assert_true(len > 1000);
 		assert_memory_equal(co, "\177ELF", 4);
 		/* every kernel is in every code object */
 		const char *first;
 		int missing = missing_kernels(co, len, &first);
 		if (missing)
-			print_message("%s lacks %d kernels, first %s\n", want[i], missing, first);
+			print_message("%s lacks %d kernels, first %s\n", listed.v[i], missing, first);
 		assert_int_equal(missing, 0);
 	}
 	strvec_release(&t);
+	strvec_release(&listed);
 	const void *co;
 	size_t len;
-	assert_int_equal(offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, "gfx942", &co, &len),
+	assert_int_equal(offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, "gfx1010", &co, &len),
 			 -ENOENT);
-	assert_non_null(strstr(probe_embedded_targets()[1], "gfx1100"));
 }
 
 static void test_bundle_parser(void **state)
@@ -283,6 +304,226 @@ static void test_hiprtc(void **state)
 	assert_int_equal(o.rc, -EINVAL);
 }
 
+/* ---- hiprtc once per run (probe_kernels_prepare), with a fake runtime ---- */
+
+static char fake_log_path[300];        /* one line per compilation */
+
+static int fake_load(struct backend *b)
+{
+	(void)b;
+	return 0;
+}
+
+static void fake_unload(struct backend *b)
+{
+	(void)b;
+}
+
+static int fake_versions(struct backend *b, int *runtime, int *driver)
+{
+	(void)b;
+	*runtime = 50221153;
+	*driver = -1;
+	return 0;
+}
+
+/* gfx1010 and gfx1100 abort the way Debian's hiprtc 5.2 does for gfx1100,
+ * gfx1012 compiles, anything else is a compile error */
+static int fake_rtc(struct backend *b, const char *source, const char *name, const char *arch, void **image,
+		    size_t *len, char **log)
+{
+	(void)source;
+	(void)name;
+	*log = NULL;
+	FILE *f = fopen(fake_log_path, "a");
+	if (f) {
+		fprintf(f, "%s\n", arch);
+		fclose(f);
+	}
+	if (!strcmp(arch, "gfx1010") || !strcmp(arch, "gfx1100")) {
+		fputs("munmap_chunk(): invalid pointer\n", stderr);
+		abort();
+	}
+	if (!strcmp(arch, "gfx1012")) {
+		*image = xstrdup("\177ELF fake code object");
+		*len = strlen(*image) + 1;
+		return 0;
+	}
+	return backend_fail(b, -EIO, "hiprtcCompileProgram: HIPRTC_ERROR_COMPILATION");
+}
+
+static int fake_module_load(struct backend *b, const void *image, size_t len, void **mod)
+{
+	if (len > 9 && !memcmp(image, "\177ELF fake", 9)) {
+		*mod = (void *)image;
+		return 0;
+	}
+	return backend_fail(b, -EINVAL, "hipModuleLoadData: hipErrorInvalidImage");
+}
+
+static int load_for(const struct backend_ops *ops, const char *arch, struct probe_ctx *pc, struct backend *b)
+{
+	backend_init(b, ops);
+	memset(pc, 0, sizeof(*pc));
+	pc->b = b;
+	snprintf(pc->props.arch, sizeof(pc->props.arch), "%s", arch);
+	return probe_load_kernels(pc);
+}
+
+struct sibling_res {
+	int rc;
+	char err[512];
+};
+
+/* a probe child: the embedded gfx1100 code object does not load */
+static void sibling_child(void *arg, void *out)
+{
+	struct sibling_res *r = out;
+	struct backend b;
+	struct probe_ctx pc;
+	r->rc = load_for(arg, "gfx1100", &pc, &b);
+	snprintf(r->err, sizeof(r->err), "%s", pc.module_error);
+}
+
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = xasprintf("%s/%s", dir, de->d_name);
+		if (unlink(p) < 0)
+			remove_tree(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+static void test_hiprtc_once(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/rocmcheck-rtc.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	setenv("XDG_CACHE_HOME", dir, 1);
+	snprintf(fake_log_path, sizeof(fake_log_path), "%s/compilations", dir);
+	struct backend_ops fake = backend_cpu_ops;
+	fake.name = "hip";
+	fake.load = fake_load;
+	fake.unload = fake_unload;
+	fake.versions = fake_versions;
+	fake.rtc_compile = fake_rtc;
+	fake.module_load = fake_module_load;
+	struct backend b;
+	struct probe_ctx pc;
+
+	/* hiprtc aborts: in its own child, once; every probe is told hiprtc,
+	 * the target and the fix */
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1010"), -ENOENT);
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1010"), -ENOENT);
+	for (int i = 0; i < 2; i++) {
+		assert_true(load_for(&fake, "gfx1010", &pc, &b) < 0);
+		print_message("gfx1010: %s\n", pc.module_error);
+		assert_non_null(strstr(pc.module_error, "hiprtc aborted"));
+		assert_non_null(strstr(pc.module_error, "for gfx1010"));
+		assert_non_null(strstr(pc.module_error, "munmap_chunk(): invalid pointer"));
+		assert_non_null(strstr(pc.module_error, "newer ROCm"));
+	}
+	/* what the probe shows: the reason, and the newer ROCm as the fix */
+	struct probe_outcome o;
+	probe_outcome_init(&o);
+	probe_kernels_fail(&pc, &o);
+	assert_int_equal(o.status, ST_FAIL);
+	assert_true(str_startswith(o.summary, "no kernels for gfx1010: hiprtc aborted"));
+	assert_non_null(strstr(o.fix, "hiprtc) cannot build for gfx1010"));
+	assert_non_null(strstr(o.fix, "install a newer ROCm release"));
+	/* a compile error is not a broken hiprtc */
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1013"), -ENOENT);
+	assert_true(load_for(&fake, "gfx1013", &pc, &b) < 0);
+	assert_non_null(strstr(pc.module_error, "hiprtc for gfx1013: hiprtcCompileProgram"));
+	probe_outcome_init(&o);
+	probe_kernels_fail(&pc, &o);
+	assert_null(strstr(o.fix, "newer ROCm"));
+	/* hiprtc compiles: once, the probes load what the parent kept */
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1012"), 0);
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1012"), 0);
+	assert_int_equal(load_for(&fake, "gfx1012", &pc, &b), 0);
+	assert_non_null(pc.module);
+	/* nothing to compile for an embedded target; when its code object does
+	 * not load, hiprtc runs in its own child too, the load error stays
+	 * beside hiprtc's, and the next probe child (here: this process after
+	 * one isolated child) learns of the failure without compiling */
+	const char *expect = "gfx1010\ngfx1013\ngfx1012\n";
+	const void *co;
+	size_t colen;
+	if (rc_kernels_hip_bundle_len &&
+	    offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, "gfx1100", &co, &colen) == 0) {
+		assert_int_equal(probe_kernels_prepare(&fake, "gfx1100"), 0);
+		struct sibling_res sr;
+		char why[300];
+		assert_int_equal(run_isolated(sibling_child, &fake, &sr, sizeof(sr), 60, why, sizeof(why)), 0);
+		for (int i = 0; i < 2; i++) {
+			const char *err = sr.err;
+			if (i) {
+				assert_true(load_for(&fake, "gfx1100", &pc, &b) < 0);
+				err = pc.module_error;
+			} else {
+				assert_true(sr.rc < 0);
+			}
+			print_message("gfx1100: %s\n", err);
+			assert_non_null(strstr(err, "embedded code object for gfx1100 does not load: "
+						    "hipModuleLoadData: hipErrorInvalidImage"));
+			assert_non_null(strstr(err, "hiprtc aborted compiling the probe kernels for gfx1100"));
+		}
+		expect = "gfx1010\ngfx1013\ngfx1012\ngfx1100\n";
+	}
+	/* not a hip job: nothing to do */
+	assert_int_equal(probe_kernels_prepare(&backend_cpu_ops, "gfx1010"), 0);
+	/* the next run takes gfx1012 from the disk cache, unless the file
+	 * there is not a code object */
+	probe_kernels_forget();
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1012"), 0);
+	probe_kernels_forget();
+	char *cdir = xasprintf("%s/rocmcheck", dir);
+	DIR *d = opendir(cdir);
+	assert_non_null(d);
+	struct dirent *de;
+	int corrupted = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (!strstr(de->d_name, "-gfx1012.co"))
+			continue;
+		char *p = xasprintf("%s/%s", cdir, de->d_name);
+		FILE *c = fopen(p, "w");
+		assert_non_null(c);
+		fputs("truncated", c);
+		fclose(c);
+		free(p);
+		corrupted++;
+	}
+	closedir(d);
+	free(cdir);
+	assert_int_equal(corrupted, 1);
+	assert_int_equal(probe_kernels_prepare(&fake, "gfx1012"), 0);
+	char *exp2 = xasprintf("%sgfx1012\n", expect);
+	expect = exp2;
+	size_t len;
+	char *path = xasprintf("%s/compilations", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char buf[200] = "";
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	assert_string_equal(buf, expect);
+	free(exp2);
+	free(path);
+	probe_kernels_forget();
+	unsetenv("XDG_CACHE_HOME");
+	remove_tree(dir);
+}
+
 static void test_nvrtc(void **state)
 {
 	(void)state;
@@ -317,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_hip_bundle),
 		cmocka_unit_test(test_bundle_parser),
 		cmocka_unit_test(test_hiprtc),
+		cmocka_unit_test(test_hiprtc_once),
 		cmocka_unit_test(test_nvrtc),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
