@@ -7,17 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct backend_ops *backend_find(const char *name)
-{
-	static const struct backend_ops *const all[] = { &backend_hip_ops, &backend_cuda_ops, &backend_cpu_ops };
-	if (!name)
-		return NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
-		if (!strcmp(name, all[i]->name))
-			return all[i];
-	return NULL;
-}
-
 void backend_init(struct backend *b, const struct backend_ops *ops)
 {
 	memset(b, 0, sizeof(*b));

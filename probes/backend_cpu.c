@@ -3,6 +3,7 @@
  * machine without a GPU. Its "kernels" are C functions registered by name
  * that take the same argument layout as the GPU kernels in kernels/. */
 #include "backend.h"
+#include "gemm_dev.h"
 #include "probe.h"
 
 #include <errno.h>

@@ -2,12 +2,16 @@
  * an independent host reference, each run in a forked child under a
  * watchdog, plus the runtime checks rocm.runtime and cuda.driver.
  *
- * Layers: backend.h (the runtimes) -> probe_harness.c (inputs, timing,
- * verification, judgement, isolation) -> probe_gemm.c, probe_conv.c,
- * probe_amp.c, probe_bandwidth.c, probe_rtc.c, probe_sustained.c (our kernels) and
- * probe_blas.c, probe_dnn.c (the vendor libraries beside them), registered
- * in probe_defs[] -> probe_run.c (which GPU, which backend, one child for a
- * set of probes, results into the report) -> cmd_probe.c and doctor. */
+ * Layers, each using only those before it (ci/file-graph checks it):
+ * backend.h (the runtimes; backend_registry.c names them) -> probe_harness.c
+ * (inputs, verification, judgement, isolation) and probe_policy.c (sizes,
+ * iterations, duration of a job) -> gemm_dev.c (the GEMM kit gemm, blas and
+ * sustained share) -> probe_gemm.c, probe_conv.c, probe_amp.c,
+ * probe_bandwidth.c, probe_rtc.c, probe_sustained.c (our kernels) and
+ * probe_blas.c, probe_dnn.c (the vendor libraries beside them) ->
+ * probe_defs.c (the registry) -> probe_run.c (which GPU, which backend, one
+ * child for a set of probes, results into the report) -> cmd_probe.c and
+ * doctor. */
 #ifndef ROCMCHECK_PROBE_H
 #define ROCMCHECK_PROBE_H
 
@@ -252,38 +256,6 @@ int sustained_assess(const struct sustained_stats *st, const struct sustained_li
 		     size_t why_size);
 /* ---- pieces the probes share ---- */
 
-/* A GEMM of probe.gemm's shape on the device, for probe.gemm and probe.blas:
- * the same inputs (from job->seed) for our kernel and the vendor's. */
-struct gemm_dev {
-	unsigned m, n, k;
-	bool fp16;
-	void *fn;                  /* our kernel and its launch shape (gemm_dev_prepare) */
-	unsigned grid[3], block[3];
-	int dims[3];
-	float *a32, *b32;          /* host inputs, exact in their format */
-	uint16_t *a16, *b16;
-	float *c;                  /* host copy of the result */
-	bk_ptr da, db, dc;
-};
-/* Inputs, device buffers and uploads; 0 or -1 with out->summary filled. */
-int gemm_dev_setup(struct probe_ctx *pc, struct gemm_dev *g, bool fp16, struct probe_outcome *out);
-/* Our kernel: `iters` timed launches after warm-up; seconds per launch.
- * Fills out->variant. 0 or -1 with out->summary filled. */
-int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double *seconds,
-		     struct probe_outcome *out);
-/* Load our kernel for this device, find its launch shape; fills
- * out->variant. 0 or -1 with out->summary filled. */
-int gemm_dev_prepare(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out);
-/* One launch of the prepared kernel (asynchronous on a GPU): 0 or -1. */
-int gemm_dev_launch(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out);
-/* Copy C back (g->c) and check it; gemm_dev_verify does both. */
-int gemm_dev_fetch(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out);
-void gemm_dev_check(struct probe_ctx *pc, struct gemm_dev *g, struct verify_result *v);
-/* Copy C back and check it (Freivalds + samples, fp32 accumulation). */
-int gemm_dev_verify(struct probe_ctx *pc, struct gemm_dev *g, const char *probe, struct verify_result *v,
-		    struct probe_outcome *out);
-void gemm_dev_release(struct probe_ctx *pc, struct gemm_dev *g);
-
 /* The convolution of probe.conv and probe.dnn: x (N x C x H x W), w
  * (K x C x 3 x 3), stride 1, padding 1, y (N x K x H x W) in fp32. */
 struct conv_shape {
@@ -328,16 +300,6 @@ void probe_confirm_check(struct report *r, const char *check_id, int gpu, const 
 /* Matrix sizes for a backend and size class. */
 unsigned probe_gemm_dim(const struct probe_job *job);
 int probe_iterations(const struct probe_job *job);
-
-/* Variants of gemm_fp16 as the info kernel reports them. */
-enum gemm16_variant {
-	GEMM16_VARIANT_PLAIN = 0,
-	GEMM16_VARIANT_WMMA = 1,   /* RDNA3 v_wmma_f32_16x16x16_f16 */
-	GEMM16_VARIANT_MFMA = 2,   /* CDNA v_mfma_f32_16x16x16f16 */
-	GEMM16_VARIANT_MMA = 3,    /* NVIDIA tensor cores (wmma / mma.sync) */
-	GEMM16_VARIANT_CPU = 4,
-};
-const char *gemm16_variant_name(int v);
 
 /* Run one probe in an isolated child and return its outcome (never fails:
  * a crash or hang becomes a fail outcome). */

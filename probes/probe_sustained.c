@@ -6,6 +6,7 @@
  * thermal or power throttling, with the temperatures, power and clock the
  * driver's hwmon sensors read at the start, during and at the end
  * (facts_hwmon.c: a fresh read each time, not the facts of start-up). */
+#include "gemm_dev.h"
 #include "probe.h"
 
 #include <errno.h>
@@ -32,13 +33,6 @@
 #define GPU_MAX_SPREAD 0.15
 #define GPU_MIN_RATIO 0.85
 #define CPU_MIN_RATIO 0.25
-
-double probe_duration(const struct probe_job *job)
-{
-	if (job->duration_s > 0)
-		return job->duration_s < PROBE_SUSTAINED_MAX_S ? job->duration_s : PROBE_SUSTAINED_MAX_S;
-	return PROBE_SUSTAINED_DEFAULT_S;
-}
 
 static int cmp_double(const void *pa, const void *pb)
 {
