@@ -127,13 +127,20 @@ int gemm_dev_launch(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outco
 	return 0;
 }
 
+struct gemm_work {
+	struct gemm_dev *g;
+	struct probe_outcome *out;
+};
+
+static int gemm_work(struct probe_ctx *pc, void *arg)
+{
+	struct gemm_work *w = arg;
+	return gemm_dev_launch(pc, w->g, w->out) < 0 ? -1 : 0;
+}
+
 int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double *seconds,
 		     struct probe_outcome *out)
 {
-	struct backend *b = pc->b;
-	const struct backend_ops *ops = b->ops;
-	void *ev0 = NULL, *ev1 = NULL;
-	int ret = -1;
 	*seconds = -1;
 	if (gemm_dev_prepare(pc, g, out) < 0)
 		return -1;
@@ -141,34 +148,15 @@ int gemm_dev_run_own(struct probe_ctx *pc, struct gemm_dev *g, int iters, double
 	 * pass for ours */
 	if (probe_poison(pc, g->dc, (size_t)g->m * g->n * sizeof(float), "C", out) < 0)
 		return -1;
-	int warm = backend_is_reference(ops) ? 1 : 3;
-	for (int i = 0; i < warm; i++)
-		if (gemm_dev_launch(pc, g, out) < 0)
-			goto out;
-	if (ops->synchronize(b) < 0) {
-		probe_backend_fail(pc, out, "kernel execution");
-		goto out;
+	struct gemm_work w = { g, out };
+	struct probe_timing t;
+	if (probe_time(pc, gemm_work, &w, probe_warmups(pc->job), iters, &t) < 0) {
+		if (t.stage)
+			probe_backend_fail(pc, out, t.stage);
+		return -1;
 	}
-	float ms = 0;
-	if (ops->event_create(b, &ev0) < 0 || ops->event_create(b, &ev1) < 0 || ops->event_record(b, ev0) < 0) {
-		probe_backend_fail(pc, out, "timing events");
-		goto out;
-	}
-	for (int i = 0; i < iters; i++)
-		if (gemm_dev_launch(pc, g, out) < 0)
-			goto out;
-	if (ops->event_record(b, ev1) < 0 || ops->event_elapsed(b, ev0, ev1, &ms) < 0 || ops->synchronize(b) < 0) {
-		probe_backend_fail(pc, out, "kernel execution");
-		goto out;
-	}
-	*seconds = ms > 0 ? (double)ms / 1e3 / iters : -1;
-	ret = 0;
-out:
-	if (ev0)
-		ops->event_destroy(b, ev0);
-	if (ev1)
-		ops->event_destroy(b, ev1);
-	return ret;
+	*seconds = t.seconds;
+	return 0;
 }
 
 int gemm_dev_fetch(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out)

@@ -125,6 +125,21 @@ void probe_poison_host(void *p, size_t bytes);
 /* Fill `bytes` of device memory at p with the poison. 0, or -1 with `out`
  * failed ("poisoning WHAT failed: ..."). */
 int probe_poison(struct probe_ctx *pc, bk_ptr p, size_t bytes, const char *what, struct probe_outcome *out);
+/* ---- timing: the one launch loop every timed probe uses ---- */
+/* One unit of timed work, enqueued (asynchronous on a GPU): 0, or nonzero
+ * to stop (the work keeps its own reason). */
+typedef int (*probe_work_fn)(struct probe_ctx *pc, void *arg);
+struct probe_timing {
+	double seconds;            /* per run; -1 when not measured */
+	int work_rc;               /* the work's nonzero return that stopped the loop, else 0 */
+	const char *stage;         /* else the runtime step that failed: "timing events",
+				    * "kernel execution"; NULL when nothing failed */
+};
+/* `warm` runs, a synchronize, then `reps` runs between two events. 0, or -1
+ * with t->work_rc or t->stage saying what stopped it (the runtime's words
+ * in pc->b->err_text). */
+int probe_time(struct probe_ctx *pc, probe_work_fn fn, void *arg, int warm, int reps, struct probe_timing *t);
+
 /* A runtime call failed: fail "WHAT failed: <the backend's error>". Returns -1. */
 int probe_backend_fail(struct probe_ctx *pc, struct probe_outcome *o, const char *what);
 
@@ -300,6 +315,8 @@ void probe_confirm_check(struct report *r, const char *check_id, int gpu, const 
 /* Matrix sizes for a backend and size class. */
 unsigned probe_gemm_dim(const struct probe_job *job);
 int probe_iterations(const struct probe_job *job);
+/* Untimed runs before the timed ones: 1 on the host reference, else 3. */
+int probe_warmups(const struct probe_job *job);
 
 /* Run one probe in an isolated child and return its outcome (never fails:
  * a crash or hang becomes a fail outcome). */

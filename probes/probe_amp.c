@@ -487,29 +487,34 @@ static int amp_step(struct amp_dev *d, int step, bool inject)
 	return 0;
 }
 
+/* Steps 0, 1, 2, ... (modulo AMP_STEPS) for probe_time. */
+struct amp_work {
+	struct amp_dev *d;
+	int step;
+};
+
+static int amp_work(struct probe_ctx *pc, void *arg)
+{
+	(void)pc;
+	struct amp_work *w = arg;
+	return amp_step(w->d, w->step++ % AMP_STEPS, false) < 0 ? -1 : 0;
+}
+
 /* `steps` steps after one untimed, seconds per step; the weights must stay finite */
 static int amp_time(struct probe_ctx *pc, const struct amp_data *a, bool mixed, int steps, double *sec, char *err,
 		    size_t err_size)
 {
 	const struct backend_ops *ops = pc->b->ops;
 	struct amp_dev d;
-	void *ev0 = NULL, *ev1 = NULL;
-	float ms = 0;
 	int rc = -1;
 	*sec = -1;
-	if (dev_setup(&d, pc, a, mixed) < 0 || amp_step(&d, 0, false) < 0)
+	if (dev_setup(&d, pc, a, mixed) < 0)
 		goto out;
-	if (ops->synchronize(pc->b) < 0 || ops->event_create(pc->b, &ev0) < 0 || ops->event_create(pc->b, &ev1) < 0 ||
-	    ops->event_record(pc->b, ev0) < 0) {
-		dev_fail(&d, "timing events");
-		goto out;
-	}
-	for (int s = 1; s <= steps; s++)
-		if (amp_step(&d, s % AMP_STEPS, false) < 0)
-			goto out;
-	if (ops->event_record(pc->b, ev1) < 0 || ops->event_elapsed(pc->b, ev0, ev1, &ms) < 0 ||
-	    ops->synchronize(pc->b) < 0) {
-		dev_fail(&d, "running the timed steps");
+	struct amp_work aw = { &d, 0 };
+	struct probe_timing t;
+	if (probe_time(pc, amp_work, &aw, 1, steps, &t) < 0) {
+		if (t.stage)
+			dev_fail(&d, t.stage);
 		goto out;
 	}
 	size_t n1 = (size_t)a->m.d * a->m.h;
@@ -528,15 +533,11 @@ static int amp_time(struct probe_ctx *pc, const struct amp_data *a, bool mixed, 
 			 bad);
 		goto out;
 	}
-	*sec = ms > 0 ? (double)ms / 1e3 / steps : -1;
+	*sec = t.seconds;
 	rc = 0;
 out:
 	if (rc < 0)
 		snprintf(err, err_size, "%s", d.err[0] ? d.err : "unknown error");
-	if (ev0)
-		ops->event_destroy(pc->b, ev0);
-	if (ev1)
-		ops->event_destroy(pc->b, ev1);
 	dev_free(&d);
 	return rc;
 }

@@ -175,8 +175,10 @@ struct timed {
 	size_t bytes;
 };
 
-static int run_once(struct backend *b, const struct timed *t)
+static int run_once(struct probe_ctx *pc, void *arg)
 {
+	const struct timed *t = arg;
+	struct backend *b = pc->b;
 	switch (t->kind) {
 	case 0: return b->ops->launch(b, t->fn, t->grid, t->block, 0, t->args);
 	case 1: return b->ops->copy_d2d(b, t->dst, t->src, t->bytes);
@@ -185,34 +187,11 @@ static int run_once(struct backend *b, const struct timed *t)
 	}
 }
 
-static int time_it(struct backend *b, const struct timed *t, int warm, int reps, double *sec)
+static int time_it(struct probe_ctx *pc, struct timed *t, int warm, int reps, double *sec)
 {
-	void *ev0 = NULL, *ev1 = NULL;
-	float ms = 0;
-	int rc = 0;
-	for (int i = 0; i < warm && rc == 0; i++)
-		rc = run_once(b, t);
-	if (rc == 0)
-		rc = b->ops->synchronize(b);
-	if (rc == 0)
-		rc = b->ops->event_create(b, &ev0);
-	if (rc == 0)
-		rc = b->ops->event_create(b, &ev1);
-	if (rc == 0)
-		rc = b->ops->event_record(b, ev0);
-	for (int i = 0; i < reps && rc == 0; i++)
-		rc = run_once(b, t);
-	if (rc == 0)
-		rc = b->ops->event_record(b, ev1);
-	if (rc == 0)
-		rc = b->ops->event_elapsed(b, ev0, ev1, &ms);
-	if (rc == 0)
-		rc = b->ops->synchronize(b);
-	if (ev0)
-		b->ops->event_destroy(b, ev0);
-	if (ev1)
-		b->ops->event_destroy(b, ev1);
-	*sec = rc == 0 && ms > 0 ? (double)ms / 1e3 / reps : -1;
+	struct probe_timing pt;
+	int rc = probe_time(pc, run_once, t, warm, reps, &pt);
+	*sec = pt.seconds;
 	return rc;
 }
 
@@ -275,7 +254,7 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	if (probe_poison(pc, dc, bytes, "c", out) < 0)
 		goto out;
 	struct timed tc = { fcopy, cargs, { grid[0], 1, 1 }, { STREAM_THREADS, 1, 1 }, 0, 0, 0, NULL, 0 };
-	if (time_it(b, &tc, warm, reps, &t_copy) < 0 || ops->copy_d2h(b, host, dc, bytes) < 0) {
+	if (time_it(pc, &tc, warm, reps, &t_copy) < 0 || ops->copy_d2h(b, host, dc, bytes) < 0) {
 		probe_backend_fail(pc, out, "stream_copy");
 		goto out;
 	}
@@ -291,7 +270,7 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	struct timed td = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 1, dc, da, NULL, bytes };
 	if (probe_poison(pc, dc, bytes, "c", out) < 0)
 		goto out;
-	if (time_it(b, &td, warm, reps, &t_d2d) < 0) {
+	if (time_it(pc, &td, warm, reps, &t_d2d) < 0) {
 		probe_backend_fail(pc, out, "device-to-device memcpy");
 		goto out;
 	}
@@ -308,7 +287,7 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	float s = STREAM_SCALAR;
 	void *targs[] = { &da, &db, &dc, &s, &n4 };
 	struct timed tt = { ftriad, targs, { grid[0], 1, 1 }, { STREAM_THREADS, 1, 1 }, 0, 0, 0, NULL, 0 };
-	if (time_it(b, &tt, warm, reps, &t_triad) < 0) {
+	if (time_it(pc, &tt, warm, reps, &t_triad) < 0) {
 		probe_backend_fail(pc, out, "stream_triad");
 		goto out;
 	}
@@ -330,7 +309,7 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 	probe_poison_host(pin_in, xfer);
 	struct timed th = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 2, db, 0, pin_out, xfer };
 	struct timed tb = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 3, 0, db, pin_in, xfer };
-	if (time_it(b, &th, 1, cpu ? 2 : 5, &t_h2d) < 0 || time_it(b, &tb, 1, cpu ? 2 : 5, &t_d2h) < 0) {
+	if (time_it(pc, &th, 1, cpu ? 2 : 5, &t_h2d) < 0 || time_it(pc, &tb, 1, cpu ? 2 : 5, &t_d2h) < 0) {
 		probe_backend_fail(pc, out, "host transfer");
 		goto out;
 	}

@@ -198,6 +198,19 @@ static bool hipblaslt_present(void)
 	return false;
 }
 
+struct blas_work {
+	struct vblas *vb;
+	struct gemm_dev *g;
+};
+
+/* the library's status, 0 success */
+static int blas_work(struct probe_ctx *pc, void *arg)
+{
+	(void)pc;
+	const struct blas_work *w = arg;
+	return vblas_gemm(w->vb, w->g);
+}
+
 static void blas_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 {
 	struct backend *b = pc->b;
@@ -207,7 +220,6 @@ static void blas_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	const char *lib = rocm ? "rocBLAS" : "cuBLAS";
 	struct vblas vb;
 	struct gemm_dev g;
-	void *ev0 = NULL, *ev1 = NULL;
 	char err[400];
 	memset(&g, 0, sizeof(g));
 	memset(&vb, 0, sizeof(vb));
@@ -242,19 +254,10 @@ static void blas_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 
 	/* the vendor's GEMM: warm-up, timed runs, then the check */
 	int iters = probe_iterations(pc->job);
-	for (int i = 0; i < 3; i++) {
-		if ((st = vblas_gemm(&vb, &g)) != 0)
-			break;
-	}
-	float ms = 0;
-	if (st == 0 && (ops->synchronize(b) < 0 || ops->event_create(b, &ev0) < 0 || ops->event_create(b, &ev1) < 0 ||
-			ops->event_record(b, ev0) < 0)) {
-		out->status = ST_FAIL;
-		snprintf(out->summary, sizeof(out->summary), "%s: timing: %.440s", probe, b->err_text);
-		goto out;
-	}
-	for (int i = 0; i < iters && st == 0; i++)
-		st = vblas_gemm(&vb, &g);
+	struct blas_work bw = { &vb, &g };
+	struct probe_timing t;
+	probe_time(pc, blas_work, &bw, probe_warmups(pc->job), iters, &t);
+	st = t.work_rc;
 	if (st != 0) {
 		bool unsupported = rocm ? st == RB_NOT_IMPLEMENTED : st == CB_NOT_SUPPORTED;
 		vblas_error(&vb, rocm ? (fp16 ? "rocblas_gemm_ex" : "rocblas_sgemm") : (fp16 ? "cublasGemmEx" : "cublasSgemm"),
@@ -269,16 +272,16 @@ static void blas_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 				      : " Check the driver and toolkit: `rocmcheck doctor --only cuda.driver,cuda.toolkit`.");
 		goto out;
 	}
-	if (ops->event_record(b, ev1) < 0 || ops->event_elapsed(b, ev0, ev1, &ms) < 0 || ops->synchronize(b) < 0) {
+	if (t.stage) {
 		out->status = ST_FAIL;
-		snprintf(out->summary, sizeof(out->summary), "%s: %s's GEMM did not complete: %.400s", probe, lib,
+		snprintf(out->summary, sizeof(out->summary), "%s: %s's GEMM: %s: %.400s", probe, lib, t.stage,
 			 b->err_text);
 		goto out;
 	}
 	struct verify_result v;
 	if (gemm_dev_verify(pc, &g, probe, &v, out) < 0)
 		goto out;
-	out->seconds = ms > 0 ? (double)ms / 1e3 / iters : -1;
+	out->seconds = t.seconds;
 	double flops = 2.0 * g.m * g.n * (double)g.k;
 	if (out->seconds > 0) {
 		out->tflops = flops / out->seconds / 1e12;
@@ -317,10 +320,6 @@ static void blas_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 			 rocm && hipblaslt_present() ? "; hipBLASLt is installed (not run on its own)" : "");
 	}
 out:
-	if (ev0)
-		ops->event_destroy(b, ev0);
-	if (ev1)
-		ops->event_destroy(b, ev1);
 	vblas_close(&vb);
 	gemm_dev_release(pc, &g);
 }

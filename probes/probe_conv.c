@@ -117,6 +117,18 @@ int conv_verify(struct conv_data *d, const struct conv_rounding *rd, uint64_t se
 	return verify_matmul(&mc, v);
 }
 
+struct conv_launch {
+	void *fn;
+	unsigned grid[3], block[3];
+	void **args;
+};
+
+static int conv_work(struct probe_ctx *pc, void *arg)
+{
+	const struct conv_launch *cl = arg;
+	return pc->b->ops->launch(pc->b, cl->fn, cl->grid, cl->block, 0, cl->args) < 0 ? -1 : 0;
+}
+
 static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 {
 	struct backend *b = pc->b;
@@ -126,7 +138,7 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	struct conv_shape s;
 	struct conv_data d;
 	bk_ptr dx = 0, dw = 0, dy = 0, dinfo = 0;
-	void *ev0 = NULL, *ev1 = NULL, *fn = NULL;
+	void *fn = NULL;
 
 	probe_conv_shape(pc->job, &s);
 	conv_data_make(&d, &s, fp16, pc->job->seed);
@@ -191,29 +203,10 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	int N = (int)s.n, C = (int)s.c, H = (int)s.h, W = (int)s.w, K = (int)s.k;
 	void *args[] = { &dx, &dw, &dy, &N, &C, &H, &W, &K };
 	int iters = probe_iterations(pc->job);
-	for (int i = 0; i < (cpu ? 1 : 3); i++) {
-		if (ops->launch(b, fn, grid, block, 0, args) < 0) {
-			probe_backend_fail(pc, out, "kernel launch");
-			goto out;
-		}
-	}
-	if (ops->synchronize(b) < 0) {
-		probe_backend_fail(pc, out, "kernel execution");
-		goto out;
-	}
-	float ms = 0;
-	if (ops->event_create(b, &ev0) < 0 || ops->event_create(b, &ev1) < 0 || ops->event_record(b, ev0) < 0) {
-		probe_backend_fail(pc, out, "timing events");
-		goto out;
-	}
-	for (int i = 0; i < iters; i++) {
-		if (ops->launch(b, fn, grid, block, 0, args) < 0) {
-			probe_backend_fail(pc, out, "kernel launch");
-			goto out;
-		}
-	}
-	if (ops->event_record(b, ev1) < 0 || ops->event_elapsed(b, ev0, ev1, &ms) < 0 || ops->synchronize(b) < 0) {
-		probe_backend_fail(pc, out, "kernel execution");
+	struct conv_launch cl = { fn, { grid[0], grid[1], grid[2] }, { block[0], block[1], block[2] }, args };
+	struct probe_timing t;
+	if (probe_time(pc, conv_work, &cl, probe_warmups(pc->job), iters, &t) < 0) {
+		probe_backend_fail(pc, out, t.stage ? t.stage : "kernel launch");
 		goto out;
 	}
 	if (ops->copy_d2h(b, d.y, dy, ny * sizeof(float)) < 0) {
@@ -223,7 +216,7 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 #ifdef ROCMCHECK_TEST_HOOKS
 	probe_test_fault_output(probe, d.y, ny);
 #endif
-	out->seconds = ms > 0 ? (double)ms / 1e3 / iters : -1;
+	out->seconds = t.seconds;
 	if (out->seconds > 0)
 		out->tflops = conv_flops(&s) / out->seconds / 1e12;
 	double peak = fp16 ? pc->job->fp16_peak : pc->job->fp32_peak;
@@ -237,10 +230,6 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		 pc->props.name[0] ? pc->props.name : ops->name, pc->props.arch, out->variant);
 	probe_judge(out, &v, fp16 ? CONV16_MIN_RATIO : CONV32_MIN_RATIO, what);
 out:
-	if (ev0)
-		ops->event_destroy(b, ev0);
-	if (ev1)
-		ops->event_destroy(b, ev1);
 	if (dx)
 		ops->free(b, dx);
 	if (dw)

@@ -295,6 +295,22 @@ static bool transform_algo(bool rocm, int algo)
 	return rocm ? algo == MIOPEN_ALGO_FFT || algo == MIOPEN_ALGO_WINOGRAD : algo >= CUDNN_ALGO_FFT;
 }
 
+struct dnn_work {
+	struct vdnn *v;
+	bk_ptr x, w, y;
+	int algo;
+	bk_ptr ws;
+	size_t ws_size;
+};
+
+/* the library's status, 0 success */
+static int dnn_work(struct probe_ctx *pc, void *arg)
+{
+	(void)pc;
+	const struct dnn_work *d = arg;
+	return vdnn_forward(d->v, d->x, d->w, d->y, d->algo, d->ws, d->ws_size);
+}
+
 static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 {
 	struct backend *b = pc->b;
@@ -306,7 +322,6 @@ static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	struct conv_shape s;
 	struct conv_data d;
 	bk_ptr dx = 0, dw = 0, dy = 0, ws = 0;
-	void *ev0 = NULL, *ev1 = NULL;
 	char err[400];
 	memset(&v, 0, sizeof(v));
 	memset(&d, 0, sizeof(d));
@@ -369,17 +384,10 @@ static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	snprintf(out->variant, sizeof(out->variant), "%s %.12s algo %d", rocm ? "miopen" : "cudnn", v.version, algo);
 
 	int iters = probe_iterations(pc->job);
-	for (int i = 0; i < 2 && st == 0; i++)
-		st = vdnn_forward(&v, dx, dw, dy, algo, ws, ws_size);
-	float ms = 0;
-	if (st == 0 && (ops->synchronize(b) < 0 || ops->event_create(b, &ev0) < 0 || ops->event_create(b, &ev1) < 0 ||
-			ops->event_record(b, ev0) < 0)) {
-		out->status = ST_FAIL;
-		snprintf(out->summary, sizeof(out->summary), "%s: timing: %.440s", probe, b->err_text);
-		goto out;
-	}
-	for (int i = 0; i < iters && st == 0; i++)
-		st = vdnn_forward(&v, dx, dw, dy, algo, ws, ws_size);
+	struct dnn_work dw_ = { &v, dx, dw, dy, algo, ws, ws_size };
+	struct probe_timing t;
+	probe_time(pc, dnn_work, &dw_, probe_warmups(pc->job), iters, &t);
+	st = t.work_rc;
 	if (st != 0) {
 		vdnn_error(&v, rocm ? "miopenConvolutionForward" : "cudnnConvolutionForward", st, err, sizeof(err));
 		out->status = ST_FAIL;
@@ -388,9 +396,9 @@ static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 			 "driver errors in `sudo dmesg` and run `rocmcheck doctor`.", lib);
 		goto out;
 	}
-	if (ops->event_record(b, ev1) < 0 || ops->event_elapsed(b, ev0, ev1, &ms) < 0 || ops->synchronize(b) < 0) {
+	if (t.stage) {
 		out->status = ST_FAIL;
-		snprintf(out->summary, sizeof(out->summary), "%s: %s's convolution did not complete: %.400s", probe, lib,
+		snprintf(out->summary, sizeof(out->summary), "%s: %s's convolution: %s: %.400s", probe, lib, t.stage,
 			 b->err_text);
 		goto out;
 	}
@@ -414,7 +422,7 @@ static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 #ifdef ROCMCHECK_TEST_HOOKS
 	probe_test_fault_output(probe, d.y, ny);
 #endif
-	out->seconds = ms > 0 ? (double)ms / 1e3 / iters : -1;
+	out->seconds = t.seconds;
 	if (out->seconds > 0)
 		out->tflops = conv_flops(&s) / out->seconds / 1e12;
 	double peak = fp16 ? pc->job->fp16_peak : pc->job->fp32_peak;
@@ -434,10 +442,6 @@ static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		 pc->props.name[0] ? pc->props.name : ops->name);
 	probe_judge(out, &vr, fp16 ? DNN16_MIN_RATIO : DNN32_MIN_RATIO, what);
 out:
-	if (ev0)
-		ops->event_destroy(b, ev0);
-	if (ev1)
-		ops->event_destroy(b, ev1);
 	vdnn_close(&v);
 	if (ws)
 		ops->free(b, ws);

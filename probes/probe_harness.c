@@ -855,6 +855,45 @@ int probe_poison(struct probe_ctx *pc, bk_ptr p, size_t bytes, const char *what,
 	return 0;
 }
 
+/* ---- timing ---- */
+
+int probe_time(struct probe_ctx *pc, probe_work_fn fn, void *arg, int warm, int reps, struct probe_timing *t)
+{
+	const struct backend_ops *ops = pc->b->ops;
+	struct backend *b = pc->b;
+	void *ev0 = NULL, *ev1 = NULL;
+	float ms = 0;
+	int ret = -1;
+	memset(t, 0, sizeof(*t));
+	t->seconds = -1;
+	for (int i = 0; i < warm; i++)
+		if ((t->work_rc = fn(pc, arg)) != 0)
+			goto out;
+	if (ops->synchronize(b) < 0) {
+		t->stage = "kernel execution";
+		goto out;
+	}
+	if (ops->event_create(b, &ev0) < 0 || ops->event_create(b, &ev1) < 0 || ops->event_record(b, ev0) < 0) {
+		t->stage = "timing events";
+		goto out;
+	}
+	for (int i = 0; i < reps; i++)
+		if ((t->work_rc = fn(pc, arg)) != 0)
+			goto out;
+	if (ops->event_record(b, ev1) < 0 || ops->event_elapsed(b, ev0, ev1, &ms) < 0 || ops->synchronize(b) < 0) {
+		t->stage = "kernel execution";
+		goto out;
+	}
+	t->seconds = ms > 0 && reps > 0 ? (double)ms / 1e3 / reps : -1;
+	ret = 0;
+out:
+	if (ev0)
+		ops->event_destroy(b, ev0);
+	if (ev1)
+		ops->event_destroy(b, ev1);
+	return ret;
+}
+
 int probe_backend_fail(struct probe_ctx *pc, struct probe_outcome *o, const char *what)
 {
 	o->status = ST_FAIL;

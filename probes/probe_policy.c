@@ -32,6 +32,11 @@ unsigned probe_gemm_dim(const struct probe_job *job)
 	return backend_is_reference(job->ops) ? cpu[i] : gpu[i];
 }
 
+int probe_warmups(const struct probe_job *job)
+{
+	return backend_is_reference(job->ops) ? 1 : 3;
+}
+
 int probe_iterations(const struct probe_job *job)
 {
 	if (job->iterations > 0)
