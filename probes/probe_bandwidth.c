@@ -200,187 +200,221 @@ static double gbs_of(double bytes, double sec)
 	return sec > 0 ? bytes / sec / 1e9 : -1;
 }
 
-void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
+/* One run of the probe: the arrays, the checks so far, the figures. */
+struct bw {
+	struct probe_ctx *pc;
+	struct probe_outcome *out;
+	bool cpu;
+	size_t n, bytes, xfer, nx;
+	long long n4;
+	unsigned grid[3], block[3];
+	int reps, warm;
+	bk_ptr da, db, dc;
+	float *host, *pin_out, *pin_in;
+	void *finit, *fcopy, *ftriad;
+	struct verify_result v;
+	double t_copy, t_d2d, t_triad, t_h2d, t_d2h;
+	/* the PCIe link: running (re-read after the transfers) and the most it supports */
+	double link_gts, max_gts;
+	unsigned link_w, max_w;
+};
+
+/* Sizes: three arrays far larger than the last-level cache, in at most
+ * half the memory of a small GPU. */
+static void bw_sizes(struct bw *w)
 {
-	struct backend *b = pc->b;
-	const struct backend_ops *ops = b->ops;
-	const bool cpu = backend_is_reference(ops);
-	const struct probe_job *job = pc->job;
+	const struct probe_job *job = w->pc->job;
 	unsigned si = job->size <= PROBE_LARGE ? (unsigned)job->size : 0;
-	size_t n = cpu ? (size_t)1 << (22 + si) : (size_t)1 << (26 + si);
-	/* leave room on small GPUs: three arrays in at most half the memory */
-	while (!cpu && pc->props.mem_bytes && n > ((size_t)1 << 20) && 3 * n * sizeof(float) > pc->props.mem_bytes / 2)
+	size_t n = w->cpu ? (size_t)1 << (22 + si) : (size_t)1 << (26 + si);
+	uint64_t mem = w->pc->props.mem_bytes;
+	while (!w->cpu && mem && n > ((size_t)1 << 20) && 3 * n * sizeof(float) > mem / 2)
 		n /= 2;
-	size_t xfer = cpu ? (size_t)16 << 20 : si == 0 ? (size_t)64 << 20 : (size_t)256 << 20;
+	size_t xfer = w->cpu ? (size_t)16 << 20 : si == 0 ? (size_t)64 << 20 : (size_t)256 << 20;
 	if (xfer > n * sizeof(float))
 		xfer = n * sizeof(float);
-	const size_t bytes = n * sizeof(float), nx = xfer / sizeof(float);
-	long long n4 = (long long)(n / 4);
-	bk_ptr da = 0, db = 0, dc = 0;
-	float *host = NULL, *pin_out = NULL, *pin_in = NULL;
-	void *finit, *fcopy, *ftriad;
-	int reps = cpu ? 2 : probe_iterations(job), warm = cpu ? 1 : 2;
-	struct verify_result v, part;
-	memset(&v, 0, sizeof(v));
-	v.ok = true;
-	snprintf(v.method, sizeof(v.method), "exact");
+	w->n = n;
+	w->bytes = n * sizeof(float);
+	w->xfer = xfer;
+	w->nx = xfer / sizeof(float);
+	w->n4 = (long long)(n / 4);
+	w->reps = w->cpu ? 2 : probe_iterations(job);
+	w->warm = w->cpu ? 1 : 2;
+	w->grid[0] = (unsigned)((w->n4 + STREAM_THREADS - 1) / STREAM_THREADS);
+	w->grid[1] = w->grid[2] = 1;
+	w->block[0] = STREAM_THREADS;
+	w->block[1] = w->block[2] = 1;
+}
 
+/* Kernels, arrays, stream_init: 0 or -1 with out filled. */
+static int bw_setup(struct bw *w)
+{
+	struct probe_ctx *pc = w->pc;
+	struct backend *b = pc->b;
+	const struct backend_ops *ops = b->ops;
 	if (probe_load_kernels(pc) < 0) {
-		probe_kernels_fail(pc, out);
-		return;
+		probe_kernels_fail(pc, w->out);
+		return -1;
 	}
-	if (ops->get_function(b, pc->module, "stream_init", &finit) < 0 ||
-	    ops->get_function(b, pc->module, "stream_copy", &fcopy) < 0 ||
-	    ops->get_function(b, pc->module, "stream_triad", &ftriad) < 0) {
-		probe_backend_fail(pc, out, "kernel lookup");
-		return;
-	}
-	if (ops->alloc(b, bytes, &da) < 0 || ops->alloc(b, bytes, &db) < 0 || ops->alloc(b, bytes, &dc) < 0) {
-		probe_backend_fail(pc, out, "device allocation");
-		goto out;
-	}
-	host = xmalloc(bytes);
-	unsigned grid[3] = { (unsigned)((n4 + STREAM_THREADS - 1) / STREAM_THREADS), 1, 1 };
-	unsigned block[3] = { STREAM_THREADS, 1, 1 };
-	void *iargs[] = { &da, &db, &dc, &n4 };
-	if (ops->launch(b, finit, grid, block, 0, iargs) < 0 || ops->synchronize(b) < 0) {
-		probe_backend_fail(pc, out, "stream_init");
-		goto out;
-	}
+	if (ops->get_function(b, pc->module, "stream_init", &w->finit) < 0 ||
+	    ops->get_function(b, pc->module, "stream_copy", &w->fcopy) < 0 ||
+	    ops->get_function(b, pc->module, "stream_triad", &w->ftriad) < 0)
+		return probe_backend_fail(pc, w->out, "kernel lookup");
+	if (ops->alloc(b, w->bytes, &w->da) < 0 || ops->alloc(b, w->bytes, &w->db) < 0 ||
+	    ops->alloc(b, w->bytes, &w->dc) < 0)
+		return probe_backend_fail(pc, w->out, "device allocation");
+	w->host = xmalloc(w->bytes);
+	void *iargs[] = { &w->da, &w->db, &w->dc, &w->n4 };
+	if (ops->launch(b, w->finit, w->grid, w->block, 0, iargs) < 0 || ops->synchronize(b) < 0)
+		return probe_backend_fail(pc, w->out, "stream_init");
+	return 0;
+}
 
-	/* copy c = a, checked before anything else writes c */
-	double t_copy, t_d2d, t_triad, t_h2d, t_d2h;
-	void *cargs[] = { &da, &dc, &n4 };
-	if (probe_poison(pc, dc, bytes, "c", out) < 0)
-		goto out;
-	struct timed tc = { fcopy, cargs, { grid[0], 1, 1 }, { STREAM_THREADS, 1, 1 }, 0, 0, 0, NULL, 0 };
-	if (time_it(pc, &tc, warm, reps, &t_copy) < 0 || ops->copy_d2h(b, host, dc, bytes) < 0) {
-		probe_backend_fail(pc, out, "stream_copy");
-		goto out;
-	}
+/* Copy `p` (n floats) back to the host and check it against `e`. */
+static int bw_check(struct bw *w, bk_ptr p, const struct stream_expect *e, const char *what, bool fault)
+{
+	struct verify_result part;
+	if (w->pc->b->ops->copy_d2h(w->pc->b, w->host, p, w->bytes) < 0)
+		return probe_backend_fail(w->pc, w->out, "copy from the device");
 #ifdef ROCMCHECK_TEST_HOOKS
-	probe_test_fault_output("bandwidth", host, n);
+	if (fault)
+		probe_test_fault_output("bandwidth", w->host, w->n);
+#else
+	(void)fault;
 #endif
-	struct stream_expect ec = { NULL, 0 };
-	verify_elementwise(host, n, expect_stream, &ec, &part);
-	verify_merge(&v, &part, "copy");
+	verify_elementwise(w->host, w->n, expect_stream, e, &part);
+	verify_merge(&w->v, &part, what);
+	return 0;
+}
 
-	/* the runtime's device-to-device copy of the same bytes, into c again
-	 * (poisoned first: the copy kernel left the right answer there) */
-	struct timed td = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 1, dc, da, NULL, bytes };
-	if (probe_poison(pc, dc, bytes, "c", out) < 0)
-		goto out;
-	if (time_it(pc, &td, warm, reps, &t_d2d) < 0) {
-		probe_backend_fail(pc, out, "device-to-device memcpy");
-		goto out;
-	}
-	/* triad a = b + s*c, with c = a as copied; c is checked first, as
-	 * the memcpy left it, and a is poisoned (triad only writes it) */
-	if (ops->copy_d2h(b, host, dc, bytes) < 0) {
-		probe_backend_fail(pc, out, "copy from the device");
-		goto out;
-	}
-	verify_elementwise(host, n, expect_stream, &ec, &part);
-	verify_merge(&v, &part, "memcpy");
-	if (probe_poison(pc, da, bytes, "a", out) < 0)
-		goto out;
+/* Device memory: our copy c = a, the runtime's memcpy of the same bytes,
+ * triad a = b + s*c; each output poisoned first, each checked. */
+static int bw_device(struct bw *w)
+{
+	struct probe_ctx *pc = w->pc;
+	const struct stream_expect ec = { NULL, 0 }, et = { NULL, 1 };
+	void *cargs[] = { &w->da, &w->dc, &w->n4 };
+	struct timed tc = { w->fcopy, cargs, { w->grid[0], 1, 1 }, { STREAM_THREADS, 1, 1 }, 0, 0, 0, NULL, 0 };
+	if (probe_poison(pc, w->dc, w->bytes, "c", w->out) < 0)
+		return -1;
+	if (time_it(pc, &tc, w->warm, w->reps, &w->t_copy) < 0)
+		return probe_backend_fail(pc, w->out, "stream_copy");
+	if (bw_check(w, w->dc, &ec, "copy", true) < 0)
+		return -1;
+	/* poisoned again: the copy kernel left the right answer there */
+	struct timed td = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 1, w->dc, w->da, NULL, w->bytes };
+	if (probe_poison(pc, w->dc, w->bytes, "c", w->out) < 0)
+		return -1;
+	if (time_it(pc, &td, w->warm, w->reps, &w->t_d2d) < 0)
+		return probe_backend_fail(pc, w->out, "device-to-device memcpy");
+	if (bw_check(w, w->dc, &ec, "memcpy", false) < 0)
+		return -1;
+	/* triad reads b and c and only writes a */
 	float s = STREAM_SCALAR;
-	void *targs[] = { &da, &db, &dc, &s, &n4 };
-	struct timed tt = { ftriad, targs, { grid[0], 1, 1 }, { STREAM_THREADS, 1, 1 }, 0, 0, 0, NULL, 0 };
-	if (time_it(pc, &tt, warm, reps, &t_triad) < 0) {
-		probe_backend_fail(pc, out, "stream_triad");
-		goto out;
-	}
-	if (ops->copy_d2h(b, host, da, bytes) < 0) {
-		probe_backend_fail(pc, out, "copy from the device");
-		goto out;
-	}
-	struct stream_expect et = { NULL, 1 };
-	verify_elementwise(host, n, expect_stream, &et, &part);
-	verify_merge(&v, &part, "triad");
+	void *targs[] = { &w->da, &w->db, &w->dc, &s, &w->n4 };
+	struct timed tt = { w->ftriad, targs, { w->grid[0], 1, 1 }, { STREAM_THREADS, 1, 1 }, 0, 0, 0, NULL, 0 };
+	if (probe_poison(pc, w->da, w->bytes, "a", w->out) < 0)
+		return -1;
+	if (time_it(pc, &tt, w->warm, w->reps, &w->t_triad) < 0)
+		return probe_backend_fail(pc, w->out, "stream_triad");
+	return bw_check(w, w->da, &et, "triad", false);
+}
 
-	/* host transfers over page-locked memory, the round trip checked */
-	if (ops->host_alloc(b, xfer, (void **)&pin_out) < 0 || ops->host_alloc(b, xfer, (void **)&pin_in) < 0) {
-		probe_backend_fail(pc, out, "page-locked host allocation");
-		goto out;
-	}
-	for (size_t i = 0; i < nx; i++)
-		pin_out[i] = pattern_b(i + 7);
-	probe_poison_host(pin_in, xfer);
-	struct timed th = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 2, db, 0, pin_out, xfer };
-	struct timed tb = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 3, 0, db, pin_in, xfer };
-	if (time_it(pc, &th, 1, cpu ? 2 : 5, &t_h2d) < 0 || time_it(pc, &tb, 1, cpu ? 2 : 5, &t_d2h) < 0) {
-		probe_backend_fail(pc, out, "host transfer");
-		goto out;
-	}
-	double link_gts = job->link_gts, max_gts = job->max_link_gts;
-	unsigned link_w = job->link_width, max_w = job->max_link_width;
+/* Host transfers over page-locked memory, the round trip checked; the
+ * link re-read right after them (GPUs lower it when idle). */
+static int bw_host(struct bw *w)
+{
+	struct probe_ctx *pc = w->pc;
+	struct backend *b = pc->b;
+	const struct probe_job *job = pc->job;
+	if (b->ops->host_alloc(b, w->xfer, (void **)&w->pin_out) < 0 ||
+	    b->ops->host_alloc(b, w->xfer, (void **)&w->pin_in) < 0)
+		return probe_backend_fail(pc, w->out, "page-locked host allocation");
+	for (size_t i = 0; i < w->nx; i++)
+		w->pin_out[i] = pattern_b(i + 7);
+	probe_poison_host(w->pin_in, w->xfer);
+	struct timed th = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 2, w->db, 0, w->pin_out, w->xfer };
+	struct timed tb = { NULL, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 3, 0, w->db, w->pin_in, w->xfer };
+	int reps = w->cpu ? 2 : 5;
+	if (time_it(pc, &th, 1, reps, &w->t_h2d) < 0 || time_it(pc, &tb, 1, reps, &w->t_d2h) < 0)
+		return probe_backend_fail(pc, w->out, "host transfer");
+	w->link_gts = job->link_gts;
+	w->link_w = job->link_width;
+	w->max_gts = job->max_link_gts;
+	w->max_w = job->max_link_width;
 	if (job->pci_addr[0])
-		read_sysfs_link(job, &link_gts, &link_w);
-	struct stream_expect eh = { pin_out, 0 };
-	verify_elementwise(pin_in, nx, expect_stream, &eh, &part);
-	verify_merge(&v, &part, "host round trip");
+		read_sysfs_link(job, &w->link_gts, &w->link_w);
+	struct stream_expect eh = { w->pin_out, 0 };
+	struct verify_result part;
+	verify_elementwise(w->pin_in, w->nx, expect_stream, &eh, &part);
+	verify_merge(&w->v, &part, "host round trip");
+	return 0;
+}
 
-	double copy = gbs_of(2.0 * bytes, t_copy), triad = gbs_of(3.0 * bytes, t_triad);
-	double d2d = gbs_of(2.0 * bytes, t_d2d), h2d = gbs_of((double)xfer, t_h2d), d2h = gbs_of((double)xfer, t_d2h);
-	double link = pcie_link_gbs(link_gts, link_w), max_link = pcie_link_gbs(max_gts, max_w);
+/* The figures as metrics and the outcome's numbers. */
+static void bw_figures(struct bw *w)
+{
+	struct probe_outcome *out = w->out;
+	double copy = gbs_of(2.0 * w->bytes, w->t_copy), triad = gbs_of(3.0 * w->bytes, w->t_triad);
+	double d2d = gbs_of(2.0 * w->bytes, w->t_d2d);
+	double link = pcie_link_gbs(w->link_gts, w->link_w), max_link = pcie_link_gbs(w->max_gts, w->max_w);
 	probe_metric_set(out, "copy_gbs", copy);
 	probe_metric_set(out, "triad_gbs", triad);
 	probe_metric_set(out, "memcpy_gbs", d2d);
 	if (copy > 0 && d2d > 0)
 		probe_metric_set(out, "copy_vs_memcpy", copy / d2d);
-	probe_metric_set(out, "h2d_gbs", h2d);
-	probe_metric_set(out, "d2h_gbs", d2h);
+	probe_metric_set(out, "h2d_gbs", gbs_of((double)w->xfer, w->t_h2d));
+	probe_metric_set(out, "d2h_gbs", gbs_of((double)w->xfer, w->t_d2h));
 	if (link > 0) {
-		probe_metric_set(out, "link_gts", link_gts);
-		probe_metric_set(out, "link_width", link_w);
+		probe_metric_set(out, "link_gts", w->link_gts);
+		probe_metric_set(out, "link_width", w->link_w);
 		probe_metric_set(out, "link_gbs", link);
 	}
 	if (max_link > 0) {
-		probe_metric_set(out, "max_link_gts", max_gts);
-		probe_metric_set(out, "max_link_width", max_w);
+		probe_metric_set(out, "max_link_gts", w->max_gts);
+		probe_metric_set(out, "max_link_width", w->max_w);
 	}
-	out->seconds = t_triad;
+	out->seconds = w->t_triad;
 	out->gbs = triad;
-	if (job->mem_gbs > 0 && !cpu)
-		out->expected_gbs = job->mem_gbs;
-	snprintf(out->variant, sizeof(out->variant), "%s", cpu ? "cpu" : "float4");
+	if (w->pc->job->mem_gbs > 0 && !w->cpu)
+		out->expected_gbs = w->pc->job->mem_gbs;
+	snprintf(out->variant, sizeof(out->variant), "%s", w->cpu ? "cpu" : "float4");
+}
 
-	char what[160];
-	snprintf(what, sizeof(what), "bandwidth, 3 x %zu MiB on %.60s, triad", bytes >> 20,
-		 pc->props.name[0] ? pc->props.name : ops->name);
-	probe_judge(out, &v, BW_MIN_RATIO, what);
-	if (out->status == ST_FAIL)
-		goto out;
-
-	/* the figures beside the verdict */
+/* The figures beside a correct verdict, and a warning for a link below
+ * what both ends support (the silent loss of a card in an x4 slot or a
+ * Gen3 riser) or host transfers far below the link. */
+static void bw_link_verdict(struct bw *w)
+{
+	struct probe_outcome *out = w->out;
+	double copy = gbs_of(2.0 * w->bytes, w->t_copy), d2d = gbs_of(2.0 * w->bytes, w->t_d2d);
+	double h2d = gbs_of((double)w->xfer, w->t_h2d), d2h = gbs_of((double)w->xfer, w->t_d2h);
+	double link = pcie_link_gbs(w->link_gts, w->link_w), max_link = pcie_link_gbs(w->max_gts, w->max_w);
 	char cur[32] = "", mx[32] = "", extra[320];
 	if (link > 0)
-		link_name(cur, sizeof(cur), link_gts, link_w);
+		link_name(cur, sizeof(cur), w->link_gts, w->link_w);
 	if (max_link > 0)
-		link_name(mx, sizeof(mx), max_gts, max_w);
+		link_name(mx, sizeof(mx), w->max_gts, w->max_w);
 	snprintf(extra, sizeof(extra), "; copy %.4g GB/s (%.0f%% of the %.4g GB/s device memcpy); host to device %.3g GB/s, "
 		 "device to host %.3g GB/s%s%s%s%s%s", copy, d2d > 0 ? 100 * copy / d2d : 0.0, d2d, h2d, d2h,
 		 cur[0] ? " over PCIe " : "", cur, mx[0] ? " (max " : "", mx, mx[0] ? ")" : "");
 	size_t used = strlen(out->summary);
 	snprintf(out->summary + used, sizeof(out->summary) - used, "%s", extra);
 
-	/* a link below what both ends support: the silent loss of a card in
-	 * an x4 slot or a Gen3 riser */
-	bool slow_link = link > 0 && max_link > 0 && (link_gts + 0.3 < max_gts || link_w < max_w);
+	bool slow_link = link > 0 && max_link > 0 && (w->link_gts + 0.3 < w->max_gts || w->link_w < w->max_w);
 	double best = h2d > d2h ? h2d : d2h;
 	bool slow_xfer = !slow_link && link > 0 && best > 0 && best < LINK_MIN_RATIO * link;
-	if (slow_link || slow_xfer) {
-		out->status = ST_WARN;
-		used = strlen(out->summary);
-		if (slow_link)
-			snprintf(out->summary + used, sizeof(out->summary) - used,
-				 "; the PCIe link runs at %s, below the %s it supports", cur, mx);
-		else
-			snprintf(out->summary + used, sizeof(out->summary) - used,
-				 "; host transfers reach only %.0f%% of the link's %.3g GB/s", 100 * best / link, link);
-		if (slow_link || out->fix[0] == '\0')
-			snprintf(out->fix, sizeof(out->fix), "%s",
+	if (!slow_link && !slow_xfer)
+		return;
+	out->status = ST_WARN;
+	used = strlen(out->summary);
+	if (slow_link)
+		snprintf(out->summary + used, sizeof(out->summary) - used,
+			 "; the PCIe link runs at %s, below the %s it supports", cur, mx);
+	else
+		snprintf(out->summary + used, sizeof(out->summary) - used,
+			 "; host transfers reach only %.0f%% of the link's %.3g GB/s", 100 * best / link, link);
+	if (slow_link || out->fix[0] == '\0')
+		snprintf(out->fix, sizeof(out->fix), "%s",
 			 slow_link
 				 ? "Put the GPU in a slot wired x16 to the CPU (not a chipset x4 slot, riser or "
 				   "bifurcated slot), set the slot to its full PCIe generation in the firmware setup, and "
@@ -388,17 +422,43 @@ void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
 				 : "Host transfers are slower than the link allows: check that the IOMMU is in "
 				   "passthrough mode (`iommu=pt`), that no other device shares the link, and the NUMA "
 				   "node of the process (`numactl --cpunodebind` near the GPU).");
-	}
+}
+
+static void bw_release(struct bw *w)
+{
+	struct backend *b = w->pc->b;
+	if (w->pin_out)
+		b->ops->host_free(b, w->pin_out);
+	if (w->pin_in)
+		b->ops->host_free(b, w->pin_in);
+	if (w->da)
+		b->ops->free(b, w->da);
+	if (w->db)
+		b->ops->free(b, w->db);
+	if (w->dc)
+		b->ops->free(b, w->dc);
+	free(w->host);
+}
+
+void probe_bandwidth(struct probe_ctx *pc, struct probe_outcome *out)
+{
+	struct bw w;
+	memset(&w, 0, sizeof(w));
+	w.pc = pc;
+	w.out = out;
+	w.cpu = backend_is_reference(pc->b->ops);
+	w.v.ok = true;
+	snprintf(w.v.method, sizeof(w.v.method), "exact");
+	bw_sizes(&w);
+	if (bw_setup(&w) < 0 || bw_device(&w) < 0 || bw_host(&w) < 0)
+		goto out;
+	bw_figures(&w);
+	char what[160];
+	snprintf(what, sizeof(what), "bandwidth, 3 x %zu MiB on %.60s, triad", w.bytes >> 20,
+		 pc->props.name[0] ? pc->props.name : pc->b->ops->name);
+	probe_judge(out, &w.v, BW_MIN_RATIO, what);
+	if (out->status != ST_FAIL)
+		bw_link_verdict(&w);
 out:
-	if (pin_out)
-		ops->host_free(b, pin_out);
-	if (pin_in)
-		ops->host_free(b, pin_in);
-	if (da)
-		ops->free(b, da);
-	if (db)
-		ops->free(b, db);
-	if (dc)
-		ops->free(b, dc);
-	free(host);
+	bw_release(&w);
 }
