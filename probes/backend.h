@@ -22,6 +22,7 @@ typedef uint64_t bk_ptr;       /* a device address (hipDeviceptr / CUdeviceptr /
 struct backend_props {
 	char name[256];            /* "AMD Radeon RX 7900 XTX", "NVIDIA H200" */
 	char arch[32];             /* "gfx1100", "sm_90", "cpu" */
+	int cc_major, cc_minor;    /* CUDA compute capability (9, 0); 0 elsewhere */
 	char pci_bus[32];          /* "0000:03:00.0" when the runtime tells */
 	uint64_t mem_bytes;
 };

@@ -202,8 +202,11 @@ static int cuda_device_props(struct backend *b, int ordinal, struct backend_prop
 		p->mem_bytes = mem;
 	int major = 0, minor = 0;
 	if (c->DeviceGetAttribute(&major, CU_ATTR_CC_MAJOR, dev) == 0 &&
-	    c->DeviceGetAttribute(&minor, CU_ATTR_CC_MINOR, dev) == 0)
+	    c->DeviceGetAttribute(&minor, CU_ATTR_CC_MINOR, dev) == 0) {
 		snprintf(p->arch, sizeof(p->arch), "sm_%d%d", major, minor);
+		p->cc_major = major;
+		p->cc_minor = minor;
+	}
 	char bus[32] = "";
 	if (c->DeviceGetPCIBusId(bus, (int)sizeof(bus), dev) == 0) {
 		bus[sizeof(bus) - 1] = '\0';

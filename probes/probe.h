@@ -171,6 +171,7 @@ struct probe_ctx {
 	struct backend_props props;
 	void *module;              /* the kernels, loaded for this device; NULL when none */
 	char module_error[512];    /* why there is no module */
+	char module_fix[512];      /* what to do about it, "" when the caller knows best */
 };
 
 struct probe_def {
@@ -331,11 +332,20 @@ void probe_outcome_to_report(const struct probe_outcome *o, struct report *r, co
 
 /* ---- kernels embedded at build time (kernels/kernels.cmake) ---- */
 extern const char cpu_kernel_image[];
-/* The image for this backend and device; for hip, the bundle entry for the
- * arch, else hiprtc compilation of the embedded source (cached under
- * $XDG_CACHE_HOME/rocmcheck/). Fills pc->module or pc->module_error. */
+/* The image for this backend and device; for cuda, the embedded cubin or PTX
+ * cuda_image_pick chooses; for hip, the bundle entry for the arch, else
+ * hiprtc compilation of the embedded source (cached under
+ * $XDG_CACHE_HOME/rocmcheck/). Fills pc->module, or pc->module_error and
+ * (when it knows the fix) pc->module_fix. */
 int probe_load_kernels(struct probe_ctx *pc);
-/* "cuda:sm_75,...", "hip:gfx900,...", "rtc:source"; NULL-terminated. */
+/* The CUDA image for a GPU of compute capability major.minor from a
+ * NULL-target-terminated table: the cubin of the same major with the highest
+ * minor not above the GPU's (an arch-specific "sm_90a" only for exactly 9.0,
+ * and preferred there), else the newest PTX not above the GPU, else NULL.
+ * Borrowed from `imgs`. */
+struct rc_kernel_image;
+const struct rc_kernel_image *cuda_image_pick(const struct rc_kernel_image *imgs, int major, int minor);
+/* "cuda: NVRTC 12.0.76: sm_70,...", "hip:gfx900,...", "rtc:source"; NULL-terminated. */
 const char *const *probe_embedded_targets(void);
 
 /* ---- runtime checks (spec/checks.md rocm.runtime, cuda.driver) ---- */

@@ -580,6 +580,7 @@ void probe_amp(struct probe_ctx *pc, struct probe_outcome *out)
 		out->status = ST_FAIL;
 		snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", pc->props.arch,
 			 pc->module_error);
+		snprintf(out->fix, sizeof(out->fix), "%s", pc->module_fix);
 		return;
 	}
 	amp_dims_for(pc->job, false, &m);

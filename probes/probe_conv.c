@@ -148,9 +148,12 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 		out->status = ST_FAIL;
 		snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", pc->props.arch,
 			 pc->module_error);
-		snprintf(out->fix, sizeof(out->fix),
-			 "This build has no code object for %s and runtime compilation failed; "
-			 "see `rocmcheck version` for the embedded targets.", pc->props.arch);
+		if (pc->module_fix[0])
+			snprintf(out->fix, sizeof(out->fix), "%s", pc->module_fix);
+		else
+			snprintf(out->fix, sizeof(out->fix),
+				 "This build has no code object for %s and runtime compilation failed; "
+				 "see `rocmcheck version` for the embedded targets.", pc->props.arch);
 		goto out;
 	}
 	if (ops->alloc(b, nx * esz, &dx) < 0 || ops->alloc(b, nw * esz, &dw) < 0 ||

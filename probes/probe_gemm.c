@@ -69,9 +69,12 @@ int gemm_dev_prepare(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outc
 		out->status = ST_FAIL;
 		snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", pc->props.arch,
 			 pc->module_error);
-		snprintf(out->fix, sizeof(out->fix),
-			 "This build has no code object for %s and runtime compilation failed; "
-			 "see `rocmcheck version` for the embedded targets.", pc->props.arch);
+		if (pc->module_fix[0])
+			snprintf(out->fix, sizeof(out->fix), "%s", pc->module_fix);
+		else
+			snprintf(out->fix, sizeof(out->fix),
+				 "This build has no code object for %s and runtime compilation failed; "
+				 "see `rocmcheck version` for the embedded targets.", pc->props.arch);
 		return -1;
 	}
 	for (int i = 0; i < 3; i++)
