@@ -1,6 +1,7 @@
 # Writes the C file that embeds the compiled kernels and their source.
 # -DOUT=file.c -DCUDA_IMAGES="sm_70=path;...;compute_70=path"|""
-# -DCUDA_FACTS="NVRTC 12.0.76;need_cubin;need_ptx;driver_cubin;driver_ptx"
+# -DCUDA_BUILT_BY="NVRTC 12.0.76"|"none (why)" -DCUDA_NEED="12000;12000"
+# -DCUDA_DRIVER="525.60.13;525.60.13" (cubins; PTX; empty when unknown)
 # -DHIPBUNDLE=path|"" -DSOURCE=probes_source.hip -DRTC=rtc_axpy.hip
 # -DTARGETS="cuda:...;hip:...;rtc:..."
 function(bytes_of var file)
@@ -27,12 +28,20 @@ foreach(pair ${CUDA_IMAGES})
   math(EXPR i "${i} + 1")
 endforeach()
 string(APPEND c "\nconst struct rc_kernel_image rc_kernels_cuda[] = {\n${table}\t{ NULL, NULL, 0 }\n};\n")
-list(GET CUDA_FACTS 0 built)
-list(GET CUDA_FACTS 1 need_cubin)
-list(GET CUDA_FACTS 2 need_ptx)
-list(GET CUDA_FACTS 3 drv_cubin)
-list(GET CUDA_FACTS 4 drv_ptx)
-string(APPEND c "const char rc_kernels_cuda_built_by[] = \"${built}\";\n")
+# empty list items vanish on the command line: split by hand
+string(REGEX MATCH "^([0-9]*);([0-9]*)$" m "${CUDA_NEED}")
+set(need_cubin ${CMAKE_MATCH_1})
+set(need_ptx ${CMAKE_MATCH_2})
+string(REGEX MATCH "^([0-9.]*);([0-9.]*)$" m "${CUDA_DRIVER}")
+set(drv_cubin "${CMAKE_MATCH_1}")
+set(drv_ptx "${CMAKE_MATCH_2}")
+if(NOT need_cubin)
+  set(need_cubin 0)
+endif()
+if(NOT need_ptx)
+  set(need_ptx 0)
+endif()
+string(APPEND c "const char rc_kernels_cuda_built_by[] = \"${CUDA_BUILT_BY}\";\n")
 string(APPEND c "const int rc_kernels_cuda_need_cubin = ${need_cubin};\n")
 string(APPEND c "const int rc_kernels_cuda_need_ptx = ${need_ptx};\n")
 string(APPEND c "const char rc_kernels_cuda_driver_cubin[] = \"${drv_cubin}\";\n")

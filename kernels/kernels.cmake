@@ -34,7 +34,10 @@ set(ROCMCHECK_HIP_ARCHS "gfx900;gfx906;gfx908;gfx90a;gfx1030;gfx1100;gfx1101;gfx
 set(RC_TARGETS "")
 set(RC_CUDA_IMAGES "")        # target=path pairs for embed_kernels.cmake
 set(RC_CUDA_FILES "")
-set(RC_CUDA_FACTS "")         # toolkit;need_cubin;need_ptx;driver_cubin;driver_ptx
+# what built them and the driver they need (kernels_embedded.h)
+set(RC_CUDA_BUILT_BY "")
+set(RC_CUDA_NEED "0;0")       # lowest cuDriverGetVersion for the cubins; for the PTX
+set(RC_CUDA_DRIVER ";")       # the driver releases those mean ("525.60.13")
 set(RC_HIPBUNDLE "")
 
 # The pasted-together source hiprtc gets at run time and NVRTC at build time.
@@ -74,7 +77,7 @@ else()
   file(STRINGS ${CMAKE_SOURCE_DIR}/ci/cuda12-wheels.txt rc_pin REGEX "^nvidia-cuda-nvrtc-cu12==")
   string(REGEX REPLACE "^nvidia-cuda-nvrtc-cu12==" "" rc_pin "${rc_pin}")
   if(NOT EXISTS ${RC_NVRTC} OR NOT rc_nvrtc_dist)
-    set(rc_cuda_why "no NVRTC 12 in ${ROCMCHECK_CUDA12_DIR}; ci/setup installs it")
+    set(rc_cuda_why "no NVRTC 12 in ${ROCMCHECK_CUDA12_DIR}, which ci/setup installs")
   elseif(NOT EXISTS ${ROCMCHECK_CUDA12_DIR}/nvidia/cuda_runtime/include/cuda_fp16.h OR
          NOT EXISTS ${ROCMCHECK_CUDA12_DIR}/nvidia/cuda_nvcc/include/crt/mma.h)
     set(rc_cuda_why "no CUDA 12 headers (cuda_fp16.h, crt/mma.h) in ${ROCMCHECK_CUDA12_DIR}")
@@ -123,10 +126,12 @@ if(rc_cuda_why STREQUAL "")
     VERBATIM)
   string(REPLACE ";" "," names "${names}")
   list(APPEND RC_TARGETS "cuda: NVRTC ${rc_nvrtc_ver}: ${names} cubins + compute_${rc_ptx_arch} PTX, needs driver >= ${rc_drv_cubin} (cubins), >= ${rc_drv_ptx} (PTX)")
-  set(RC_CUDA_FACTS "NVRTC ${rc_nvrtc_ver}" ${rc_need_cubin} ${rc_need_ptx} "${rc_drv_cubin}" "${rc_drv_ptx}")
+  set(RC_CUDA_BUILT_BY "NVRTC ${rc_nvrtc_ver}")
+  set(RC_CUDA_NEED "${rc_need_cubin};${rc_need_ptx}")
+  set(RC_CUDA_DRIVER "${rc_drv_cubin};${rc_drv_ptx}")
 else()
   list(APPEND RC_TARGETS "cuda: none (${rc_cuda_why})")
-  set(RC_CUDA_FACTS "none (${rc_cuda_why})" 0 0 "" "")
+  set(RC_CUDA_BUILT_BY "none (${rc_cuda_why})")
   message(STATUS "kernels: no NVIDIA kernels: ${rc_cuda_why}")
 endif()
 
@@ -206,7 +211,8 @@ list(APPEND RC_TARGETS "rtc:source (hiprtc for any other gfx target, nvrtc)")
 set(RC_EMBEDDED_C ${RC_KOUT}/embedded_kernels.c)
 add_custom_command(
   OUTPUT ${RC_EMBEDDED_C}
-  COMMAND ${CMAKE_COMMAND} -DOUT=${RC_EMBEDDED_C} "-DCUDA_IMAGES=${RC_CUDA_IMAGES}" "-DCUDA_FACTS=${RC_CUDA_FACTS}"
+  COMMAND ${CMAKE_COMMAND} -DOUT=${RC_EMBEDDED_C} "-DCUDA_IMAGES=${RC_CUDA_IMAGES}" "-DCUDA_BUILT_BY=${RC_CUDA_BUILT_BY}"
+          "-DCUDA_NEED=${RC_CUDA_NEED}" "-DCUDA_DRIVER=${RC_CUDA_DRIVER}"
           -DHIPBUNDLE=${RC_HIPBUNDLE} -DSOURCE=${RC_KSOURCE} -DRTC=${RC_KDIR}/rtc_axpy.hip "-DTARGETS=${RC_TARGETS}"
           -P ${RC_KDIR}/embed_kernels.cmake
   DEPENDS ${RC_CUDA_FILES} ${RC_HIPBUNDLE} ${RC_KSOURCE} ${RC_KDIR}/rtc_axpy.hip ${RC_KDIR}/embed_kernels.cmake

@@ -1,7 +1,8 @@
 /* The CUDA backend: the driver API in libcuda.so.1 only (every machine with
  * the NVIDIA driver has it; the toolkit's libcudart usually is not on the
- * loader path). Kernels come as an embedded fatbin (cubins + compute_75 PTX
- * the driver JIT-compiles for newer GPUs); nvrtc is used when present. */
+ * loader path). Kernels come as embedded NVRTC 12 cubins and compute_70 PTX
+ * the driver JIT-compiles for newer GPUs (probe_kernels.c picks one); nvrtc
+ * is used when one the driver can follow is present. */
 #include "backend.h"
 #include "probe.h"
 
