@@ -116,6 +116,15 @@ if(rc_cuda_why STREQUAL "")
   list(APPEND RC_CUDA_IMAGES "compute_${rc_ptx_arch}=${RC_KOUT}/probes.compute_${rc_ptx_arch}.ptx")
   add_executable(rc_nvrtc_build ${RC_KDIR}/nvrtc_build.c)
   target_link_libraries(rc_nvrtc_build PRIVATE ${CMAKE_DL_LIBS})
+  # a build tool, not rocmcheck: without the sanitizers, whose leak check
+  # would fail the build over NVRTC's own allocations
+  foreach(prop COMPILE_OPTIONS LINK_OPTIONS)
+    get_target_property(opts rc_nvrtc_build ${prop})
+    if(opts)
+      list(FILTER opts EXCLUDE REGEX "sanitize")
+      set_target_properties(rc_nvrtc_build PROPERTIES ${prop} "${opts}")
+    endif()
+  endforeach()
   add_custom_command(
     OUTPUT ${RC_CUDA_FILES}
     COMMAND rc_nvrtc_build ${RC_NVRTC} ${RC_KSOURCE} ${RC_KOUT}/probes
