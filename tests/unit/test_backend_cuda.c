@@ -228,14 +228,21 @@ static void test_nvrtc_for_driver(void **state)
 		print_message("no %s: nvrtc 12 not run\n", nvrtc12);
 		skip();
 	}
+	/* an 11.x driver: nvrtc 12 is not for it either */
+	o = rtc_with("11080", nvrtc12);
+	assert_int_equal(o.rc, -ENOSYS);
+	assert_non_null(strstr(o.err, "no nvrtc of CUDA 11 or older"));
+#ifdef __SANITIZE_ADDRESS__
+	/* NVRTC 12.0 inside an AddressSanitizer process cannot find its
+	 * builtins ("Unable to find builtin in builtins table!") */
+	print_message("AddressSanitizer build: nvrtc 12 not run\n");
+	skip();
+#endif
 	o = rtc_with("12020", nvrtc12);
 	if (o.rc)
 		print_message("nvrtc 12: %s\n", o.err);
 	assert_int_equal(o.rc, 0);
 	assert_memory_equal(o.head, "\177ELF", 4);
-	/* an 11.x driver refuses nvrtc 12 too */
-	o = rtc_with("11080", nvrtc12);
-	assert_int_equal(o.rc, -ENOSYS);
 }
 
 int main(void)
