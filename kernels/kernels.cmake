@@ -27,7 +27,7 @@ set(ROCMCHECK_CUDA12_DIR ${CMAKE_BINARY_DIR}/cuda12 CACHE PATH
 # sm_100/sm_120 need NVRTC >= 12.8, whose PTX would need driver >= 570:
 # Blackwell JIT-compiles the PTX instead (README, "Probe kernels").
 set(ROCMCHECK_CUDA_ARCHS "70;75;80;86;89;90" CACHE STRING
-    "sm_NN cubins to embed; the first also gets PTX (compute_NN)")
+    "sm_NN cubins to embed (90a: one only sm_90 loads); the first also gets PTX (compute_NN)")
 set(ROCMCHECK_HIP_ARCHS "gfx900;gfx906;gfx908;gfx90a;gfx1030;gfx1100;gfx1101;gfx1102" CACHE STRING
     "gfx targets to embed as code objects")
 

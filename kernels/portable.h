@@ -1,4 +1,4 @@
-/* One kernel source for HIP (hipcc, hiprtc) and CUDA (nvcc): the few things
+/* One kernel source for HIP (hipcc, hiprtc) and CUDA (nvrtc): the few things
  * that differ between them. threadIdx, blockIdx, blockDim, __shared__,
  * __syncthreads() and __global__ are spelled the same in both. */
 #ifndef ROCMCHECK_PORTABLE_H
