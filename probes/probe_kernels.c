@@ -183,6 +183,32 @@ static void cuda_version_str(int v, char *buf, size_t size)
 		snprintf(buf, size, "unknown");
 }
 
+/* Why the driver refused `img`, and the fix: an upgrade when it is older
+ * than the CUDA that built the image (kernels_embedded.h). */
+static void cuda_load_failed(struct probe_ctx *pc, const struct rc_kernel_image *img)
+{
+	struct backend *b = pc->b;
+	int rtv = -1, drv = -1;
+	b->ops->versions(b, &rtv, &drv);
+	bool ptx = str_startswith(img->target, "compute_");
+	int need = ptx ? rc_kernels_cuda_need_ptx : rc_kernels_cuda_need_cubin;
+	const char *need_driver = ptx ? rc_kernels_cuda_driver_ptx : rc_kernels_cuda_driver_cubin;
+	char have[16], api[16];
+	cuda_version_str(drv, have, sizeof(have));
+	cuda_version_str(need, api, sizeof(api));
+	snprintf(pc->module_error, sizeof(pc->module_error), "kernel image %s (%s) not loadable by driver %s: %.300s",
+		 img->target, rc_kernels_cuda_built_by, have, b->err_text);
+	if (drv > 0 && drv >= need)
+		snprintf(pc->module_fix, sizeof(pc->module_fix),
+			 "The driver supports CUDA %s, enough for this image (CUDA %s): `nvidia-smi` and "
+			 "`sudo dmesg | grep -i nvrm` show why it refused it.", have, api);
+	else
+		snprintf(pc->module_fix, sizeof(pc->module_fix),
+			 "Upgrade the NVIDIA driver: the embedded %s kernels need one that supports CUDA %s "
+			 "(driver >= %s); this one supports CUDA %s. `rocmcheck plan` prints the commands.",
+			 ptx ? "PTX" : "cubin", api, *need_driver ? need_driver : "of that release", have);
+}
+
 static int cuda_kernels(struct probe_ctx *pc)
 {
 	struct backend *b = pc->b;
@@ -194,33 +220,16 @@ static int cuda_kernels(struct probe_ctx *pc)
 	const struct rc_kernel_image *img = cuda_image_pick(rc_kernels_cuda, pc->props.cc_major, pc->props.cc_minor);
 	if (!img) {
 		snprintf(pc->module_error, sizeof(pc->module_error),
-			 "no embedded CUDA kernel image runs on compute capability %d.%d (see `rocmcheck version`)",
-			 pc->props.cc_major, pc->props.cc_minor);
+			 "no embedded CUDA kernel image runs on compute capability %d.%d", pc->props.cc_major,
+			 pc->props.cc_minor);
+		snprintf(pc->module_fix, sizeof(pc->module_fix),
+			 "rocmcheck's own kernels start at Volta (compute capability 7.0); `rocmcheck version` "
+			 "lists them. The other checks still apply to this GPU.");
 		return -ENOENT;
 	}
 	int rc = b->ops->module_load(b, img->data, img->len, &pc->module);
-	if (rc == 0)
-		return 0;
-	int rtv = -1, drv = -1;
-	b->ops->versions(b, &rtv, &drv);
-	char have[16];
-	cuda_version_str(drv, have, sizeof(have));
-	bool ptx = str_startswith(img->target, "compute_");
-	const char *need = ptx ? rc_kernels_cuda_driver_ptx : rc_kernels_cuda_driver_cubin;
-	char api[16];
-	cuda_version_str(ptx ? rc_kernels_cuda_need_ptx : rc_kernels_cuda_need_cubin, api, sizeof(api));
-	snprintf(pc->module_error, sizeof(pc->module_error), "kernel image %s (%s) not loadable by driver %s: %.300s",
-		 img->target, rc_kernels_cuda_built_by, have, b->err_text);
-	int need_api = ptx ? rc_kernels_cuda_need_ptx : rc_kernels_cuda_need_cubin;
-	if (drv > 0 && drv >= need_api)
-		snprintf(pc->module_fix, sizeof(pc->module_fix),
-			 "The driver supports CUDA %s, enough for this image (CUDA %s): `nvidia-smi` and "
-			 "`sudo dmesg | grep -i nvrm` show why it refused it.", have, api);
-	else
-		snprintf(pc->module_fix, sizeof(pc->module_fix),
-			 "Upgrade the NVIDIA driver: the embedded %s kernels need one that supports CUDA %s "
-			 "(driver >= %s); this one supports CUDA %s. `rocmcheck plan` prints the commands.",
-			 ptx ? "PTX" : "cubin", api, *need ? need : "of that release", have);
+	if (rc < 0)
+		cuda_load_failed(pc, img);
 	return rc;
 }
 

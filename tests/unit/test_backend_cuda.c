@@ -170,6 +170,13 @@ static void test_kernels_refused_by_old_driver(void **state)
 	assert_non_null(strstr(o.summary, "kernel image compute_70"));
 	assert_non_null(strstr(o.summary, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222)"));
 	assert_non_null(strstr(o.fix, "PTX"));
+	/* a Pascal on a new driver: no image at all, and that is the reason */
+	fake_driver("12040");
+	setenv("FAKE_CUDA_CC", "6.1", 1);
+	probe_run_job(probe_find("gemm.fp32"), &job, 30, &o);
+	assert_int_equal(o.status, ST_FAIL);
+	assert_non_null(strstr(o.summary, "no embedded CUDA kernel image runs on compute capability 6.1"));
+	assert_non_null(strstr(o.fix, "Volta"));
 	unsetenv("FAKE_CUDA_CC");
 	unsetenv("ROCMCHECK_CUDA_LIB");
 }
