@@ -68,6 +68,12 @@ function(rc_cuda_min_driver ver out)
   endforeach()
 endfunction()
 
+# a new pin, a new install (ci/setup's stamp) or new driver facts reconfigure
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${CMAKE_SOURCE_DIR}/ci/cuda12-wheels.txt ${CMAKE_SOURCE_DIR}/profiles/cuda.ini)
+if(EXISTS ${ROCMCHECK_CUDA12_DIR}/.pins)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ROCMCHECK_CUDA12_DIR}/.pins)
+endif()
 set(rc_cuda_why "")
 if(NOT ROCMCHECK_KERNELS_CUDA)
   set(rc_cuda_why "ROCMCHECK_KERNELS_CUDA is off")
