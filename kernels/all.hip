@@ -1,6 +1,6 @@
-/* The one translation unit nvcc and hipcc compile (kernels/kernels.cmake):
- * every probe kernel, so each vendor gets one module to load. hiprtc gets
- * the same files pasted together in this order (embed_kernels.cmake). */
+/* The one translation unit hipcc compiles (kernels/kernels.cmake): every
+ * probe kernel, so each vendor gets one module to load. hiprtc and NVRTC get
+ * the same files pasted together in this order (paste_sources.cmake). */
 #include "portable.h"
 #include "gemm.hip"
 #include "conv.hip"

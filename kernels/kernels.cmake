@@ -1,59 +1,158 @@
 # GPU kernels, compiled at build time when the compilers exist and embedded
 # in rocmcheck_core as byte arrays (see probes/kernels_embedded.h):
-#  - nvcc: a fatbin with cubins for sm_75 .. sm_120 and compute_75 PTX, which
-#    the driver JIT-compiles for GPUs newer than the cubins;
+#  - NVRTC 12 from PyPI (ci/cuda12-wheels.txt, installed into the build tree
+#    by ci/setup; never the machine's nvcc, whose CUDA 13 output needs driver
+#    >= 580): one cubin per SM in ROCMCHECK_CUDA_ARCHS plus PTX for the first,
+#    which the driver JIT-compiles for GPUs newer than the cubins;
 #  - Debian's hipcc (HIP 5.2, LLVM 15): a code object per target it can
 #    build; RDNA3 needs ISA version bitcode that Debian's rocm-device-libs
 #    lacks, generated here;
 #  - clang 19 (Debian's clang-19): the AMD targets LLVM 15 does not know
 #    (gfx942, gfx1103, gfx115x, gfx12xx, ...); all AMD code objects go into
 #    one clang offload bundle;
-#  - the kernel source itself, for hiprtc/nvrtc on the user's machine.
+#  - the kernel source itself, for hiprtc on the user's machine; NVRTC
+#    compiles the very same pasted-together text.
 # A missing compiler leaves its targets out; `rocmcheck version` says so.
 
 set(RC_KDIR ${CMAKE_SOURCE_DIR}/kernels)
 set(RC_KOUT ${CMAKE_BINARY_DIR}/kernels)
 file(MAKE_DIRECTORY ${RC_KOUT})
-# every kernel file, in the order hiprtc gets them pasted together; nvcc and
-# hipcc compile all.hip, which includes them in the same order
+# every kernel file, in the order hiprtc gets them pasted together; hipcc
+# compiles all.hip, which includes them in the same order
 set(RC_KSOURCES ${RC_KDIR}/portable.h ${RC_KDIR}/gemm.hip ${RC_KDIR}/conv.hip ${RC_KDIR}/amp.hip
     ${RC_KDIR}/stream.hip)
 set(RC_KMAIN ${RC_KDIR}/all.hip)
 
-option(ROCMCHECK_KERNELS_CUDA "Build the NVIDIA kernels with nvcc when it exists" ON)
+option(ROCMCHECK_KERNELS_CUDA "Build the NVIDIA kernels with the pinned NVRTC 12 when it is installed" ON)
 option(ROCMCHECK_KERNELS_HIP "Build the AMD kernels with hipcc and clang 19 when they exist" ON)
 option(ROCMCHECK_KERNELS_HIPCC "Use hipcc for the AMD targets it knows" ON)
 option(ROCMCHECK_KERNELS_HIP_CLANG "Use clang 19 for the AMD targets hipcc does not build" ON)
-set(ROCMCHECK_CUDA_ARCHS "75;80;86;89;90;100;120" CACHE STRING "sm_NN cubins to embed (plus compute_75 PTX)")
+set(ROCMCHECK_CUDA12_DIR ${CMAKE_BINARY_DIR}/cuda12 CACHE PATH
+    "where ci/setup installed the wheels of ci/cuda12-wheels.txt (pip --target)")
+# sm_100/sm_120 need NVRTC >= 12.8, whose PTX would need driver >= 570:
+# Blackwell JIT-compiles the PTX instead (README, "Probe kernels").
+set(ROCMCHECK_CUDA_ARCHS "70;75;80;86;89;90" CACHE STRING
+    "sm_NN cubins to embed (90a: one only sm_90 loads); the first also gets PTX (compute_NN)")
 set(ROCMCHECK_HIP_ARCHS "gfx900;gfx906;gfx908;gfx90a;gfx1030;gfx1100;gfx1101;gfx1102" CACHE STRING
     "gfx targets to embed as code objects")
 
 set(RC_TARGETS "")
-set(RC_FATBIN "")
+set(RC_CUDA_IMAGES "")        # target=path pairs for embed_kernels.cmake
+set(RC_CUDA_FILES "")
+# what built them and the driver they need (kernels_embedded.h)
+set(RC_CUDA_BUILT_BY "")
+set(RC_CUDA_NEED "0;0")       # lowest cuDriverGetVersion for the cubins; for the PTX
+set(RC_CUDA_DRIVER ";")       # the driver releases those mean ("525.60.13")
 set(RC_HIPBUNDLE "")
 
+# The pasted-together source hiprtc gets at run time and NVRTC at build time.
+set(RC_KSOURCE ${RC_KOUT}/probes_source.hip)
+add_custom_command(
+  OUTPUT ${RC_KSOURCE}
+  COMMAND ${CMAKE_COMMAND} -DOUT=${RC_KSOURCE} "-DSOURCES=${RC_KSOURCES}" -P ${RC_KDIR}/paste_sources.cmake
+  DEPENDS ${RC_KSOURCES} ${RC_KDIR}/paste_sources.cmake
+  COMMENT "Kernel source for the runtime compilers"
+  VERBATIM)
+
 # ---- NVIDIA ----
-if(ROCMCHECK_KERNELS_CUDA)
-  find_program(ROCMCHECK_NVCC nvcc HINTS /usr/local/cuda/bin)
+# The oldest Linux driver for CUDA `ver` ("12.0"), from profiles/cuda.ini:
+# support facts live in profiles/, not here.
+function(rc_cuda_min_driver ver out)
+  file(STRINGS ${CMAKE_SOURCE_DIR}/profiles/cuda.ini lines)
+  set(in FALSE)
+  set(${out} "" PARENT_SCOPE)
+  foreach(l ${lines})
+    if(l MATCHES "^\\[")
+      set(in FALSE)
+      if(l MATCHES "^\\[cuda ${ver}\\]")
+        set(in TRUE)
+      endif()
+    elseif(in AND l MATCHES "^min_driver *= *([0-9.]+)")
+      set(${out} ${CMAKE_MATCH_1} PARENT_SCOPE)
+    endif()
+  endforeach()
+endfunction()
+
+# a new pin, a new install (ci/setup's stamp) or new driver facts reconfigure
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${CMAKE_SOURCE_DIR}/ci/cuda12-wheels.txt ${CMAKE_SOURCE_DIR}/profiles/cuda.ini)
+if(EXISTS ${ROCMCHECK_CUDA12_DIR}/.pins)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ROCMCHECK_CUDA12_DIR}/.pins)
 endif()
-if(ROCMCHECK_KERNELS_CUDA AND ROCMCHECK_NVCC)
-  set(RC_FATBIN ${RC_KOUT}/probes.fatbin)
-  set(gencode -gencode arch=compute_75,code=compute_75)
+set(rc_cuda_why "")
+if(NOT ROCMCHECK_KERNELS_CUDA)
+  set(rc_cuda_why "ROCMCHECK_KERNELS_CUDA is off")
+else()
+  set(RC_NVRTC ${ROCMCHECK_CUDA12_DIR}/nvidia/cuda_nvrtc/lib/libnvrtc.so.12)
+  file(GLOB rc_nvrtc_dist ${ROCMCHECK_CUDA12_DIR}/nvidia_cuda_nvrtc_cu12-*.dist-info)
+  file(STRINGS ${CMAKE_SOURCE_DIR}/ci/cuda12-wheels.txt rc_pin REGEX "^nvidia-cuda-nvrtc-cu12==")
+  string(REGEX REPLACE "^nvidia-cuda-nvrtc-cu12==" "" rc_pin "${rc_pin}")
+  if(NOT EXISTS ${RC_NVRTC} OR NOT rc_nvrtc_dist)
+    set(rc_cuda_why "no NVRTC 12 in ${ROCMCHECK_CUDA12_DIR}, which ci/setup installs")
+  elseif(NOT EXISTS ${ROCMCHECK_CUDA12_DIR}/nvidia/cuda_runtime/include/cuda_fp16.h OR
+         NOT EXISTS ${ROCMCHECK_CUDA12_DIR}/nvidia/cuda_nvcc/include/crt/mma.h)
+    set(rc_cuda_why "no CUDA 12 headers (cuda_fp16.h, crt/mma.h) in ${ROCMCHECK_CUDA12_DIR}")
+  else()
+    list(GET rc_nvrtc_dist 0 rc_nvrtc_dist)
+    string(REGEX REPLACE ".*nvidia_cuda_nvrtc_cu12-([0-9.]+)\\.dist-info$" "\\1" rc_nvrtc_ver "${rc_nvrtc_dist}")
+    if(NOT rc_nvrtc_ver STREQUAL rc_pin)
+      message(WARNING "kernels: ${ROCMCHECK_CUDA12_DIR} holds NVRTC ${rc_nvrtc_ver}, ci/cuda12-wheels.txt pins ${rc_pin}; run ci/setup")
+    endif()
+  endif()
+endif()
+if(rc_cuda_why STREQUAL "")
+  string(REGEX MATCH "^([0-9]+)\\.([0-9]+)" rc_mm "${rc_nvrtc_ver}")
+  set(rc_major ${CMAKE_MATCH_1})
+  set(rc_minor ${CMAKE_MATCH_2})
+  # cubins of any 12.x load on every 12.x driver (minor version
+  # compatibility); PTX needs a driver at least as new as its compiler
+  math(EXPR rc_need_cubin "${rc_major} * 1000")
+  math(EXPR rc_need_ptx "${rc_major} * 1000 + ${rc_minor} * 10")
+  rc_cuda_min_driver(${rc_major}.0 rc_drv_cubin)
+  rc_cuda_min_driver(${rc_major}.${rc_minor} rc_drv_ptx)
+  if(NOT rc_drv_cubin OR NOT rc_drv_ptx)
+    message(WARNING "kernels: profiles/cuda.ini has no min_driver for CUDA ${rc_major}.0 or ${rc_mm}")
+  endif()
+  list(GET ROCMCHECK_CUDA_ARCHS 0 rc_ptx_arch)
+  set(rc_args "")
   set(names "")
   foreach(a ${ROCMCHECK_CUDA_ARCHS})
-    list(APPEND gencode -gencode arch=compute_${a},code=sm_${a})
+    list(APPEND rc_args sm_${a})
     list(APPEND names sm_${a})
+    list(APPEND RC_CUDA_FILES ${RC_KOUT}/probes.sm_${a}.cubin)
+    list(APPEND RC_CUDA_IMAGES "sm_${a}=${RC_KOUT}/probes.sm_${a}.cubin")
+  endforeach()
+  list(APPEND rc_args compute_${rc_ptx_arch})
+  list(APPEND RC_CUDA_FILES ${RC_KOUT}/probes.compute_${rc_ptx_arch}.ptx)
+  list(APPEND RC_CUDA_IMAGES "compute_${rc_ptx_arch}=${RC_KOUT}/probes.compute_${rc_ptx_arch}.ptx")
+  add_executable(rc_nvrtc_build ${RC_KDIR}/nvrtc_build.c)
+  target_link_libraries(rc_nvrtc_build PRIVATE ${CMAKE_DL_LIBS})
+  # a build tool, not rocmcheck: without the sanitizers, whose leak check
+  # would fail the build over NVRTC's own allocations
+  foreach(prop COMPILE_OPTIONS LINK_OPTIONS)
+    get_target_property(opts rc_nvrtc_build ${prop})
+    if(opts)
+      list(FILTER opts EXCLUDE REGEX "sanitize")
+      set_target_properties(rc_nvrtc_build PROPERTIES ${prop} "${opts}")
+    endif()
   endforeach()
   add_custom_command(
-    OUTPUT ${RC_FATBIN}
-    COMMAND ${ROCMCHECK_NVCC} -fatbin -O3 ${gencode} -I${RC_KDIR} -o ${RC_FATBIN} -x cu ${RC_KMAIN}
-    DEPENDS ${RC_KSOURCES} ${RC_KMAIN}
-    COMMENT "nvcc: probe kernels for ${names} + compute_75 PTX"
+    OUTPUT ${RC_CUDA_FILES}
+    COMMAND rc_nvrtc_build ${RC_NVRTC} ${RC_KSOURCE} ${RC_KOUT}/probes
+            -I${ROCMCHECK_CUDA12_DIR}/nvidia/cuda_runtime/include -I${ROCMCHECK_CUDA12_DIR}/nvidia/cuda_nvcc/include
+            ${rc_args}
+    DEPENDS rc_nvrtc_build ${RC_KSOURCE} ${RC_NVRTC}
+    COMMENT "NVRTC ${rc_nvrtc_ver}: probe kernels for ${names} + compute_${rc_ptx_arch} PTX"
     VERBATIM)
   string(REPLACE ";" "," names "${names}")
-  list(APPEND RC_TARGETS "cuda:${names}+compute_75 PTX")
+  list(APPEND RC_TARGETS "cuda: NVRTC ${rc_nvrtc_ver}: ${names} cubins + compute_${rc_ptx_arch} PTX, needs driver >= ${rc_drv_cubin} (cubins), >= ${rc_drv_ptx} (PTX)")
+  set(RC_CUDA_BUILT_BY "NVRTC ${rc_nvrtc_ver}")
+  set(RC_CUDA_NEED "${rc_need_cubin};${rc_need_ptx}")
+  set(RC_CUDA_DRIVER "${rc_drv_cubin};${rc_drv_ptx}")
 else()
-  list(APPEND RC_TARGETS "cuda:none (built without nvcc, no PTX or cubins)")
+  list(APPEND RC_TARGETS "cuda: none (${rc_cuda_why})")
+  set(RC_CUDA_BUILT_BY "none (${rc_cuda_why})")
+  message(STATUS "kernels: no NVIDIA kernels: ${rc_cuda_why}")
 endif()
 
 # ---- AMD ----
@@ -259,13 +358,16 @@ list(APPEND RC_TARGETS "rtc:source (hiprtc for any other gfx target, nvrtc)")
 set(RC_EMBEDDED_C ${RC_KOUT}/embedded_kernels.c)
 add_custom_command(
   OUTPUT ${RC_EMBEDDED_C}
-  COMMAND ${CMAKE_COMMAND} -DOUT=${RC_EMBEDDED_C} -DFATBIN=${RC_FATBIN} -DHIPBUNDLE=${RC_HIPBUNDLE}
-          "-DSOURCES=${RC_KSOURCES}" -DRTC=${RC_KDIR}/rtc_axpy.hip "-DTARGETS=${RC_TARGETS}"
+  COMMAND ${CMAKE_COMMAND} -DOUT=${RC_EMBEDDED_C} "-DCUDA_IMAGES=${RC_CUDA_IMAGES}" "-DCUDA_BUILT_BY=${RC_CUDA_BUILT_BY}"
+          "-DCUDA_NEED=${RC_CUDA_NEED}" "-DCUDA_DRIVER=${RC_CUDA_DRIVER}"
+          -DHIPBUNDLE=${RC_HIPBUNDLE} -DSOURCE=${RC_KSOURCE} -DRTC=${RC_KDIR}/rtc_axpy.hip "-DTARGETS=${RC_TARGETS}"
           -P ${RC_KDIR}/embed_kernels.cmake
-  DEPENDS ${RC_FATBIN} ${RC_HIPBUNDLE} ${RC_KSOURCES} ${RC_KDIR}/rtc_axpy.hip ${RC_KDIR}/embed_kernels.cmake
+  DEPENDS ${RC_CUDA_FILES} ${RC_HIPBUNDLE} ${RC_KSOURCE} ${RC_KDIR}/rtc_axpy.hip ${RC_KDIR}/embed_kernels.cmake
   COMMENT "Embedding kernels"
   VERBATIM)
 target_sources(rocmcheck_core PRIVATE ${RC_EMBEDDED_C})
-# for tests: where the built images are
+# for tests: where the built images and the CUDA 12 tools are
+string(REPLACE ";" "," rc_cuda_list "${RC_CUDA_IMAGES}")
 target_compile_definitions(rocmcheck_core PUBLIC
-  ROCMCHECK_KERNELS_FATBIN="${RC_FATBIN}" ROCMCHECK_KERNELS_HIPBUNDLE="${RC_HIPBUNDLE}")
+  ROCMCHECK_KERNELS_CUDA_IMAGES="${rc_cuda_list}" ROCMCHECK_KERNELS_HIPBUNDLE="${RC_HIPBUNDLE}")
+set(ROCMCHECK_CUDA_IMAGES_LIST "${rc_cuda_list}")

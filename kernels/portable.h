@@ -1,4 +1,4 @@
-/* One kernel source for HIP (hipcc, hiprtc) and CUDA (nvcc): the few things
+/* One kernel source for HIP (hipcc, hiprtc) and CUDA (nvrtc): the few things
  * that differ between them. threadIdx, blockIdx, blockDim, __shared__,
  * __syncthreads() and __global__ are spelled the same in both. */
 #ifndef ROCMCHECK_PORTABLE_H
@@ -51,10 +51,10 @@ __device__ inline void __syncthreads(void)
 #include <hip/hip_runtime.h>
 #elif defined(__CUDACC__)
 #define RC_CUDA 1
-#if !defined(__CUDACC_RTC__)
+/* nvrtc too: the build passes the CUDA headers with -I (kernels.cmake), so
+ * the embedded kernels use the tensor cores as nvcc's did */
 #include <cuda_fp16.h>
 #include <mma.h>
-#endif
 #else
 #error "kernels/portable.h: compile with hipcc, hiprtc, nvcc or nvrtc"
 #endif
@@ -110,7 +110,7 @@ __device__ inline float rc_fma(float a, float b, float c) { return __fmaf_rn(a, 
 #elif defined(RC_HIP) && (defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx940__) || \
 			  defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__))
 #define RC_GEMM16_MFMA 1               /* CDNA: v_mfma_f32_16x16x16f16, wave64 */
-#elif defined(RC_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700 && !defined(__CUDACC_RTC__)
+#elif defined(RC_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
 #define RC_GEMM16_MMA 1                /* tensor cores through nvcuda::wmma */
 #endif
 

@@ -23,6 +23,7 @@ typedef uint64_t bk_ptr;       /* a device address (hipDeviceptr / CUdeviceptr /
 struct backend_props {
 	char name[256];            /* "AMD Radeon RX 7900 XTX", "NVIDIA H200" */
 	char arch[32];             /* "gfx1100", "sm_90", "cpu" */
+	int cc_major, cc_minor;    /* CUDA compute capability (9, 0); 0 elsewhere */
 	char pci_bus[32];          /* "0000:03:00.0" when the runtime tells */
 	uint64_t mem_bytes;
 };
@@ -149,6 +150,12 @@ int backend_sym_opt(void *handle, const char *name, void *fnptr, size_t fnsize);
  * no entry matches, -EINVAL when it is not a well-formed bundle. */
 int offload_bundle_find(const void *bundle, size_t len, const char *arch, const void **data,
 			size_t *entry_len);
+/* Which libnvrtc to try for a driver whose cuDriverGetVersion is
+ * `driver_version` (12040; <= 0 unknown): the index of the first of
+ * names[from..] (NULL-terminated, newest first) whose soname major is not
+ * above the driver's CUDA major ("libnvrtc.so.13" is skipped on a 12.x
+ * driver; an unversioned name fits, to be checked once loaded), -1 none. */
+int nvrtc_choose(int driver_version, const char *const *names, size_t from);
 /* Every gfx target in a bundle, in order (for `version` and tests). */
 int offload_bundle_targets(const void *bundle, size_t len, struct strvec *targets);
 

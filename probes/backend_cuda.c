@@ -1,7 +1,8 @@
 /* The CUDA backend: the driver API in libcuda.so.1 only (every machine with
  * the NVIDIA driver has it; the toolkit's libcudart usually is not on the
- * loader path). Kernels come as an embedded fatbin (cubins + compute_75 PTX
- * the driver JIT-compiles for newer GPUs); nvrtc is used when present. */
+ * loader path). Kernels come as embedded NVRTC 12 cubins and compute_70 PTX
+ * the driver JIT-compiles for newer GPUs (probe_kernels.c picks one); nvrtc
+ * is used when one the driver can follow is present. */
 #include "backend.h"
 #include "probe.h"
 
@@ -202,8 +203,11 @@ static int cuda_device_props(struct backend *b, int ordinal, struct backend_prop
 		p->mem_bytes = mem;
 	int major = 0, minor = 0;
 	if (c->DeviceGetAttribute(&major, CU_ATTR_CC_MAJOR, dev) == 0 &&
-	    c->DeviceGetAttribute(&minor, CU_ATTR_CC_MINOR, dev) == 0)
+	    c->DeviceGetAttribute(&minor, CU_ATTR_CC_MINOR, dev) == 0) {
 		snprintf(p->arch, sizeof(p->arch), "sm_%d%d", major, minor);
+		p->cc_major = major;
+		p->cc_minor = minor;
+	}
 	char bus[32] = "";
 	if (c->DeviceGetPCIBusId(bus, (int)sizeof(bus), dev) == 0) {
 		bus[sizeof(bus) - 1] = '\0';
@@ -342,6 +346,37 @@ static int cuda_synchronize(struct backend *b)
 	return 0;
 }
 
+/* The CUDA major a libnvrtc name promises: "libnvrtc.so.12" -> 12,
+ * "/usr/local/cuda/lib64/libnvrtc.so.11.2" -> 11; 0 for an unversioned name
+ * (checked with nvrtcVersion once loaded). */
+static int nvrtc_name_major(const char *name)
+{
+	const char *so = strstr(name, ".so.");
+	return so ? atoi(so + 4) : 0;
+}
+
+int nvrtc_choose(int driver_version, const char *const *names, size_t from)
+{
+	for (size_t i = from; names[i]; i++) {
+		int major = nvrtc_name_major(names[i]);
+		if (driver_version <= 0 || major == 0 || major <= driver_version / 1000)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* A loaded nvrtc's own major, 0 when it cannot tell. */
+static int nvrtc_loaded_major(void *lib)
+{
+	nvrtcResult (*version)(int *, int *) = NULL;
+	int major = 0, minor = 0;
+	if (BK_SYM_OPT(lib, "nvrtcVersion", version) < 0 || version(&major, &minor) != 0)
+		return 0;
+	return major;
+}
+
+/* Load the newest nvrtc whose output this driver can load: one of a CUDA
+ * major newer than the driver's writes cubins and PTX it rejects. */
 static int nvrtc_load(struct backend *b)
 {
 	struct cuda_api *c = api(b);
@@ -354,8 +389,38 @@ static int nvrtc_load(struct backend *b)
 		"/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.12",
 		"/usr/local/cuda/lib64/libnvrtc.so", NULL
 	};
-	if (backend_dlopen(b, &b->rtc_lib, b->rtc_path, sizeof(b->rtc_path), "ROCMCHECK_NVRTC_LIB", names) < 0)
-		return backend_fail(b, -ENOSYS, "nvrtc not found (%s)", b->err_text);
+	const char *override = getenv("ROCMCHECK_NVRTC_LIB");
+	const char *const only[] = { override, NULL };
+	const char *const *cand = override && *override ? only : names;
+	int drv = -1;
+	if (c->DriverGetVersion(&drv) != 0)
+		drv = -1;
+	struct strbuf why = STRBUF_INIT;
+	for (int i = nvrtc_choose(drv, cand, 0); i >= 0; i = nvrtc_choose(drv, cand, (size_t)i + 1)) {
+		const char *one[] = { cand[i], NULL };
+		if (backend_dlopen(b, &b->rtc_lib, b->rtc_path, sizeof(b->rtc_path), NULL, one) < 0) {
+			strbuf_addf(&why, "%s%s", why.len ? "; " : "", b->err_text);
+			continue;
+		}
+		int major = nvrtc_loaded_major(b->rtc_lib);
+		if (drv <= 0 || major <= drv / 1000)
+			break;
+		/* an unversioned name that is too new; not dlclose'd (its C++
+		 * runtime leaves state behind) */
+		strbuf_addf(&why, "%s%s is nvrtc %d", why.len ? "; " : "", cand[i], major);
+		b->rtc_lib = NULL;
+	}
+	if (!b->rtc_lib) {
+		if (drv > 0)
+			backend_fail(b, -ENOSYS, "no nvrtc of CUDA %d or older, which this driver (CUDA %d.%d) needs; a "
+				     "newer nvrtc writes code it cannot load (%s)", drv / 1000, drv / 1000,
+				     (drv % 1000) / 10, why.len ? strbuf_cstr(&why) : "none tried");
+		else
+			backend_fail(b, -ENOSYS, "nvrtc not found (%s)", strbuf_cstr(&why));
+		strbuf_release(&why);
+		return -ENOSYS;
+	}
+	strbuf_release(&why);
 	void *l = b->rtc_lib;
 	if (BK_SYM(b, l, "nvrtcCreateProgram", c->rtcCreateProgram) ||
 	    BK_SYM(b, l, "nvrtcCompileProgram", c->rtcCompileProgram) ||

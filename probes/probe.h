@@ -207,6 +207,7 @@ struct probe_ctx {
 	struct backend_props props;
 	void *module;              /* the kernels, loaded for this device; NULL when none */
 	char module_error[512];    /* why there is no module */
+	char module_fix[512];      /* what to do about it, "" when the caller knows best */
 };
 
 enum probe_flag {
@@ -335,13 +336,14 @@ void probe_outcome_to_report(const struct probe_outcome *o, struct report *r, co
 
 /* ---- kernels embedded at build time (kernels/kernels.cmake) ---- */
 extern const char cpu_kernel_image[];
-/* The image for this backend and device; for hip, the bundle entry for the
- * arch, else hiprtc compilation of the embedded source in an isolated child
- * (cached under $XDG_CACHE_HOME/rocmcheck/). Fills pc->module or
- * pc->module_error. */
+/* The image for this backend and device; for cuda, the embedded cubin or PTX
+ * cuda_image_pick chooses; for hip, the bundle entry for the arch, else
+ * hiprtc compilation of the embedded source in an isolated child (cached
+ * under $XDG_CACHE_HOME/rocmcheck/). Fills pc->module, or pc->module_error
+ * and (when it knows the fix) pc->module_fix. */
 int probe_load_kernels(struct probe_ctx *pc);
 /* A probe's outcome when probe_load_kernels failed: fail, with its reason
- * and the fix for it (a newer ROCm when hiprtc crashed). */
+ * and the fix for it (pc->module_fix; a newer ROCm when hiprtc crashed). */
 void probe_kernels_fail(struct probe_ctx *pc, struct probe_outcome *out);
 /* In the parent, before the probe children fork: for a hip job whose arch
  * the bundle lacks, compile with hiprtc once, in an isolated child (hiprtc
@@ -351,7 +353,14 @@ void probe_kernels_fail(struct probe_ctx *pc, struct probe_outcome *out);
 int probe_kernels_prepare(const struct backend_ops *ops, const char *arch);
 /* Drop what probe_kernels_prepare kept (tests). */
 void probe_kernels_forget(void);
-/* "cuda:sm_75,...", "hip:gfx900,...", "rtc:source"; NULL-terminated. */
+/* The CUDA image for a GPU of compute capability major.minor from a
+ * NULL-target-terminated table: the cubin of the same major with the highest
+ * minor not above the GPU's (an arch-specific "sm_90a" only for exactly 9.0,
+ * and preferred there), else the newest PTX not above the GPU, else NULL.
+ * Borrowed from `imgs`. */
+struct rc_kernel_image;
+const struct rc_kernel_image *cuda_image_pick(const struct rc_kernel_image *imgs, int major, int minor);
+/* "cuda: NVRTC 12.0.76: sm_70,...", "hip:gfx900,...", "rtc:source"; NULL-terminated. */
 const char *const *probe_embedded_targets(void);
 
 /* ---- runtime checks (spec/checks.md rocm.runtime, cuda.driver) ---- */

@@ -1,8 +1,9 @@
-/* Which kernel image a probe loads: the cpu table, the embedded fatbin, the
- * code object for the exact gfx target from the embedded bundle, or -- for
- * targets the build toolchain did not know -- the embedded source compiled
- * by hiprtc on this machine (once per run, in a child of its own) and
- * cached under $XDG_CACHE_HOME/rocmcheck/. */
+/* Which kernel image a probe loads: the cpu table, the embedded cubin for the
+ * GPU's compute capability (else the embedded PTX, JIT-compiled by the
+ * driver), the code object for the exact gfx target from the embedded
+ * bundle, or -- for gfx targets the build toolchain did not know -- the
+ * embedded source compiled by hiprtc on this machine (once per run, in a
+ * child of its own) and cached under $XDG_CACHE_HOME/rocmcheck/. */
 #include "kernels_embedded.h"
 #include "probe.h"
 
@@ -329,12 +330,110 @@ void probe_kernels_forget(void)
 	rtc_shared = NULL;
 }
 
+/* "sm_86" -> 86, "sm_90a" -> 90 (arch-specific), "compute_70" -> 70 (PTX);
+ * -1 for anything else. */
+static int image_sm(const char *target, bool *ptx, bool *specific)
+{
+	*ptx = str_startswith(target, "compute_");
+	if (!*ptx && !str_startswith(target, "sm_"))
+		return -1;
+	const char *p = target + (*ptx ? 8 : 3);
+	char *end;
+	long sm = strtol(p, &end, 10);
+	if (end == p || sm < 10 || sm > 999)
+		return -1;
+	*specific = *end == 'a';
+	return (int)sm;
+}
+
+const struct rc_kernel_image *cuda_image_pick(const struct rc_kernel_image *imgs, int major, int minor)
+{
+	const struct rc_kernel_image *cubin = NULL, *ptx = NULL;
+	int cubin_sm = -1, ptx_sm = -1, dev = major * 10 + minor;
+	for (; imgs && imgs->target; imgs++) {
+		bool is_ptx, specific;
+		int sm = image_sm(imgs->target, &is_ptx, &specific);
+		if (sm < 0 || sm > dev)
+			continue;
+		if (is_ptx) {
+			if (sm > ptx_sm)
+				ptx = imgs, ptx_sm = sm;
+			continue;
+		}
+		/* SASS runs on later minors of its major only; "a" code on its own SM only */
+		if (sm / 10 != major || (specific && sm != dev))
+			continue;
+		if (sm > cubin_sm || (sm == cubin_sm && specific))
+			cubin = imgs, cubin_sm = sm;
+	}
+	return cubin ? cubin : ptx;
+}
+
+/* "12.4" from cuDriverGetVersion's 12040; "unknown" when <= 0. */
+static void cuda_version_str(int v, char *buf, size_t size)
+{
+	if (v > 0)
+		snprintf(buf, size, "%d.%d", v / 1000, (v % 1000) / 10);
+	else
+		snprintf(buf, size, "unknown");
+}
+
+/* Why the driver refused `img`, and the fix: an upgrade when it is older
+ * than the CUDA that built the image (kernels_embedded.h). */
+static void cuda_load_failed(struct probe_ctx *pc, const struct rc_kernel_image *img)
+{
+	struct backend *b = pc->b;
+	int rtv = -1, drv = -1;
+	b->ops->versions(b, &rtv, &drv);
+	bool ptx = str_startswith(img->target, "compute_");
+	int need = ptx ? rc_kernels_cuda_need_ptx : rc_kernels_cuda_need_cubin;
+	const char *need_driver = ptx ? rc_kernels_cuda_driver_ptx : rc_kernels_cuda_driver_cubin;
+	char have[16], api[16];
+	cuda_version_str(drv, have, sizeof(have));
+	cuda_version_str(need, api, sizeof(api));
+	snprintf(pc->module_error, sizeof(pc->module_error), "kernel image %s (%s) not loadable by driver %s: %.300s",
+		 img->target, rc_kernels_cuda_built_by, have, b->err_text);
+	if (drv > 0 && drv >= need)
+		snprintf(pc->module_fix, sizeof(pc->module_fix),
+			 "The driver supports CUDA %s, enough for this image (CUDA %s): `nvidia-smi` and "
+			 "`sudo dmesg | grep -i nvrm` show why it refused it.", have, api);
+	else
+		snprintf(pc->module_fix, sizeof(pc->module_fix),
+			 "Upgrade the NVIDIA driver: the embedded %s kernels need one that supports CUDA %s "
+			 "(driver >= %s); this one supports CUDA %s. `rocmcheck plan` prints the commands.",
+			 ptx ? "PTX" : "cubin", api, *need_driver ? need_driver : "of that release", have);
+}
+
+static int cuda_kernels(struct probe_ctx *pc)
+{
+	struct backend *b = pc->b;
+	if (!rc_kernels_cuda[0].target) {
+		snprintf(pc->module_error, sizeof(pc->module_error),
+			 "this rocmcheck was built without CUDA kernels: %s", rc_kernels_cuda_built_by);
+		return -ENOENT;
+	}
+	const struct rc_kernel_image *img = cuda_image_pick(rc_kernels_cuda, pc->props.cc_major, pc->props.cc_minor);
+	if (!img) {
+		snprintf(pc->module_error, sizeof(pc->module_error),
+			 "no embedded CUDA kernel image runs on compute capability %d.%d", pc->props.cc_major,
+			 pc->props.cc_minor);
+		snprintf(pc->module_fix, sizeof(pc->module_fix),
+			 "rocmcheck's own kernels start at Volta (compute capability 7.0); `rocmcheck version` "
+			 "lists them. The other checks still apply to this GPU.");
+		return -ENOENT;
+	}
+	int rc = b->ops->module_load(b, img->data, img->len, &pc->module);
+	if (rc < 0)
+		cuda_load_failed(pc, img);
+	return rc;
+}
+
 int probe_load_kernels(struct probe_ctx *pc)
 {
 	struct backend *b = pc->b;
 	const char *be = b->ops->name;
 	int rc;
-	pc->module_error[0] = '\0';
+	pc->module_error[0] = pc->module_fix[0] = '\0';
 	if (pc->module)
 		return 0;
 	if (!strcmp(be, "cpu")) {
@@ -343,17 +442,8 @@ int probe_load_kernels(struct probe_ctx *pc)
 			snprintf(pc->module_error, sizeof(pc->module_error), "%s", b->err_text);
 		return rc;
 	}
-	if (!strcmp(be, "cuda")) {
-		if (rc_kernels_cuda_fatbin_len == 0) {
-			snprintf(pc->module_error, sizeof(pc->module_error),
-				 "this rocmcheck was built without nvcc: no CUDA kernels embedded");
-			return -ENOENT;
-		}
-		rc = b->ops->module_load(b, rc_kernels_cuda_fatbin, rc_kernels_cuda_fatbin_len, &pc->module);
-		if (rc < 0)
-			snprintf(pc->module_error, sizeof(pc->module_error), "%s", b->err_text);
-		return rc;
-	}
+	if (!strcmp(be, "cuda"))
+		return cuda_kernels(pc);
 	/* hip */
 	const char *arch = pc->props.arch;
 	if (!arch[0]) {
@@ -396,7 +486,9 @@ void probe_kernels_fail(struct probe_ctx *pc, struct probe_outcome *out)
 	const struct rtc_entry *e = strcmp(pc->b->ops->name, "hip") ? NULL : rtc_lookup(arch);
 	out->status = ST_FAIL;
 	snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", arch, pc->module_error);
-	if (e && e->broken)
+	if (pc->module_fix[0])
+		snprintf(out->fix, sizeof(out->fix), "%s", pc->module_fix);
+	else if (e && e->broken)
 		snprintf(out->fix, sizeof(out->fix),
 			 "This ROCm's runtime compiler (hiprtc) cannot build for %s, and no code object embedded "
 			 "in rocmcheck loads for it: install a newer ROCm release. `rocmcheck version` lists the "

@@ -3,6 +3,7 @@
  * compare with what the kernel shows. The runtime runs in a forked child
  * (run_isolated): a runtime that crashes or hangs must not take the report
  * with it, and runtimes are not fork-safe once initialised. */
+#include "kernels_embedded.h"
 #include "probe.h"
 #include "check_common.h"
 
@@ -226,6 +227,27 @@ static void cuda_fix(struct check_result *res, int code)
 	}
 }
 
+/* The driver works but is older than the CUDA that built the embedded
+ * kernels (kernels_embedded.h): every own-kernel probe would fail. */
+static void cuda_kernels_warn(struct report *r, const struct check_def *def, const struct rt_query *q,
+			      const char *drv)
+{
+	int need = rc_kernels_cuda_need_cubin;
+	const char *min = rc_kernels_cuda_driver_cubin[0] ? rc_kernels_cuda_driver_cubin : "of that release";
+	struct check_result *res = report_add(r, def, ST_WARN, -1,
+					      "%s (driver API %s) sees %d GPU%s, but rocmcheck's probe kernels "
+					      "(%s) need CUDA %d.%d: driver >= %s",
+					      q->lib, drv, q->ndev, q->ndev == 1 ? "" : "s", rc_kernels_cuda_built_by,
+					      need / 1000, (need % 1000) / 10, min);
+	result_evidence(res, q->lib, "CUDA driver API %s", drv);
+	result_evidence(res, "probe kernels", "%s cubins need CUDA %d.%d (driver >= %s), PTX CUDA %d.%d (driver >= %s)",
+			rc_kernels_cuda_built_by, need / 1000, (need % 1000) / 10, min,
+			rc_kernels_cuda_need_ptx / 1000, (rc_kernels_cuda_need_ptx % 1000) / 10,
+			rc_kernels_cuda_driver_ptx[0] ? rc_kernels_cuda_driver_ptx : "of that release");
+	result_fix_text(res, "Upgrade the NVIDIA driver to %s or newer; CUDA programs built for CUDA %d need it "
+			"as well. `rocmcheck plan` prints the commands for this machine.", min, need / 1000);
+}
+
 void check_cuda_driver(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	if (!ctx->live) {
@@ -281,6 +303,10 @@ void check_cuda_driver(const struct check_ctx *ctx, struct report *r, const stru
 		result_fix_text(res, "The driver does not use every GPU: check CUDA_VISIBLE_DEVICES, `nvidia-smi` "
 			       "and `sudo dmesg | grep -i nvrm` for a GPU that failed to initialise.");
 		result_fix_command(res, "nvidia-smi");
+		return;
+	}
+	if (q.driver_version > 0 && q.driver_version < rc_kernels_cuda_need_cubin) {
+		cuda_kernels_warn(r, def, &q, drv);
 		return;
 	}
 	res = report_add(r, def, ST_PASS, -1, "%s (driver API %s) sees %d GPU%s", q.lib, drv, q.ndev,

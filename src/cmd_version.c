@@ -22,13 +22,15 @@ int cmd_version(struct cli *cli, int argc, char **argv)
 		return status;
 
 	printf("rocmcheck %s\n", ROCMCHECK_VERSION);
+	/* one line per vendor: the CUDA one names its compiler and the driver
+	 * its kernels need, too long to share a line */
 	const char *const *targets = probe_embedded_targets();
 	fputs("kernel targets:", stdout);
 	if (!targets || !targets[0])
 		fputs(" none (this build has no embedded probe kernels)", stdout);
-	for (size_t i = 0; targets && targets[i]; i++)
-		printf(" %s", targets[i]);
 	fputc('\n', stdout);
+	for (size_t i = 0; targets && targets[i]; i++)
+		printf("  %s\n", targets[i]);
 	printf("profiles: %s (%s%s)\n", cli->db->db_version ? cli->db->db_version : "unversioned",
 	       cli->profiles_dir ? "from " : "embedded", cli->profiles_dir ? cli->profiles_dir : "");
 	return EXIT_OK;

@@ -5,6 +5,15 @@
 run 0 version
 head -n1 "$OUT" | grep -Eq '^rocmcheck [0-9]+\.[0-9]+\.[0-9]+' || fail "version: first line is not 'rocmcheck X.Y.Z'"
 assert_out_has '^kernel targets:'
+# one line per vendor; the CUDA one names the compiler of its kernels and the
+# driver they need, or why there are none
+assert_out_has '^  hip:'
+assert_out_has '^  rtc:'
+if grep -q '^  cuda: none (' "$OUT"; then
+	assert_out_lacks '^  cuda: NVRTC'
+else
+	assert_out_has '^  cuda: NVRTC 12\.[0-9]*\.[0-9]*: sm_70,sm_75,sm_80,sm_86,sm_89,sm_90 cubins + compute_70 PTX, needs driver >= 525\.60\.13 (cubins), >= [0-9.]* (PTX)$'
+fi
 assert_out_has '^profiles: '
 cp "$OUT" "$T/version"
 run 0 --version

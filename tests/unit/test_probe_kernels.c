@@ -1,5 +1,6 @@
-/* The kernels built at build time (nvcc fatbin; the offload bundle of
- * hipcc's and clang 19's code objects) and runtime compilation without a device (hiprtc from Debian's
+/* The kernels built at build time (NVRTC 12 cubins and PTX; the offload
+ * bundle of hipcc's and clang 19's code objects), the choice of CUDA image for
+ * a GPU, and runtime compilation without a device (hiprtc from Debian's
  * libamdhip64, nvrtc from the CUDA toolkit). Parts whose compiler or library
  * is missing are skipped, saying so; the test exits 77 when all are. */
 #include <stdarg.h>
@@ -78,28 +79,108 @@ static void test_targets_listed(void **state)
 	assert_non_null(strstr(rc_kernels_rtc_source, "rtc_axpy"));
 }
 
-static void test_cuda_fatbin(void **state)
+static void test_cuda_images(void **state)
 {
 	(void)state;
-	if (!ROCMCHECK_KERNELS_FATBIN[0]) {
-		print_message("built without nvcc: no fatbin to check\n");
+	if (!rc_kernels_cuda[0].target) {
+		print_message("built without NVRTC 12: no CUDA images to check (%s)\n", rc_kernels_cuda_built_by);
+		assert_non_null(strstr(probe_embedded_targets()[0], "cuda: none ("));
 		skipped++;
 		skip();
 	}
 	ran++;
-	assert_true(file_nonempty(ROCMCHECK_KERNELS_FATBIN));
-	assert_true(rc_kernels_cuda_fatbin_len > 1000);
-	/* fatbin header magic 0xba55ed50, little-endian */
-	static const unsigned char magic[4] = { 0x50, 0xed, 0x55, 0xba };
-	assert_memory_equal(rc_kernels_cuda_fatbin, magic, 4);
-	assert_non_null(strstr(probe_embedded_targets()[0], "sm_75"));
-	assert_non_null(strstr(probe_embedded_targets()[0], "sm_120"));
-	assert_non_null(strstr(probe_embedded_targets()[0], "compute_75 PTX"));
-	const char *first;
-	int missing = missing_kernels(rc_kernels_cuda_fatbin, rc_kernels_cuda_fatbin_len, &first);
-	if (missing)
-		print_message("fatbin lacks %d kernels, first %s\n", missing, first);
-	assert_int_equal(missing, 0);
+	/* the files the build wrote are the ones embedded, in the same order */
+	assert_true(ROCMCHECK_KERNELS_CUDA_IMAGES[0]);
+	char *list = xstrdup(ROCMCHECK_KERNELS_CUDA_IMAGES);
+	size_t n = 0;
+	bool ptx_seen = false;
+	for (char *save, *pair = strtok_r(list, ",", &save); pair; pair = strtok_r(NULL, ",", &save), n++) {
+		const struct rc_kernel_image *img = &rc_kernels_cuda[n];
+		assert_non_null(img->target);
+		char *eq = strchr(pair, '=');
+		assert_non_null(eq);
+		*eq = '\0';
+		assert_string_equal(pair, img->target);
+		assert_true(file_nonempty(eq + 1));
+		assert_true(img->len > 1000);
+		if (str_startswith(img->target, "sm_")) {
+			assert_memory_equal(img->data, "\177ELF", 4);
+		} else {
+			/* PTX: text, NUL-terminated for cuModuleLoadData, ISA 8.x (CUDA 12) */
+			ptx_seen = true;
+			assert_int_equal(img->data[img->len - 1], 0);
+			assert_non_null(strstr((const char *)img->data, "\n.version 8."));
+		}
+		const char *first;
+		int missing = missing_kernels(img->data, img->len, &first);
+		if (missing)
+			print_message("%s lacks %d kernels, first %s\n", img->target, missing, first);
+		assert_int_equal(missing, 0);
+	}
+	free(list);
+	assert_null(rc_kernels_cuda[n].target);
+	assert_true(ptx_seen);
+	/* Volta through Hopper as cubins, PTX for the rest; CUDA 12 drivers */
+	const char *t = probe_embedded_targets()[0];
+	assert_true(str_startswith(t, "cuda: NVRTC 12."));
+	assert_true(str_startswith(rc_kernels_cuda_built_by, "NVRTC 12."));
+	for (const char *sm = "sm_70\0sm_75\0sm_80\0sm_86\0sm_89\0sm_90\0"; *sm; sm += strlen(sm) + 1)
+		assert_non_null(strstr(t, sm));
+	assert_non_null(strstr(t, "compute_70 PTX"));
+	assert_non_null(strstr(t, "needs driver >= 525.60.13 (cubins)"));
+	assert_int_equal(rc_kernels_cuda_need_cubin, 12000);
+	assert_true(rc_kernels_cuda_need_ptx >= 12000 && rc_kernels_cuda_need_ptx < 13000);
+	assert_string_equal(rc_kernels_cuda_driver_cubin, "525.60.13");
+	assert_true(rc_kernels_cuda_driver_ptx[0]);
+}
+
+static void test_cuda_image_pick(void **state)
+{
+	(void)state;
+	static const unsigned char x[1];
+	static const struct rc_kernel_image imgs[] = {
+		{ "sm_70", x, 1 }, { "sm_75", x, 1 }, { "sm_80", x, 1 }, { "sm_86", x, 1 },
+		{ "sm_89", x, 1 }, { "sm_90", x, 1 }, { "sm_90a", x, 1 }, { "compute_70", x, 1 },
+		{ NULL, NULL, 0 },
+	};
+	static const struct {
+		int major, minor;
+		const char *want;      /* NULL: nothing runs there */
+	} cases[] = {
+		{ 7, 0, "sm_70" },      /* V100 */
+		{ 7, 2, "sm_70" },      /* Xavier: same major, lower minor */
+		{ 7, 5, "sm_75" },      /* T4 */
+		{ 8, 0, "sm_80" },      /* A100 */
+		{ 8, 6, "sm_86" },      /* A10, RTX 30 */
+		{ 8, 7, "sm_86" },      /* Orin */
+		{ 8, 9, "sm_89" },      /* L4, L40S, RTX 40 */
+		{ 9, 0, "sm_90a" },     /* H100/H200: the arch-specific cubin, exact SM */
+		{ 10, 0, "compute_70" },/* B200: no major-10 cubin, the PTX JIT */
+		{ 12, 0, "compute_70" },/* RTX 50 */
+		{ 6, 1, NULL },         /* Pascal: older than every image */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct rc_kernel_image *got = cuda_image_pick(imgs, cases[i].major, cases[i].minor);
+		if (!cases[i].want) {
+			assert_null(got);
+			continue;
+		}
+		assert_non_null(got);
+		assert_string_equal(got->target, cases[i].want);
+	}
+	/* "a" code never runs on another SM, even a later minor of its major */
+	static const struct rc_kernel_image only_a[] = { { "sm_90a", x, 1 }, { NULL, NULL, 0 } };
+	assert_null(cuda_image_pick(only_a, 9, 1));
+	assert_non_null(cuda_image_pick(only_a, 9, 0));
+	/* the newest PTX not above the GPU; unreadable names are ignored */
+	static const struct rc_kernel_image ptxs[] = {
+		{ "compute_70", x, 1 }, { "compute_90", x, 1 }, { "sm_x", x, 1 }, { "fatbin", x, 1 }, { NULL, NULL, 0 },
+	};
+	assert_string_equal(cuda_image_pick(ptxs, 10, 0)->target, "compute_90");
+	assert_string_equal(cuda_image_pick(ptxs, 8, 9)->target, "compute_70");
+	assert_null(cuda_image_pick(ptxs, 5, 2));
+	static const struct rc_kernel_image none[] = { { NULL, NULL, 0 } };
+	assert_null(cuda_image_pick(none, 9, 0));
 }
 
 /* the gfx targets `rocmcheck version` says are embedded (before ", not") */
@@ -554,7 +635,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_targets_listed),
-		cmocka_unit_test(test_cuda_fatbin),
+		cmocka_unit_test(test_cuda_images),
+		cmocka_unit_test(test_cuda_image_pick),
 		cmocka_unit_test(test_hip_bundle),
 		cmocka_unit_test(test_bundle_parser),
 		cmocka_unit_test(test_hiprtc),
