@@ -45,6 +45,12 @@ enum backend_trait {
 	 * timings vary); it needs no machine facts. */
 	BK_HOST_REFERENCE = 1u << 0,
 };
+/* What kind of kernel image the backend loads (probe_kernels.c picks it). */
+enum backend_image_kind {
+	BK_IMAGE_HOST_TABLE = 0,   /* the cpu backend's table of host functions */
+	BK_IMAGE_CUDA,             /* cubins and PTX */
+	BK_IMAGE_AMDGCN,           /* AMD code objects, from the bundle or hiprtc */
+};
 enum backend_vendor {
 	BK_VENDOR_NONE = 0,        /* no vendor libraries (cpu) */
 	BK_VENDOR_AMD,             /* ROCm: rocBLAS, MIOpen, hiprtc */
@@ -55,6 +61,7 @@ struct backend_ops {
 	const char *name;          /* "hip", "cuda", "cpu" */
 	unsigned traits;           /* enum backend_trait bits */
 	enum backend_vendor vendor;
+	enum backend_image_kind image;
 	const char *rtc_name;      /* its runtime compiler, "hiprtc", "nvrtc"; NULL none */
 	/* the checks that tell why its runtime does not start */
 	const char *runtime_checks;

@@ -696,6 +696,7 @@ const struct backend_ops backend_cpu_ops = {
 	.name = "cpu",
 	.traits = BK_HOST_REFERENCE,
 	.vendor = BK_VENDOR_NONE,
+	.image = BK_IMAGE_HOST_TABLE,
 	.runtime_checks = "",
 	.load = cpu_load,
 	.init = cpu_init,

@@ -527,6 +527,7 @@ static void cuda_unload(struct backend *b)
 const struct backend_ops backend_cuda_ops = {
 	.name = "cuda",
 	.vendor = BK_VENDOR_NVIDIA,
+	.image = BK_IMAGE_CUDA,
 	.rtc_name = "nvrtc",
 	.runtime_checks = "cuda.driver,perm,env",
 	.load = cuda_load,

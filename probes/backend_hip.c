@@ -423,6 +423,7 @@ static void hip_unload(struct backend *b)
 const struct backend_ops backend_hip_ops = {
 	.name = "hip",
 	.vendor = BK_VENDOR_AMD,
+	.image = BK_IMAGE_AMDGCN,
 	.rtc_name = "hiprtc",
 	.runtime_checks = "rocm.runtime,perm,env",
 	.load = hip_load,

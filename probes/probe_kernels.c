@@ -302,7 +302,7 @@ int probe_kernels_prepare(const struct backend_ops *ops, const char *arch)
 {
 	const void *co;
 	size_t colen;
-	if (strcmp(ops->name, "hip") || !arch || !arch[0])
+	if (ops->image != BK_IMAGE_AMDGCN || !arch || !arch[0])
 		return 0;
 	if (!rtc_shared) {
 		void *m = mmap(NULL, sizeof(*rtc_shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -431,20 +431,19 @@ static int cuda_kernels(struct probe_ctx *pc)
 int probe_load_kernels(struct probe_ctx *pc)
 {
 	struct backend *b = pc->b;
-	const char *be = b->ops->name;
 	int rc;
 	pc->module_error[0] = pc->module_fix[0] = '\0';
 	if (pc->module)
 		return 0;
-	if (!strcmp(be, "cpu")) {
+	if (b->ops->image == BK_IMAGE_HOST_TABLE) {
 		rc = b->ops->module_load(b, cpu_kernel_image, strlen(cpu_kernel_image) + 1, &pc->module);
 		if (rc < 0)
 			snprintf(pc->module_error, sizeof(pc->module_error), "%s", b->err_text);
 		return rc;
 	}
-	if (!strcmp(be, "cuda"))
+	if (b->ops->image == BK_IMAGE_CUDA)
 		return cuda_kernels(pc);
-	/* hip */
+	/* AMD code objects */
 	const char *arch = pc->props.arch;
 	if (!arch[0]) {
 		snprintf(pc->module_error, sizeof(pc->module_error), "the GPU's gfx target is unknown");
@@ -483,7 +482,7 @@ int probe_load_kernels(struct probe_ctx *pc)
 void probe_kernels_fail(struct probe_ctx *pc, struct probe_outcome *out)
 {
 	const char *arch = pc->props.arch;
-	const struct rtc_entry *e = strcmp(pc->b->ops->name, "hip") ? NULL : rtc_lookup(arch);
+	const struct rtc_entry *e = pc->b->ops->image == BK_IMAGE_AMDGCN ? rtc_lookup(arch) : NULL;
 	out->status = ST_FAIL;
 	snprintf(out->summary, sizeof(out->summary), "no kernels for %s: %.440s", arch, pc->module_error);
 	if (pc->module_fix[0])

@@ -492,6 +492,9 @@ static void test_hiprtc_once(void **state)
 	snprintf(fake_log_path, sizeof(fake_log_path), "%s/compilations", dir);
 	struct backend_ops fake = backend_cpu_ops;
 	fake.name = "hip";
+	fake.traits = 0;
+	fake.vendor = BK_VENDOR_AMD;
+	fake.image = BK_IMAGE_AMDGCN;
 	fake.load = fake_load;
 	fake.unload = fake_unload;
 	fake.versions = fake_versions;

@@ -318,10 +318,12 @@ static struct probe_job fake_job(const char *name)
 	fake_hip.name = "hip";
 	fake_hip.traits = 0;
 	fake_hip.vendor = BK_VENDOR_AMD;
+	fake_hip.image = BK_IMAGE_AMDGCN;
 	fake_cuda = backend_cpu_ops;
 	fake_cuda.name = "cuda";
 	fake_cuda.traits = 0;
 	fake_cuda.vendor = BK_VENDOR_NVIDIA;
+	fake_cuda.image = BK_IMAGE_CUDA;
 	struct probe_job j = cpu_job();
 	j.ops = !strcmp(name, "hip") ? &fake_hip : &fake_cuda;
 	return j;
