@@ -644,18 +644,125 @@ static int stuck(char *why, size_t why_size, int limit)
 	return -EDEADLK;
 }
 
-int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t size, size_t max, int timeout_s,
-			size_t *got_recs, char *why, size_t why_size)
+/* In the forked child: die of the real signal, never outlive rocmcheck,
+ * stdout to /dev/null, stderr to the parent; run fn and exit. */
+static void child_run(isolated_stream_fn fn, void *arg, pid_t parent, const int pout[2], const int perr[2])
+{
+	struct rlimit nocore = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &nocore);
+	/* die of the real signal, whatever handlers the parent installed */
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGPIPE,
+				     SIGINT, SIGHUP, SIGQUIT };
+	for (size_t i = 0; i < ARRAY_SIZE(fatal); i++)
+		signal(fatal[i], SIG_DFL);
+	/* and never outlive rocmcheck: a hung kernel must not keep the
+	 * GPU busy after the user ended the run */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	close(pout[0]);
+	close(perr[0]);
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (devnull >= 0)
+		dup2(devnull, STDOUT_FILENO);
+	dup2(perr[1], STDERR_FILENO);
+	fn(arg, pout[1]);
+	_exit(0);
+}
+
+/* The parent's side of one child: its two pipes, the records so far. */
+struct watch {
+	pid_t pid;
+	int out_fd, err_fd;
+	char *recs;
+	size_t size, total, got;
+	int limit;
+	double deadline;
+	struct err_capture cap;
+	int status;
+	bool reaped;
+};
+
+/* Read what is ready on the result pipe: false once it is closed. Every
+ * complete record restarts the watchdog. */
+static bool watch_results(struct watch *w)
+{
+	char scratch[512];
+	char *dst = w->got < w->total ? w->recs + w->got : scratch;
+	size_t room = w->got < w->total ? w->total - w->got : sizeof(scratch);
+	ssize_t n = read(w->out_fd, dst, room);
+	if (n > 0 && w->got < w->total) {
+		size_t before = w->got / w->size;
+		w->got += (size_t)n;
+		if (w->got / w->size > before)
+			w->deadline = monotonic_s() + w->limit;
+		return true;
+	}
+	return !(n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN));
+}
+
+/* Read what is ready on stderr into the capture: false once it is closed. */
+static bool watch_stderr(struct watch *w)
+{
+	char buf[512];
+	ssize_t n = read(w->err_fd, buf, sizeof(buf));
+	if (n > 0)
+		capture_append(&w->cap, buf, (size_t)n);
+	return !(n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN));
+}
+
+/* The watchdog: `limit` seconds for each record. True when it ran out. */
+static bool watch_child(struct watch *w)
+{
+	bool out_open = true, err_open = true;
+	while (out_open || err_open) {
+		double left = w->deadline - monotonic_s();
+		if (left <= 0)
+			return true;
+		struct pollfd fds[2] = { { out_open ? w->out_fd : -1, POLLIN, 0 },
+					 { err_open ? w->err_fd : -1, POLLIN, 0 } };
+		int ms = left > 0.2 ? 200 : (int)(left * 1000) + 1;
+		if (poll(fds, 2, ms) < 0 && errno != EINTR)
+			return true;
+		if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			out_open = watch_results(w);
+		if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			err_open = watch_stderr(w);
+		/* a grandchild may hold stderr open: stop once the child is gone
+		 * and its result pipe is closed */
+		if (!out_open && waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
+			w->reaped = true;
+			return false;
+		}
+	}
+	return false;
+}
+
+/* How the child ended, in words: 0 when it exited normally. */
+static int child_ending(struct watch *w, char *why, size_t why_size)
+{
+	int status = w->status;
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		snprintf(why, why_size, "crashed with signal %d (%s)", sig, strsignal(sig));
+		describe_capture(why, why_size, &w->cap);
+		return -ECHILD;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		snprintf(why, why_size, "exited with status %d before reporting a result",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		describe_capture(why, why_size, &w->cap);
+		return -EIO;
+	}
+	snprintf(why, why_size, "exited before reporting a result");
+	describe_capture(why, why_size, &w->cap);
+	return 0;
+}
+
+/* Fork a child running fn with its two pipes: 0 or -EIO with why filled. */
+static int child_start(isolated_stream_fn fn, void *arg, struct watch *w, char *why, size_t why_size)
 {
 	int pout[2], perr[2];
-	const int limit = timeout_s > 0 ? timeout_s : 60;
-	*got_recs = 0;
-	if (why_size)
-		why[0] = '\0';
-	if (size == 0 || max == 0) {
-		snprintf(why, why_size, "nothing to receive");
-		return -EINVAL;
-	}
 	if (pipe2(pout, O_CLOEXEC) < 0) {
 		snprintf(why, why_size, "pipe: %s", strerror(errno));
 		return -EIO;
@@ -669,125 +776,58 @@ int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t siz
 	fflush(stdout);
 	fflush(stderr);
 	pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid < 0) {
+	w->pid = fork();
+	if (w->pid < 0) {
 		snprintf(why, why_size, "fork: %s", strerror(errno));
 		close(pout[0]), close(pout[1]), close(perr[0]), close(perr[1]);
 		return -EIO;
 	}
-	if (pid == 0) {
-		struct rlimit nocore = { 0, 0 };
-		setrlimit(RLIMIT_CORE, &nocore);
-		/* die of the real signal, whatever handlers the parent installed */
-		static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGPIPE,
-					     SIGINT, SIGHUP, SIGQUIT };
-		for (size_t i = 0; i < ARRAY_SIZE(fatal); i++)
-			signal(fatal[i], SIG_DFL);
-		/* and never outlive rocmcheck: a hung kernel must not keep the
-		 * GPU busy after the user ended the run */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		close(pout[0]);
-		close(perr[0]);
-		int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (devnull >= 0)
-			dup2(devnull, STDOUT_FILENO);
-		dup2(perr[1], STDERR_FILENO);
-		fn(arg, pout[1]);
-		_exit(0);
-	}
+	if (w->pid == 0)
+		child_run(fn, arg, parent, pout, perr);
 	close(pout[1]);
 	close(perr[1]);
+	w->out_fd = pout[0];
+	w->err_fd = perr[0];
+	return 0;
+}
 
-	/* the watchdog: `limit` seconds for each record */
-	double deadline = monotonic_s() + limit;
-	size_t got = 0, total = size * max;
-	struct err_capture cap;
-	memset(&cap, 0, sizeof(cap));
-	bool out_open = true, err_open = true, timed_out = false;
-	int status = 0;
-	bool reaped = false;
-	while (out_open || err_open) {
-		double left = deadline - monotonic_s();
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		struct pollfd fds[2] = { { out_open ? pout[0] : -1, POLLIN, 0 },
-					 { err_open ? perr[0] : -1, POLLIN, 0 } };
-		int ms = left > 0.2 ? 200 : (int)(left * 1000) + 1;
-		int rc = poll(fds, 2, ms);
-		if (rc < 0 && errno != EINTR) {
-			timed_out = true;
-			break;
-		}
-		if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-			char scratch[512];
-			char *dst = got < total ? (char *)recs + got : scratch;
-			size_t room = got < total ? total - got : sizeof(scratch);
-			ssize_t n = read(pout[0], dst, room);
-			if (n > 0 && got < total) {
-				size_t before = got / size;
-				got += (size_t)n;
-				if (got / size > before)
-					deadline = monotonic_s() + limit;
-			} else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
-				out_open = false;
-			}
-		}
-		if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-			char buf[512];
-			ssize_t n = read(perr[0], buf, sizeof(buf));
-			if (n > 0)
-				capture_append(&cap, buf, (size_t)n);
-			else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
-				err_open = false;
-		}
-		/* a grandchild may hold stderr open: stop once the child is gone
-		 * and its result pipe is closed */
-		if (!out_open && !reaped && waitpid(pid, &status, WNOHANG) == pid) {
-			reaped = true;
-			break;
-		}
+int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t size, size_t max, int timeout_s,
+			size_t *got_recs, char *why, size_t why_size)
+{
+	struct watch w;
+	memset(&w, 0, sizeof(w));
+	w.limit = timeout_s > 0 ? timeout_s : 60;
+	w.recs = recs;
+	w.size = size;
+	w.total = size * max;
+	*got_recs = 0;
+	if (why_size)
+		why[0] = '\0';
+	if (size == 0 || max == 0) {
+		snprintf(why, why_size, "nothing to receive");
+		return -EINVAL;
 	}
-	*got_recs = got / size;
-	if (timed_out && !reaped) {
-		bool gone = kill_and_reap(pid, &status);
-		close(pout[0]);
-		close(perr[0]);
-		if (!gone)
-			return stuck(why, why_size, limit);
-		snprintf(why, why_size, "timed out after %d s", limit);
-		describe_capture(why, why_size, &cap);
+	int rc = child_start(fn, arg, &w, why, why_size);
+	if (rc < 0)
+		return rc;
+	w.deadline = monotonic_s() + w.limit;
+	bool timed_out = watch_child(&w);
+	*got_recs = w.got / size;
+	bool gone = w.reaped;
+	if (!gone && !timed_out)   /* result pipe closed: the rest of the time to exit */
+		gone = reap_until(w.pid, &w.status, w.deadline);
+	if (!gone)
+		gone = kill_and_reap(w.pid, &w.status);
+	close(w.out_fd);
+	close(w.err_fd);
+	if (!gone)
+		return stuck(why, why_size, w.limit);
+	if (timed_out) {
+		snprintf(why, why_size, "timed out after %d s", w.limit);
+		describe_capture(why, why_size, &w.cap);
 		return -ETIMEDOUT;
 	}
-	if (!reaped) {
-		/* result pipe closed; give the child the rest of the time to exit */
-		bool gone = reap_until(pid, &status, deadline);
-		if (!gone && !kill_and_reap(pid, &status)) {
-			close(pout[0]);
-			close(perr[0]);
-			return stuck(why, why_size, limit);
-		}
-	}
-	close(pout[0]);
-	close(perr[0]);
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-		snprintf(why, why_size, "crashed with signal %d (%s)", sig, strsignal(sig));
-		describe_capture(why, why_size, &cap);
-		return -ECHILD;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(why, why_size, "exited with status %d before reporting a result",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		describe_capture(why, why_size, &cap);
-		return -EIO;
-	}
-	snprintf(why, why_size, "exited before reporting a result");
-	describe_capture(why, why_size, &cap);
-	return 0;
+	return child_ending(&w, why, why_size);
 }
 
 struct whole_arg {
