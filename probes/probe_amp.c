@@ -569,6 +569,88 @@ static void amp_dims_for(const struct probe_job *job, bool timing, struct amp_di
 	*m = (struct amp_dims){ 1024 * s, 1024 * s, 4096, 1024 };
 }
 
+/* The device's per-step record {overflow found, scale after} against the
+ * host's, exactly, with the figures as metrics: 0, or -1 with out failed. */
+static int amp_record_check(struct probe_outcome *out, const float *hist, const struct amp_host *hp)
+{
+	const struct amp_host *h = hp;
+	int bad_step = -1;
+	for (int s = 0; s < AMP_STEPS && bad_step < 0; s++)
+		if (hist[2 * s] != h->hist[2 * s] || hist[2 * s + 1] != h->hist[2 * s + 1])
+			bad_step = s;
+	int skipped = 0;
+	for (int s = 0; s < AMP_STEPS; s++)
+		skipped += hist[2 * s] != 0.0f;
+	probe_metric_set(out, "overflow_detected", hist[2 * AMP_INJECT] != 0.0f ? 1 : 0);
+	probe_metric_set(out, "skipped_steps", skipped);
+	probe_metric_set(out, "final_scale", hist[2 * AMP_STEPS - 1]);
+	if (bad_step < 0)
+		return 0;
+	out->status = ST_FAIL;
+	bool missed = bad_step == AMP_INJECT && hist[2 * bad_step] == 0.0f;
+	snprintf(out->summary, sizeof(out->summary),
+		 "amp: %s at step %d: the device recorded overflow=%s, loss scale %g where the same "
+		 "algorithm on the host gives overflow=%s, scale %g",
+		 missed ? "the injected fp16 overflow was not detected on the device"
+			: "the loss scaler went wrong",
+		 bad_step + 1, hist[2 * bad_step] != 0.0f ? "yes" : "no", (double)hist[2 * bad_step + 1],
+		 h->hist[2 * bad_step] != 0.0f ? "yes" : "no", (double)h->hist[2 * bad_step + 1]);
+	snprintf(out->fix, sizeof(out->fix),
+		 "Mixed-precision training on this GPU would apply steps with infinite gradients or lose "
+		 "its loss scale. Look for driver errors in `sudo dmesg`, return clocks to defaults, update "
+		 "the driver and run `rocmcheck probe amp` again; if it persists report it with "
+		 "`rocmcheck bundle`.");
+	snprintf(out->verification, sizeof(out->verification), "exact");
+	return -1;
+}
+
+/* The device's final weights against the host's, within their bounds. */
+static void amp_weights_check(const float *wdev, const struct amp_host *h, size_t n1, size_t n2,
+			      struct verify_result *v)
+{
+	float *wh = xmalloc((n1 + n2) * sizeof(float));
+	double *bd = xmalloc((n1 + n2) * sizeof(double));
+	memcpy(wh, h->w1, n1 * sizeof(float));
+	memcpy(wh + n1, h->w2, n2 * sizeof(float));
+	memcpy(bd, h->bound1, n1 * sizeof(double));
+	memcpy(bd + n1, h->bound2, n2 * sizeof(double));
+	struct amp_expect ex = { wh, bd };
+	verify_elementwise(wdev, n1 + n2, amp_expect_w, &ex, v);
+	snprintf(v->method, sizeof(v->method), "host replay");
+	free(wh);
+	free(bd);
+}
+
+/* The fp16 step against the fp32 one on a size where the GEMMs dominate:
+ * the figures into out; 0, or -1 with out failed. */
+static int amp_speedup(struct probe_ctx *pc, struct probe_outcome *out, struct amp_dims *tm, double *t16,
+		       double *t32)
+{
+	char err[400];
+	amp_dims_for(pc->job, true, tm);
+	struct amp_data ta;
+	amp_data_make(&ta, tm, pc->job->seed ^ 1);
+	int steps = backend_is_reference(pc->b->ops) ? 1 : AMP_TIMED_STEPS;
+	int rc = amp_time(pc, &ta, true, steps, t16, err, sizeof(err));
+	if (rc == 0)
+		rc = amp_time(pc, &ta, false, steps, t32, err, sizeof(err));
+	amp_data_free(&ta);
+	if (rc < 0) {
+		out->status = ST_FAIL;
+		snprintf(out->summary, sizeof(out->summary), "amp: timing run: %.480s", err);
+		return -1;
+	}
+	out->seconds = *t16;
+	if (*t16 > 0)
+		out->tflops = amp_step_flops(tm) / *t16 / 1e12;
+	if (*t16 > 0 && *t32 > 0) {
+		probe_metric_set(out, "fp16_speedup", *t32 / *t16);
+		probe_metric_set(out, "fp16_step_ms", *t16 * 1e3);
+		probe_metric_set(out, "fp32_step_ms", *t32 * 1e3);
+	}
+	return 0;
+}
+
 void probe_amp(struct probe_ctx *pc, struct probe_outcome *out)
 {
 	struct backend *b = pc->b;
@@ -580,7 +662,6 @@ void probe_amp(struct probe_ctx *pc, struct probe_outcome *out)
 	struct amp_dev d;
 	float *wdev = NULL;
 	bool have_host = false, have_dev = false, have_data = false;
-	char err[400];
 
 	if (probe_load_kernels(pc) < 0) {
 		probe_kernels_fail(pc, out);
@@ -636,71 +717,16 @@ void probe_amp(struct probe_ctx *pc, struct probe_outcome *out)
 	}
 
 	/* the scaler's record: exact */
-	int bad_step = -1;
-	for (int s = 0; s < AMP_STEPS && bad_step < 0; s++)
-		if (hist[2 * s] != h.hist[2 * s] || hist[2 * s + 1] != h.hist[2 * s + 1])
-			bad_step = s;
-	int skipped = 0;
-	for (int s = 0; s < AMP_STEPS; s++)
-		skipped += hist[2 * s] != 0.0f;
-	probe_metric_set(out, "overflow_detected", hist[2 * AMP_INJECT] != 0.0f ? 1 : 0);
-	probe_metric_set(out, "skipped_steps", skipped);
-	probe_metric_set(out, "final_scale", hist[2 * AMP_STEPS - 1]);
-	if (bad_step >= 0) {
-		out->status = ST_FAIL;
-		bool missed = bad_step == AMP_INJECT && hist[2 * bad_step] == 0.0f;
-		snprintf(out->summary, sizeof(out->summary),
-			 "amp: %s at step %d: the device recorded overflow=%s, loss scale %g where the same "
-			 "algorithm on the host gives overflow=%s, scale %g",
-			 missed ? "the injected fp16 overflow was not detected on the device"
-				: "the loss scaler went wrong",
-			 bad_step + 1, hist[2 * bad_step] != 0.0f ? "yes" : "no", (double)hist[2 * bad_step + 1],
-			 h.hist[2 * bad_step] != 0.0f ? "yes" : "no", (double)h.hist[2 * bad_step + 1]);
-		snprintf(out->fix, sizeof(out->fix),
-			 "Mixed-precision training on this GPU would apply steps with infinite gradients or lose "
-			 "its loss scale. Look for driver errors in `sudo dmesg`, return clocks to defaults, update "
-			 "the driver and run `rocmcheck probe amp` again; if it persists report it with "
-			 "`rocmcheck bundle`.");
-		snprintf(out->verification, sizeof(out->verification), "exact");
+	if (amp_record_check(out, hist, &h) < 0)
 		goto out;
-	}
-	float *wh = xmalloc((n1 + n2) * sizeof(float));
-	double *bd = xmalloc((n1 + n2) * sizeof(double));
-	memcpy(wh, h.w1, n1 * sizeof(float));
-	memcpy(wh + n1, h.w2, n2 * sizeof(float));
-	memcpy(bd, h.bound1, n1 * sizeof(double));
-	memcpy(bd + n1, h.bound2, n2 * sizeof(double));
-	struct amp_expect ex = { wh, bd };
 	struct verify_result v;
-	verify_elementwise(wdev, n1 + n2, amp_expect_w, &ex, &v);
-	snprintf(v.method, sizeof(v.method), "host replay");
-	free(wh);
-	free(bd);
+	amp_weights_check(wdev, &h, n1, n2, &v);
 
 	/* the speed-up, on a size where the GEMMs dominate */
 	struct amp_dims tm;
-	amp_dims_for(pc->job, true, &tm);
-	struct amp_data ta;
-	amp_data_make(&ta, &tm, pc->job->seed ^ 1);
 	double t16 = -1, t32 = -1;
-	int steps = cpu ? 1 : AMP_TIMED_STEPS;
-	int rc = amp_time(pc, &ta, true, steps, &t16, err, sizeof(err));
-	if (rc == 0)
-		rc = amp_time(pc, &ta, false, steps, &t32, err, sizeof(err));
-	amp_data_free(&ta);
-	if (rc < 0) {
-		out->status = ST_FAIL;
-		snprintf(out->summary, sizeof(out->summary), "amp: timing run: %.480s", err);
+	if (amp_speedup(pc, out, &tm, &t16, &t32) < 0)
 		goto out;
-	}
-	out->seconds = t16;
-	if (t16 > 0)
-		out->tflops = amp_step_flops(&tm) / t16 / 1e12;
-	if (t16 > 0 && t32 > 0) {
-		probe_metric_set(out, "fp16_speedup", t32 / t16);
-		probe_metric_set(out, "fp16_step_ms", t16 * 1e3);
-		probe_metric_set(out, "fp32_step_ms", t32 * 1e3);
-	}
 	char what[200];
 	snprintf(what, sizeof(what), "amp: %d mixed-precision steps of a %u-%u-%u MLP (batch %u) on %.60s", AMP_STEPS,
 		 m.d, m.h, m.o, m.b, pc->props.name[0] ? pc->props.name : ops->name);
