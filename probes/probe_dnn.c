@@ -311,6 +311,72 @@ static int dnn_work(struct probe_ctx *pc, void *arg)
 	return vdnn_forward(d->v, d->x, d->w, d->y, d->algo, d->ws, d->ws_size);
 }
 
+/* The library's handle: 0, or -1 with out an error. */
+static int dnn_start(struct vdnn *v, struct probe_outcome *out, const char *probe, const char *lib)
+{
+	char err[400];
+	int st = v->create(&v->handle);
+	if (st == 0)
+		return 0;
+	v->handle = NULL;
+	vdnn_error(v, v->rocm ? "miopenCreate" : "cudnnCreate", st, err, sizeof(err));
+	out->status = ST_ERROR;
+	snprintf(out->summary, sizeof(out->summary), "%s: %s %s (%.100s) does not start: %.340s", probe, lib,
+		 v->version, v->path, err);
+	snprintf(out->fix, sizeof(out->fix), "%s could not initialise on this GPU; %s", lib,
+		 v->rocm ? "run `rocmcheck doctor --only rocm.runtime`."
+			 : "cuDNN starts the CUDA runtime: `rocmcheck doctor --only cuda.driver,cuda.toolkit`.");
+	return -1;
+}
+
+/* The output into d->y: fp32, or fp16 widened. 0, or -1 with out failed. */
+static int dnn_fetch(struct probe_ctx *pc, struct conv_data *d, bk_ptr dy, struct probe_outcome *out,
+		     const char *probe)
+{
+	struct backend *b = pc->b;
+	const size_t ny = (size_t)d->s.n * d->s.k * d->s.h * d->s.w;
+	int st = 0;
+	if (d->fp16) {
+		uint16_t *y16 = xmalloc(ny * 2);
+		if (b->ops->copy_d2h(b, y16, dy, ny * 2) == 0)
+			for (size_t i = 0; i < ny; i++)
+				d->y[i] = half_to_float(y16[i]);
+		else
+			st = -1;
+		free(y16);
+	} else if (b->ops->copy_d2h(b, d->y, dy, ny * 4) < 0) {
+		st = -1;
+	}
+	if (st != 0) {
+		out->status = ST_FAIL;
+		snprintf(out->summary, sizeof(out->summary), "%s: copy from the device: %.400s", probe, b->err_text);
+		return -1;
+	}
+#ifdef ROCMCHECK_TEST_HOOKS
+	probe_test_fault_output(probe, d->y, ny);
+#endif
+	return 0;
+}
+
+/* Check the output (a transform algorithm's rounding allowed for) and judge. */
+static void dnn_judge(struct probe_ctx *pc, struct conv_data *d, const struct vdnn *v, int algo,
+		      struct probe_outcome *out, const char *probe, const char *lib)
+{
+	struct verify_result vr;
+	bool transform = transform_algo(v->rocm, algo);
+	struct conv_rounding rd = {
+		.unit = ldexp(1.0, -24) * (transform ? TRANSFORM_FACTOR : 1),
+		.truncating = d->fp16,
+		.out_unit = d->fp16 ? ldexp(1.0, -11) : 0,
+	};
+	conv_verify(d, &rd, pc->job->seed, &vr);
+	char what[200];
+	snprintf(what, sizeof(what), "%s 3x3 N=%u C=K=%u %ux%u through %s %s (algorithm %d%s) on %.40s", probe,
+		 d->s.n, d->s.c, d->s.h, d->s.w, lib, v->version, algo, transform ? ", a transform" : "",
+		 pc->props.name[0] ? pc->props.name : pc->b->ops->name);
+	probe_judge(out, &vr, d->fp16 ? DNN16_MIN_RATIO : DNN32_MIN_RATIO, what);
+}
+
 static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 {
 	struct backend *b = pc->b;
@@ -335,18 +401,9 @@ static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	int rc = vdnn_open(b, &v, rocm);
 	if (!probe_library_opened(out, probe, lib, v.path, rc, b->err_text))
 		return;
-	int st = v.create(&v.handle);
-	if (st != 0) {
-		v.handle = NULL;
-		vdnn_error(&v, rocm ? "miopenCreate" : "cudnnCreate", st, err, sizeof(err));
-		out->status = ST_ERROR;
-		snprintf(out->summary, sizeof(out->summary), "%s: %s %s (%.100s) does not start: %.340s", probe, lib,
-			 v.version, v.path, err);
-		snprintf(out->fix, sizeof(out->fix), "%s could not initialise on this GPU; %s", lib,
-			 rocm ? "run `rocmcheck doctor --only rocm.runtime`."
-			      : "cuDNN starts the CUDA runtime: `rocmcheck doctor --only cuda.driver,cuda.toolkit`.");
+	int st;
+	if (dnn_start(&v, out, probe, lib) < 0)
 		goto out;
-	}
 
 	probe_conv_shape(pc->job, &s);
 	conv_data_make(&d, &s, fp16, pc->job->seed);
@@ -402,45 +459,15 @@ static void dnn_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 			 b->err_text);
 		goto out;
 	}
-	/* the output: fp32, or fp16 widened */
-	if (fp16) {
-		uint16_t *y16 = xmalloc(ny * 2);
-		if (ops->copy_d2h(b, y16, dy, ny * 2) == 0)
-			for (size_t i = 0; i < ny; i++)
-				d.y[i] = half_to_float(y16[i]);
-		else
-			st = -1;
-		free(y16);
-	} else if (ops->copy_d2h(b, d.y, dy, ny * 4) < 0) {
-		st = -1;
-	}
-	if (st != 0) {
-		out->status = ST_FAIL;
-		snprintf(out->summary, sizeof(out->summary), "%s: copy from the device: %.400s", probe, b->err_text);
+	if (dnn_fetch(pc, &d, dy, out, probe) < 0)
 		goto out;
-	}
-#ifdef ROCMCHECK_TEST_HOOKS
-	probe_test_fault_output(probe, d.y, ny);
-#endif
 	out->seconds = t.seconds;
 	if (out->seconds > 0)
 		out->tflops = conv_flops(&s) / out->seconds / 1e12;
 	double peak = fp16 ? pc->job->fp16_peak : pc->job->fp32_peak;
 	if (peak > 0)
 		out->expected_tflops = peak;
-	struct verify_result vr;
-	bool transform = transform_algo(rocm, algo);
-	struct conv_rounding rd = {
-		.unit = ldexp(1.0, -24) * (transform ? TRANSFORM_FACTOR : 1),
-		.truncating = fp16,
-		.out_unit = fp16 ? ldexp(1.0, -11) : 0,
-	};
-	conv_verify(&d, &rd, pc->job->seed, &vr);
-	char what[200];
-	snprintf(what, sizeof(what), "%s 3x3 N=%u C=K=%u %ux%u through %s %s (algorithm %d%s) on %.40s", probe, s.n, s.c,
-		 s.h, s.w, lib, v.version, algo, transform ? ", a transform" : "",
-		 pc->props.name[0] ? pc->props.name : ops->name);
-	probe_judge(out, &vr, fp16 ? DNN16_MIN_RATIO : DNN32_MIN_RATIO, what);
+	dnn_judge(pc, &d, &v, algo, out, probe, lib);
 out:
 	vdnn_close(&v);
 	if (ws)
