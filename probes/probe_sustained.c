@@ -375,6 +375,57 @@ static const char throttle_fix[] =
 	"profile; `nvidia-smi -q -d PERFORMANCE` names the throttle reason) while `rocmcheck probe "
 	"sustained` runs.";
 
+/* The verdict once both results are in: the last result's check, then the
+ * launch figures against the limits; the sensors in the words. */
+static void sustained_verdict(struct probe_ctx *pc, const struct run *r, struct sensors *sp,
+			      const struct verify_result *vlast, double flops, const char *what)
+{
+	const struct probe_job *job = pc->job;
+	struct probe_outcome *out = r->out;
+	const struct gemm_dev *g = r->g;
+	struct sustained_stats st;
+	if (sustained_stats_compute(r->sec, r->n, flops, &st) < 0) {
+		out->status = ST_ERROR;
+		snprintf(out->summary, sizeof(out->summary), "%s: no launch was timed (%zu launches)", what, r->n);
+		return;
+	}
+	out->m = g->m, out->n = g->n, out->k = g->k;
+	out->tflops = st.median;
+	out->seconds = flops / (st.median * 1e12);
+	if (job->fp32_peak > 0 && !backend_is_reference(pc->b->ops))
+		out->expected_tflops = job->fp32_peak;
+	set_metrics(out, &st, sp);
+	char sens[256];
+	sensors_describe(sp, sens, sizeof(sens));
+
+	if (!vlast->ok) {
+		char w[240];
+		set_text(w, sizeof(w), "%s: right at the start, then after %zu launches", what, st.n);
+		probe_judge(out, vlast, 0, w);
+		size_t used = strlen(out->summary);
+		set_text(out->summary + used, sizeof(out->summary) - used, "; %s", sens);
+		snprintf(out->fix, sizeof(out->fix), "%s", hot_fix);
+		return;
+	}
+	/* both results right: the figures decide */
+	probe_judge(out, vlast, 0, what);
+	struct sustained_limits lim;
+	sustained_limits_for(job, &lim);
+	char why[300];
+	out->status = sustained_assess(&st, &lim, why, sizeof(why));
+	if (out->status == ST_WARN) {
+		set_text(out->summary, sizeof(out->summary),
+			 "%s: correct, but not steady: %s, likely thermal or power throttling (%s)", what, why, sens);
+		snprintf(out->fix, sizeof(out->fix), "%s", throttle_fix);
+	} else {
+		set_text(out->summary, sizeof(out->summary),
+			 "%s: correct at the start and the end, %.3g TFLOP/s median (%.3g to %.3g, spread %.0f%%), "
+			 "last 10%% at %.0f%% of the first; %s",
+			 what, st.median, st.min, st.max, st.spread * 100, st.throttle_ratio * 100, sens);
+		out->fix[0] = '\0';
+	}
+}
+
 void probe_sustained(struct probe_ctx *pc, struct probe_outcome *out)
 {
 	/* the medium GEMM (large when asked for) */
@@ -452,47 +503,7 @@ void probe_sustained(struct probe_ctx *pc, struct probe_outcome *out)
 #endif
 	gemm_dev_check(pc, &g, &vlast);
 
-	struct sustained_stats st;
-	if (sustained_stats_compute(r.sec, r.n, flops, &st) < 0) {
-		out->status = ST_ERROR;
-		snprintf(out->summary, sizeof(out->summary), "%s: no launch was timed (%zu launches)", what, r.n);
-		goto out;
-	}
-	out->m = g.m, out->n = g.n, out->k = g.k;
-	out->tflops = st.median;
-	out->seconds = flops / (st.median * 1e12);
-	if (job.fp32_peak > 0 && !backend_is_reference(ops))
-		out->expected_tflops = job.fp32_peak;
-	set_metrics(out, &st, &s);
-	char sens[256];
-	sensors_describe(&s, sens, sizeof(sens));
-
-	if (!vlast.ok) {
-		char w[240];
-		set_text(w, sizeof(w), "%s: right at the start, then after %zu launches", what, st.n);
-		probe_judge(out, &vlast, 0, w);
-		size_t used = strlen(out->summary);
-		set_text(out->summary + used, sizeof(out->summary) - used, "; %s", sens);
-		snprintf(out->fix, sizeof(out->fix), "%s", hot_fix);
-		goto out;
-	}
-	/* both results right: the figures decide */
-	probe_judge(out, &vlast, 0, what);
-	struct sustained_limits lim;
-	sustained_limits_for(&job, &lim);
-	char why[300];
-	out->status = sustained_assess(&st, &lim, why, sizeof(why));
-	if (out->status == ST_WARN) {
-		set_text(out->summary, sizeof(out->summary),
-			 "%s: correct, but not steady: %s, likely thermal or power throttling (%s)", what, why, sens);
-		snprintf(out->fix, sizeof(out->fix), "%s", throttle_fix);
-	} else {
-		set_text(out->summary, sizeof(out->summary),
-			 "%s: correct at the start and the end, %.3g TFLOP/s median (%.3g to %.3g, spread %.0f%%), "
-			 "last 10%% at %.0f%% of the first; %s",
-			 what, st.median, st.min, st.max, st.spread * 100, st.throttle_ratio * 100, sens);
-		out->fix[0] = '\0';
-	}
+	sustained_verdict(pc, &r, &s, &vlast, flops, what);
 out:
 	for (int p = 0; p < 2; p++)
 		for (int i = 0; i <= BATCH_MAX; i++)
