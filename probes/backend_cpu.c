@@ -4,6 +4,7 @@
  * that take the same argument layout as the GPU kernels in kernels/. */
 #include "backend.h"
 #include "gemm_dev.h"
+#include "harness.h"
 #include "probe.h"
 
 #include <errno.h>

@@ -3,6 +3,7 @@
  * shape and launches, and the check of C on the host (Freivalds + sampled
  * elements, probe_harness.c). */
 #include "gemm_dev.h"
+#include "harness.h"
 #include "probe.h"
 
 #include <math.h>

@@ -2,6 +2,10 @@
  * an independent host reference, each run in a forked child under a
  * watchdog, plus the runtime checks rocm.runtime and cuda.driver.
  *
+ * This header: a probe's job and context, the registry, job policy, the
+ * runner, the kernels, doctor's glue. One header per other concern:
+ * backend.h, harness.h, gemm_dev.h, conv_dev.h, sustained.h, pcie.h.
+ *
  * Layers, each using only those before it (ci/file-graph checks it):
  * backend.h (the runtimes; backend_registry.c names them) -> probe_harness.c
  * (inputs, verification, judgement, isolation) and probe_policy.c (sizes,
@@ -23,152 +27,8 @@
 #include "checks.h"
 #include "report.h"
 
-/* ---- fp16 and deterministic inputs ---- */
-float half_to_float(uint16_t h);
-uint16_t float_to_half(float f);   /* round to nearest even */
-
-struct prng {
-	uint64_t s;
-};
-void prng_seed(struct prng *p, uint64_t seed);
-uint64_t prng_next(struct prng *p);             /* splitmix64 */
-/* Uniform on a grid of `steps` values in [-1, 1] (exact in fp16 for steps <= 2048). */
-double prng_grid(struct prng *p, unsigned steps);
-/* n probe inputs on the grid that is exact in their format: fp16 values in
- * steps of 1/1024 into a new *h16, or fp32 values in steps of 2^-20 into a new
- * *f32 (the other pointer is left alone). The caller frees. */
-void probe_fill_grid(struct prng *p, bool fp16, size_t n, uint16_t **h16, float **f32);
-
-/* ---- verification, reusable by every probe ---- */
-
-/* A product C = A * B to check, where A is m x k and B is k x n, read through
- * accessors that return the exact input values (as the device saw them) in
- * double. Convolutions check through the same interface with im2col-style
- * accessors. */
-struct matmul_check {
-	unsigned m, n, k;
-	double (*a)(const void *ctx, size_t row, size_t col);
-	double (*b)(const void *ctx, size_t row, size_t col);
-	const void *ctx;
-	const float *c;            /* result, row-major, m x n */
-	double unit_roundoff;      /* of the accumulation: 2^-24 for fp32 */
-	bool truncating;           /* a matrix unit may round toward zero as it accumulates */
-	double out_unit;           /* rounding of a result stored narrower: 2^-11 for fp16, 0 none */
-	unsigned vectors;          /* Freivalds vectors (default 4) */
-	unsigned samples;          /* sampled elements compared exactly: at least this many (64),
-				    * more where about 2^23 multiply-adds allow (probe_harness.c) */
-	uint64_t seed;
-};
-
-struct verify_result {
-	bool ok;                   /* no wrong, NaN or Inf element */
-	long wrong;                /* rows failing Freivalds + sampled elements out of tolerance */
-	long nan_count, inf_count;   /* poison not counted */
-	long unwritten;            /* elements still holding PROBE_POISON_WORD */
-	double max_rel_error;      /* over sampled elements: |c - exact| / sum |a||b| */
-	double max_row_ratio;      /* over Freivalds rows: |Cr - ABr| / its tolerance */
-	char detail[256];          /* the first problem, "" when ok */
-	char method[32];           /* "freivalds+sampled", "exact" */
-};
-
-/* 0, or -EINVAL for a malformed request. */
-int verify_matmul(const struct matmul_check *mc, struct verify_result *out);
-
-/* Elementwise results: `expect` returns the exact value of element i and
- * sets *bound to its allowed absolute error. */
-int verify_elementwise(const float *got, size_t n,
-		       double (*expect)(const void *ctx, size_t i, double *bound), const void *ctx,
-		       struct verify_result *out);
-
-/* ---- what a probe child sends back over the pipe (plain data) ---- */
-struct probe_outcome {
-	int status;                /* enum status */
-	char summary[512];
-	char fix[512];             /* "" none */
-	char variant[32];
-	char verification[32];
-	char device[128];
-	char arch[32];
-	unsigned m, n, k;
-	double seconds, tflops, expected_tflops, ratio, max_rel_error, gbs, expected_gbs;
-	long nan_count;
-	struct probe_metric metrics[PROBE_METRICS_MAX];  /* report.h */
-	unsigned nmetrics;
-	char confirms[32];         /* a check whose failure this result confirms ("rocm.rocblas"), "" none */
-	char blocking_var[64];     /* set by the runner from the job: named in a slow result's fix */
-};
-void probe_outcome_init(struct probe_outcome *o);
-/* Append a named figure (ignored beyond PROBE_METRICS_MAX or when not finite). */
-void probe_metric_set(struct probe_outcome *o, const char *name, double value);
-/* Append a figure that is not known (JSON null): a temperature where the
- * device has no sensor, never 0. */
-void probe_metric_null(struct probe_outcome *o, const char *name);
-/* probe_metric_set for a finite value, probe_metric_null otherwise. */
-void probe_metric_or_null(struct probe_outcome *o, const char *name, double value);
-/* The figure named `name`, or `dflt`. */
-double probe_metric_get(const struct probe_outcome *o, const char *name, double dflt);
-
-/* Judge a measured, verified result: wrong/NaN -> fail whatever the speed;
- * correct but ratio (tflops / expected) under min_ratio -> warn with the
- * likely causes; else pass. Fills status, summary, fix, ratio. */
-void probe_judge(struct probe_outcome *o, const struct verify_result *v, double min_ratio,
-		 const char *what);
-
-struct probe_ctx;
-/* Poison: every output a probe verifies is filled with this word first (a
- * NaN whose bits are unlikely to be computed), so a kernel or copy that
- * writes nothing cannot pass on what an earlier producer left there; the
- * verifiers count elements that still hold it as never written. */
-#define PROBE_POISON_WORD 0xffbadbadu
-bool probe_is_poison(float v);
-void probe_poison_host(void *p, size_t bytes);
-/* Fill `bytes` of device memory at p with the poison. 0, or -1 with `out`
- * failed ("poisoning WHAT failed: ..."). */
-int probe_poison(struct probe_ctx *pc, bk_ptr p, size_t bytes, const char *what, struct probe_outcome *out);
-/* ---- timing: the one launch loop every timed probe uses ---- */
-/* One unit of timed work, enqueued (asynchronous on a GPU): 0, or nonzero
- * to stop (the work keeps its own reason). */
-typedef int (*probe_work_fn)(struct probe_ctx *pc, void *arg);
-struct probe_timing {
-	double seconds;            /* per run; -1 when not measured */
-	int work_rc;               /* the work's nonzero return that stopped the loop, else 0 */
-	const char *stage;         /* else the runtime step that failed: "timing events",
-				    * "kernel execution"; NULL when nothing failed */
-};
-/* `warm` runs, a synchronize, then `reps` runs between two events. 0, or -1
- * with t->work_rc or t->stage saying what stopped it (the runtime's words
- * in pc->b->err_text). */
-int probe_time(struct probe_ctx *pc, probe_work_fn fn, void *arg, int warm, int reps, struct probe_timing *t);
-
-/* A runtime call failed: fail "WHAT failed: <the backend's error>". Returns -1. */
-int probe_backend_fail(struct probe_ctx *pc, struct probe_outcome *o, const char *what);
-
-/* The outcome of dlopen'ing a vendor library (rocBLAS, cuBLAS, MIOpen,
- * cuDNN) for `probe`: rc -ENOENT is skip ("not installed"), another negative
- * rc is error ("not usable"), both with `why`; returns true when rc is 0 and
- * the probe goes on. */
-bool probe_library_opened(struct probe_outcome *o, const char *probe, const char *lib, const char *path, int rc,
-			  const char *why);
-
-/* ---- isolation: run fn in a forked child under a watchdog ----
- * The child's stdout goes to /dev/null; the end of its stderr is kept for
- * the message when it dies. Returns 0 when the child delivered `out`
- * completely; otherwise fills `why` ("timed out after 5 s", "crashed with
- * signal 11 (Segmentation fault)") and returns -ETIMEDOUT / -ECHILD / -EIO,
- * or -EDEADLK when the child outlived SIGKILL by 10 s (stuck in the driver:
- * the GPU is hung; it is left behind, never waited for without a bound). */
-typedef void (*isolated_fn)(void *arg, void *out);
-int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int timeout_s,
-		 char *why, size_t why_size);
-/* The same for a child that sends up to `max` records of `size` bytes, each
- * with isolated_emit() as soon as it is ready: the watchdog restarts for
- * every record, and what arrived before a crash or hang is kept. *got is
- * the number of complete records. Returns 0 when the child exited normally
- * (whatever it sent), else as run_isolated. */
-typedef void (*isolated_stream_fn)(void *arg, int fd);
-void isolated_emit(int fd, const void *rec, size_t size);
-int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t size, size_t max, int timeout_s,
-			size_t *got, char *why, size_t why_size);
+struct probe_outcome;
+struct verify_result;
 
 /* ---- probes ---- */
 enum probe_size { PROBE_SMALL = 0, PROBE_MEDIUM, PROBE_LARGE };
@@ -243,72 +103,6 @@ void probe_dnn_fp32(struct probe_ctx *pc, struct probe_outcome *out);
 void probe_dnn_fp16(struct probe_ctx *pc, struct probe_outcome *out);
 void probe_sustained(struct probe_ctx *pc, struct probe_outcome *out);
 
-/* ---- probe.sustained's figures (probe_sustained.c) ---- */
-#define PROBE_SUSTAINED_DEFAULT_S 10
-#define PROBE_SUSTAINED_MAX_S 600
-/* job->duration_s, or PROBE_SUSTAINED_DEFAULT_S when unset. */
-double probe_duration(const struct probe_job *job);
-struct sustained_stats {
-	size_t n;                  /* launches timed */
-	double median, min, max;   /* TFLOP/s over the launches */
-	double spread;             /* (max - min) / median */
-	size_t group;              /* launches in each of the first and last groups */
-	double first, last;        /* median TFLOP/s of the first and the last 10% */
-	double throttle_ratio;     /* last / first */
-};
-/* From the seconds of each launch of `flops` work, in launch order. 0, or
- * -EINVAL when there is no positive time. */
-int sustained_stats_compute(const double *seconds, size_t n, double flops, struct sustained_stats *st);
-/* Warn above max_spread (not judged when <= 0) or below min_ratio. */
-struct sustained_limits {
-	double max_spread, min_ratio;
-};
-/* A GPU: 15% spread, 85% last-to-first. The cpu backend (a shared host,
- * not a device: other processes take its cores) only a slowdown to a
- * quarter. */
-void sustained_limits_for(const struct probe_job *job, struct sustained_limits *lim);
-/* ST_PASS, or ST_WARN with what broke the limits in `why`. */
-int sustained_assess(const struct sustained_stats *st, const struct sustained_limits *lim, char *why,
-		     size_t why_size);
-/* ---- pieces the probes share ---- */
-
-/* The convolution of probe.conv and probe.dnn: x (N x C x H x W), w
- * (K x C x 3 x 3), stride 1, padding 1, y (N x K x H x W) in fp32. */
-struct conv_shape {
-	unsigned n, c, h, w, k;
-};
-void probe_conv_shape(const struct probe_job *job, struct conv_shape *s);
-struct conv_data {
-	struct conv_shape s;
-	bool fp16;
-	float *x32, *w32;
-	uint16_t *x16, *w16;
-	float *y;                  /* host copy of the output, NCHW */
-	float *ymat;               /* the output as the K x (N*H*W) matrix verify_matmul reads */
-};
-void conv_data_make(struct conv_data *d, const struct conv_shape *s, bool fp16, uint64_t seed);
-void conv_data_release(struct conv_data *d);
-/* How a convolution's result was computed, for its check: the unit roundoff
- * of the accumulation (2^-24 fp32, 2^-11 fp16; times a factor for Winograd
- * and FFT, which are not dot products: probe_dnn.c), whether a matrix unit
- * may truncate, and the rounding of an output stored in fp16 (2^-11, else 0). */
-struct conv_rounding {
-	double unit;
-	bool truncating;
-	double out_unit;
-};
-/* Check d->y against the double-precision convolution (verify_matmul). */
-int conv_verify(struct conv_data *d, const struct conv_rounding *rd, uint64_t seed, struct verify_result *v);
-double conv_flops(const struct conv_shape *s);
-
-/* PCIe: "16.0 GT/s PCIe" or "8 GT/s" -> GT/s (0 unknown); "16" -> lanes (0
- * unknown); the payload bandwidth of a link per direction in GB/s after
- * line encoding (8b/10b up to 5 GT/s, 128b/130b from 8 GT/s, FLIT at 64). */
-double pcie_speed_gts(const char *s);
-unsigned pcie_width(const char *s);
-double pcie_link_gbs(double gts, unsigned width);
-unsigned pcie_gen(double gts);
-
 /* Set the result of `check_id` for GPU `gpu` in the report to fail and
  * append `note` to its summary (a probe confirmed the check's diagnosis). */
 void probe_confirm_check(struct report *r, const char *check_id, int gpu, const char *note);
@@ -318,6 +112,11 @@ unsigned probe_gemm_dim(const struct probe_job *job);
 int probe_iterations(const struct probe_job *job);
 /* Untimed runs before the timed ones: 1 on the host reference, else 3. */
 int probe_warmups(const struct probe_job *job);
+/* probe.sustained's run: job->duration_s, or PROBE_SUSTAINED_DEFAULT_S when
+ * unset, at most PROBE_SUSTAINED_MAX_S. */
+#define PROBE_SUSTAINED_DEFAULT_S 10
+#define PROBE_SUSTAINED_MAX_S 600
+double probe_duration(const struct probe_job *job);
 
 /* Run one probe in an isolated child and return its outcome (never fails:
  * a crash or hang becomes a fail outcome). */

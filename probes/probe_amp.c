@@ -27,6 +27,7 @@
  * scaling) at a size where the GEMMs dominate: the fp16 speed-up people
  * compare between cards, here with our own kernels (tensor cores on NVIDIA,
  * WMMA on RDNA3, MFMA on CDNA; RDNA2 and older have no matrix unit). */
+#include "harness.h"
 #include "probe.h"
 
 #include <math.h>

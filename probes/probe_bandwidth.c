@@ -20,6 +20,8 @@
  * supports. GPUs lower their link speed when idle, so the current speed is
  * read again from sysfs right after the transfers (for AMD cards with an
  * internal switch it is the switch's link, as sysfs shows it). */
+#include "harness.h"
+#include "pcie.h"
 #include "probe.h"
 
 #include <math.h>

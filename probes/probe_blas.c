@@ -8,6 +8,7 @@
  * Row-major C = A B is, to a column-major library, C^T = B^T A^T: the call
  * passes B first, m and n swapped, leading dimensions n, k, n. */
 #include "gemm_dev.h"
+#include "harness.h"
 #include "probe.h"
 
 #include <dlfcn.h>

@@ -13,6 +13,8 @@
  * one. An output stored in fp16 (cuDNN and MIOpen write fp16 for fp16
  * inputs) adds its own rounding, half an ulp of 2^-10 (conv_rounding). */
 #include "gemm_dev.h"
+#include "conv_dev.h"
+#include "harness.h"
 #include "probe.h"
 
 #include <math.h>

@@ -12,6 +12,8 @@
  * "Fast Algorithms for Convolutional Neural Networks", 2016, measure errors
  * one to two orders of magnitude above direct convolution in fp32), so the
  * bound is widened 64-fold for them; a wrong element stays far outside. */
+#include "conv_dev.h"
+#include "harness.h"
 #include "probe.h"
 
 #include <errno.h>

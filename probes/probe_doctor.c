@@ -1,5 +1,7 @@
 /* From the facts to probe jobs: which GPUs, which backend, what to expect;
  * and the short set that `doctor --level standard` runs. */
+#include "harness.h"
+#include "pcie.h"
 #include "probe.h"
 
 #include <errno.h>

@@ -3,6 +3,7 @@
  * gemm_dev pieces are shared with probe.blas, which runs the vendor's GEMM
  * on the very same inputs. */
 #include "gemm_dev.h"
+#include "harness.h"
 #include "probe.h"
 
 #include <math.h>

@@ -1,5 +1,6 @@
 /* The probe harness: deterministic inputs, verification against the host,
  * judgement, and isolation of each probe in a forked child. */
+#include "harness.h"
 #include "probe.h"
 
 #include <errno.h>

@@ -5,6 +5,7 @@
  * embedded source compiled by hiprtc on this machine (once per run, in a
  * child of its own) and cached under $XDG_CACHE_HOME/rocmcheck/. */
 #include "kernels_embedded.h"
+#include "harness.h"
 #include "probe.h"
 
 #include <errno.h>

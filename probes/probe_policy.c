@@ -2,6 +2,7 @@
  * function of its job (size class, backend traits, --iterations,
  * --duration); the runner and the probes both read it here. */
 #include "probe.h"
+#include "sustained.h"
 
 #include <errno.h>
 #include <string.h>

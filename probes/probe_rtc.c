@@ -2,6 +2,7 @@
  * this exact device, load it, run it, and check every element: the JIT path
  * frameworks use (PyTorch's jiterator, Triton's loaders, MIOpen). */
 #include "kernels_embedded.h"
+#include "harness.h"
 #include "probe.h"
 
 #include <errno.h>

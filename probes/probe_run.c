@@ -1,4 +1,5 @@
 /* The probe table and running probes in isolated children. */
+#include "harness.h"
 #include "probe.h"
 
 #include <errno.h>

@@ -7,7 +7,9 @@
  * driver's hwmon sensors read at the start, during and at the end
  * (facts_hwmon.c: a fresh read each time, not the facts of start-up). */
 #include "gemm_dev.h"
+#include "harness.h"
 #include "probe.h"
+#include "sustained.h"
 
 #include <errno.h>
 #include <math.h>

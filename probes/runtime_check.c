@@ -4,6 +4,7 @@
  * (run_isolated): a runtime that crashes or hangs must not take the report
  * with it, and runtimes are not fork-safe once initialised. */
 #include "kernels_embedded.h"
+#include "harness.h"
 #include "probe.h"
 #include "check_common.h"
 

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "out.h"
+#include "harness.h"
 #include "probe.h"
 #include "report.h"
 

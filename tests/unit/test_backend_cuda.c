@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "kernels_embedded.h"
+#include "harness.h"
 #include "probe.h"
 
 static const char *const names[] = {

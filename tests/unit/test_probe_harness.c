@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "probe.h"
 
 static void test_half(void **state)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kernels_embedded.h"
+#include "harness.h"
 #include "probe.h"
 
 static int skipped, ran;

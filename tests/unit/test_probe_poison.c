@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "probe.h"
 
 static struct probe_job cpu_job(void)

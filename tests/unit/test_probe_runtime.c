@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "probe.h"
 
 #define CUDA_STUB "/usr/local/cuda/lib64/stubs/libcuda.so"

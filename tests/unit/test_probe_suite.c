@@ -18,6 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conv_dev.h"
+#include "harness.h"
+#include "pcie.h"
 #include "probe.h"
 #include "tree.h"
 

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "probe.h"
+#include "sustained.h"
 #include "tree.h"
 
 static bool near(double a, double b)

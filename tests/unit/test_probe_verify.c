@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv_dev.h"
+#include "harness.h"
 #include "probe.h"
 
 struct sim {

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "probe.h"
 
 #define TRACER_LINGER_S 4    /* longer than the watchdog's wait after SIGKILL */
