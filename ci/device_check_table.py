@@ -185,9 +185,11 @@ elif os.path.exists(os.path.join(work, "carried")):
 else:
     row("build from a clean tree", "%.0f s" % (t1 - t0))
 # what the kernels were built with and the driver they met
+# `version`: "kernel targets:" then one indented "vendor: ..." line each
 for line in open(os.path.join(work, "version.txt")) if os.path.exists(os.path.join(work, "version.txt")) else []:
-    if line.startswith("kernel"):
-        row("rocmcheck " + line.split(":", 1)[0], line.split(":", 1)[1].strip()[:200])
+    if line.startswith("  ") and ":" in line:
+        vendor, what = line.strip().split(":", 1)
+        row("kernels (%s)" % vendor, what.strip()[:200])
 drv = None
 for c in doctor.get("checks", []):
     if c.get("id") == "cuda.driver":

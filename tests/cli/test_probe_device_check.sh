@@ -27,7 +27,10 @@ if [ -n "${BUILD_DIR:-}" ] && [ -x "$BUILD_DIR/cublas_bench" ]; then
 	[ $rc -eq 1 ] || fail "--build without a GPU exited $rc: $out"
 	grep -q "^| build *| carried: $BUILD_DIR (rocmcheck " <<<"$out" || fail "carried row: $out"
 	grep -q "^| probe.gemm.fp32 (small) *| " <<<"$out" || fail "probe rows: $out"
-	grep -q "^| rocmcheck kernel" <<<"$out" || fail "kernel toolkit row: $out"
+	grep -q "^| kernels (hip) *| gfx900" <<<"$out" || fail "AMD kernel row: $out"
+	if "$BUILD_DIR/rocmcheck" version | grep -q "cuda: NVRTC"; then
+		grep -q "^| kernels (cuda) *| NVRTC 12.*needs driver >= " <<<"$out" || fail "CUDA kernel row: $out"
+	fi
 fi
 
 cc -std=c11 -Wall -Wextra -Werror -O2 -o "$tmp/cublas_bench" "$SOURCE_DIR/ci/cublas_bench.c" -ldl \
