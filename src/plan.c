@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "checks.h"
+#include "route.h"
 
 /* Step order: each step has a rank; steps that need a new login come after
  * every other step, and steps that need a reboot come last. */
@@ -32,10 +33,6 @@ static const char *const blocking_vars[] = {
 	"HIP_LAUNCH_BLOCKING", "AMD_SERIALIZE_KERNEL", "AMD_SERIALIZE_COPY", "CUDA_LAUNCH_BLOCKING", NULL,
 };
 
-/* What a described machine's commands use for values only the target knows. */
-#define DESCRIBED_USER "\"$USER\""
-#define DESCRIBED_KERNEL "\"$(uname -r)\""
-#define DESCRIBED_OS_VERSION "\"$(sed -n 's/^VERSION_ID=\"\\{0,1\\}\\([^\"]*\\)\"\\{0,1\\}$/\\1/p' /etc/os-release)\""
 
 /* ---------------------------------------------------------------- basics */
 
@@ -367,9 +364,11 @@ static void add_persist_step(struct planner *pl, const char *why, const char *ex
 static char *user_for_shell(const char *user)
 {
 	if (!user || !*user)
-		return xstrdup(DESCRIBED_USER);
+		return xstrdup(ROUTE_SHELL_USER);
 	if (user[0] == '$')
 		return xasprintf("\"%s\"", user);
+	if (user[0] == '"')
+		return xstrdup(user);
 	return xstrdup(user);
 }
 
@@ -686,59 +685,6 @@ static void explain_no_release(const struct profiles *db, const struct prof_os *
 	strvec_release(&oses);
 }
 
-/* The route of release rel for the OS, rendered for this machine (f) or for
- * a described one (f == NULL). */
-static void render_route(const struct planner *pl, const struct prof_rocm *rel, struct strvec *cmds,
-			 char **headers_out)
-{
-	const struct prof_os *o = pl->os;
-	const struct facts *f = pl->f;
-	*headers_out = NULL;
-	const struct prof_route *rt = profiles_find_route(pl->db, o->key, rel->version);
-	if (!rt)
-		return;
-	char full[32], num[32];
-	prof_rocm_route_versions(rel, full, num);
-
-	const char *kernel = f && f->kernel.release ? f->kernel.release : (f ? "$(uname -r)" : DESCRIBED_KERNEL);
-	struct strvec hv = STRVEC_INIT, pkgs = STRVEC_INIT;
-	var_set(&hv, "kernel", kernel);
-	for (size_t i = 0; i < o->headers.n; i++) {
-		char *pk = render(o->headers.v[i], &hv);
-		if (pk)
-			strvec_push_owned(&pkgs, pk);
-	}
-	char *pj = strvec_join(&pkgs, " ");
-	var_set(&hv, "packages", pj);
-	char *headers = o->install && pkgs.n ? render(o->install, &hv) : NULL;
-	if (!headers)
-		headers = xasprintf("# install the kernel headers and modules for %s with your package manager", kernel);
-	free(pj);
-	strvec_release(&pkgs);
-	strvec_release(&hv);
-
-	struct strvec v = STRVEC_INIT;
-	var_set(&v, "rocm_version", rel->version);
-	var_set(&v, "rocm_full", full);
-	var_set(&v, "rocm_num", num);
-	var_set(&v, "codename", o->codename ? o->codename : (f ? f->os.version_codename : NULL));
-	var_set(&v, "os_version", f ? (f->os.version_id ? f->os.version_id : o->version) : DESCRIBED_OS_VERSION);
-	var_set(&v, "os_id", f && f->os.id ? f->os.id : o->id);
-	var_set(&v, "os_name", o->name);
-	var_set(&v, "kernel", kernel);
-	var_set(&v, "headers_install", headers);
-	var_set(&v, "user", DESCRIBED_USER);
-	for (size_t i = 0; i < rt->commands.n; i++) {
-		char *c = render(rt->commands.v[i], &v);
-		if (c)
-			strvec_push_owned(cmds, c);
-		else
-			strvec_pushf(cmds, "# profile route %s/%s: unknown placeholder", rt->os, rt->rocm);
-	}
-	strvec_release(&v);
-	*headers_out = headers;
-}
-
 /* Render profile fix `id` with vars into text and commands. false when the
  * profile has no such fix. */
 static bool render_fix(const struct profiles *db, const char *id, const struct strvec *vars, char **text,
@@ -777,8 +723,9 @@ static void apply_profile_fix(struct planner *pl, const char *why, const char *i
 static void add_install_route(struct planner *pl, const struct prof_rocm *rel, const char *why)
 {
 	struct strvec cmds = STRVEC_INIT;
-	char *headers = NULL;
-	render_route(pl, rel, &cmds, &headers);
+	struct route_target t;
+	route_target_of(pl->f, &t);
+	route_render(pl->db, pl->os, rel, &t, &cmds);
 	struct strvec tv = STRVEC_INIT;
 	var_set(&tv, "os_name", pl->os->name);
 	var_set(&tv, "rocm_version", rel->version);
@@ -790,7 +737,6 @@ static void add_install_route(struct planner *pl, const struct prof_rocm *rel, c
 	free(text);
 	strvec_release(&tv);
 	strvec_release(&cmds);
-	free(headers);
 	free(pl->p->rocm);
 	pl->p->rocm = xstrdup(rel->version);
 }
@@ -1077,7 +1023,7 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 	add_install_route(pl, rel, "rocm.install");
 
 	struct strvec v = STRVEC_INIT;
-	var_set(&v, "user", DESCRIBED_USER);
+	var_set(&v, "user", ROUTE_SHELL_USER);
 	char *groups = strvec_join(&db->amd_groups, ",");
 	var_set(&v, "groups", groups);
 	free(groups);
@@ -1192,7 +1138,7 @@ static int plan_nvidia_described(struct planner *pl, const struct plan_machine *
 		return -EINVAL;
 	}
 	struct strvec v = STRVEC_INIT;
-	char *install = prof_os_nvidia_install(pl->os, "$(uname -r)", NULL);
+	char *install = prof_os_nvidia_install(pl->os, ROUTE_SHELL_KERNEL, NULL);
 	var_set(&v, "install", install);
 	apply_profile_fix(pl, "driver.nvidia", "nvidia_driver", &v);
 	strvec_release(&v);
@@ -1252,7 +1198,7 @@ static bool shell_safe(const char *v)
 {
 	if (!v)
 		return true;
-	if (!strcmp(v, "$USER") || !strcmp(v, "$(uname -r)"))
+	if (!strcmp(v, ROUTE_SHELL_USER) || !strcmp(v, ROUTE_SHELL_KERNEL))
 		return true;
 	for (const char *c = v; *c; c++)
 		if (!isalnum((unsigned char)*c) && !strchr("._,:/=+@%~ -", *c))

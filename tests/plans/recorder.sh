@@ -93,6 +93,8 @@ usermod)
 	[ "$1" = -aG ] || exit 2
 	printf '%s\n' "$2" | /usr/bin/tr ',' '\n' >>"$STATE/groups/$3" ;;
 id)
+	# the user who runs the plan (sudo keeps it in SUDO_USER)
+	[ "$1" = -un ] && { echo "${RUN_AS:-alice}"; exit 0; }
 	[ "$1" = -nG ] || exit 2
 	printf '%s ' "$2"
 	[ -f "$STATE/groups/$2" ] && /usr/bin/tr '\n' ' ' <"$STATE/groups/$2"

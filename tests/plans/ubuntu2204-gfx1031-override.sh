@@ -79,10 +79,10 @@ fi
 # Step 7 of 8 (groups): Add the user to the groups that own the GPU device
 # nodes [log in again]
 # Fixes: perm.kfd, perm.render
-# "$USER" is not in the group(s) render,video that own /dev/kfd and
-# /dev/dri/renderD*: add the user, then log out and back in.
-if ! { id -nG "$USER" | grep -qw render && id -nG "$USER" | grep -qw video; }; then
-	sudo usermod -aG render,video "$USER"
+# "${SUDO_USER:-$(id -un)}" is not in the group(s) render,video that own
+# /dev/kfd and /dev/dri/renderD*: add the user, then log out and back in.
+if ! { id -nG "${SUDO_USER:-$(id -un)}" | grep -qw render && id -nG "${SUDO_USER:-$(id -un)}" | grep -qw video; }; then
+	sudo usermod -aG render,video "${SUDO_USER:-$(id -un)}"
 	relogin_needed=yes
 fi
 
