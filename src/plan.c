@@ -50,6 +50,8 @@ static void step_release(struct plan_step *s)
 	strvec_release(&s->commands);
 	free(s->guard);
 	strvec_release(&s->manual);
+	free(s->requires);
+	free(s->requires_text);
 }
 
 void plan_release(struct plan *p)
@@ -465,6 +467,37 @@ static void add_rocm_step(struct planner *pl, const char *why, const char *rocm,
 		step_comment(s, "Reboot afterwards: the amdgpu driver it builds is loaded at the next boot.");
 	}
 	step_guard(s, rocm_guard(pl->os, rocm));
+	if (rocm) {
+		/* the release the plan installs: the PyTorch step follows it */
+		free(pl->p->rocm);
+		pl->p->rocm = xstrdup(rocm);
+	}
+}
+
+/* The pip a framework command runs: "pip", or "/venv/bin/python -m pip"
+ * when the fix names the environment's interpreter. NULL: not a pip command. */
+static char *pip_of(const char *cmd)
+{
+	const char *sub = strstr(cmd, " uninstall ");
+	if (!sub)
+		sub = strstr(cmd, " install ");
+	if (!sub || !(str_startswith(cmd, "pip ") || (cmd[0] == '/' && strstr(cmd, " -m pip "))))
+		return NULL;
+	return xstrndup(cmd, (size_t)(sub - cmd));
+}
+
+/* Where a pip command can run: its interpreter exists, or, for a bare pip,
+ * a virtual or conda environment is active (a system pip refuses with
+ * "externally-managed-environment", or is missing). */
+static char *pip_requires(const char *pip)
+{
+	if (pip[0] == '/') {
+		char *py = xstrndup(pip, strcspn(pip, " "));
+		char *r = xasprintf("[ -x %s ]", py);
+		free(py);
+		return r;
+	}
+	return xstrdup("[ -n \"${VIRTUAL_ENV:-}${CONDA_PREFIX:-}\" ] && command -v pip >/dev/null 2>&1");
 }
 
 static void add_torch_step(struct planner *pl, const char *why, const struct strvec *vars,
@@ -475,15 +508,26 @@ static void add_torch_step(struct planner *pl, const char *why, const struct str
 	for (size_t i = 0; i < cmds->n; i++)
 		step_cmd(s, cmds->v[i]);
 	step_comment(s, text);
-	step_comment(s, "Run this script in the Python environment you use (an activated virtual environment).");
+	char *pip = cmds->n ? pip_of(cmds->v[0]) : NULL;
+	if (!pip)
+		pip = xstrdup("pip");
+	if (!s->requires) {
+		s->requires = pip_requires(pip);
+		s->requires_text = pip[0] == '/' ? xasprintf("the Python environment of %.*s", (int)strcspn(pip, " "), pip)
+				   : xstrdup("an active virtual or conda environment with pip");
+	}
+	step_comment(s, pip[0] == '/' ? "It runs in that environment only: without it, the script prints the commands."
+				      : "It runs only in an active virtual or conda environment: run the script there, "
+					"or it prints the commands to run in one.");
 	const char *backend = plan_var(vars, "backend");
 	if (backend && *backend) {
 		struct strbuf g = STRBUF_INIT;
-		strbuf_addstr(&g, "pip show torch 2>/dev/null | grep -q '^Version: .*+");
+		strbuf_addf(&g, "%s show torch 2>/dev/null | grep -q '^Version: .*+", pip);
 		add_bre_literal(&g, backend);
 		strbuf_addstr(&g, "$'");
 		step_guard(s, strbuf_detach(&g));
 	}
+	free(pip);
 	const char *index = plan_var(vars, "torch_index");
 	if (index && !pl->p->torch_index)
 		pl->p->torch_index = xstrdup(index);
@@ -822,9 +866,10 @@ static void described_env(struct planner *pl, bool keep_override)
 
 /* ------------------------------------------------------------ finishing */
 
+/* plain, relogin, reboot, then the steps that run in a Python environment */
 static int step_class(const struct plan_step *s)
 {
-	return s->reboot ? 2 : s->relogin ? 1 : 0;
+	return s->requires ? 3 : s->reboot ? 2 : s->relogin ? 1 : 0;
 }
 
 static void finish(struct planner *pl)
@@ -847,7 +892,29 @@ static void finish(struct planner *pl)
 	}
 
 	/* With a MOK enrolment pending, amdgpu loads at the next boot: modprobe
-	 * would fail now ("Key was rejected by service") and stop the script. */
+	 * would fail now ("Key was rejected by service") and stop the script.
+	 * The kernel rejected a signed module, so headers asked for only because
+	 * amdgpu is not loaded are not the fix either: they join the advice for
+	 * after the reboot. */
+	struct plan_step *mok = step_find(p, "mok_enroll");
+	struct strvec after_boot = STRVEC_INIT;
+	hdr = step_find(p, "kernel_headers");
+	if (mok && hdr) {
+		bool only_amdgpu = true;
+		for (size_t i = 0; i < hdr->why.n; i++)
+			only_amdgpu &= !strcmp(hdr->why.v[i], "driver.amdgpu") || !strcmp(hdr->why.v[i], "device.present");
+		if (only_amdgpu) {
+			struct plan_step *amd = step_get(p, "amdgpu_load", RANK_AMDGPU, "Load the amdgpu kernel driver");
+			hdr = step_find(p, "kernel_headers"); /* the array may have moved */
+			for (size_t i = 0; i < hdr->commands.n; i++)
+				push_unique(&after_boot, hdr->commands.v[i]);
+			for (size_t i = 0; i < hdr->why.n; i++)
+				push_unique(&amd->why, hdr->why.v[i]);
+			step_remove(p, hdr);
+			mok = step_find(p, "mok_enroll");
+			push_unique(&mok->why, "driver.amdgpu");
+		}
+	}
 	struct plan_step *amd = step_find(p, "amdgpu_load");
 	bool defer = amd && (step_find(p, "mok_enroll") || (step_find(p, "rocm_install") &&
 							    step_find(p, "rocm_install")->reboot));
@@ -857,12 +924,15 @@ static void finish(struct planner *pl)
 			: "If amdgpu still does not load, read the kernel log:");
 		for (size_t i = 0; i < amd->why.n; i++)
 			push_unique(&n->why, amd->why.v[i]);
+		for (size_t i = 0; i < after_boot.n; i++)
+			push_unique(&n->commands, after_boot.v[i]);
 		for (size_t i = 0; i < amd->commands.n; i++)
 			push_unique(&n->commands, amd->commands.v[i]);
 		for (size_t i = 0; i < amd->manual.n; i++)
 			push_unique(&n->commands, amd->manual.v[i]);
 		step_remove(p, amd);
 	}
+	strvec_release(&after_boot);
 
 	/* stable sort: class (plain, relogin, reboot), then rank */
 	for (size_t i = 1; i < p->nsteps; i++) {
@@ -1112,7 +1182,8 @@ static void described_torch_comment(struct planner *pl, const char *index)
 		return;
 	free(s->comment);
 	s->comment = xasprintf("PyTorch built for this GPU, from %s (it replaces any other build). "
-			       "Run this script in the Python environment you use (an activated virtual environment).",
+			       "It runs only in an active virtual or conda environment: run the script there, "
+			       "or it prints the commands to run in one.",
 			       index);
 }
 
@@ -1288,6 +1359,31 @@ static void adopt_doctor_fixes(struct planner *pl)
 	}
 }
 
+/* A PyTorch step pinned to another ROCm release than the one the plan
+ * installs (the doctor judged the installed release) would break with the
+ * new one: the step takes the wheel of the release the plan ends with, and
+ * the doctor's commands stay visible in a note. */
+static void torch_follows_rocm(struct planner *pl)
+{
+	struct plan *p = pl->p;
+	struct plan_step *s = step_find(p, "torch");
+	const struct prof_rocm *goal = p->rocm ? profiles_find_rocm(pl->db, p->rocm) : NULL;
+	if (!s || !goal || !p->torch_index || (goal->torch_index && !strcmp(goal->torch_index, p->torch_index)))
+		return;
+	char *t = xasprintf("The doctor's PyTorch fix uses %s; this plan installs ROCm %s, so its PyTorch step %s. "
+			    "The doctor's fix:", p->torch_index, goal->version,
+			    goal->torch_index ? "uses that release's wheels" : "is left out (no wheel index for it)");
+	struct plan_note *n = note_add(p, "framework.torch", t);
+	free(t);
+	for (size_t i = 0; i < s->commands.n; i++)
+		push_unique(&n->commands, s->commands.v[i]);
+	step_remove(p, s);
+	free(p->torch_index);
+	p->torch_index = NULL;
+	if (goal->torch_index)
+		add_torch(pl, goal->torch_index);
+}
+
 static void explain_os(const struct planner *pl, struct strbuf *msg)
 {
 	const struct facts *f = pl->f;
@@ -1417,6 +1513,7 @@ static int plan_this_machine(struct planner *pl, struct strbuf *msg)
 			if (!same)
 				add_torch(pl, rel->torch_index);
 		}
+		torch_follows_rocm(pl);
 	} else {
 		const struct framework *t = active_torch(f);
 		if (pl->o->torch == 1 && !step_find(p, "torch") && (!t || t->backend != FW_BACKEND_CUDA)) {

@@ -35,6 +35,11 @@ struct plan_step {
 	char *guard;               /* shell condition that succeeds when the step is already
 				    * done (then the commands are skipped); NULL: always run */
 	struct strvec manual;      /* for the user, not run: current-shell unsets, diagnostics */
+	char *requires;            /* shell condition under which the commands can run (an active
+				    * Python environment with pip), or NULL; when it fails they are
+				    * printed for the user instead. Such a step comes last, and its
+				    * commands failing does not stop the script. */
+	char *requires_text;       /* that condition in words */
 	bool needs_root;           /* some command uses sudo */
 	bool reboot, relogin;      /* takes effect after a reboot / a new login */
 	int rank;                  /* order within its class (internal) */

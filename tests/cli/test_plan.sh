@@ -95,10 +95,11 @@ for k in ("target", "steps", "notes", "reboot", "relogin", "profiles_version"):
     assert k in d, k
 ids = [s["id"] for s in d["steps"]]
 assert len(ids) == len(set(ids)), f"duplicate step ids {ids}"
-klass = [2 if s["reboot"] else 1 if s["relogin"] else 0 for s in d["steps"]]
-assert klass == sorted(klass), f"reboot/relogin steps are not last: {ids}"
+klass = [3 if s["requires"] else 2 if s["reboot"] else 1 if s["relogin"] else 0 for s in d["steps"]]
+assert klass == sorted(klass), f"reboot/relogin steps, then Python environment steps, are not last: {ids}"
 for s in d["steps"]:
-    for k in ("id", "title", "why", "commands", "guard", "needs_root", "reboot", "relogin", "manual", "comment"):
+    for k in ("id", "title", "why", "commands", "guard", "needs_root", "reboot", "relogin", "manual", "comment",
+              "requires"):
         assert k in s, f"{s['id']}: no {k}"
     assert s["why"], f"{s['id']}: no check ID says why"
     real = [c for c in s["commands"] if not c.startswith("#")]
@@ -158,11 +159,14 @@ done
 
 # ---- idempotence: run each plan twice among recorders; the second run changes nothing
 RECORDED="sudo apt-get dnf zypper crb dpkg-query rpm usermod id modprobe lsmod update-grub grub2-mkconfig
-	mokutil pip wget curl amdgpu-install ubuntu-drivers uname grep sed"
+	mokutil pip wget curl amdgpu-install ubuntu-drivers uname grep sed mktemp rm dpkg-deb tee sh"
 sandbox_run() {
 	local name=$1 sb=$T/sb-$1
 	rm -rf "$sb"
-	mkdir -p "$sb/bin" "$sb/state" "$sb/root/etc/default" "$sb/home"
+	mkdir -p "$sb/bin" "$sb/state" "$sb/root/etc/default" "$sb/home" "$sb/root/var/lib/dkms" \
+		"$sb/root/var/lib/shim-signed/mok"
+	: >"$sb/root/var/lib/dkms/mok.pub"
+	: >"$sb/root/var/lib/shim-signed/mok/MOK.der"
 	cp "$PLANS/recorder.sh" "$sb/recorder"
 	chmod +x "$sb/recorder"
 	local c
@@ -173,7 +177,7 @@ sandbox_run() {
 	local i
 	(cd "$sb" && find home root -type f -print0 | sort -z | xargs -0 md5sum) >"$sb/files.0"
 	for i in 1 2; do
-		env -i PATH="$sb/bin" HOME="$sb/home" USER=alice STATE="$sb/state" ROOT="$sb/root" \
+		env -i PATH="$sb/bin" HOME="$sb/home" USER=alice VIRTUAL_ENV="$sb/venv" STATE="$sb/state" ROOT="$sb/root" \
 			/bin/sh "$T/$name.sh" >"$sb/out.$i" 2>"$sb/err.$i" ||
 			{ fail "plan $name: run $i failed"; cat "$sb/err.$i" >&2; return; }
 		if [ -f "$sb/state/changes" ]; then mv "$sb/state/changes" "$sb/changes.$i"; else : >"$sb/changes.$i"; fi
@@ -185,7 +189,7 @@ sandbox_run() {
 	json_get "$T/$name.json" '"\n".join(s["guard"] for s in d["steps"] if s["guard"] and not s["id"] == "kernel_check")' >"$sb/guards"
 	while IFS= read -r g; do
 		[ -n "$g" ] || continue
-		env -i PATH="$sb/bin" HOME="$sb/home" USER=alice STATE="$sb/state" ROOT="$sb/root" /bin/sh -c "$g" ||
+		env -i PATH="$sb/bin" HOME="$sb/home" USER=alice VIRTUAL_ENV="$sb/venv" STATE="$sb/state" ROOT="$sb/root" /bin/sh -c "$g" ||
 			fail "plan $name: after a run, the guard still says to do it: $g"
 	done <"$sb/guards"
 	local steps

@@ -44,11 +44,58 @@ apt-get|dnf|zypper)
 crb|update-grub|grub2-mkconfig) change "$@" ;;
 wget|curl)
 	change "$@"
+	out=''
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-O|-o) shift; out=$1 ;;
+		http*) printf '%s\n' "$1" >"$STATE/last_url" ;;
+		esac
+		shift
+	done
+	# the download lands where the plan asked, which must be a private
+	# directory of this run (mktemp -d below)
+	if [ -n "$out" ]; then
+		case $out in
+		"$STATE"/tmp.*/*) /bin/cat "$STATE/last_url" >"$out" ;;
+		*) echo "recorder: $name writes outside a private directory: $out" >&2; exit 1 ;;
+		esac
+	fi ;;
+mktemp)
+	[ "${1:-}" = -d ] || exit 2
+	n=0
+	while [ -e "$STATE/tmp.$n" ]; do n=$((n + 1)); done
+	/bin/mkdir -m 700 "$STATE/tmp.$n"
+	echo "$STATE/tmp.$n" ;;
+rm)
+	# only what this run made
 	for a in "$@"; do
 		case $a in
-		http*) printf '%s\n' "$a" >"$STATE/last_url" ;;
+		-*) ;;
+		"$STATE"/tmp.*) /bin/rm -rf "$a" ;;
+		*) echo "recorder: rm outside the run's directories: $a" >&2; exit 1 ;;
 		esac
 	done ;;
+dpkg-deb)
+	# --field FILE Package: a downloaded installer names its package
+	[ "$1" = --field ] && [ -f "$2" ] || { echo "dpkg-deb: cannot read $2" >&2; exit 2; }
+	case $(/bin/cat "$2") in
+	*/amdgpu-install*) echo amdgpu-install ;;
+	*) echo unknown ;;
+	esac ;;
+tee)
+	change "$@"
+	for a in "$@"; do
+		case $a in
+		-*) ;;
+		/etc/*) /bin/mkdir -p "$ROOT${a%/*}"; /bin/cat >"$ROOT$a" ;;
+		*) echo "recorder: tee outside /etc: $a" >&2; exit 1 ;;
+		esac
+	done ;;
+sh)
+	# sudo sh -c 'test -f KEY ...': files under /var and /etc are the sandbox's
+	[ "$1" = -c ] || exit 2
+	script=$(printf '%s\n' "$2" | /bin/sed -e "s| /var/| $ROOT/var/|g" -e "s| /etc/| $ROOT/etc/|g")
+	exec /bin/sh -c "$script" ;;
 amdgpu-install)
 	change "$@"
 	[ -f "$STATE/pkgs/amdgpu-install" ] || { echo "amdgpu-install: not installed" >&2; exit 127; }

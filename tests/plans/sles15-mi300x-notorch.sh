@@ -76,6 +76,10 @@ if ! rpm -q --qf '%{VERSION}' rocm-core 2>/dev/null | grep -q '^7\.2\.'; then
 	reboot_needed=yes
 fi
 
+echo 'rocmcheck plan: by hand, in the shell you work in (a script cannot do it for you):' >&2
+echo '  unset HIP_LAUNCH_BLOCKING AMD_SERIALIZE_KERNEL AMD_SERIALIZE_COPY CUDA_LAUNCH_BLOCKING' >&2
+echo '  unset HSA_OVERRIDE_GFX_VERSION' >&2
+
 if [ "$relogin_needed" = yes ]; then
 	echo 'rocmcheck plan: log out and back in so that the new group membership applies' >&2
 fi

@@ -457,12 +457,15 @@ static void tl_error(struct tl *t, const char *path, const char *message)
 }
 
 /* Annotate (once) and run one check; returns how many results it added. */
-/* A profile placeholder left in a command: "{" that is not the shell's "${". */
+/* A profile placeholder left in a command: "{name}", not the shell's
+ * "${VAR}" or "{ list; }". */
 static bool tl_unfilled(const char *cmd)
 {
-	for (const char *c = strchr(cmd, '{'); c; c = strchr(c + 1, '{'))
-		if (c == cmd || c[-1] != '$')
+	for (const char *c = strchr(cmd, '{'); c; c = strchr(c + 1, '{')) {
+		size_t n = strspn(c + 1, "abcdefghijklmnopqrstuvwxyz_");
+		if ((c == cmd || c[-1] != '$') && n && c[1 + n] == '}')
 			return true;
+	}
 	return false;
 }
 

@@ -114,7 +114,7 @@ static void assert_well_formed(const struct plan *p)
 	int last_class = 0;
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
-		int c = s->reboot ? 2 : s->relogin ? 1 : 0;
+		int c = s->requires ? 3 : s->reboot ? 2 : s->relogin ? 1 : 0;
 		assert_true(c >= last_class);
 		last_class = c;
 		assert_true(s->why.n > 0);
@@ -298,11 +298,17 @@ static void test_fixtures(void **state)
 	assert_string_equal(find_step(&p, "env_clean_bashrc")->manual.v[0], "unset HIP_LAUNCH_BLOCKING");
 	plan_release(&p);
 
-	/* Secure Boot: modprobe would fail before the key is enrolled */
+	/* Secure Boot: modprobe would fail before the key is enrolled ("Key was
+	 * rejected by service"), and headers do not help: the key is the fix,
+	 * Ubuntu's DKMS key, tested before it is imported */
 	assert_int_equal(from_fixture("amd-rx7900xt-ubuntu2404-secureboot", NULL, &p, &msg), 0);
 	assert_null(find_step(&p, "amdgpu_load"));
-	assert_non_null(find_step(&p, "kernel_headers"));
+	assert_null(find_step(&p, "kernel_headers"));
 	assert_string_equal(p.steps[p.nsteps - 1].id, "mok_enroll");
+	s = find_step(&p, "mok_enroll");
+	assert_true(strvec_contains(&s->why, "driver.amdgpu"));
+	assert_true(strvec_contains(&s->commands, "sudo mokutil --import /var/lib/shim-signed/mok/MOK.der"));
+	assert_non_null(strstr(s->commands.v[0], "test -f /var/lib/shim-signed/mok/MOK.der"));
 	plan_release(&p);
 
 	/* --rocm on a working machine: the route of that release */
@@ -312,8 +318,12 @@ static void test_fixtures(void **state)
 	assert_non_null(s);
 	assert_non_null(strstr(s->guard, "'^6\\.4\\.'"));
 	assert_true(strvec_contains(&s->commands, "sudo amdgpu-install -y --usecase=rocm"));
-	assert_true(strvec_contains(&s->commands, "wget -O /tmp/amdgpu-install.deb https://repo.radeon.com/"
+	assert_true(strvec_contains(&s->commands, "wget -O \"$rocm_dl/amdgpu-install.deb\" https://repo.radeon.com/"
 				    "amdgpu-install/6.4.3/ubuntu/jammy/amdgpu-install_6.4.60403-1_all.deb"));
+	/* a private download directory, and the package checked before sudo installs it */
+	assert_true(strvec_contains(&s->commands, "rocm_dl=$(mktemp -d)"));
+	for (size_t i = 0; i < s->commands.n; i++)
+		assert_null(strstr(s->commands.v[i], "/tmp/"));
 	/* and the PyTorch wheel of that release replaces the 6.1 one */
 	assert_non_null(find_step(&p, "torch"));
 	plan_release(&p);
