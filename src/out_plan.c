@@ -303,3 +303,54 @@ int out_plan_json(FILE *fp, const struct plan *p)
 	json_decref(doc);
 	return rc;
 }
+
+/* done, pending, or warn: an advisory step that only warns is never pending */
+static const char *check_status(const struct plan_step *s, bool done)
+{
+	return done ? "done" : s->advisory ? "warn" : "pending";
+}
+
+int out_plan_check_text(FILE *fp, const struct plan *p, const bool *done)
+{
+	size_t pending = 0, w = 0;
+	for (size_t i = 0; i < p->nsteps; i++) {
+		pending += !done[i] && !p->steps[i].advisory;
+		size_t n = strlen(p->steps[i].id);
+		w = n > w ? n : w;
+	}
+	if (!p->nsteps)
+		fputs("rocmcheck plan --check: no step is needed\n", fp);
+	else
+		fprintf(fp, "rocmcheck plan --check: %zu of %zu step%s pending\n", pending, p->nsteps,
+			p->nsteps == 1 ? "" : "s");
+	for (size_t i = 0; i < p->nsteps; i++)
+		fprintf(fp, "  %-8s %-*s  %s\n", check_status(&p->steps[i], done[i]), (int)w, p->steps[i].id,
+			p->steps[i].title);
+	return ferror(fp) ? -EIO : 0;
+}
+
+int out_plan_check_json(FILE *fp, const struct plan *p, const bool *done)
+{
+	json_t *doc = json_object();
+	size_t pending = 0, ndone = 0;
+	json_object_set_new(doc, "schema", json_string("rocmcheck.plan-check/1"));
+	json_object_set_new(doc, "profiles_version", out_json_str(p->db_version));
+	json_t *steps = json_array();
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "id", json_string(s->id));
+		json_object_set_new(o, "title", json_string(s->title));
+		json_object_set_new(o, "status", json_string(check_status(s, done[i])));
+		json_object_set_new(o, "guard", out_json_str(s->guard));
+		json_array_append_new(steps, o);
+		pending += !done[i] && !s->advisory;
+		ndone += done[i];
+	}
+	json_object_set_new(doc, "steps", steps);
+	json_object_set_new(doc, "pending", json_integer((json_int_t)pending));
+	json_object_set_new(doc, "done", json_integer((json_int_t)ndone));
+	int rc = out_json_write(fp, doc);
+	json_decref(doc);
+	return rc;
+}

@@ -5,9 +5,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "checks.h"
 #include "route.h"
@@ -1078,6 +1081,7 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 			struct plan_step *s = step_get(pl->p, "kernel_check", RANK_KERNEL, title);
 			free(title);
 			push_unique(&s->why, "system.kernel");
+			s->advisory = true;
 			step_cmd(s, e.buf);
 			step_guard(s, strbuf_detach(&g));
 			step_comment(s, "Only a warning: the DKMS build of the amdgpu driver may fail on other series.");
@@ -1581,6 +1585,54 @@ int plan_build(const struct profiles *db, const struct facts *f, const struct re
 		finish(&pl);
 	planner_release(&pl);
 	return rc;
+}
+
+/* ------------------------------------------------------------- --check */
+
+/* 1 when `guard` succeeds in /bin/sh, 0 when it fails, -errno when it
+ * could not run. */
+static int guard_holds(const char *guard)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execl("/bin/sh", "sh", "-c", guard, (char *)NULL);
+		_exit(127);
+	}
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127 && access("/bin/sh", X_OK) < 0)
+		return -ENOENT;
+	return WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
+}
+
+int plan_check(const struct plan *p, bool *done, struct strbuf *err)
+{
+	int pending = 0;
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		done[i] = !s->commands.n;
+		if (s->guard) {
+			/* the guard succeeds when the step is done */
+			int rc = guard_holds(s->guard);
+			if (rc < 0) {
+				strbuf_addf(err, "cannot run the guard of step %s with /bin/sh: %s", s->id, strerror(-rc));
+				return rc;
+			}
+			done[i] = rc == 1;
+		}
+		pending += !done[i] && !s->advisory;
+	}
+	return pending;
 }
 
 /* ------------------------------------------------------- --os and --gpu */

@@ -42,6 +42,7 @@ struct plan_step {
 	char *requires_text;       /* that condition in words */
 	bool needs_root;           /* some command uses sudo */
 	bool reboot, relogin;      /* takes effect after a reboot / a new login */
+	bool advisory;             /* it only warns (kernel series): --check does not count it pending */
 	int rank;                  /* order within its class (internal) */
 };
 
@@ -105,8 +106,19 @@ int plan_build(const struct profiles *db, const struct facts *f, const struct re
 /* The value of `name` in such a pair list, or NULL. */
 const char *plan_var(const struct strvec *vars, const char *name);
 
+/* Run every step's guard on this machine (/bin/sh -c, no input, output
+ * discarded) and set done[i] for step i: its guard holds, or it has no
+ * command to run. Runs nothing else. Returns the number of pending steps
+ * (an advisory step whose guard fails is not done, but not pending either),
+ * or a negative errno when a guard could not be run at all (`err` says
+ * why). */
+int plan_check(const struct plan *p, bool *done, struct strbuf *err);
+
 /* Renderers (out_plan.c). Return 0, or -EIO when writing failed. */
 int out_plan_sh(FILE *fp, const struct plan *p);
 int out_plan_json(FILE *fp, const struct plan *p);
+/* What plan_check found: one line per step, or JSON (rocmcheck.plan-check/1). */
+int out_plan_check_text(FILE *fp, const struct plan *p, const bool *done);
+int out_plan_check_json(FILE *fp, const struct plan *p, const bool *done);
 
 #endif

@@ -275,6 +275,10 @@ usage_error plan --os ubuntu-22.04 --gpu gfx1100 --rocm latest
 usage_error plan --os ubuntu-22.04 --gpu "RTX 4090" --rocm 6.2
 usage_error --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" plan --os ubuntu-22.04 --gpu gfx1100
 usage_error plan --bogus
+usage_error --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" plan --check
+run 0 plan --help
+assert_out_has '--check'
+
 run 0 plan --help
 assert_out_has '--os ID-VERSION'
 
