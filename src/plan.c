@@ -552,6 +552,20 @@ static void add_env_unset(struct planner *pl, const struct strvec *vars, const s
 		push_unique(&pl->unsets, cmds->v[i]);
 }
 
+/* "a && b && c" as the commands a, b, c (appended to out). */
+static void split_and_list(const char *cmd, struct strvec *out)
+{
+	for (const char *p = cmd;;) {
+		const char *amp = strstr(p, " && ");
+		if (!amp) {
+			strvec_push(out, p);
+			return;
+		}
+		strvec_push_owned(out, xstrndup(p, (size_t)(amp - p)));
+		p = amp + 4;
+	}
+}
+
 /* One fix of the doctor (or of a described machine), by profile fix id. */
 static void apply_fix(struct planner *pl, const char *why, const char *fix_id, const struct strvec *vars,
 		      const struct strvec *cmds, const char *text, bool reboot, bool relogin)
@@ -580,15 +594,22 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 		push_unique(&s->why, why);
 		s->reboot |= reboot;
 		step_comment(s, text);
-		for (size_t i = 0; i < cmds->n; i++) {
-			step_cmd(s, cmds->v[i]);
-			struct strvec pkgs = STRVEC_INIT;
-			install_packages(pl->os, cmds->v[i], &pkgs);
-			/* a tool that picks the driver package itself (ubuntu-drivers,
-			 * dnf module streams): the driver's own command tells */
-			step_guard(s, pkgs.n ? pkg_guard(pl->os, &pkgs) : xstrdup("command -v nvidia-smi >/dev/null 2>&1"));
-			strvec_release(&pkgs);
-		}
+		/* The fix joins the OS's driver commands with &&, to paste as one
+		 * line. In a script each is a line of its own: under set -e a
+		 * failure in the middle of an && list does not stop the script. */
+		struct strvec parts = STRVEC_INIT;
+		for (size_t i = 0; i < cmds->n; i++)
+			split_and_list(cmds->v[i], &parts);
+		for (size_t i = 0; i < parts.n; i++)
+			step_cmd(s, parts.v[i]);
+		struct strvec pkgs = STRVEC_INIT;
+		if (parts.n == 1)
+			install_packages(pl->os, parts.v[0], &pkgs);
+		/* a tool that picks the driver package itself (ubuntu-drivers,
+		 * dnf module streams): the driver's own command tells */
+		step_guard(s, pkgs.n ? pkg_guard(pl->os, &pkgs) : xstrdup("command -v nvidia-smi >/dev/null 2>&1"));
+		strvec_release(&pkgs);
+		strvec_release(&parts);
 	} else if (!strcmp(fix_id, "hsa_override_unset") || !strcmp(fix_id, "visible_devices") ||
 		   !strcmp(fix_id, "launch_blocking")) {
 		push_unique(&pl->env_why, why);

@@ -22,7 +22,7 @@ pkg_install() {
 	nvidia-driver*|nvidia-open*|cuda-drivers*|akmod-nvidia*)
 		printf '1.0\n' >"$STATE/pkgs/$1"
 		nvidia_smi ;;
-	*) printf '1.0\n' >"$STATE/pkgs/$1" ;;
+	*) printf '1.0\n' >"$STATE/pkgs/${1##*/}" ;;
 	esac
 }
 
@@ -37,7 +37,9 @@ apt-get|dnf|zypper)
 	change "$@"
 	for a in "$@"; do
 		case $a in
-		-*|install|update|refresh) ;;
+		-*|install|update|refresh|module|config-manager|addrepo) ;;
+		http*://*.repo) ;;
+		http*://*) pkg_install "$a" ;;
 		*) pkg_install "$a" ;;
 		esac
 	done ;;
@@ -124,6 +126,7 @@ dpkg-query)
 	*Version*) printf '%s' "$(/bin/cat "$STATE/pkgs/$pkg")" ;;
 	esac ;;
 rpm)
+	[ "${1:-}" = -E ] && { echo 41; exit 0; }
 	qf='' pkg=''
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -158,6 +161,14 @@ mokutil)
 	esac
 	: ;;
 pip)
+	# a distribution's pip outside a virtual environment (PEP 668)
+	case $1 in
+	install|uninstall)
+		if [ -z "${VIRTUAL_ENV:-}" ]; then
+			echo "error: externally-managed-environment" >&2
+			exit 1
+		fi ;;
+	esac
 	case $1 in
 	show) [ -f "$STATE/torch" ] || exit 1; echo "Name: torch"; echo "Version: $(/bin/cat "$STATE/torch")" ;;
 	uninstall) change "$@"; /bin/rm -f "$STATE/torch" ;;

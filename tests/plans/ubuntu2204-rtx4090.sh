@@ -53,7 +53,9 @@ fi
 # The NVIDIA kernel driver is not loaded: install the NVIDIA driver the way
 # the distribution documents it (the commands below), then reboot.
 if ! command -v nvidia-smi >/dev/null 2>&1; then
-	sudo apt-get update && sudo apt-get install -y ubuntu-drivers-common && sudo ubuntu-drivers install
+	sudo apt-get update
+	sudo apt-get install -y ubuntu-drivers-common
+	sudo ubuntu-drivers install
 	reboot_needed=yes
 fi
 

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,123 @@ static void test_fixtures(void **state)
 	strbuf_release(&msg);
 }
 
+/* The step a profile fix becomes when its commands run as they are. */
+static const char *step_of_fix(const char *fix_id)
+{
+	static const char *const map[][2] = {
+		{ "rocm_install", "rocm_install" }, { "groups", "groups" }, { "mok_enroll", "mok_enroll" },
+		{ "nvidia_driver", "nvidia_driver" }, { "iommu_pt", "iommu_pt" }, { "nouveau", "nouveau" },
+		{ "torch_reinstall", "torch" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (!strcmp(map[i][0], fix_id))
+			return map[i][1];
+	return NULL;
+}
+
+/* One source for advice: on every fixture, a doctor's fix and the plan
+ * step for the same problem are the same commands in the same order (an
+ * "a && b" line of a fix is the step's lines a and b), or the doctor's
+ * commands are in a note that says why the plan differs. */
+static void test_fix_equals_step(void **state)
+{
+	(void)state;
+	DIR *d = opendir(FIXTURES_DIR);
+	assert_non_null(d);
+	struct dirent *e;
+	size_t compared = 0, fixtures = 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *dir = xasprintf("%s/%s", FIXTURES_DIR, e->d_name);
+		struct sysroot sr;
+		if (sysroot_open(&sr, dir) < 0) {
+			free(dir);
+			continue;
+		}
+		fixtures++;
+		struct facts f;
+		memset(&f, 0, sizeof(f));
+		facts_gather(&f, &sr);
+		inventory_annotate(&f, db);
+		struct check_ctx ctx = { .facts = &f, .db = db, .live = false, .level = "quick" };
+		struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
+		struct report r;
+		report_init(&r, &f, db);
+		checks_run(&ctx, &flt, false, &r);
+		report_finish(&r);
+		struct plan p;
+		struct strbuf msg = STRBUF_INIT;
+		if (plan_build(db, &f, &r, NULL, NULL, &p, &msg) == 0) {
+			for (size_t i = 0; i < r.nresults; i++) {
+				const struct check_result *res = &r.results[i];
+				if ((res->status != ST_WARN && res->status != ST_FAIL) || res->fix.nrefs != 1 ||
+				    !res->fix.commands.n)
+					continue;
+				const char *sid = step_of_fix(res->fix.refs[0].id);
+				const struct plan_step *s = sid ? find_step(&p, sid) : NULL;
+				if (!s || !strvec_contains(&s->why, res->def->id))
+					continue;
+				struct strvec want = STRVEC_INIT;
+				for (size_t k = 0; k < res->fix.commands.n; k++) {
+					const char *c = res->fix.commands.v[k];
+					for (const char *amp; (amp = strstr(c, " && ")); c = amp + 4)
+						strvec_push_owned(&want, xstrndup(c, (size_t)(amp - c)));
+					strvec_push(&want, c);
+				}
+				if (want.n != s->commands.n)
+					fail_msg("%s: %s: the fix has %zu commands, step %s %zu", e->d_name, res->def->id,
+						 want.n, sid, s->commands.n);
+				for (size_t k = 0; k < want.n; k++)
+					if (strcmp(want.v[k], s->commands.v[k]))
+						fail_msg("%s: %s: fix \"%s\", step %s \"%s\"", e->d_name, res->def->id,
+							 want.v[k], sid, s->commands.v[k]);
+				strvec_release(&want);
+				compared++;
+			}
+			plan_release(&p);
+		} else {
+			plan_release(&p);
+		}
+		strbuf_release(&msg);
+		report_release(&r);
+		facts_release(&f);
+		sysroot_release(&sr);
+		free(dir);
+	}
+	closedir(d);
+	assert_true(fixtures >= 15);
+	assert_true(compared >= 5);
+}
+
+/* The PyTorch wheel follows the ROCm release the plan installs, not the
+ * installed one the doctor judged. */
+static void test_torch_follows_rocm(void **state)
+{
+	(void)state;
+	struct plan p;
+	struct strbuf msg = STRBUF_INIT;
+	struct plan_opts o = { "6.4", -1 };
+	assert_int_equal(from_fixture("amd-rx7900xtx-ubuntu2204-cudatorch", &o, &p, &msg), 0);
+	assert_string_equal(p.rocm, "6.4");
+	assert_string_equal(p.torch_index, "https://download.pytorch.org/whl/rocm6.4");
+	const struct plan_step *s = find_step(&p, "torch");
+	assert_non_null(s);
+	for (size_t i = 0; i < s->commands.n; i++)
+		assert_null(strstr(s->commands.v[i], "rocm6.2"));
+	/* last, and only in a Python environment */
+	assert_ptr_equal(s, &p.steps[p.nsteps - 1]);
+	assert_non_null(s->requires);
+	/* the doctor's rocm6.2 fix is shown, in a note */
+	bool noted = false;
+	for (size_t i = 0; i < p.nnotes; i++)
+		for (size_t k = 0; k < p.notes[i].commands.n; k++)
+			noted |= strstr(p.notes[i].commands.v[k], "whl/rocm6.2") != NULL;
+	assert_true(noted);
+	plan_release(&p);
+	strbuf_release(&msg);
+}
+
 static void test_renderers(void **state)
 {
 	(void)state;
@@ -378,6 +496,8 @@ int main(void)
 		cmocka_unit_test(test_described_amd),
 		cmocka_unit_test(test_described_nvidia),
 		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_fix_equals_step),
+		cmocka_unit_test(test_torch_follows_rocm),
 		cmocka_unit_test(test_renderers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
