@@ -60,12 +60,17 @@ for os in $oses; do
 	plans+=("os-$os-rtx4090|plan;--os;$os;--gpu;RTX 4090")
 done
 
-# os-release of an OS key: "ubuntu-24.04" -> ID=ubuntu VERSION_ID="24.04"
+# os-release of an OS key: "ubuntu-24.04" -> ID=ubuntu VERSION_ID="24.04";
+# point releases as the distributions write them (RHEL 9.4, SLES 15.6)
 os_release() {
 	local key=$1 id ver
 	case $key in
-	*-*) id=${key%-*} ver=${key##*-} ;;
+	rhel-8) id=rhel ver=8.10 ;;
+	rhel-9) id=rhel ver=9.4 ;;
+	rhel-10) id=rhel ver=10.0 ;;
+	sles-15) id=sles ver=15.6 ;;
 	fedora) id=fedora ver=41 ;;
+	*-*) id=${key%-*} ver=${key##*-} ;;
 	*) id=$key ver=1 ;;
 	esac
 	printf 'ID=%s\nVERSION_ID="%s"\n' "$id" "$ver"
@@ -220,6 +225,25 @@ for entry in "${plans[@]}"; do
 	nplans=$((nplans + 1))
 	ntests=$((ntests + 1))
 done
+
+# Secure Boot without the DKMS key: the plan stops, saying so, and imports nothing
+name=fixture-amd-rx7900xt-ubuntu2404-secureboot
+if [ -f "$T/$name.run" ]; then
+	sandbox nokey
+	sb=$RUNROOT/nokey
+	"$ROCMCHECK" --sysroot "$TESTS_DIR/fixtures/${name#fixture-}" plan >"$sb/plan.sh"
+	rm "$sb/root/var/lib/shim-signed/mok/MOK.der"
+	own "$sb"
+	if run_plan "$sb" 1; then
+		fail "secure boot without the key file: the plan went on"
+	fi
+	grep -q 'no DKMS signing key .*/var/lib/shim-signed/mok/MOK.der' "$sb/err.1" ||
+		{ fail "secure boot without the key file: no message"; cat "$sb/err.1" >&2; }
+	grep -q '^mokutil --import' "$sb/changes.1" && fail "secure boot without the key file: mokutil --import ran"
+	ntests=$((ntests + 1))
+else
+	fail "$name: its plan did not run"
+fi
 
 # every expected list belongs to a plan that ran
 for f in "$PLANS"/*.run; do
