@@ -3,8 +3,9 @@
  * as a POSIX shell script or as JSON (out_plan.c).
  *
  * Where the commands come from: every command of a plan is a profile fix
- * template (profiles/fixes.ini) or an install route (profiles/routes.ini),
- * rendered with the same values the checks use. For this machine (or a
+ * template (profiles/fixes.ini) or an install route (profiles/routes.ini,
+ * rendered by route.c, the renderer the checks' fixes use too), filled with
+ * the same values the checks use. For this machine (or a
  * sysroot) the planner reads the doctor's results: each result records the
  * profile fixes behind it and the values they were filled with (struct
  * fix_ref in report.h), and the planner builds the step, with its guard,

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checks.h"
 #include "plan.h"
@@ -244,29 +245,43 @@ static void test_described_nvidia(void **state)
 	strbuf_release(&msg);
 }
 
-/* A fixture through facts and checks, the way `rocmcheck plan --sysroot` does. */
-static int from_fixture(const char *name, const struct plan_opts *o, struct plan *p, struct strbuf *msg)
+/* A fixture read and judged, the way `rocmcheck plan --sysroot` does. */
+struct judged {
+	struct sysroot sr;
+	struct facts f;
+	struct report r;
+};
+
+static void judge(struct judged *j, const char *name)
 {
 	char *dir = xasprintf("%s/%s", FIXTURES_DIR, name);
-	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, dir), 0);
-	struct facts f;
-	memset(&f, 0, sizeof(f));
-	facts_gather(&f, &sr);
-	inventory_annotate(&f, db);
-	struct check_ctx ctx = { .facts = &f, .db = db, .live = false, .level = "quick" };
+	assert_int_equal(sysroot_open(&j->sr, dir), 0);
+	free(dir);
+	memset(&j->f, 0, sizeof(j->f));
+	facts_gather(&j->f, &j->sr);
+	inventory_annotate(&j->f, db);
+	struct check_ctx ctx = { .facts = &j->f, .db = db, .live = false, .level = "quick" };
 	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
-	struct report r;
-	report_init(&r, &f, db);
-	checks_run(&ctx, &flt, false, &r);
-	report_finish(&r);
-	int rc = plan_build(db, &f, &r, NULL, o, p, msg);
+	report_init(&j->r, &j->f, db);
+	checks_run(&ctx, &flt, false, &j->r);
+	report_finish(&j->r);
+}
+
+static void judged_release(struct judged *j)
+{
+	report_release(&j->r);
+	facts_release(&j->f);
+	sysroot_release(&j->sr);
+}
+
+static int from_fixture(const char *name, const struct plan_opts *o, struct plan *p, struct strbuf *msg)
+{
+	struct judged j;
+	judge(&j, name);
+	int rc = plan_build(db, &j.f, &j.r, NULL, o, p, msg);
 	if (rc == 0)
 		assert_well_formed(p);
-	report_release(&r);
-	facts_release(&f);
-	sysroot_release(&sr);
-	free(dir);
+	judged_release(&j);
 	return rc;
 }
 
@@ -371,28 +386,19 @@ static void test_fix_equals_step(void **state)
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		char *dir = xasprintf("%s/%s", FIXTURES_DIR, e->d_name);
-		struct sysroot sr;
-		if (sysroot_open(&sr, dir) < 0) {
-			free(dir);
+		char *dot = xasprintf("%s/%s/.rocmcheck", FIXTURES_DIR, e->d_name);
+		bool fixture = access(dot, F_OK) == 0;
+		free(dot);
+		if (!fixture)
 			continue;
-		}
 		fixtures++;
-		struct facts f;
-		memset(&f, 0, sizeof(f));
-		facts_gather(&f, &sr);
-		inventory_annotate(&f, db);
-		struct check_ctx ctx = { .facts = &f, .db = db, .live = false, .level = "quick" };
-		struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
-		struct report r;
-		report_init(&r, &f, db);
-		checks_run(&ctx, &flt, false, &r);
-		report_finish(&r);
+		struct judged j;
+		judge(&j, e->d_name);
 		struct plan p;
 		struct strbuf msg = STRBUF_INIT;
-		if (plan_build(db, &f, &r, NULL, NULL, &p, &msg) == 0) {
-			for (size_t i = 0; i < r.nresults; i++) {
-				const struct check_result *res = &r.results[i];
+		if (plan_build(db, &j.f, &j.r, NULL, NULL, &p, &msg) == 0) {
+			for (size_t i = 0; i < j.r.nresults; i++) {
+				const struct check_result *res = &j.r.results[i];
 				if ((res->status != ST_WARN && res->status != ST_FAIL) || res->fix.nrefs != 1 ||
 				    !res->fix.commands.n)
 					continue;
@@ -417,15 +423,10 @@ static void test_fix_equals_step(void **state)
 				strvec_release(&want);
 				compared++;
 			}
-			plan_release(&p);
-		} else {
-			plan_release(&p);
 		}
+		plan_release(&p);
 		strbuf_release(&msg);
-		report_release(&r);
-		facts_release(&f);
-		sysroot_release(&sr);
-		free(dir);
+		judged_release(&j);
 	}
 	closedir(d);
 	assert_true(fixtures >= 15);
