@@ -25,9 +25,6 @@ RECORDED="sudo apt-get dnf zypper crb dpkg-query rpm usermod id modprobe lsmod u
 	mokutil wget curl amdgpu-install ubuntu-drivers uname grep sed mktemp rm dpkg-deb tee sh"
 
 # ---- isolation
-RUNROOT=$(mktemp -d "${TMPDIR:-/tmp}/rocmcheck-planrun.XXXXXX")
-trap 'rm -rf "$T" "$RUNROOT"' EXIT
-chmod 755 "$RUNROOT"
 ISO=()
 if [ "$(id -u)" = 0 ]; then
 	if ! command -v setpriv >/dev/null; then
@@ -42,6 +39,22 @@ elif unshare -r -n true 2>/dev/null; then
 	ISO=(unshare -r -n)
 fi
 own() { [ "$(id -u)" = 0 ] && chown -R 65534:65534 "$@"; return 0; }
+# a directory the unprivileged user reaches (TMPDIR may be root's alone)
+RUNROOT=
+for base in "${TMPDIR:-/tmp}" /tmp; do
+	RUNROOT=$(mktemp -d "$base/rocmcheck-planrun.XXXXXX") || continue
+	chmod 755 "$RUNROOT"
+	own "$RUNROOT"
+	"${ISO[@]}" /bin/sh -c "test -w '$RUNROOT'" 2>/dev/null && break
+	rm -rf "$RUNROOT"
+	RUNROOT=
+done
+[ -n "$RUNROOT" ] || { echo "skip: no directory the unprivileged user can write" >&2; exit 77; }
+trap 'rm -rf "$T" "$RUNROOT"' EXIT
+# the binary too: the checkout may be in a directory only root can read
+cp "$ROCMCHECK" "$RUNROOT/rocmcheck"
+chmod 755 "$RUNROOT/rocmcheck"
+ROCMCHECK_RUN=$RUNROOT/rocmcheck
 probe=/etc/rocmcheck-planrun-probe.$$
 if "${ISO[@]}" /bin/sh -c "echo x >$probe" 2>/dev/null || [ -e "$probe" ]; then
 	rm -f "$probe"
@@ -149,7 +162,7 @@ for entry in "${plans[@]}"; do
 	described=
 	case $name in os-*) described=yes ;; esac
 	if [ -n "$described" ]; then
-		in_sandbox "$sb" -- "$ROCMCHECK" "${args[@]}" --check >"$sb/check.0" 2>&1
+		in_sandbox "$sb" -- "$ROCMCHECK_RUN" "${args[@]}" --check >"$sb/check.0" 2>&1
 		rc=$?
 		[ "$rc" = 1 ] || { fail "$name: plan --check on a fresh machine: exit $rc, expected 1"; cat "$sb/check.0" >&2; }
 	fi
@@ -190,7 +203,7 @@ for entry in "${plans[@]}"; do
 			fail "$name: after the runs, the guard still says to do it: $g"
 	done <"$T/guards"
 	if [ -n "$described" ]; then
-		in_sandbox "$sb" VIRTUAL_ENV="$sb/venv" -- "$ROCMCHECK" "${args[@]}" --check >"$sb/check.4" 2>&1 ||
+		in_sandbox "$sb" VIRTUAL_ENV="$sb/venv" -- "$ROCMCHECK_RUN" "${args[@]}" --check >"$sb/check.4" 2>&1 ||
 			{ fail "$name: plan --check after the runs: steps pending"; cat "$sb/check.4" >&2; }
 	fi
 
