@@ -73,8 +73,9 @@ for os in $oses; do
 	plans+=("os-$os-rtx4090|plan;--os;$os;--gpu;RTX 4090")
 done
 
-# os-release of an OS key: "ubuntu-24.04" -> ID=ubuntu VERSION_ID="24.04";
-# point releases as the distributions write them (RHEL 9.4, SLES 15.6)
+# os-release of an OS key: "ubuntu-24.04" -> ID=ubuntu VERSION_ID="24.04",
+# with point releases as the distributions write them (RHEL 9.4, SLES 15.6);
+# and a kernel release the OS ships (uname -r of the stand-in)
 os_release() {
 	local key=$1 id ver
 	case $key in
@@ -87,6 +88,18 @@ os_release() {
 	*) id=$key ver=1 ;;
 	esac
 	printf 'ID=%s\nVERSION_ID="%s"\n' "$id" "$ver"
+}
+kernel_release() {
+	case $1 in
+	ubuntu-20.04 | ubuntu-22.04) echo 5.15.0-126-generic ;;
+	debian-12) echo 6.1.0-28-amd64 ;;
+	rhel-8) echo 4.18.0-553.el8_10.x86_64 ;;
+	rhel-9) echo 5.14.0-427.13.1.el9_4.x86_64 ;;
+	rhel-10) echo 6.12.0-55.9.1.el10_0.x86_64 ;;
+	sles-15) echo 6.4.0-150600.21-default ;;
+	fedora) echo 6.11.4-301.fc41.x86_64 ;;
+	*) echo 6.8.0-45-generic ;;
+	esac
 }
 
 # sandbox NAME: a fresh throwaway machine under $RUNROOT/NAME
@@ -104,6 +117,7 @@ sandbox() {
 	: >"$sb/root/var/lib/dkms/mok.pub"
 	: >"$sb/root/var/lib/shim-signed/mok/MOK.der"
 	os_release "${2:-ubuntu-22.04}" >"$sb/root/etc/os-release"
+	kernel_release "${2:-ubuntu-24.04}" >"$sb/root/.kernel-release"
 	own "$sb"
 }
 

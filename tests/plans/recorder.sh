@@ -179,7 +179,13 @@ pip)
 		printf '2.9.0+%s\n' "${idx##*/}" >"$STATE/torch" ;;
 	*) exit 2 ;;
 	esac ;;
-uname) [ "${1:-}" = -r ] && echo 6.8.0-45-generic || echo Linux ;;
+uname)
+	# the sandbox's kernel release, else Ubuntu 24.04's
+	if [ "${1:-}" = -r ]; then
+		if [ -f "$ROOT/.kernel-release" ]; then /bin/cat "$ROOT/.kernel-release"; else echo 6.8.0-45-generic; fi
+	else
+		echo Linux
+	fi ;;
 grep|sed)
 	if [ "$name" = sed ]; then
 		for a in "$@"; do [ "$a" = -i ] && change "$@"; done
