@@ -215,6 +215,21 @@ usage_error plan --os ubuntu-22.04 --gpu "RTX 4090" --rocm 6.2
 usage_error --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" plan --os ubuntu-22.04 --gpu gfx1100
 usage_error plan --bogus
 usage_error --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" plan --check
+# --check runs only the guards (read-only tests) here; test_plan_run.sh runs it in its sandboxes
+run any plan --os ubuntu-22.04 --gpu gfx1100 --check --format json
+"$PYTHON" - "$OUT" "$STATUS" <<'PY' || fail "plan --check --format json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "rocmcheck.plan-check/1", d["schema"]
+assert all(s["status"] in ("done", "pending", "warn") for s in d["steps"]), d["steps"]
+assert d["pending"] == sum(s["status"] == "pending" for s in d["steps"])
+assert d["done"] == sum(s["status"] == "done" for s in d["steps"])
+assert sys.argv[2] == ("1" if d["pending"] else "0"), f"exit {sys.argv[2]} with {d['pending']} pending"
+PY
+run any --json plan --os ubuntu-22.04 --gpu gfx1100 --check
+json_get "$OUT" 'd["schema"]' | grep -qx 'rocmcheck.plan-check/1' || fail "--json plan --check: not the check document"
+run any plan --os ubuntu-22.04 --gpu gfx1100 --check
+head -n1 "$OUT" | grep -q '^rocmcheck plan --check: ' || { fail "plan --check: no summary line"; last; }
 run 0 plan --help
 assert_out_has '--check'
 
