@@ -36,7 +36,6 @@ static const char *const blocking_vars[] = {
 	"HIP_LAUNCH_BLOCKING", "AMD_SERIALIZE_KERNEL", "AMD_SERIALIZE_COPY", "CUDA_LAUNCH_BLOCKING", NULL,
 };
 
-
 /* ---------------------------------------------------------------- basics */
 
 void plan_init(struct plan *p)
@@ -372,8 +371,6 @@ static char *user_for_shell(const char *user)
 		return xstrdup(ROUTE_SHELL_USER);
 	if (user[0] == '$')
 		return xasprintf("\"%s\"", user);
-	if (user[0] == '"')
-		return xstrdup(user);
 	return xstrdup(user);
 }
 

@@ -61,6 +61,7 @@ int route_render(const struct profiles *db, const struct prof_os *o, const struc
 		"os_name", o->name,
 		"kernel", kernel,
 		"headers_install", headers,
+		"user", ROUTE_SHELL_USER,
 		NULL,
 	};
 	for (size_t i = 0; i < rt->commands.n; i++) {
