@@ -9,6 +9,7 @@
 #include "check_common.h"
 #include "dl_libs.h"
 #include "redact.h"
+#include "route.h"
 #include "dl_use.h"     /* last: library names become dl_libs.h pointers */
 
 static void add_url(struct strvec *urls, struct strvec *purposes, const char *url, const char *purpose)
@@ -64,22 +65,22 @@ void net_repo_urls(const struct check_ctx *ctx, struct strvec *urls, struct strv
 		}
 		if (rel) {
 			/* the route's commands, rendered for this OS, name the package servers */
-			struct check_result tmp;
-			memset(&tmp, 0, sizeof(tmp));
-			fix_add_route(&tmp, ctx, rel);
-			for (size_t i = 0; i < tmp.fix.commands.n; i++) {
+			struct strvec cmds = STRVEC_INIT;
+			struct route_target t;
+			route_target_of(f, &t);
+			route_render(ctx->db, os_entry(ctx), rel, &t, &cmds);
+			for (size_t i = 0; i < cmds.n; i++) {
 				struct strvec found = STRVEC_INIT;
-				urls_in(tmp.fix.commands.v[i], &found);
+				urls_in(cmds.v[i], &found);
 				for (size_t k = 0; k < found.n; k++) {
 					char *why = xasprintf("the ROCm %s install for %s (`%s`)", rel->version,
-							      os_display_name(ctx), tmp.fix.commands.v[i]);
+							      os_display_name(ctx), cmds.v[i]);
 					add_url(urls, purposes, found.v[k], why);
 					free(why);
 				}
 				strvec_release(&found);
 			}
-			free(tmp.fix.text);
-			strvec_release(&tmp.fix.commands);
+			strvec_release(&cmds);
 		}
 	}
 	if (nv && ctx->db->ncuda) {

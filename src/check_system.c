@@ -418,7 +418,10 @@ static void check_system_secure_boot(const struct check_ctx *ctx, struct report 
 				f->drv.amdgpu_initstate ? f->drv.amdgpu_initstate : "missing");
 		result_evidence(res, f->sys.dkms_amdgpu_evidence ? f->sys.dkms_amdgpu_evidence : "/var/lib/dkms/amdgpu",
 				"present");
-		fix_apply(res, ctx, "mok_enroll", NULL);
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "mok_key", prof_os_mok_key(ctx->db, os_entry(ctx)));
+		fix_apply(res, ctx, "mok_enroll", &fv);
+		fixvars_release(&fv);
 		return;
 	}
 	if (f->sys.secure_boot == 0)

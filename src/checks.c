@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check_common.h"
+#include "route.h"
 
 /* ---- the catalog ---- */
 
@@ -341,7 +342,7 @@ const char *judged_user(const struct facts *f, bool *via_sudo)
 const char *fix_user(const struct facts *f)
 {
 	const char *u = judged_user(f, NULL);
-	return u && *u ? u : "$USER";
+	return u && *u ? u : ROUTE_SHELL_USER;
 }
 
 const struct dev_node *facts_dev(const struct facts *f, const char *path)
@@ -533,32 +534,7 @@ bool rocm_driver_compatible(const struct profiles *db, const struct prof_rocm *u
 
 char *headers_install_command(const struct check_ctx *ctx)
 {
-	const struct prof_os *o = os_entry(ctx);
-	const char *kernel = ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)";
-	if (!o || !o->install || !o->headers.n)
-		return xasprintf("# install the kernel headers and modules for %s with your package manager",
-				 kernel);
-	struct strbuf pkgs = STRBUF_INIT;
-	const char *kv[] = { "kernel", kernel, NULL };
-	for (size_t i = 0; i < o->headers.n; i++) {
-		char *p = NULL;
-		if (profiles_render(o->headers.v[i], kv, &p) < 0) {
-			free(p);
-			continue;
-		}
-		if (pkgs.len)
-			strbuf_addch(&pkgs, ' ');
-		strbuf_addstr(&pkgs, p);
-		free(p);
-	}
-	char *cmd = NULL;
-	const char *iv[] = { "packages", strbuf_cstr(&pkgs), "kernel", kernel, NULL };
-	if (profiles_render(o->install, iv, &cmd) < 0) {
-		free(cmd);
-		cmd = xasprintf("# install %s", strbuf_cstr(&pkgs));
-	}
-	strbuf_release(&pkgs);
-	return cmd;
+	return route_headers_command(os_entry(ctx), ctx->facts->kernel.release);
 }
 
 const char *grub_update_command(const struct check_ctx *ctx)
@@ -571,38 +547,9 @@ const char *grub_update_command(const struct check_ctx *ctx)
 
 void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *rel)
 {
-	const struct prof_os *o = os_entry(ctx);
-	if (!o || !ctx->db || !rel)
-		return;
-	const struct prof_route *rt = profiles_find_route(ctx->db, o->key, rel->version);
-	if (!rt)
-		return;
-	char full[32], num[32];
-	prof_rocm_route_versions(rel, full, num);
-	char *headers = headers_install_command(ctx);
-	struct fixvars fv = FIXVARS_INIT;
-	fixvars_add(&fv, "rocm_version", rel->version);
-	fixvars_add(&fv, "rocm_full", full);
-	fixvars_add(&fv, "rocm_num", num);
-	fixvars_add(&fv, "codename", o->codename ? o->codename : ctx->facts->os.version_codename);
-	fixvars_add(&fv, "os_version", ctx->facts->os.version_id ? ctx->facts->os.version_id : o->version);
-	fixvars_add(&fv, "os_id", ctx->facts->os.id ? ctx->facts->os.id : o->id);
-	fixvars_add(&fv, "os_name", o->name);
-	fixvars_add(&fv, "kernel", ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)");
-	fixvars_add(&fv, "headers_install", headers);
-	fixvars_add(&fv, "user", fix_user(ctx->facts));
-	for (size_t i = 0; i < rt->commands.n; i++) {
-		char *cmd = NULL;
-		if (profiles_render(rt->commands.v[i], fv.v, &cmd) < 0) {
-			strvec_pushf(&res->fix.commands, "# profile route %s/%s: unknown placeholder %s", rt->os,
-				     rt->rocm, cmd ? cmd : "");
-			free(cmd);
-			continue;
-		}
-		strvec_push_owned(&res->fix.commands, cmd);
-	}
-	fixvars_release(&fv);
-	free(headers);
+	struct route_target t;
+	route_target_of(ctx->facts, &t);
+	route_render(ctx->db, os_entry(ctx), rel, &t, &res->fix.commands);
 }
 
 void fix_rocm_release(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *target,

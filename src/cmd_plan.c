@@ -29,10 +29,14 @@ static const char usage[] =
 	"                        machine gets it unless --no-torch, this machine only\n"
 	"                        when its PyTorch is missing the GPU or with --torch\n"
 	"  --format sh|json      a shell script (default) or the steps as JSON\n"
+	"  --check               run only the steps' guards here and print which steps\n"
+	"                        are done and which are pending (exit 0: none pending,\n"
+	"                        1: some); not with --sysroot or --replay\n"
 	"\n"
 	"Global options such as --sysroot DIR and --profiles DIR work here too. Exit\n"
-	"status: 0 plan printed, 1 no plan can work (the reason and the nearest supported\n"
-	"alternative go to stderr), 2 usage error, 3 rocmcheck could not do its job.\n";
+	"status: 0 plan printed (--check: nothing pending), 1 no plan can work (the\n"
+	"reason and the nearest supported alternative go to stderr; --check: a step is\n"
+	"pending), 2 usage error, 3 rocmcheck could not do its job.\n";
 
 static void known_oses(const struct profiles *db, struct strbuf *sb)
 {
@@ -44,7 +48,8 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 {
 	struct plan_opts o = { NULL, -1 };
 	const char *os_spec = NULL, *gpu_spec = NULL;
-	bool json = cli->format == FMT_JSON;
+	bool json = cli->format == FMT_JSON, check = false;
+	bool *done = NULL;
 	struct plan p;
 	struct report r;
 	bool have_report = false;
@@ -90,6 +95,8 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--json")) {
 			json = true;
+		} else if (!strcmp(a, "--check")) {
+			check = true;
 		} else if (cli_parse_rest(cli, "plan", argc, argv, &i) < 0) {
 			goto usage;
 		}
@@ -100,6 +107,10 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 	}
 	if ((os_spec || gpu_spec) && !(os_spec && gpu_spec)) {
 		cli_usage_error("plan", "--os and --gpu describe a machine together: give both");
+		goto usage;
+	}
+	if (check && (cli->sysroot_dir || cli->replay_file)) {
+		cli_usage_error("plan", "--check runs the guards on this machine: it cannot be used with --sysroot or --replay");
 		goto usage;
 	}
 	if (os_spec && (cli->sysroot_dir || cli->replay_file)) {
@@ -159,6 +170,21 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 		status = EXIT_PROBLEMS;
 		goto out;
 	}
+	if (check) {
+		done = xcalloc(p.nsteps + 1, sizeof(*done));
+		rc = plan_check(&p, done, &msg);
+		if (rc < 0) {
+			fprintf(stderr, "rocmcheck: plan: %s\n", msg.buf);
+			status = EXIT_TROUBLE;
+			goto out;
+		}
+		if (json)
+			out_plan_check_json(stdout, &p, done);
+		else
+			out_plan_check_text(stdout, &p, done);
+		status = rc > 0 ? EXIT_PROBLEMS : EXIT_OK;
+		goto out;
+	}
 	if (json)
 		out_plan_json(stdout, &p);
 	else
@@ -173,5 +199,6 @@ out:
 		report_release(&r);
 	plan_release(&p);
 	strbuf_release(&msg);
+	free(done);
 	return status;
 }

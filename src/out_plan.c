@@ -66,6 +66,71 @@ static void one_line(FILE *fp, const char *indent, const char *cmd)
 	fputc('\n', fp);
 }
 
+/* `echo 'text' >&2`, the text as one shell word. */
+static void echo_err(FILE *fp, const char *indent, const char *text)
+{
+	fprintf(fp, "%secho '", indent);
+	for (const char *c = text; *c; c++) {
+		if (*c == '\'')
+			fputs("'\\''", fp);
+		else
+			fputc(*c == '\n' || *c == '\r' ? ' ' : *c, fp);
+	}
+	fputs("' >&2\n", fp);
+}
+
+/* A step that can only run somewhere (an active Python environment): there
+ * it runs, and its failure is reported without stopping the script, which
+ * has done the system steps by then; elsewhere its commands are printed. */
+static void requires_block(FILE *fp, const char *indent, const struct plan_step *s)
+{
+	fprintf(fp, "%sif %s; then\n", indent, s->requires);
+	fprintf(fp, "%s\tif ! { ", indent);
+	for (size_t k = 0; k < s->commands.n; k++)
+		fprintf(fp, "%s%s", k ? " && " : "", s->commands.v[k]);
+	fputs("; }; then\n", fp);
+	struct strbuf t = STRBUF_INIT;
+	strbuf_addf(&t, "rocmcheck plan: step %s failed; the steps before it are done", s->id);
+	char *in2 = xasprintf("%s\t\t", indent);
+	echo_err(fp, in2, t.buf);
+	fprintf(fp, "%s\tfi\n%selse\n", indent, indent);
+	strbuf_release(&t);
+	strbuf_addf(&t, "rocmcheck plan: step %s skipped: it runs in %s. Run there:", s->id,
+		    s->requires_text ? s->requires_text : s->requires);
+	char *in1 = xasprintf("%s\t", indent);
+	echo_err(fp, in1, t.buf);
+	for (size_t k = 0; k < s->commands.n; k++) {
+		strbuf_release(&t);
+		strbuf_addf(&t, "  %s", s->commands.v[k]);
+		echo_err(fp, in1, t.buf);
+	}
+	fprintf(fp, "%sfi\n", indent);
+	strbuf_release(&t);
+	free(in1);
+	free(in2);
+}
+
+/* What a script cannot do for the shell it was started from: said when it
+ * ends, not only in comments nobody running `sh plan.sh` reads. */
+static void by_hand(FILE *fp, const struct plan *p)
+{
+	bool any = false;
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		for (size_t k = 0; k < s->manual.n; k++) {
+			if (!any) {
+				fputc('\n', fp);
+				echo_err(fp, "", "rocmcheck plan: by hand, in the shell you work in (a script cannot do it for you):");
+				any = true;
+			}
+			struct strbuf t = STRBUF_INIT;
+			strbuf_addf(&t, "  %s", s->manual.v[k]);
+			echo_err(fp, "", t.buf);
+			strbuf_release(&t);
+		}
+	}
+}
+
 int out_plan_sh(FILE *fp, const struct plan *p)
 {
 	bool reboot = false, relogin = false;
@@ -150,7 +215,9 @@ int out_plan_sh(FILE *fp, const struct plan *p)
 				fprintf(fp, "if ! %s; then\n", s->guard);
 			indent = "\t";
 		}
-		for (size_t k = 0; k < s->commands.n; k++) {
+		if (s->requires)
+			requires_block(fp, indent, s);
+		for (size_t k = 0; k < s->commands.n && !s->requires; k++) {
 			if (s->commands.v[k][0] == '#')
 				comment_line(fp, indent[0] ? "\t" : "", s->commands.v[k]);
 			else
@@ -170,6 +237,7 @@ int out_plan_sh(FILE *fp, const struct plan *p)
 				comment_line(fp, "#   ", s->manual.v[k]);
 		}
 	}
+	by_hand(fp, p);
 	if (relogin || reboot)
 		fputc('\n', fp);
 	if (relogin)
@@ -214,6 +282,7 @@ int out_plan_json(FILE *fp, const struct plan *p)
 		json_object_set_new(o, "reboot", json_boolean(s->reboot));
 		json_object_set_new(o, "relogin", json_boolean(s->relogin));
 		json_object_set_new(o, "manual", out_json_strvec(&s->manual));
+		json_object_set_new(o, "requires", out_json_str(s->requires));
 		json_array_append_new(steps, o);
 		reboot |= s->reboot;
 		relogin |= s->relogin;
@@ -230,6 +299,57 @@ int out_plan_json(FILE *fp, const struct plan *p)
 	json_object_set_new(doc, "notes", notes);
 	json_object_set_new(doc, "reboot", json_boolean(reboot));
 	json_object_set_new(doc, "relogin", json_boolean(relogin));
+	int rc = out_json_write(fp, doc);
+	json_decref(doc);
+	return rc;
+}
+
+/* done, pending, or warn: an advisory step that only warns is never pending */
+static const char *check_status(const struct plan_step *s, bool done)
+{
+	return done ? "done" : s->advisory ? "warn" : "pending";
+}
+
+int out_plan_check_text(FILE *fp, const struct plan *p, const bool *done)
+{
+	size_t pending = 0, w = 0;
+	for (size_t i = 0; i < p->nsteps; i++) {
+		pending += !done[i] && !p->steps[i].advisory;
+		size_t n = strlen(p->steps[i].id);
+		w = n > w ? n : w;
+	}
+	if (!p->nsteps)
+		fputs("rocmcheck plan --check: no step is needed\n", fp);
+	else
+		fprintf(fp, "rocmcheck plan --check: %zu of %zu step%s pending\n", pending, p->nsteps,
+			p->nsteps == 1 ? "" : "s");
+	for (size_t i = 0; i < p->nsteps; i++)
+		fprintf(fp, "  %-8s %-*s  %s\n", check_status(&p->steps[i], done[i]), (int)w, p->steps[i].id,
+			p->steps[i].title);
+	return ferror(fp) ? -EIO : 0;
+}
+
+int out_plan_check_json(FILE *fp, const struct plan *p, const bool *done)
+{
+	json_t *doc = json_object();
+	size_t pending = 0, ndone = 0;
+	json_object_set_new(doc, "schema", json_string("rocmcheck.plan-check/1"));
+	json_object_set_new(doc, "profiles_version", out_json_str(p->db_version));
+	json_t *steps = json_array();
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "id", json_string(s->id));
+		json_object_set_new(o, "title", json_string(s->title));
+		json_object_set_new(o, "status", json_string(check_status(s, done[i])));
+		json_object_set_new(o, "guard", out_json_str(s->guard));
+		json_array_append_new(steps, o);
+		pending += !done[i] && !s->advisory;
+		ndone += done[i];
+	}
+	json_object_set_new(doc, "steps", steps);
+	json_object_set_new(doc, "pending", json_integer((json_int_t)pending));
+	json_object_set_new(doc, "done", json_integer((json_int_t)ndone));
 	int rc = out_json_write(fp, doc);
 	json_decref(doc);
 	return rc;

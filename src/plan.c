@@ -5,11 +5,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "checks.h"
+#include "route.h"
 
 /* Step order: each step has a rank; steps that need a new login come after
  * every other step, and steps that need a reboot come last. */
@@ -32,11 +36,6 @@ static const char *const blocking_vars[] = {
 	"HIP_LAUNCH_BLOCKING", "AMD_SERIALIZE_KERNEL", "AMD_SERIALIZE_COPY", "CUDA_LAUNCH_BLOCKING", NULL,
 };
 
-/* What a described machine's commands use for values only the target knows. */
-#define DESCRIBED_USER "\"$USER\""
-#define DESCRIBED_KERNEL "\"$(uname -r)\""
-#define DESCRIBED_OS_VERSION "\"$(sed -n 's/^VERSION_ID=\"\\{0,1\\}\\([^\"]*\\)\"\\{0,1\\}$/\\1/p' /etc/os-release)\""
-
 /* ---------------------------------------------------------------- basics */
 
 void plan_init(struct plan *p)
@@ -53,6 +52,8 @@ static void step_release(struct plan_step *s)
 	strvec_release(&s->commands);
 	free(s->guard);
 	strvec_release(&s->manual);
+	free(s->requires);
+	free(s->requires_text);
 }
 
 void plan_release(struct plan *p)
@@ -367,7 +368,7 @@ static void add_persist_step(struct planner *pl, const char *why, const char *ex
 static char *user_for_shell(const char *user)
 {
 	if (!user || !*user)
-		return xstrdup(DESCRIBED_USER);
+		return xstrdup(ROUTE_SHELL_USER);
 	if (user[0] == '$')
 		return xasprintf("\"%s\"", user);
 	return xstrdup(user);
@@ -466,6 +467,37 @@ static void add_rocm_step(struct planner *pl, const char *why, const char *rocm,
 		step_comment(s, "Reboot afterwards: the amdgpu driver it builds is loaded at the next boot.");
 	}
 	step_guard(s, rocm_guard(pl->os, rocm));
+	if (rocm) {
+		/* the release the plan installs: the PyTorch step follows it */
+		free(pl->p->rocm);
+		pl->p->rocm = xstrdup(rocm);
+	}
+}
+
+/* The pip a framework command runs: "pip", or "/venv/bin/python -m pip"
+ * when the fix names the environment's interpreter. NULL: not a pip command. */
+static char *pip_of(const char *cmd)
+{
+	const char *sub = strstr(cmd, " uninstall ");
+	if (!sub)
+		sub = strstr(cmd, " install ");
+	if (!sub || !(str_startswith(cmd, "pip ") || (cmd[0] == '/' && strstr(cmd, " -m pip "))))
+		return NULL;
+	return xstrndup(cmd, (size_t)(sub - cmd));
+}
+
+/* Where a pip command can run: its interpreter exists, or, for a bare pip,
+ * a virtual or conda environment is active (a system pip refuses with
+ * "externally-managed-environment", or is missing). */
+static char *pip_requires(const char *pip)
+{
+	if (pip[0] == '/') {
+		char *py = xstrndup(pip, strcspn(pip, " "));
+		char *r = xasprintf("[ -x %s ]", py);
+		free(py);
+		return r;
+	}
+	return xstrdup("[ -n \"${VIRTUAL_ENV:-}${CONDA_PREFIX:-}\" ] && command -v pip >/dev/null 2>&1");
 }
 
 static void add_torch_step(struct planner *pl, const char *why, const struct strvec *vars,
@@ -476,15 +508,26 @@ static void add_torch_step(struct planner *pl, const char *why, const struct str
 	for (size_t i = 0; i < cmds->n; i++)
 		step_cmd(s, cmds->v[i]);
 	step_comment(s, text);
-	step_comment(s, "Run this script in the Python environment you use (an activated virtual environment).");
+	char *pip = cmds->n ? pip_of(cmds->v[0]) : NULL;
+	if (!pip)
+		pip = xstrdup("pip");
+	if (!s->requires) {
+		s->requires = pip_requires(pip);
+		s->requires_text = pip[0] == '/' ? xasprintf("the Python environment of %.*s", (int)strcspn(pip, " "), pip)
+				   : xstrdup("an active virtual or conda environment with pip");
+	}
+	step_comment(s, pip[0] == '/' ? "It runs in that environment only: without it, the script prints the commands."
+				      : "It runs only in an active virtual or conda environment: run the script there, "
+					"or it prints the commands to run in one.");
 	const char *backend = plan_var(vars, "backend");
 	if (backend && *backend) {
 		struct strbuf g = STRBUF_INIT;
-		strbuf_addstr(&g, "pip show torch 2>/dev/null | grep -q '^Version: .*+");
+		strbuf_addf(&g, "%s show torch 2>/dev/null | grep -q '^Version: .*+", pip);
 		add_bre_literal(&g, backend);
 		strbuf_addstr(&g, "$'");
 		step_guard(s, strbuf_detach(&g));
 	}
+	free(pip);
 	const char *index = plan_var(vars, "torch_index");
 	if (index && !pl->p->torch_index)
 		pl->p->torch_index = xstrdup(index);
@@ -504,6 +547,20 @@ static void add_env_unset(struct planner *pl, const struct strvec *vars, const s
 	strvec_release(&names);
 	for (size_t i = 0; i < cmds->n; i++)
 		push_unique(&pl->unsets, cmds->v[i]);
+}
+
+/* "a && b && c" as the commands a, b, c (appended to out). */
+static void split_and_list(const char *cmd, struct strvec *out)
+{
+	for (const char *p = cmd;;) {
+		const char *amp = strstr(p, " && ");
+		if (!amp) {
+			strvec_push(out, p);
+			return;
+		}
+		strvec_push_owned(out, xstrndup(p, (size_t)(amp - p)));
+		p = amp + 4;
+	}
 }
 
 /* One fix of the doctor (or of a described machine), by profile fix id. */
@@ -534,15 +591,22 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 		push_unique(&s->why, why);
 		s->reboot |= reboot;
 		step_comment(s, text);
-		for (size_t i = 0; i < cmds->n; i++) {
-			step_cmd(s, cmds->v[i]);
-			struct strvec pkgs = STRVEC_INIT;
-			install_packages(pl->os, cmds->v[i], &pkgs);
-			/* a tool that picks the driver package itself (ubuntu-drivers,
-			 * dnf module streams): the driver's own command tells */
-			step_guard(s, pkgs.n ? pkg_guard(pl->os, &pkgs) : xstrdup("command -v nvidia-smi >/dev/null 2>&1"));
-			strvec_release(&pkgs);
-		}
+		/* The fix joins the OS's driver commands with &&, to paste as one
+		 * line. In a script each is a line of its own: under set -e a
+		 * failure in the middle of an && list does not stop the script. */
+		struct strvec parts = STRVEC_INIT;
+		for (size_t i = 0; i < cmds->n; i++)
+			split_and_list(cmds->v[i], &parts);
+		for (size_t i = 0; i < parts.n; i++)
+			step_cmd(s, parts.v[i]);
+		struct strvec pkgs = STRVEC_INIT;
+		if (parts.n == 1)
+			install_packages(pl->os, parts.v[0], &pkgs);
+		/* a tool that picks the driver package itself (ubuntu-drivers,
+		 * dnf module streams): the driver's own command tells */
+		step_guard(s, pkgs.n ? pkg_guard(pl->os, &pkgs) : xstrdup("command -v nvidia-smi >/dev/null 2>&1"));
+		strvec_release(&pkgs);
+		strvec_release(&parts);
 	} else if (!strcmp(fix_id, "hsa_override_unset") || !strcmp(fix_id, "visible_devices") ||
 		   !strcmp(fix_id, "launch_blocking")) {
 		push_unique(&pl->env_why, why);
@@ -686,59 +750,6 @@ static void explain_no_release(const struct profiles *db, const struct prof_os *
 	strvec_release(&oses);
 }
 
-/* The route of release rel for the OS, rendered for this machine (f) or for
- * a described one (f == NULL). */
-static void render_route(const struct planner *pl, const struct prof_rocm *rel, struct strvec *cmds,
-			 char **headers_out)
-{
-	const struct prof_os *o = pl->os;
-	const struct facts *f = pl->f;
-	*headers_out = NULL;
-	const struct prof_route *rt = profiles_find_route(pl->db, o->key, rel->version);
-	if (!rt)
-		return;
-	char full[32], num[32];
-	prof_rocm_route_versions(rel, full, num);
-
-	const char *kernel = f && f->kernel.release ? f->kernel.release : (f ? "$(uname -r)" : DESCRIBED_KERNEL);
-	struct strvec hv = STRVEC_INIT, pkgs = STRVEC_INIT;
-	var_set(&hv, "kernel", kernel);
-	for (size_t i = 0; i < o->headers.n; i++) {
-		char *pk = render(o->headers.v[i], &hv);
-		if (pk)
-			strvec_push_owned(&pkgs, pk);
-	}
-	char *pj = strvec_join(&pkgs, " ");
-	var_set(&hv, "packages", pj);
-	char *headers = o->install && pkgs.n ? render(o->install, &hv) : NULL;
-	if (!headers)
-		headers = xasprintf("# install the kernel headers and modules for %s with your package manager", kernel);
-	free(pj);
-	strvec_release(&pkgs);
-	strvec_release(&hv);
-
-	struct strvec v = STRVEC_INIT;
-	var_set(&v, "rocm_version", rel->version);
-	var_set(&v, "rocm_full", full);
-	var_set(&v, "rocm_num", num);
-	var_set(&v, "codename", o->codename ? o->codename : (f ? f->os.version_codename : NULL));
-	var_set(&v, "os_version", f ? (f->os.version_id ? f->os.version_id : o->version) : DESCRIBED_OS_VERSION);
-	var_set(&v, "os_id", f && f->os.id ? f->os.id : o->id);
-	var_set(&v, "os_name", o->name);
-	var_set(&v, "kernel", kernel);
-	var_set(&v, "headers_install", headers);
-	var_set(&v, "user", DESCRIBED_USER);
-	for (size_t i = 0; i < rt->commands.n; i++) {
-		char *c = render(rt->commands.v[i], &v);
-		if (c)
-			strvec_push_owned(cmds, c);
-		else
-			strvec_pushf(cmds, "# profile route %s/%s: unknown placeholder", rt->os, rt->rocm);
-	}
-	strvec_release(&v);
-	*headers_out = headers;
-}
-
 /* Render profile fix `id` with vars into text and commands. false when the
  * profile has no such fix. */
 static bool render_fix(const struct profiles *db, const char *id, const struct strvec *vars, char **text,
@@ -777,8 +788,9 @@ static void apply_profile_fix(struct planner *pl, const char *why, const char *i
 static void add_install_route(struct planner *pl, const struct prof_rocm *rel, const char *why)
 {
 	struct strvec cmds = STRVEC_INIT;
-	char *headers = NULL;
-	render_route(pl, rel, &cmds, &headers);
+	struct route_target t;
+	route_target_of(pl->f, &t);
+	route_render(pl->db, pl->os, rel, &t, &cmds);
 	struct strvec tv = STRVEC_INIT;
 	var_set(&tv, "os_name", pl->os->name);
 	var_set(&tv, "rocm_version", rel->version);
@@ -790,7 +802,6 @@ static void add_install_route(struct planner *pl, const struct prof_rocm *rel, c
 	free(text);
 	strvec_release(&tv);
 	strvec_release(&cmds);
-	free(headers);
 	free(pl->p->rocm);
 	pl->p->rocm = xstrdup(rel->version);
 }
@@ -876,9 +887,10 @@ static void described_env(struct planner *pl, bool keep_override)
 
 /* ------------------------------------------------------------ finishing */
 
+/* plain, relogin, reboot, then the steps that run in a Python environment */
 static int step_class(const struct plan_step *s)
 {
-	return s->reboot ? 2 : s->relogin ? 1 : 0;
+	return s->requires ? 3 : s->reboot ? 2 : s->relogin ? 1 : 0;
 }
 
 static void finish(struct planner *pl)
@@ -901,7 +913,29 @@ static void finish(struct planner *pl)
 	}
 
 	/* With a MOK enrolment pending, amdgpu loads at the next boot: modprobe
-	 * would fail now ("Key was rejected by service") and stop the script. */
+	 * would fail now ("Key was rejected by service") and stop the script.
+	 * The kernel rejected a signed module, so headers asked for only because
+	 * amdgpu is not loaded are not the fix either: they join the advice for
+	 * after the reboot. */
+	struct plan_step *mok = step_find(p, "mok_enroll");
+	struct strvec after_boot = STRVEC_INIT;
+	hdr = step_find(p, "kernel_headers");
+	if (mok && hdr) {
+		bool only_amdgpu = true;
+		for (size_t i = 0; i < hdr->why.n; i++)
+			only_amdgpu &= !strcmp(hdr->why.v[i], "driver.amdgpu") || !strcmp(hdr->why.v[i], "device.present");
+		if (only_amdgpu) {
+			struct plan_step *amd = step_get(p, "amdgpu_load", RANK_AMDGPU, "Load the amdgpu kernel driver");
+			hdr = step_find(p, "kernel_headers"); /* the array may have moved */
+			for (size_t i = 0; i < hdr->commands.n; i++)
+				push_unique(&after_boot, hdr->commands.v[i]);
+			for (size_t i = 0; i < hdr->why.n; i++)
+				push_unique(&amd->why, hdr->why.v[i]);
+			step_remove(p, hdr);
+			mok = step_find(p, "mok_enroll");
+			push_unique(&mok->why, "driver.amdgpu");
+		}
+	}
 	struct plan_step *amd = step_find(p, "amdgpu_load");
 	bool defer = amd && (step_find(p, "mok_enroll") || (step_find(p, "rocm_install") &&
 							    step_find(p, "rocm_install")->reboot));
@@ -911,12 +945,15 @@ static void finish(struct planner *pl)
 			: "If amdgpu still does not load, read the kernel log:");
 		for (size_t i = 0; i < amd->why.n; i++)
 			push_unique(&n->why, amd->why.v[i]);
+		for (size_t i = 0; i < after_boot.n; i++)
+			push_unique(&n->commands, after_boot.v[i]);
 		for (size_t i = 0; i < amd->commands.n; i++)
 			push_unique(&n->commands, amd->commands.v[i]);
 		for (size_t i = 0; i < amd->manual.n; i++)
 			push_unique(&n->commands, amd->manual.v[i]);
 		step_remove(p, amd);
 	}
+	strvec_release(&after_boot);
 
 	/* stable sort: class (plain, relogin, reboot), then rank */
 	for (size_t i = 1; i < p->nsteps; i++) {
@@ -1062,6 +1099,7 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 			struct plan_step *s = step_get(pl->p, "kernel_check", RANK_KERNEL, title);
 			free(title);
 			push_unique(&s->why, "system.kernel");
+			s->advisory = true;
 			step_cmd(s, e.buf);
 			step_guard(s, strbuf_detach(&g));
 			step_comment(s, "Only a warning: the DKMS build of the amdgpu driver may fail on other series.");
@@ -1077,7 +1115,7 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 	add_install_route(pl, rel, "rocm.install");
 
 	struct strvec v = STRVEC_INIT;
-	var_set(&v, "user", DESCRIBED_USER);
+	var_set(&v, "user", ROUTE_SHELL_USER);
 	char *groups = strvec_join(&db->amd_groups, ",");
 	var_set(&v, "groups", groups);
 	free(groups);
@@ -1166,7 +1204,8 @@ static void described_torch_comment(struct planner *pl, const char *index)
 		return;
 	free(s->comment);
 	s->comment = xasprintf("PyTorch built for this GPU, from %s (it replaces any other build). "
-			       "Run this script in the Python environment you use (an activated virtual environment).",
+			       "It runs only in an active virtual or conda environment: run the script there, "
+			       "or it prints the commands to run in one.",
 			       index);
 }
 
@@ -1192,7 +1231,7 @@ static int plan_nvidia_described(struct planner *pl, const struct plan_machine *
 		return -EINVAL;
 	}
 	struct strvec v = STRVEC_INIT;
-	char *install = prof_os_nvidia_install(pl->os, "$(uname -r)", NULL);
+	char *install = prof_os_nvidia_install(pl->os, ROUTE_SHELL_KERNEL, NULL);
 	var_set(&v, "install", install);
 	apply_profile_fix(pl, "driver.nvidia", "nvidia_driver", &v);
 	strvec_release(&v);
@@ -1252,7 +1291,7 @@ static bool shell_safe(const char *v)
 {
 	if (!v)
 		return true;
-	if (!strcmp(v, "$USER") || !strcmp(v, "$(uname -r)"))
+	if (!strcmp(v, ROUTE_SHELL_USER) || !strcmp(v, ROUTE_SHELL_KERNEL))
 		return true;
 	for (const char *c = v; *c; c++)
 		if (!isalnum((unsigned char)*c) && !strchr("._,:/=+@%~ -", *c))
@@ -1340,6 +1379,31 @@ static void adopt_doctor_fixes(struct planner *pl)
 			strvec_release(&cmds);
 		}
 	}
+}
+
+/* A PyTorch step pinned to another ROCm release than the one the plan
+ * installs (the doctor judged the installed release) would break with the
+ * new one: the step takes the wheel of the release the plan ends with, and
+ * the doctor's commands stay visible in a note. */
+static void torch_follows_rocm(struct planner *pl)
+{
+	struct plan *p = pl->p;
+	struct plan_step *s = step_find(p, "torch");
+	const struct prof_rocm *goal = p->rocm ? profiles_find_rocm(pl->db, p->rocm) : NULL;
+	if (!s || !goal || !p->torch_index || (goal->torch_index && !strcmp(goal->torch_index, p->torch_index)))
+		return;
+	char *t = xasprintf("The doctor's PyTorch fix uses %s; this plan installs ROCm %s, so its PyTorch step %s. "
+			    "The doctor's fix:", p->torch_index, goal->version,
+			    goal->torch_index ? "uses that release's wheels" : "is left out (no wheel index for it)");
+	struct plan_note *n = note_add(p, "framework.torch", t);
+	free(t);
+	for (size_t i = 0; i < s->commands.n; i++)
+		push_unique(&n->commands, s->commands.v[i]);
+	step_remove(p, s);
+	free(p->torch_index);
+	p->torch_index = NULL;
+	if (goal->torch_index)
+		add_torch(pl, goal->torch_index);
 }
 
 static void explain_os(const struct planner *pl, struct strbuf *msg)
@@ -1471,6 +1535,7 @@ static int plan_this_machine(struct planner *pl, struct strbuf *msg)
 			if (!same)
 				add_torch(pl, rel->torch_index);
 		}
+		torch_follows_rocm(pl);
 	} else {
 		const struct framework *t = active_torch(f);
 		if (pl->o->torch == 1 && !step_find(p, "torch") && (!t || t->backend != FW_BACKEND_CUDA)) {
@@ -1538,6 +1603,54 @@ int plan_build(const struct profiles *db, const struct facts *f, const struct re
 		finish(&pl);
 	planner_release(&pl);
 	return rc;
+}
+
+/* ------------------------------------------------------------- --check */
+
+/* 1 when `guard` succeeds in /bin/sh, 0 when it fails, -errno when it
+ * could not run. */
+static int guard_holds(const char *guard)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execl("/bin/sh", "sh", "-c", guard, (char *)NULL);
+		_exit(127);
+	}
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127 && access("/bin/sh", X_OK) < 0)
+		return -ENOENT;
+	return WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
+}
+
+int plan_check(const struct plan *p, bool *done, struct strbuf *err)
+{
+	int pending = 0;
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		done[i] = !s->commands.n;
+		if (s->guard) {
+			/* the guard succeeds when the step is done */
+			int rc = guard_holds(s->guard);
+			if (rc < 0) {
+				strbuf_addf(err, "cannot run the guard of step %s with /bin/sh: %s", s->id, strerror(-rc));
+				return rc;
+			}
+			done[i] = rc == 1;
+		}
+		pending += !done[i] && !s->advisory;
+	}
+	return pending;
 }
 
 /* ------------------------------------------------------- --os and --gpu */

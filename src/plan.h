@@ -3,8 +3,9 @@
  * as a POSIX shell script or as JSON (out_plan.c).
  *
  * Where the commands come from: every command of a plan is a profile fix
- * template (profiles/fixes.ini) or an install route (profiles/routes.ini),
- * rendered with the same values the checks use. For this machine (or a
+ * template (profiles/fixes.ini) or an install route (profiles/routes.ini,
+ * rendered by route.c, the renderer the checks' fixes use too), filled with
+ * the same values the checks use. For this machine (or a
  * sysroot) the planner reads the doctor's results: each result records the
  * profile fixes behind it and the values they were filled with (struct
  * fix_ref in report.h), and the planner builds the step, with its guard,
@@ -35,8 +36,14 @@ struct plan_step {
 	char *guard;               /* shell condition that succeeds when the step is already
 				    * done (then the commands are skipped); NULL: always run */
 	struct strvec manual;      /* for the user, not run: current-shell unsets, diagnostics */
+	char *requires;            /* shell condition under which the commands can run (an active
+				    * Python environment with pip), or NULL; when it fails they are
+				    * printed for the user instead. Such a step comes last, and its
+				    * commands failing does not stop the script. */
+	char *requires_text;       /* that condition in words */
 	bool needs_root;           /* some command uses sudo */
 	bool reboot, relogin;      /* takes effect after a reboot / a new login */
+	bool advisory;             /* it only warns (kernel series): --check does not count it pending */
 	int rank;                  /* order within its class (internal) */
 };
 
@@ -100,8 +107,19 @@ int plan_build(const struct profiles *db, const struct facts *f, const struct re
 /* The value of `name` in such a pair list, or NULL. */
 const char *plan_var(const struct strvec *vars, const char *name);
 
+/* Run every step's guard on this machine (/bin/sh -c, no input, output
+ * discarded) and set done[i] for step i: its guard holds, or it has no
+ * command to run. Runs nothing else. Returns the number of pending steps
+ * (an advisory step whose guard fails is not done, but not pending either),
+ * or a negative errno when a guard could not be run at all (`err` says
+ * why). */
+int plan_check(const struct plan *p, bool *done, struct strbuf *err);
+
 /* Renderers (out_plan.c). Return 0, or -EIO when writing failed. */
 int out_plan_sh(FILE *fp, const struct plan *p);
 int out_plan_json(FILE *fp, const struct plan *p);
+/* What plan_check found: one line per step, or JSON (rocmcheck.plan-check/1). */
+int out_plan_check_text(FILE *fp, const struct plan *p, const bool *done);
+int out_plan_check_json(FILE *fp, const struct plan *p, const bool *done);
 
 #endif

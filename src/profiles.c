@@ -29,7 +29,7 @@ const char *const profile_placeholders[] = {
 	"os_name", "rocm_version", "override", "node", "arch", "var", "vars",
 	"visible_id", "gpu_index", "torch_index", "backend", "install",
 	"driver_version", "cuda_version", "min_driver", "vram", "min_vram",
-	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda", "nodes",
+	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda", "nodes", "mok_key",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id",
 	NULL
@@ -44,7 +44,7 @@ static const struct fix_contract {
 } fix_contract[] = {
 	{ "groups", "user groups", false, true },
 	{ "amdgpu_load", "kernel headers_install", false, false },
-	{ "mok_enroll", "", true, false },
+	{ "mok_enroll", "mok_key", true, false },
 	{ "iommu_pt", "grub_update", true, false },
 	{ "kernel_supported", "kernel kernels os_name rocm_version", false, false },
 	{ "os_unsupported", "os_name rocm_version os_list other_rocm", false, false },
@@ -625,6 +625,17 @@ static void set_str(struct loader *l, char **field, const char *key, const char 
 		*field = xstrdup(value);
 }
 
+/* A key file path goes into commands as it is: an absolute path of plain
+ * characters. */
+static bool mok_key_ok(struct loader *l, const char *key, const char *value)
+{
+	if (value[0] == '/' && strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") ==
+				       strlen(value))
+		return true;
+	err(l, "bad value for '%s': \"%s\" (expected an absolute path such as /var/lib/dkms/mok.pub)", key, value);
+	return false;
+}
+
 static void key_database(struct loader *l, const char *key, const char *value)
 {
 	struct profiles *db = l->db;
@@ -660,6 +671,11 @@ static void key_database(struct loader *l, const char *key, const char *value)
 			strvec_init(&w);
 		}
 		strvec_release(&w);
+	} else if (!strcmp(key, "mok_key")) {
+		if (once(l, key) && mok_key_ok(l, key, value)) {
+			free(db->mok_key);
+			db->mok_key = xstrdup(value);
+		}
 	} else if (!strcmp(key, "kernel_floor")) {
 		struct version v;
 		if (!once(l, key))
@@ -711,6 +727,9 @@ static void key_os(struct loader *l, const char *key, const char *value)
 	} else if (!strcmp(key, "grub_update")) {
 		check_template(l, key, value, NULL);
 		set_str(l, &o->grub_update, key, value);
+	} else if (!strcmp(key, "mok_key")) {
+		if (mok_key_ok(l, key, value))
+			set_str(l, &o->mok_key, key, value);
 	} else if (!strcmp(key, "nvidia_packages")) {
 		if (!seen_key(l, key))
 			once(l, key);
@@ -1296,6 +1315,7 @@ int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
 	version_parse("5.15", &l.db->kernel_floor);
 	strvec_split(&l.db->amd_groups, "render video", " ");
 	strvec_split(&l.db->nvidia_groups, "video", " ");
+	l.db->mok_key = xstrdup("/var/lib/dkms/mok.pub"); /* DKMS's own default */
 	l.errors = errors ? errors : &scratch;
 
 	if (dir) {
@@ -1337,6 +1357,7 @@ void profiles_free(struct profiles *db)
 	if (!db)
 		return;
 	free(db->db_version);
+	free(db->mok_key);
 	strvec_release(&db->amd_groups);
 	strvec_release(&db->nvidia_groups);
 	for (size_t i = 0; i < db->nos; i++) {
@@ -1350,6 +1371,7 @@ void profiles_free(struct profiles *db)
 		strvec_release(&o->headers);
 		free(o->install);
 		free(o->grub_update);
+		free(o->mok_key);
 		strvec_release(&o->nvidia_packages);
 		strvec_release(&o->nvidia_install);
 	}
@@ -1564,6 +1586,11 @@ const struct prof_fix *profiles_find_fix(const struct profiles *db, const char *
 		if (!strcmp(db->fixes[i].id, id))
 			return &db->fixes[i];
 	return NULL;
+}
+
+const char *prof_os_mok_key(const struct profiles *db, const struct prof_os *o)
+{
+	return o && o->mok_key ? o->mok_key : db->mok_key;
 }
 
 const struct prof_route *profiles_find_route(const struct profiles *db, const char *os_key, const char *rocm)

@@ -44,6 +44,7 @@ struct prof_os {
 	struct strvec headers;     /* kernel headers packages, templates ("linux-headers-{kernel}") */
 	char *install;             /* package install template: "sudo apt-get install -y {packages}" */
 	char *grub_update;         /* "sudo update-grub" / "sudo grub2-mkconfig -o /boot/grub2/grub.cfg" */
+	char *mok_key;             /* the key DKMS signs modules with, or NULL: the database's */
 	struct strvec nvidia_packages; /* NVIDIA driver packages the distribution documents ({packages}) */
 	struct strvec nvidia_install;  /* command templates that install them, in order ({packages},
 	                                * {kernel}); empty: the `install` template */
@@ -126,6 +127,7 @@ struct profiles {
 	char *db_version;          /* "[database] version = 2026.11.29" */
 	double min_vram_gib;       /* for ML work; default 8 */
 	struct version kernel_floor; /* the oldest kernel series judged supported; default 5.15 */
+	char *mok_key;             /* the DKMS signing key where the OS entry names none */
 	struct strvec amd_groups;  /* groups a user needs for /dev/kfd and render nodes; default render video */
 	struct strvec nvidia_groups; /* the same for /dev/nvidia*; default video */
 	struct prof_where db_where;/* where [database] is */
@@ -177,6 +179,9 @@ const struct prof_gpu_model *profiles_find_model(const struct profiles *db, enum
 const struct prof_gpu_model *profiles_find_model_by_arch(const struct profiles *db, const char *arch);
 const struct prof_cuda *profiles_find_cuda(const struct profiles *db, const char *version);
 const struct prof_fix *profiles_find_fix(const struct profiles *db, const char *id);
+/* The public key DKMS signs modules with on OS o (NULL: an OS the profile
+ * does not know): the OS's mok_key, else the database's. Borrowed. */
+const char *prof_os_mok_key(const struct profiles *db, const struct prof_os *o);
 /* Install commands for an OS key and ROCm release (specific route first, then "*"). */
 const struct prof_route *profiles_find_route(const struct profiles *db, const char *os_key, const char *rocm);
 

@@ -32,3 +32,7 @@ if ! grep -qsxF 'export ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f' ~/.profile; t
 fi
 # By hand, in the shell you work in (a script cannot do it for you):
 #   export ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f
+
+echo 'rocmcheck plan: by hand, in the shell you work in (a script cannot do it for you):' >&2
+echo '  export HSA_OVERRIDE_GFX_VERSION_2=10.3.0' >&2
+echo '  export ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f' >&2

@@ -36,3 +36,6 @@ fi
 if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=' /etc/environment; then
 	sudo sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' /etc/environment
 fi
+
+echo 'rocmcheck plan: by hand, in the shell you work in (a script cannot do it for you):' >&2
+echo '  unset HSA_OVERRIDE_GFX_VERSION' >&2

@@ -21,3 +21,6 @@ if ! grep -qsxF 'export HSA_OVERRIDE_GFX_VERSION=10.3.0' ~/.profile; then
 fi
 # By hand, in the shell you work in (a script cannot do it for you):
 #   export HSA_OVERRIDE_GFX_VERSION=10.3.0
+
+echo 'rocmcheck plan: by hand, in the shell you work in (a script cannot do it for you):' >&2
+echo '  export HSA_OVERRIDE_GFX_VERSION=10.3.0' >&2

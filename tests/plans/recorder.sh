@@ -22,7 +22,7 @@ pkg_install() {
 	nvidia-driver*|nvidia-open*|cuda-drivers*|akmod-nvidia*)
 		printf '1.0\n' >"$STATE/pkgs/$1"
 		nvidia_smi ;;
-	*) printf '1.0\n' >"$STATE/pkgs/$1" ;;
+	*) printf '1.0\n' >"$STATE/pkgs/${1##*/}" ;;
 	esac
 }
 
@@ -37,18 +37,67 @@ apt-get|dnf|zypper)
 	change "$@"
 	for a in "$@"; do
 		case $a in
-		-*|install|update|refresh) ;;
+		-*|install|update|refresh|module|config-manager|addrepo) ;;
+		http*://*.repo) ;;
+		http*://*) pkg_install "$a" ;;
 		*) pkg_install "$a" ;;
 		esac
 	done ;;
 crb|update-grub|grub2-mkconfig) change "$@" ;;
 wget|curl)
 	change "$@"
+	out=''
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-O|-o) shift; out=$1 ;;
+		http*) printf '%s\n' "$1" >"$STATE/last_url" ;;
+		esac
+		shift
+	done
+	# the download lands where the plan asked, which must be a private
+	# directory of this run (mktemp -d below)
+	if [ -n "$out" ]; then
+		case $out in
+		"$STATE"/tmp.*/*) /bin/cat "$STATE/last_url" >"$out" ;;
+		*) echo "recorder: $name writes outside a private directory: $out" >&2; exit 1 ;;
+		esac
+	fi ;;
+mktemp)
+	[ "${1:-}" = -d ] || exit 2
+	n=0
+	while [ -e "$STATE/tmp.$n" ]; do n=$((n + 1)); done
+	/bin/mkdir -m 700 "$STATE/tmp.$n"
+	echo "$STATE/tmp.$n" ;;
+rm)
+	# only what this run made
 	for a in "$@"; do
 		case $a in
-		http*) printf '%s\n' "$a" >"$STATE/last_url" ;;
+		-*) ;;
+		"$STATE"/tmp.*) /bin/rm -rf "$a" ;;
+		*) echo "recorder: rm outside the run's directories: $a" >&2; exit 1 ;;
 		esac
 	done ;;
+dpkg-deb)
+	# --field FILE Package: a downloaded installer names its package
+	[ "$1" = --field ] && [ -f "$2" ] || { echo "dpkg-deb: cannot read $2" >&2; exit 2; }
+	case $(/bin/cat "$2") in
+	*/amdgpu-install*) echo amdgpu-install ;;
+	*) echo unknown ;;
+	esac ;;
+tee)
+	change "$@"
+	for a in "$@"; do
+		case $a in
+		-*) ;;
+		/etc/*) /bin/mkdir -p "$ROOT${a%/*}"; /bin/cat >"$ROOT$a" ;;
+		*) echo "recorder: tee outside /etc: $a" >&2; exit 1 ;;
+		esac
+	done ;;
+sh)
+	# sudo sh -c 'test -f KEY ...': files under /var and /etc are the sandbox's
+	[ "$1" = -c ] || exit 2
+	script=$(printf '%s\n' "$2" | /bin/sed -e "s| /var/| $ROOT/var/|g" -e "s| /etc/| $ROOT/etc/|g")
+	exec /bin/sh -c "$script" ;;
 amdgpu-install)
 	change "$@"
 	[ -f "$STATE/pkgs/amdgpu-install" ] || { echo "amdgpu-install: not installed" >&2; exit 127; }
@@ -77,6 +126,7 @@ dpkg-query)
 	*Version*) printf '%s' "$(/bin/cat "$STATE/pkgs/$pkg")" ;;
 	esac ;;
 rpm)
+	[ "${1:-}" = -E ] && { echo 41; exit 0; }
 	qf='' pkg=''
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -93,6 +143,8 @@ usermod)
 	[ "$1" = -aG ] || exit 2
 	printf '%s\n' "$2" | /usr/bin/tr ',' '\n' >>"$STATE/groups/$3" ;;
 id)
+	# the user who runs the plan (sudo keeps it in SUDO_USER)
+	[ "$1" = -un ] && { echo "${RUN_AS:-alice}"; exit 0; }
 	[ "$1" = -nG ] || exit 2
 	printf '%s ' "$2"
 	[ -f "$STATE/groups/$2" ] && /usr/bin/tr '\n' ' ' <"$STATE/groups/$2"
@@ -109,6 +161,14 @@ mokutil)
 	esac
 	: ;;
 pip)
+	# a distribution's pip outside a virtual environment (PEP 668)
+	case $1 in
+	install|uninstall)
+		if [ -z "${VIRTUAL_ENV:-}" ]; then
+			echo "error: externally-managed-environment" >&2
+			exit 1
+		fi ;;
+	esac
 	case $1 in
 	show) [ -f "$STATE/torch" ] || exit 1; echo "Name: torch"; echo "Version: $(/bin/cat "$STATE/torch")" ;;
 	uninstall) change "$@"; /bin/rm -f "$STATE/torch" ;;
@@ -119,7 +179,13 @@ pip)
 		printf '2.9.0+%s\n' "${idx##*/}" >"$STATE/torch" ;;
 	*) exit 2 ;;
 	esac ;;
-uname) [ "${1:-}" = -r ] && echo 6.8.0-45-generic || echo Linux ;;
+uname)
+	# the sandbox's kernel release, else Ubuntu 24.04's
+	if [ "${1:-}" = -r ]; then
+		if [ -f "$ROOT/.kernel-release" ]; then /bin/cat "$ROOT/.kernel-release"; else echo 6.8.0-45-generic; fi
+	else
+		echo Linux
+	fi ;;
 grep|sed)
 	if [ "$name" = sed ]; then
 		for a in "$@"; do [ "$a" = -i ] && change "$@"; done

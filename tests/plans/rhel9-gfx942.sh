@@ -20,17 +20,7 @@ if ! uname -r | grep -q -e '^5\.14\.'; then
 	echo "rocmcheck plan: warning: Kernel $(uname -r) is not a series ROCm 7.1 supports on Red Hat Enterprise Linux 9 (supported: 5.14). The amdgpu DKMS build fails on newer kernels: boot a supported kernel, or install ROCm without DKMS (amdgpu-install --no-dkms) to use the in-tree driver." >&2
 fi
 
-# Step 2 of 7 (torch): Install the PyTorch build for this GPU
-# Fixes: framework.torch
-# PyTorch built for this GPU, from https://download.pytorch.org/whl/rocm7.1
-# (it replaces any other build). Run this script in the Python environment you
-# use (an activated virtual environment).
-if ! pip show torch 2>/dev/null | grep -q '^Version: .*+rocm7\.1$'; then
-	pip uninstall -y torch torchvision torchaudio
-	pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocm7.1
-fi
-
-# Step 3 of 7 (env_clean_bashrc): Remove HIP_LAUNCH_BLOCKING,
+# Step 2 of 7 (env_clean_bashrc): Remove HIP_LAUNCH_BLOCKING,
 # AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
 # HSA_OVERRIDE_GFX_VERSION from ~/.bashrc
 # Fixes: env.launch_blocking, env.hsa_override
@@ -45,7 +35,7 @@ fi
 #   unset HIP_LAUNCH_BLOCKING AMD_SERIALIZE_KERNEL AMD_SERIALIZE_COPY CUDA_LAUNCH_BLOCKING
 #   unset HSA_OVERRIDE_GFX_VERSION
 
-# Step 4 of 7 (env_clean_profile): Remove HIP_LAUNCH_BLOCKING,
+# Step 3 of 7 (env_clean_profile): Remove HIP_LAUNCH_BLOCKING,
 # AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
 # HSA_OVERRIDE_GFX_VERSION from ~/.profile
 # Fixes: env.launch_blocking, env.hsa_override
@@ -54,7 +44,7 @@ if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKI
 	sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' ~/.profile
 fi
 
-# Step 5 of 7 (env_clean_environment): Remove HIP_LAUNCH_BLOCKING,
+# Step 4 of 7 (env_clean_environment): Remove HIP_LAUNCH_BLOCKING,
 # AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
 # HSA_OVERRIDE_GFX_VERSION from /etc/environment
 # Fixes: env.launch_blocking, env.hsa_override
@@ -63,17 +53,17 @@ if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKI
 	sudo sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' /etc/environment
 fi
 
-# Step 6 of 7 (groups): Add the user to the groups that own the GPU device
+# Step 5 of 7 (groups): Add the user to the groups that own the GPU device
 # nodes [log in again]
 # Fixes: perm.kfd, perm.render
-# "$USER" is not in the group(s) render,video that own /dev/kfd and
-# /dev/dri/renderD*: add the user, then log out and back in.
-if ! { id -nG "$USER" | grep -qw render && id -nG "$USER" | grep -qw video; }; then
-	sudo usermod -aG render,video "$USER"
+# "${SUDO_USER:-$(id -un)}" is not in the group(s) render,video that own
+# /dev/kfd and /dev/dri/renderD*: add the user, then log out and back in.
+if ! { id -nG "${SUDO_USER:-$(id -un)}" | grep -qw render && id -nG "${SUDO_USER:-$(id -un)}" | grep -qw video; }; then
+	sudo usermod -aG render,video "${SUDO_USER:-$(id -un)}"
 	relogin_needed=yes
 fi
 
-# Step 7 of 7 (rocm_install): Install ROCm 7.1 [reboot]
+# Step 6 of 7 (rocm_install): Install ROCm 7.1 [reboot]
 # Fixes: rocm.install
 # No HIP runtime is installed. Install ROCm 7.1 for Red Hat Enterprise Linux 9
 # with the commands below. Reboot afterwards: the amdgpu driver it builds is
@@ -86,6 +76,27 @@ if ! rpm -q --qf '%{VERSION}' rocm-core 2>/dev/null | grep -q '^7\.1\.'; then
 	sudo amdgpu-install -y --usecase=rocm
 	reboot_needed=yes
 fi
+
+# Step 7 of 7 (torch): Install the PyTorch build for this GPU
+# Fixes: framework.torch
+# PyTorch built for this GPU, from https://download.pytorch.org/whl/rocm7.1
+# (it replaces any other build). It runs only in an active virtual or conda
+# environment: run the script there, or it prints the commands to run in one.
+if ! pip show torch 2>/dev/null | grep -q '^Version: .*+rocm7\.1$'; then
+	if [ -n "${VIRTUAL_ENV:-}${CONDA_PREFIX:-}" ] && command -v pip >/dev/null 2>&1; then
+		if ! { pip uninstall -y torch torchvision torchaudio && pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocm7.1; }; then
+			echo 'rocmcheck plan: step torch failed; the steps before it are done' >&2
+		fi
+	else
+		echo 'rocmcheck plan: step torch skipped: it runs in an active virtual or conda environment with pip. Run there:' >&2
+		echo '  pip uninstall -y torch torchvision torchaudio' >&2
+		echo '  pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocm7.1' >&2
+	fi
+fi
+
+echo 'rocmcheck plan: by hand, in the shell you work in (a script cannot do it for you):' >&2
+echo '  unset HIP_LAUNCH_BLOCKING AMD_SERIALIZE_KERNEL AMD_SERIALIZE_COPY CUDA_LAUNCH_BLOCKING' >&2
+echo '  unset HSA_OVERRIDE_GFX_VERSION' >&2
 
 if [ "$relogin_needed" = yes ]; then
 	echo 'rocmcheck plan: log out and back in so that the new group membership applies' >&2

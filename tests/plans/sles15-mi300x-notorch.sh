@@ -56,10 +56,10 @@ fi
 # Step 5 of 6 (groups): Add the user to the groups that own the GPU device
 # nodes [log in again]
 # Fixes: perm.kfd, perm.render
-# "$USER" is not in the group(s) render,video that own /dev/kfd and
-# /dev/dri/renderD*: add the user, then log out and back in.
-if ! { id -nG "$USER" | grep -qw render && id -nG "$USER" | grep -qw video; }; then
-	sudo usermod -aG render,video "$USER"
+# "${SUDO_USER:-$(id -un)}" is not in the group(s) render,video that own
+# /dev/kfd and /dev/dri/renderD*: add the user, then log out and back in.
+if ! { id -nG "${SUDO_USER:-$(id -un)}" | grep -qw render && id -nG "${SUDO_USER:-$(id -un)}" | grep -qw video; }; then
+	sudo usermod -aG render,video "${SUDO_USER:-$(id -un)}"
 	relogin_needed=yes
 fi
 
@@ -75,6 +75,10 @@ if ! rpm -q --qf '%{VERSION}' rocm-core 2>/dev/null | grep -q '^7\.2\.'; then
 	sudo amdgpu-install -y --usecase=rocm
 	reboot_needed=yes
 fi
+
+echo 'rocmcheck plan: by hand, in the shell you work in (a script cannot do it for you):' >&2
+echo '  unset HIP_LAUNCH_BLOCKING AMD_SERIALIZE_KERNEL AMD_SERIALIZE_COPY CUDA_LAUNCH_BLOCKING' >&2
+echo '  unset HSA_OVERRIDE_GFX_VERSION' >&2
 
 if [ "$relogin_needed" = yes ]; then
 	echo 'rocmcheck plan: log out and back in so that the new group membership applies' >&2

@@ -15,17 +15,7 @@ set -eu
 
 reboot_needed=no
 
-# Step 1 of 5 (torch): Install the PyTorch build for this GPU
-# Fixes: framework.torch
-# PyTorch built for this GPU, from https://download.pytorch.org/whl/cu130 (it
-# replaces any other build). Run this script in the Python environment you use
-# (an activated virtual environment).
-if ! pip show torch 2>/dev/null | grep -q '^Version: .*+cu130$'; then
-	pip uninstall -y torch torchvision torchaudio
-	pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu130
-fi
-
-# Step 2 of 5 (env_clean_bashrc): Remove HIP_LAUNCH_BLOCKING,
+# Step 1 of 5 (env_clean_bashrc): Remove HIP_LAUNCH_BLOCKING,
 # AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
 # HSA_OVERRIDE_GFX_VERSION from ~/.bashrc
 # Fixes: env.launch_blocking, env.hsa_override
@@ -40,7 +30,7 @@ fi
 #   unset HIP_LAUNCH_BLOCKING AMD_SERIALIZE_KERNEL AMD_SERIALIZE_COPY CUDA_LAUNCH_BLOCKING
 #   unset HSA_OVERRIDE_GFX_VERSION
 
-# Step 3 of 5 (env_clean_profile): Remove HIP_LAUNCH_BLOCKING,
+# Step 2 of 5 (env_clean_profile): Remove HIP_LAUNCH_BLOCKING,
 # AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
 # HSA_OVERRIDE_GFX_VERSION from ~/.profile
 # Fixes: env.launch_blocking, env.hsa_override
@@ -49,7 +39,7 @@ if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKI
 	sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' ~/.profile
 fi
 
-# Step 4 of 5 (env_clean_environment): Remove HIP_LAUNCH_BLOCKING,
+# Step 3 of 5 (env_clean_environment): Remove HIP_LAUNCH_BLOCKING,
 # AMD_SERIALIZE_KERNEL, AMD_SERIALIZE_COPY, CUDA_LAUNCH_BLOCKING,
 # HSA_OVERRIDE_GFX_VERSION from /etc/environment
 # Fixes: env.launch_blocking, env.hsa_override
@@ -58,14 +48,37 @@ if grep -qs -e '^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKI
 	sudo sed -i -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HIP_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_KERNEL=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}AMD_SERIALIZE_COPY=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}CUDA_LAUNCH_BLOCKING=/d' -e '/^[[:space:]]*\(export[[:space:]]\{1,\}\)\{0,1\}HSA_OVERRIDE_GFX_VERSION=/d' /etc/environment
 fi
 
-# Step 5 of 5 (nvidia_driver): Install the NVIDIA driver [reboot]
+# Step 4 of 5 (nvidia_driver): Install the NVIDIA driver [reboot]
 # Fixes: driver.nvidia
 # The NVIDIA kernel driver is not loaded: install the NVIDIA driver the way
 # the distribution documents it (the commands below), then reboot.
 if ! command -v nvidia-smi >/dev/null 2>&1; then
-	sudo apt-get install -y ubuntu-drivers-common && sudo ubuntu-drivers install
+	sudo apt-get update
+	sudo apt-get install -y ubuntu-drivers-common
+	sudo ubuntu-drivers install
 	reboot_needed=yes
 fi
+
+# Step 5 of 5 (torch): Install the PyTorch build for this GPU
+# Fixes: framework.torch
+# PyTorch built for this GPU, from https://download.pytorch.org/whl/cu130 (it
+# replaces any other build). It runs only in an active virtual or conda
+# environment: run the script there, or it prints the commands to run in one.
+if ! pip show torch 2>/dev/null | grep -q '^Version: .*+cu130$'; then
+	if [ -n "${VIRTUAL_ENV:-}${CONDA_PREFIX:-}" ] && command -v pip >/dev/null 2>&1; then
+		if ! { pip uninstall -y torch torchvision torchaudio && pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu130; }; then
+			echo 'rocmcheck plan: step torch failed; the steps before it are done' >&2
+		fi
+	else
+		echo 'rocmcheck plan: step torch skipped: it runs in an active virtual or conda environment with pip. Run there:' >&2
+		echo '  pip uninstall -y torch torchvision torchaudio' >&2
+		echo '  pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu130' >&2
+	fi
+fi
+
+echo 'rocmcheck plan: by hand, in the shell you work in (a script cannot do it for you):' >&2
+echo '  unset HIP_LAUNCH_BLOCKING AMD_SERIALIZE_KERNEL AMD_SERIALIZE_COPY CUDA_LAUNCH_BLOCKING' >&2
+echo '  unset HSA_OVERRIDE_GFX_VERSION' >&2
 
 if [ "$reboot_needed" = yes ]; then
 	echo 'rocmcheck plan: reboot to finish (sudo reboot)' >&2

@@ -457,6 +457,18 @@ static void tl_error(struct tl *t, const char *path, const char *message)
 }
 
 /* Annotate (once) and run one check; returns how many results it added. */
+/* A profile placeholder left in a command: "{name}", not the shell's
+ * "${VAR}" or "{ list; }". */
+static bool tl_unfilled(const char *cmd)
+{
+	for (const char *c = strchr(cmd, '{'); c; c = strchr(c + 1, '{')) {
+		size_t n = strspn(c + 1, "abcdefghijklmnopqrstuvwxyz_");
+		if ((c == cmd || c[-1] != '$') && n && c[1 + n] == '}')
+			return true;
+	}
+	return false;
+}
+
 static size_t tl_run(struct tl *t, const char *id)
 {
 	if (!t->annotated) {
@@ -479,7 +491,7 @@ static size_t tl_run(struct tl *t, const char *id)
 			if (strstr(c->fix.text, "the profile database has no fix") || strstr(c->fix.text, "unknown placeholder"))
 				fail_msg("%s: broken fix: %s", id, c->fix.text);
 			for (size_t j = 0; j < c->fix.commands.n; j++)
-				if (strstr(c->fix.commands.v[j], "unknown placeholder") || strchr(c->fix.commands.v[j], '{'))
+				if (strstr(c->fix.commands.v[j], "unknown placeholder") || tl_unfilled(c->fix.commands.v[j]))
 					fail_msg("%s: unfilled command: %s", id, c->fix.commands.v[j]);
 		}
 		if (c->status != ST_SKIP && !c->nevidence)

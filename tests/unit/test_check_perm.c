@@ -57,7 +57,7 @@ static void test_kfd_denied(void **state)
 	t = amd_box();
 	tl_dev(t, "/dev/kfd", NODE_CHAR, 0660, "render", ACCESS_DENIED);
 	c = tl_one(t, "perm.kfd");
-	assert_true(tl_has_command(c, "sudo usermod -aG render,video $USER"));
+	assert_true(tl_has_command(c, "sudo usermod -aG render,video \"${SUDO_USER:-$(id -un)}\""));
 	tl_free(t);
 }
 

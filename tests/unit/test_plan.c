@@ -5,9 +5,11 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checks.h"
 #include "plan.h"
@@ -114,7 +116,7 @@ static void assert_well_formed(const struct plan *p)
 	int last_class = 0;
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
-		int c = s->reboot ? 2 : s->relogin ? 1 : 0;
+		int c = s->requires ? 3 : s->reboot ? 2 : s->relogin ? 1 : 0;
 		assert_true(c >= last_class);
 		last_class = c;
 		assert_true(s->why.n > 0);
@@ -243,29 +245,43 @@ static void test_described_nvidia(void **state)
 	strbuf_release(&msg);
 }
 
-/* A fixture through facts and checks, the way `rocmcheck plan --sysroot` does. */
-static int from_fixture(const char *name, const struct plan_opts *o, struct plan *p, struct strbuf *msg)
+/* A fixture read and judged, the way `rocmcheck plan --sysroot` does. */
+struct judged {
+	struct sysroot sr;
+	struct facts f;
+	struct report r;
+};
+
+static void judge(struct judged *j, const char *name)
 {
 	char *dir = xasprintf("%s/%s", FIXTURES_DIR, name);
-	struct sysroot sr;
-	assert_int_equal(sysroot_open(&sr, dir), 0);
-	struct facts f;
-	memset(&f, 0, sizeof(f));
-	facts_gather(&f, &sr);
-	inventory_annotate(&f, db);
-	struct check_ctx ctx = { .facts = &f, .db = db, .live = false, .level = "quick" };
+	assert_int_equal(sysroot_open(&j->sr, dir), 0);
+	free(dir);
+	memset(&j->f, 0, sizeof(j->f));
+	facts_gather(&j->f, &j->sr);
+	inventory_annotate(&j->f, db);
+	struct check_ctx ctx = { .facts = &j->f, .db = db, .live = false, .level = "quick" };
 	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
-	struct report r;
-	report_init(&r, &f, db);
-	checks_run(&ctx, &flt, false, &r);
-	report_finish(&r);
-	int rc = plan_build(db, &f, &r, NULL, o, p, msg);
+	report_init(&j->r, &j->f, db);
+	checks_run(&ctx, &flt, false, &j->r);
+	report_finish(&j->r);
+}
+
+static void judged_release(struct judged *j)
+{
+	report_release(&j->r);
+	facts_release(&j->f);
+	sysroot_release(&j->sr);
+}
+
+static int from_fixture(const char *name, const struct plan_opts *o, struct plan *p, struct strbuf *msg)
+{
+	struct judged j;
+	judge(&j, name);
+	int rc = plan_build(db, &j.f, &j.r, NULL, o, p, msg);
 	if (rc == 0)
 		assert_well_formed(p);
-	report_release(&r);
-	facts_release(&f);
-	sysroot_release(&sr);
-	free(dir);
+	judged_release(&j);
 	return rc;
 }
 
@@ -298,11 +314,17 @@ static void test_fixtures(void **state)
 	assert_string_equal(find_step(&p, "env_clean_bashrc")->manual.v[0], "unset HIP_LAUNCH_BLOCKING");
 	plan_release(&p);
 
-	/* Secure Boot: modprobe would fail before the key is enrolled */
+	/* Secure Boot: modprobe would fail before the key is enrolled ("Key was
+	 * rejected by service"), and headers do not help: the key is the fix,
+	 * Ubuntu's DKMS key, tested before it is imported */
 	assert_int_equal(from_fixture("amd-rx7900xt-ubuntu2404-secureboot", NULL, &p, &msg), 0);
 	assert_null(find_step(&p, "amdgpu_load"));
-	assert_non_null(find_step(&p, "kernel_headers"));
+	assert_null(find_step(&p, "kernel_headers"));
 	assert_string_equal(p.steps[p.nsteps - 1].id, "mok_enroll");
+	s = find_step(&p, "mok_enroll");
+	assert_true(strvec_contains(&s->why, "driver.amdgpu"));
+	assert_true(strvec_contains(&s->commands, "sudo mokutil --import /var/lib/shim-signed/mok/MOK.der"));
+	assert_non_null(strstr(s->commands.v[0], "test -f /var/lib/shim-signed/mok/MOK.der"));
 	plan_release(&p);
 
 	/* --rocm on a working machine: the route of that release */
@@ -312,8 +334,12 @@ static void test_fixtures(void **state)
 	assert_non_null(s);
 	assert_non_null(strstr(s->guard, "'^6\\.4\\.'"));
 	assert_true(strvec_contains(&s->commands, "sudo amdgpu-install -y --usecase=rocm"));
-	assert_true(strvec_contains(&s->commands, "wget -O /tmp/amdgpu-install.deb https://repo.radeon.com/"
+	assert_true(strvec_contains(&s->commands, "wget -O \"$rocm_dl/amdgpu-install.deb\" https://repo.radeon.com/"
 				    "amdgpu-install/6.4.3/ubuntu/jammy/amdgpu-install_6.4.60403-1_all.deb"));
+	/* a private download directory, and the package checked before sudo installs it */
+	assert_true(strvec_contains(&s->commands, "rocm_dl=$(mktemp -d)"));
+	for (size_t i = 0; i < s->commands.n; i++)
+		assert_null(strstr(s->commands.v[i], "/tmp/"));
 	/* and the PyTorch wheel of that release replaces the 6.1 one */
 	assert_non_null(find_step(&p, "torch"));
 	plan_release(&p);
@@ -328,6 +354,109 @@ static void test_fixtures(void **state)
 
 	assert_int_equal(from_fixture("none-server-debian12-nogpu", NULL, &p, &msg), -ENOENT);
 	assert_non_null(strstr(msg.buf, "--os"));
+	plan_release(&p);
+	strbuf_release(&msg);
+}
+
+/* The step a profile fix becomes when its commands run as they are. */
+static const char *step_of_fix(const char *fix_id)
+{
+	static const char *const map[][2] = {
+		{ "rocm_install", "rocm_install" }, { "groups", "groups" }, { "mok_enroll", "mok_enroll" },
+		{ "nvidia_driver", "nvidia_driver" }, { "iommu_pt", "iommu_pt" }, { "nouveau", "nouveau" },
+		{ "torch_reinstall", "torch" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (!strcmp(map[i][0], fix_id))
+			return map[i][1];
+	return NULL;
+}
+
+/* One source for advice: on every fixture, a doctor's fix and the plan
+ * step for the same problem are the same commands in the same order (an
+ * "a && b" line of a fix is the step's lines a and b), or the doctor's
+ * commands are in a note that says why the plan differs. */
+static void test_fix_equals_step(void **state)
+{
+	(void)state;
+	DIR *d = opendir(FIXTURES_DIR);
+	assert_non_null(d);
+	struct dirent *e;
+	size_t compared = 0, fixtures = 0;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *dot = xasprintf("%s/%s/.rocmcheck", FIXTURES_DIR, e->d_name);
+		bool fixture = access(dot, F_OK) == 0;
+		free(dot);
+		if (!fixture)
+			continue;
+		fixtures++;
+		struct judged j;
+		judge(&j, e->d_name);
+		struct plan p;
+		struct strbuf msg = STRBUF_INIT;
+		if (plan_build(db, &j.f, &j.r, NULL, NULL, &p, &msg) == 0) {
+			for (size_t i = 0; i < j.r.nresults; i++) {
+				const struct check_result *res = &j.r.results[i];
+				if ((res->status != ST_WARN && res->status != ST_FAIL) || res->fix.nrefs != 1 ||
+				    !res->fix.commands.n)
+					continue;
+				const char *sid = step_of_fix(res->fix.refs[0].id);
+				const struct plan_step *s = sid ? find_step(&p, sid) : NULL;
+				if (!s || !strvec_contains(&s->why, res->def->id))
+					continue;
+				struct strvec want = STRVEC_INIT;
+				for (size_t k = 0; k < res->fix.commands.n; k++) {
+					const char *c = res->fix.commands.v[k];
+					for (const char *amp; (amp = strstr(c, " && ")); c = amp + 4)
+						strvec_push_owned(&want, xstrndup(c, (size_t)(amp - c)));
+					strvec_push(&want, c);
+				}
+				if (want.n != s->commands.n)
+					fail_msg("%s: %s: the fix has %zu commands, step %s %zu", e->d_name, res->def->id,
+						 want.n, sid, s->commands.n);
+				for (size_t k = 0; k < want.n; k++)
+					if (strcmp(want.v[k], s->commands.v[k]))
+						fail_msg("%s: %s: fix \"%s\", step %s \"%s\"", e->d_name, res->def->id,
+							 want.v[k], sid, s->commands.v[k]);
+				strvec_release(&want);
+				compared++;
+			}
+		}
+		plan_release(&p);
+		strbuf_release(&msg);
+		judged_release(&j);
+	}
+	closedir(d);
+	assert_true(fixtures >= 15);
+	assert_true(compared >= 5);
+}
+
+/* The PyTorch wheel follows the ROCm release the plan installs, not the
+ * installed one the doctor judged. */
+static void test_torch_follows_rocm(void **state)
+{
+	(void)state;
+	struct plan p;
+	struct strbuf msg = STRBUF_INIT;
+	struct plan_opts o = { "6.4", -1 };
+	assert_int_equal(from_fixture("amd-rx7900xtx-ubuntu2204-cudatorch", &o, &p, &msg), 0);
+	assert_string_equal(p.rocm, "6.4");
+	assert_string_equal(p.torch_index, "https://download.pytorch.org/whl/rocm6.4");
+	const struct plan_step *s = find_step(&p, "torch");
+	assert_non_null(s);
+	for (size_t i = 0; i < s->commands.n; i++)
+		assert_null(strstr(s->commands.v[i], "rocm6.2"));
+	/* last, and only in a Python environment */
+	assert_ptr_equal(s, &p.steps[p.nsteps - 1]);
+	assert_non_null(s->requires);
+	/* the doctor's rocm6.2 fix is shown, in a note */
+	bool noted = false;
+	for (size_t i = 0; i < p.nnotes; i++)
+		for (size_t k = 0; k < p.notes[i].commands.n; k++)
+			noted |= strstr(p.notes[i].commands.v[k], "whl/rocm6.2") != NULL;
+	assert_true(noted);
 	plan_release(&p);
 	strbuf_release(&msg);
 }
@@ -368,6 +497,8 @@ int main(void)
 		cmocka_unit_test(test_described_amd),
 		cmocka_unit_test(test_described_nvidia),
 		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_fix_equals_step),
+		cmocka_unit_test(test_torch_follows_rocm),
 		cmocka_unit_test(test_renderers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -29,7 +29,7 @@ static const struct {
 } contract[] = {
 	{ "groups", { "user", "groups" }, false, true },
 	{ "amdgpu_load", { "kernel", "headers_install" }, false, false },
-	{ "mok_enroll", { NULL }, true, false },
+	{ "mok_enroll", { "mok_key", NULL }, true, false },
 	{ "iommu_pt", { "grub_update" }, true, false },
 	{ "kernel_supported", { "kernel", "kernels", "os_name", "rocm_version" }, false, false },
 	{ "os_unsupported", { "os_name", "rocm_version", "os_list", "other_rocm" }, false, false },

@@ -1,0 +1,45 @@
+/* Install routes for a machine: the one renderer of profiles/routes.ini
+ * (and of an OS's kernel-headers template), used by the checks' fixes
+ * (fix_add_route), the planner and net.repos, so that a fix and the plan
+ * step for the same problem are the same commands. */
+#ifndef ROCMCHECK_ROUTE_H
+#define ROCMCHECK_ROUTE_H
+
+#include <stdbool.h>
+
+#include "facts.h"
+#include "profiles.h"
+#include "util.h"
+
+/* Values a command names that only the target machine knows, as the shell
+ * finds them when the script runs. The user is never "$USER": cloud-init
+ * and systemd leave it unset. */
+#define ROUTE_SHELL_USER "\"${SUDO_USER:-$(id -un)}\""
+#define ROUTE_SHELL_KERNEL "\"$(uname -r)\""
+#define ROUTE_SHELL_OS_VERSION "\"$(sed -n 's/^VERSION_ID=\"\\{0,1\\}\\([^\"]*\\)\"\\{0,1\\}$/\\1/p' /etc/os-release)\""
+
+/* What the route is rendered for. A NULL field is read by the shell when
+ * the commands run (the ROUTE_SHELL_* forms) or taken from the profile. */
+struct route_target {
+	const char *kernel;        /* "6.8.0-45-generic" */
+	const char *os_version;    /* os-release VERSION_ID "22.04" */
+	const char *os_id;         /* os-release ID "ubuntu" */
+	const char *codename;      /* os-release VERSION_CODENAME "jammy" */
+	bool described;            /* not a machine read: no profile default for os_version */
+};
+
+/* The target values of a machine's facts (borrowed from f); f NULL: a
+ * described machine, every value read when the commands run. */
+void route_target_of(const struct facts *f, struct route_target *t);
+
+/* "sudo apt-get install -y linux-headers-K linux-modules-extra-K" for OS o,
+ * or a shell comment when o has no headers template. Caller frees. */
+char *route_headers_command(const struct prof_os *o, const char *kernel);
+
+/* Append the commands that install release rel on OS o to cmds. Returns 0,
+ * -ENOENT when the profile has no route for them (nothing appended). A
+ * template with an unknown placeholder becomes a shell comment saying so. */
+int route_render(const struct profiles *db, const struct prof_os *o, const struct prof_rocm *rel,
+		 const struct route_target *t, struct strvec *cmds);
+
+#endif

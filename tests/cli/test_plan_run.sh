@@ -1,0 +1,282 @@
+#!/bin/bash
+# `rocmcheck plan`, executed: every fixture's plan and the --os/--gpu plans
+# of every OS in the profiles (an AMD and an NVIDIA GPU each) run under
+# `sh -eu` among recording stand-ins (tests/plans/recorder.sh) for apt-get,
+# dnf, zypper, sudo, usermod, mokutil, pip, modprobe, wget, ... in a
+# throwaway directory:
+#   1. a fresh machine: pip missing, USER unset: the script runs to its end;
+#   2. again, pip present but outside a virtual environment (it refuses with
+#      externally-managed-environment): nothing changes;
+#   3. in a virtual environment: only the pip steps run;
+#   4. again: nothing changes, and every guard holds (plan --check agrees).
+# The commands runs 1 and 3 recorded are compared with tests/plans/NAME.run
+# (ROCMCHECK_REGEN=1 rewrites them: read the diff).
+#
+# The plans must never reach the real system, and CI runs this as root:
+# PATH holds only the stand-ins (an unknown command fails the run instead of
+# running), the scripts run as an unprivileged user (setpriv) without a
+# network (unshare -n), and a probe checks that the system is read-only
+# there before any plan runs. Without a way to drop root the test skips (77).
+. "$(dirname "$0")/lib.sh"
+
+PLANS=$TESTS_DIR/plans
+REGEN=${ROCMCHECK_REGEN:-}
+RECORDED="sudo apt-get dnf zypper crb dpkg-query rpm usermod id modprobe lsmod update-grub grub2-mkconfig
+	mokutil wget curl amdgpu-install ubuntu-drivers uname grep sed mktemp rm dpkg-deb tee sh"
+
+# ---- isolation
+ISO=()
+if [ "$(id -u)" = 0 ]; then
+	if ! command -v setpriv >/dev/null; then
+		echo "skip: running as root and setpriv (util-linux) is missing: cannot run plans unprivileged" >&2
+		exit 77
+	fi
+	ISO=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	if unshare -n true 2>/dev/null; then
+		ISO=(unshare -n "${ISO[@]}")
+	fi
+elif unshare -r -n true 2>/dev/null; then
+	ISO=(unshare -r -n)
+fi
+own() { [ "$(id -u)" = 0 ] && chown -R 65534:65534 "$@"; return 0; }
+# a directory the unprivileged user reaches (TMPDIR may be root's alone)
+RUNROOT=
+for base in "${TMPDIR:-/tmp}" /tmp; do
+	RUNROOT=$(mktemp -d "$base/rocmcheck-planrun.XXXXXX") || continue
+	chmod 755 "$RUNROOT"
+	own "$RUNROOT"
+	"${ISO[@]}" /bin/sh -c "test -w '$RUNROOT'" 2>/dev/null && break
+	rm -rf "$RUNROOT"
+	RUNROOT=
+done
+[ -n "$RUNROOT" ] || { echo "skip: no directory the unprivileged user can write" >&2; exit 77; }
+trap 'rm -rf "$T" "$RUNROOT"' EXIT
+# the binary too: the checkout may be in a directory only root can read
+cp "$ROCMCHECK" "$RUNROOT/rocmcheck"
+chmod 755 "$RUNROOT/rocmcheck"
+ROCMCHECK_RUN=$RUNROOT/rocmcheck
+probe=/etc/rocmcheck-planrun-probe.$$
+if "${ISO[@]}" /bin/sh -c "echo x >$probe" 2>/dev/null || [ -e "$probe" ]; then
+	rm -f "$probe"
+	echo "skip: the isolated user can write $probe: plans would reach the real system" >&2
+	exit 77
+fi
+
+# ---- the plans: NAME|ARGS (ARGS split on ';'), and the os-release they run on
+plans=()
+for fx in $(fixtures); do
+	plans+=("fixture-$(basename "$fx")|--sysroot;$fx;plan")
+done
+oses=$(sed -n 's/^\[os \([^]]*\)\]$/\1/p' "$SOURCE_DIR"/profiles/os.ini)
+for os in $oses; do
+	plans+=("os-$os-gfx1100|plan;--os;$os;--gpu;gfx1100")
+	plans+=("os-$os-rtx4090|plan;--os;$os;--gpu;RTX 4090")
+done
+
+# os-release of an OS key: "ubuntu-24.04" -> ID=ubuntu VERSION_ID="24.04",
+# with point releases as the distributions write them (RHEL 9.4, SLES 15.6);
+# and a kernel release the OS ships (uname -r of the stand-in)
+os_release() {
+	local key=$1 id ver
+	case $key in
+	rhel-8) id=rhel ver=8.10 ;;
+	rhel-9) id=rhel ver=9.4 ;;
+	rhel-10) id=rhel ver=10.0 ;;
+	sles-15) id=sles ver=15.6 ;;
+	fedora) id=fedora ver=41 ;;
+	*-*) id=${key%-*} ver=${key##*-} ;;
+	*) id=$key ver=1 ;;
+	esac
+	printf 'ID=%s\nVERSION_ID="%s"\n' "$id" "$ver"
+}
+kernel_release() {
+	case $1 in
+	ubuntu-20.04 | ubuntu-22.04) echo 5.15.0-126-generic ;;
+	debian-12) echo 6.1.0-28-amd64 ;;
+	rhel-8) echo 4.18.0-553.el8_10.x86_64 ;;
+	rhel-9) echo 5.14.0-427.13.1.el9_4.x86_64 ;;
+	rhel-10) echo 6.12.0-55.9.1.el10_0.x86_64 ;;
+	sles-15) echo 6.4.0-150600.21-default ;;
+	fedora) echo 6.11.4-301.fc41.x86_64 ;;
+	*) echo 6.8.0-45-generic ;;
+	esac
+}
+
+# sandbox NAME: a fresh throwaway machine under $RUNROOT/NAME
+sandbox() {
+	local sb=$RUNROOT/$1 c
+	rm -rf "$sb"
+	mkdir -p "$sb/bin" "$sb/state" "$sb/home" "$sb/venv" "$sb/root/etc/default" "$sb/root/var/lib/dkms" \
+		"$sb/root/var/lib/shim-signed/mok"
+	cp "$PLANS/recorder.sh" "$sb/recorder"
+	chmod 755 "$sb/recorder"
+	for c in $RECORDED; do ln -s ../recorder "$sb/bin/$c"; done
+	printf 'export HIP_LAUNCH_BLOCKING=1\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\nalias ll="ls -l"\n' >"$sb/home/.bashrc"
+	printf 'HIP_LAUNCH_BLOCKING=1\nPATH="/usr/bin:/bin"\n' >"$sb/root/etc/environment"
+	printf 'GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX=""\n' >"$sb/root/etc/default/grub"
+	: >"$sb/root/var/lib/dkms/mok.pub"
+	: >"$sb/root/var/lib/shim-signed/mok/MOK.der"
+	os_release "${2:-ubuntu-22.04}" >"$sb/root/etc/os-release"
+	kernel_release "${2:-ubuntu-24.04}" >"$sb/root/.kernel-release"
+	own "$sb"
+}
+
+# in_sandbox SB [VAR=VALUE...] -- COMMAND...: as the plan's user, with only
+# the stand-ins on PATH and no USER
+in_sandbox() {
+	local sb=$1
+	shift
+	local vars=()
+	while [ "$1" != -- ]; do vars+=("$1"); shift; done
+	shift
+	"${ISO[@]}" env -i PATH="$sb/bin" HOME="$sb/home" STATE="$sb/state" ROOT="$sb/root" LC_ALL=C \
+		"${vars[@]}" "$@"
+}
+
+snapshot() { (cd "$1" && find home root -type f -print0 | sort -z | xargs -0 md5sum); }
+
+# run_plan SB N [VAR=VALUE...]: run N of the script; its changes in $SB/changes.N
+run_plan() {
+	local sb=$1 n=$2
+	shift 2
+	in_sandbox "$sb" "$@" -- /bin/sh -eu "$sb/plan.sh" >"$sb/out.$n" 2>"$sb/err.$n"
+	local rc=$?
+	if [ -f "$sb/state/changes" ]; then mv "$sb/state/changes" "$sb/changes.$n"; else : >"$sb/changes.$n"; fi
+	snapshot "$sb" >"$sb/files.$n"
+	return $rc
+}
+
+nplans=0 nskipped=0 ncommands=0
+for entry in "${plans[@]}"; do
+	name=${entry%%|*}
+	IFS=';' read -r -a args <<<"${entry#*|}"
+	run any "${args[@]}"
+	if [ "$STATUS" = 1 ] && [ ! -s "$OUT" ]; then
+		# no plan can work here (an OS without a route for the GPU): said on stderr
+		grep -q 'no plan can work' "$ERR" || { fail "$name: exit 1 without saying why"; last; }
+		nskipped=$((nskipped + 1))
+		continue
+	fi
+	[ "$STATUS" = 0 ] || { fail "$name: plan exit $STATUS"; last; continue; }
+	os=ubuntu-22.04
+	case $name in os-*) os=${args[2]} ;; esac
+	sandbox "$name" "$os"
+	sb=$RUNROOT/$name
+	cp "$OUT" "$sb/plan.sh"
+	run any "${args[@]}" --format json
+	cp "$OUT" "$T/$name.json"
+	own "$sb"
+	if command -v shellcheck >/dev/null; then
+		shellcheck -s sh "$sb/plan.sh" >&2 || fail "$name: shellcheck -s sh"
+	fi
+	torch=$(json_get "$T/$name.json" '"yes" if any(s["requires"] for s in d["steps"]) else ""')
+	real=$(json_get "$T/$name.json" 'sum(1 for s in d["steps"] if not s.get("requires") and any(not c.startswith("#") and not c.startswith("echo ") for c in s["commands"]))')
+
+	# plan --check before anything ran (a described machine: the guards run in the sandbox)
+	described=
+	case $name in os-*) described=yes ;; esac
+	if [ -n "$described" ]; then
+		in_sandbox "$sb" -- "$ROCMCHECK_RUN" "${args[@]}" --check >"$sb/check.0" 2>&1
+		rc=$?
+		[ "$rc" = 1 ] || { fail "$name: plan --check on a fresh machine: exit $rc, expected 1"; cat "$sb/check.0" >&2; }
+	fi
+
+	# 1. fresh machine: no pip, no USER, set -eu
+	snapshot "$sb" >"$sb/files.0"
+	run_plan "$sb" 1 || { fail "$name: run 1 (no pip, USER unset) failed"; cat "$sb/err.1" >&2; continue; }
+	if [ -n "$torch" ]; then
+		grep -q 'step torch skipped' "$sb/err.1" || fail "$name: run 1 did not say the torch step was skipped"
+		grep -q '^pip ' "$sb/changes.1" && fail "$name: pip ran outside a virtual environment"
+	fi
+	if [ "$real" -gt 0 ] && [ ! -s "$sb/changes.1" ] && cmp -s "$sb/files.0" "$sb/files.1"; then
+		fail "$name: $real steps, but the first run changed nothing"
+	fi
+	if grep -q '^# By hand' "$sb/plan.sh"; then
+		grep -q 'by hand' "$sb/err.1" || fail "$name: the by-hand commands were not printed when the script ended"
+	fi
+
+	# 2. pip present, outside a virtual environment: it refuses; nothing else changes
+	ln -s ../recorder "$sb/bin/pip"
+	run_plan "$sb" 2 || { fail "$name: run 2 (pip outside a venv) failed"; cat "$sb/err.2" >&2; }
+	[ -s "$sb/changes.2" ] && { fail "$name: run 2 changed something:"; cat "$sb/changes.2" >&2; }
+	cmp -s "$sb/files.1" "$sb/files.2" || fail "$name: run 2 changed files"
+
+	# 3. in a virtual environment: only the pip steps
+	run_plan "$sb" 3 VIRTUAL_ENV="$sb/venv" || { fail "$name: run 3 (in a venv) failed"; cat "$sb/err.3" >&2; }
+	if grep -v '^pip ' "$sb/changes.3" >&2; then fail "$name: run 3 changed more than the Python environment"; fi
+	[ -n "$torch" ] && [ ! -s "$sb/changes.3" ] && fail "$name: run 3 did not install PyTorch in the venv"
+
+	# 4. nothing left to do
+	run_plan "$sb" 4 VIRTUAL_ENV="$sb/venv" || { fail "$name: run 4 failed"; cat "$sb/err.4" >&2; }
+	[ -s "$sb/changes.4" ] && { fail "$name: run 4 changed something:"; cat "$sb/changes.4" >&2; }
+	cmp -s "$sb/files.3" "$sb/files.4" || fail "$name: run 4 changed files"
+	json_get "$T/$name.json" '"\n".join(s["guard"] for s in d["steps"] if s["guard"] and not s["id"] == "kernel_check")' >"$T/guards"
+	while IFS= read -r g; do
+		[ -n "$g" ] || continue
+		in_sandbox "$sb" VIRTUAL_ENV="$sb/venv" -- /bin/sh -c "$g" ||
+			fail "$name: after the runs, the guard still says to do it: $g"
+	done <"$T/guards"
+	if [ -n "$described" ]; then
+		in_sandbox "$sb" VIRTUAL_ENV="$sb/venv" -- "$ROCMCHECK_RUN" "${args[@]}" --check >"$sb/check.4" 2>&1 ||
+			{ fail "$name: plan --check after the runs: steps pending"; cat "$sb/check.4" >&2; }
+	fi
+
+	# what the runs did to files no stand-in records
+	if grep -q 'env_clean_bashrc' "$sb/plan.sh"; then
+		grep -q 'alias ll' "$sb/home/.bashrc" || fail "$name: removed an unrelated ~/.bashrc line"
+		grep -q '^PATH=' "$sb/root/etc/environment" || fail "$name: removed PATH from /etc/environment"
+	fi
+	if grep -q 'iommu=pt' "$sb/plan.sh"; then
+		grep -q 'GRUB_CMDLINE_LINUX="iommu=pt ' "$sb/root/etc/default/grub" || fail "$name: iommu=pt not added"
+	fi
+	if grep -q 'usermod' "$sb/plan.sh"; then
+		[ -f "$sb/state/groups/alice" ] && grep -qx render "$sb/state/groups/alice" ||
+			fail "$name: the user running the plan (alice, USER unset) is not in render"
+	fi
+
+	# the recorded commands, as reviewed in tests/plans/NAME.run
+	{
+		echo "# run 1: a fresh machine, pip missing, USER unset"
+		cat "$sb/changes.1"
+		echo "# run 3: in a virtual environment"
+		cat "$sb/changes.3"
+	} | sed "s|$sb|SANDBOX|g" >"$T/$name.run"
+	ncommands=$((ncommands + $(cat "$sb/changes.1" "$sb/changes.3" | wc -l)))
+	[ -n "$REGEN" ] && cp "$T/$name.run" "$PLANS/$name.run"
+	if [ ! -f "$PLANS/$name.run" ]; then
+		fail "$name: no tests/plans/$name.run (ROCMCHECK_REGEN=1 writes it)"
+	else
+		diff -u "$PLANS/$name.run" "$T/$name.run" >&2 ||
+			fail "$name: the commands run differ from tests/plans/$name.run (ROCMCHECK_REGEN=1 rewrites it)"
+	fi
+	nplans=$((nplans + 1))
+	ntests=$((ntests + 1))
+done
+
+# Secure Boot without the DKMS key: the plan stops, saying so, and imports nothing
+name=fixture-amd-rx7900xt-ubuntu2404-secureboot
+if [ -f "$T/$name.run" ]; then
+	sandbox nokey
+	sb=$RUNROOT/nokey
+	"$ROCMCHECK" --sysroot "$TESTS_DIR/fixtures/${name#fixture-}" plan >"$sb/plan.sh"
+	rm "$sb/root/var/lib/shim-signed/mok/MOK.der"
+	own "$sb"
+	if run_plan "$sb" 1; then
+		fail "secure boot without the key file: the plan went on"
+	fi
+	grep -q 'no DKMS signing key .*/var/lib/shim-signed/mok/MOK.der' "$sb/err.1" ||
+		{ fail "secure boot without the key file: no message"; cat "$sb/err.1" >&2; }
+	grep -q '^mokutil --import' "$sb/changes.1" && fail "secure boot without the key file: mokutil --import ran"
+	ntests=$((ntests + 1))
+else
+	fail "$name: its plan did not run"
+fi
+
+# every expected list belongs to a plan that ran
+for f in "$PLANS"/*.run; do
+	[ -e "$f" ] || continue
+	[ -f "$T/$(basename "$f")" ] || fail "$(basename "$f"): no such plan ran (stale expected list)"
+done
+[ "$nplans" -ge 25 ] || fail "only $nplans plans ran"
+echo "plans run: $nplans (no plan possible: $nskipped), commands recorded: $ncommands" >&2
+finish
