@@ -183,6 +183,8 @@ static void driver_release_facts(struct driver_facts *d)
 	free(d->amdgpu_version);
 	free(d->nvidia_version);
 	free(d->nvidia_version_source);
+	free(d->nvidia_lib_version);
+	free(d->nvidia_lib_path);
 }
 
 static void rocm_release(struct rocm_install *r)

@@ -193,10 +193,16 @@ struct driver_facts {
 	char *nvidia_version;       /* "550.54.14" */
 	bool nvidia_open;           /* "Open Kernel Module" */
 	char *nvidia_version_source;/* path it came from */
+	char *nvidia_lib_version;   /* user-space driver on disk: "550.90.07" from libcuda.so.<v> (else libnvidia-ml.so.<v>) */
+	char *nvidia_lib_path;      /* the file it came from */
 	bool nouveau_module;        /* /sys/module/nouveau exists or in /proc/modules */
 };
 /* First line of /proc/driver/nvidia/version -> version and open flag. 0 or -EINVAL. */
 int nvidia_version_parse(const char *text, char **version, bool *open_module);
+/* "libcuda.so.550.90.07" -> "550.90.07" (the version of NVIDIA's user-space
+ * driver libraries: libcuda, libnvidia-ml); NULL for libcuda.so.1 and other
+ * names. Caller frees. */
+char *nvidia_lib_version_from_name(const char *name);
 
 /* ---- facts_rocm.c: ROCm installs, HIP runtimes, rocBLAS Tensile files ---- */
 enum rocm_source {

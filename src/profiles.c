@@ -30,6 +30,7 @@ const char *const profile_placeholders[] = {
 	"visible_id", "gpu_index", "torch_index", "backend", "install",
 	"driver_version", "cuda_version", "min_driver", "vram", "min_vram",
 	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda", "nodes",
+	"lib_version",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id",
 	NULL
@@ -67,6 +68,7 @@ static const struct fix_contract {
 	{ "kfd_missing_node", "pci_addr", false, false },
 	{ "nvidia_driver", "install packages os_name", true, false },
 	{ "nvidia_uvm", "", false, false },
+	{ "nvidia_mismatch", "driver_version lib_version", true, false },
 	{ "nouveau", "grub_update", true, false },
 	{ "rocm_upgrade", "rocm_version arch", false, false },
 	{ "rocm_older", "rocm_version arch", false, false },

@@ -210,6 +210,30 @@ static void test_nvidia(void **state)
 	assert_true(tl_has_evidence(c, "/proc/driver/nvidia/version", "550.54.14"));
 	tl_free(t);
 
+	/* the user-space driver on disk is not the loaded module's: fail, both shown */
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "550.54.14");
+	t->f.drv.nvidia_lib_version = xstrdup("550.90.07");
+	t->f.drv.nvidia_lib_path = xstrdup("/usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07");
+	c = tl_one(t, "driver.nvidia");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "550.54.14");
+	assert_contains(c->summary, "550.90.07");
+	assert_contains(c->summary, "Driver/library version mismatch");
+	assert_true(tl_has_evidence(c, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07", "550.90.07"));
+	assert_true(tl_has_command(c, "sudo modprobe -r nvidia_uvm nvidia_drm nvidia_modeset nvidia"));
+	assert_true(c->fix.reboot);
+	tl_free(t);
+
+	/* the same version: pass */
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "550.54.14");
+	t->f.drv.nvidia_lib_version = xstrdup("550.54.14");
+	assert_status(tl_one(t, "driver.nvidia"), ST_PASS);
+	tl_free(t);
+
 	t = tl_new();
 	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
 	tl_nvidia(t, 0x2684, 24 * GIB);
