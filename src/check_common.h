@@ -104,6 +104,9 @@ char *headers_install_command(const struct check_ctx *ctx);
  * (nvidia_install / nvidia_packages); *packages_out (when non-NULL) gets the
  * package list. Caller frees both. */
 char *nvidia_install_command(const struct check_ctx *ctx, char **packages_out);
+/* The cuda_driver_upgrade fix: CUDA release pc needs a newer NVIDIA driver;
+ * the OS's NVIDIA driver install follows (check_cuda.c). */
+void fix_cuda_driver_upgrade(struct check_result *res, const struct check_ctx *ctx, const struct prof_cuda *pc);
 /* The OS's GRUB update command, or a shell comment. Borrowed. */
 const char *grub_update_command(const struct check_ctx *ctx);
 /* Fill the install route for this OS and release as fix commands. */

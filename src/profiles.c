@@ -74,7 +74,7 @@ static const struct fix_contract {
 	{ "rocm_older", "rocm_version arch", false, false },
 	{ "rocm_window", "rocm_version driver_version", false, false },
 	{ "pytorch_rocm_arch", "arch", false, false },
-	{ "cuda_driver_upgrade", "cuda_version min_driver", false, false },
+	{ "cuda_driver_upgrade", "cuda_version min_driver install", true, false },
 	{ "cuda_cc_low", "cc cuda_version ok_cuda install", false, false },
 	{ "vram_low", "vram min_vram", false, false },
 	{ "wsl_route", "", false, false },
