@@ -331,6 +331,32 @@ static const char *container_name(enum container_kind k)
 	return "none";
 }
 
+/* NVIDIA GPUs asked for in a container (on PCI, or NVIDIA_VISIBLE_DEVICES
+ * naming some) whose device nodes were not passed in: the missing nodes
+ * joined by ", " (caller frees), NULL when none are missing or not known. */
+static char *container_nvidia_missing(const struct facts *f)
+{
+	const char *req = f->env.nvidia_visible;
+	bool wanted = nvidia_gpu_expected(f) ||
+		      (req && *req && strcmp(req, "void") && strcmp(req, "none"));
+	if (!wanted)
+		return NULL;
+	static const char *const nodes[] = { "/dev/nvidiactl", "/dev/nvidia0" };
+	struct strvec missing = STRVEC_INIT;
+	for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
+		const struct dev_node *d = facts_dev(f, nodes[i]);
+		if (!dev_known(d)) {
+			strvec_release(&missing);
+			return NULL;
+		}
+		if (d->type == NODE_MISSING)
+			strvec_push(&missing, nodes[i]);
+	}
+	char *out = missing.n == ARRAY_SIZE(nodes) ? strvec_join(&missing, ", ") : NULL;
+	strvec_release(&missing);
+	return out;
+}
+
 static void check_system_container(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -341,11 +367,31 @@ static void check_system_container(const struct check_ctx *ctx, struct report *r
 	const char *kind = container_name(f->sys.container);
 	const char *ev = f->sys.container_evidence ? f->sys.container_evidence : "container markers";
 	struct check_result *res;
+	char *nv_missing = container_nvidia_missing(f);
 	if (!amd_gpu_expected(f)) {
-		res = report_add(r, def, ST_PASS, -1, "running in a container (%s); no AMD GPU expected", kind);
-		result_evidence(res, ev, "present");
+		if (nv_missing) {
+			res = report_add(r, def, ST_FAIL, -1,
+					 "running in a container (%s) without the NVIDIA device nodes (%s) passed in: the NVIDIA GPU on the host is not usable here",
+					 kind, nv_missing);
+			result_evidence(res, ev, "present");
+			result_evidence(res, "/dev/nvidiactl", "missing");
+			if (f->env.nvidia_visible)
+				result_evidence(res, "env", "NVIDIA_VISIBLE_DEVICES=%s", f->env.nvidia_visible);
+			pci_evidence(res, f, 0x10de);
+			struct fixvars fv = FIXVARS_INIT;
+			fixvars_add(&fv, "nodes", nv_missing);
+			fix_apply(res, ctx, "container_nvidia", &fv);
+			fixvars_release(&fv);
+		} else {
+			res = report_add(r, def, ST_PASS, -1, "running in a container (%s); %s", kind,
+					 nvidia_gpu_expected(f) ? "no AMD GPU expected, the NVIDIA device nodes are passed in or not recorded" :
+								  "no GPU expected");
+			result_evidence(res, ev, "present");
+		}
+		free(nv_missing);
 		return;
 	}
+	free(nv_missing);
 	const struct dev_node *kfd = facts_dev(f, "/dev/kfd");
 	bool kfd_known = dev_known(kfd), kfd_missing = kfd_known && kfd->type == NODE_MISSING;
 	size_t render = 0, render_known = 0, render_missing = 0;
@@ -514,7 +560,8 @@ const struct check_def check_system_defs[] = {
 	{ "system.container", "system", "Container device access", check_system_container, 0,
 	  "Reads container markers (/.dockerenv, /run/.containerenv, cgroup hints) and the /dev/kfd and /dev/dri/renderD* device nodes.\n\n"
 	  "A container sees the host's PCI devices in sysfs but not its GPU device nodes unless they are passed in. Without /dev/kfd the runtime reports `kfd driver not loaded`, or `Operation not permitted` on /dev/kfd when the device cgroup blocks it; rocminfo prints `ROCk module is NOT loaded, possibly no GPU devices`.\n\n"
-	  "Fix: run the container with `--device /dev/kfd --device /dev/dri --group-add video` (with SELinux, also `setsebool container_use_devices=1`)." },
+	  "NVIDIA GPUs need /dev/nvidiactl and /dev/nvidia0..N inside, which `docker run --gpus all` (the NVIDIA Container Toolkit) or Podman's `--device nvidia.com/gpu=all` (CDI) pass in; without them nvidia-smi is missing and torch.cuda.is_available() is False.\n\n"
+	  "Fix: run the container with `--device /dev/kfd --device /dev/dri --group-add video` (with SELinux, also `setsebool container_use_devices=1`); for NVIDIA, with `--gpus all`." },
 	{ "system.secure_boot", "system", "Secure Boot and the DKMS amdgpu module", check_system_secure_boot, 0,
 	  "Reads the EFI variable SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c (5th byte: 1 = on), /sys/module/amdgpu/initstate and the DKMS amdgpu install (/var/lib/dkms/amdgpu, lib/modules/<release>/updates/dkms/amdgpu.ko*).\n\n"
 	  "With Secure Boot on, the kernel loads only signed modules. The amdgpu module that ROCm's DKMS package builds is signed with a local Machine Owner Key that must be enrolled first; until then loading fails with `modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service`.\n\n"

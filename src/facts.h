@@ -299,6 +299,7 @@ struct env_facts {
 	struct hsa_override *hsa_override_node;    /* HSA_OVERRIDE_GFX_VERSION_<node>, indexed by KFD node id */
 	size_t nhsa_override_node;
 	const char *hip_visible, *rocr_visible, *cuda_visible, *gpu_device_ordinal; /* borrowed from sysroot */
+	const char *nvidia_visible;  /* NVIDIA_VISIBLE_DEVICES: the NVIDIA Container Toolkit's request, borrowed */
 	const char *pytorch_rocm_arch;
 	const char *virtual_env, *conda_prefix, *rocm_path;
 	struct strvec blocking_vars;  /* "HIP_LAUNCH_BLOCKING=1" for each one set true */

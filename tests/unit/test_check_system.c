@@ -419,7 +419,7 @@ static void test_container(void **state)
 	t->f.sys.container_evidence = xstrdup("/.dockerenv");
 	const struct check_result *c = tl_one(t, "system.container");
 	assert_status(c, ST_PASS);
-	assert_contains(c->summary, "no AMD GPU expected");
+	assert_contains(c->summary, "no GPU expected");
 	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
 	c = tl_one(t, "system.container");
 	assert_status(c, ST_PASS);
@@ -449,6 +449,30 @@ static void test_container(void **state)
 	c = tl_one(t, "system.container");
 	assert_status(c, ST_PASS);
 	assert_contains(c->summary, "/dev/kfd and /dev/dri passed in");
+	tl_free(t);
+
+	/* NVIDIA: a GPU on PCI, no /dev/nvidia* inside (docker run without --gpus all) */
+	t = tl_new();
+	t->f.sys.container = CONTAINER_DOCKER;
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	c = tl_one(t, "system.container");
+	assert_status(c, ST_PASS); /* nodes not recorded */
+	tl_dev(t, "/dev/nvidiactl", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	tl_dev(t, "/dev/nvidia0", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	c = tl_one(t, "system.container");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "without the NVIDIA device nodes");
+	assert_contains(c->fix.text, "--gpus all");
+	assert_contains(c->fix.text, "--device nvidia.com/gpu=all");
+	tl_free(t);
+
+	/* passed in: pass */
+	t = tl_new();
+	t->f.sys.container = CONTAINER_DOCKER;
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_dev(t, "/dev/nvidiactl", NODE_CHAR, 0666, "root", ACCESS_RW);
+	tl_dev(t, "/dev/nvidia0", NODE_CHAR, 0666, "root", ACCESS_RW);
+	assert_status(tl_one(t, "system.container"), ST_PASS);
 	tl_free(t);
 }
 
