@@ -785,10 +785,13 @@ static void annotate_visibility(struct facts *f, enum vendor v)
 		free(cand[i]->visible_id);
 		cand[i]->visible_id = visible_id_for(cand[i], i);
 	}
-	/* AMD: ROCr filters (and orders) first; HIP (or, without it,
-	 * GPU_DEVICE_ORDINAL) then numbers what is left. */
+	/* AMD: ROCr filters (and orders) first; HIP then numbers what is left. */
 	const char *first = v == VENDOR_AMD ? f->env.rocr_visible : v == VENDOR_NVIDIA ? f->env.cuda_visible : NULL;
-	const char *second = v == VENDOR_AMD ? (f->env.hip_visible ? f->env.hip_visible : f->env.gpu_device_ordinal) : NULL;
+	/* HIP reads HIP_VISIBLE_DEVICES, else CUDA_VISIBLE_DEVICES, else
+	 * GPU_DEVICE_ORDINAL (ROCm's GPU isolation documentation) */
+	const char *second = v != VENDOR_AMD ? NULL :
+			     f->env.hip_visible ? f->env.hip_visible :
+			     f->env.cuda_visible ? f->env.cuda_visible : f->env.gpu_device_ordinal;
 	size_t m = n;
 	memcpy(left, cand, n * sizeof(*cand));
 	if (first)
