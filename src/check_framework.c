@@ -166,7 +166,12 @@ static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, cons
 	}
 	const struct prof_rocm *wrel = fw->backend_version && ctx->db ? profiles_find_rocm(ctx->db, fw->backend_version) : NULL;
 	const struct prof_rocm *drel = f->drv.amdgpu_version && ctx->db ? profiles_rocm_for_dkms(ctx->db, f->drv.amdgpu_version) : NULL;
-	bool window_bad = wrel && drel && !rocm_driver_compatible(ctx->db, wrel, drel);
+	/* older than every release the profile knows: outside any window it has */
+	const struct prof_rocm *oldest = ctx->db && ctx->db->nrocm ? &ctx->db->rocm[0] : NULL;
+	struct version wv, ov;
+	bool too_old = !wrel && drel && oldest && fw->backend_version && version_parse(fw->backend_version, &wv) == 0 &&
+		       version_parse(oldest->version, &ov) == 0 && version_cmp_n(&wv, &ov, 2) < 0;
+	bool window_bad = too_old || (wrel && drel && !rocm_driver_compatible(ctx->db, wrel, drel));
 	if (!missing.n && !window_bad) {
 		strvec_release(&missing);
 		return false;
@@ -180,7 +185,10 @@ static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, cons
 			    l, first_eff);
 		free(l);
 	}
-	if (window_bad)
+	if (too_old)
+		strbuf_addf(&sb, "%s the wheel's ROCm %s is older than every release the profile knows (the oldest is %s), so outside the window of the amdgpu DKMS driver %s (ROCm %s)",
+			    missing.n ? ";" : ":", fw->backend_version, oldest->version, f->drv.amdgpu_version, drel->version);
+	else if (window_bad)
 		strbuf_addf(&sb, "%s the wheel's ROCm %s is outside the window of the amdgpu DKMS driver %s (ROCm %s)",
 			    missing.n ? ";" : ":", wrel->version, f->drv.amdgpu_version, drel->version);
 	struct check_result *res = report_add(r, def, ST_WARN, -1, "%s", strbuf_cstr(&sb));
@@ -205,10 +213,12 @@ static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, cons
 	if (window_bad) {
 		result_evidence(res, "/sys/module/amdgpu/version", "%s", f->drv.amdgpu_version);
 		struct fixvars fv = FIXVARS_INIT;
-		fixvars_add(&fv, "rocm_version", wrel->version);
+		fixvars_add(&fv, "rocm_version", too_old ? fw->backend_version : wrel->version);
 		fixvars_add(&fv, "driver_version", f->drv.amdgpu_version);
 		fix_apply(res, ctx, "rocm_window", &fv);
 		fixvars_release(&fv);
+		if (too_old && torch && !missing.n)
+			fix_torch(res, ctx, fw, true);
 	}
 	strvec_release(&missing);
 	return true;
@@ -335,7 +345,7 @@ static void check_framework_tensorflow(const struct check_ctx *ctx, struct repor
 const struct check_def check_framework_defs[] = {
 	{ "framework.torch", "frameworks", "PyTorch build matches the GPUs", check_framework_torch, 0,
 	  "For every PyTorch install found (virtualenv, conda, ~/.local, system site-packages): torch/version.py (`hip` set -> ROCm build, `cuda` set -> CUDA build, neither -> CPU build), the bundled rocBLAS TensileLibrary files, and the amdgpu DKMS version.\n\n"
-	  "`pip install torch` gives a CUDA build, which on an AMD machine says `UserWarning: CUDA initialization: Found no NVIDIA driver on your system` and `torch.cuda.is_available()` is False; a ROCm build on an NVIDIA machine says `RuntimeError: No HIP GPUs are available`. A ROCm wheel without kernels for the GPU gives `RuntimeError: HIP error: invalid device function` or the rocBLAS `Cannot read ... TensileLibrary.dat ... for GPU arch` error; a wheel far from the DKMS driver's release fails in the runtime. On ROCm, PyTorch still uses the device name `cuda` (torch.device(\"cuda:0\")).\n\n"
+	  "`pip install torch` gives a CUDA build, which on an AMD machine says `UserWarning: CUDA initialization: Found no NVIDIA driver on your system` and `torch.cuda.is_available()` is False; a ROCm build on an NVIDIA machine says `RuntimeError: No HIP GPUs are available`. A ROCm wheel without kernels for the GPU gives `RuntimeError: HIP error: invalid device function` or the rocBLAS `Cannot read ... TensileLibrary.dat ... for GPU arch` error; a wheel far from the DKMS driver's release fails in the runtime (a wheel older than every ROCm release the profile knows counts as outside the window). A CUDA build needs the minimum driver of its CUDA release (the profile's min_driver): an older driver gives `RuntimeError: The NVIDIA driver on your system is too old (found version 11040)`. On ROCm, PyTorch still uses the device name `cuda` (torch.device(\"cuda:0\")).\n\n"
 	  "Fix: `pip uninstall -y torch torchvision torchaudio`, then `pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocmX.Y`, with X.Y from the profile for the installed (else newest supporting) ROCm release. Skips when no PyTorch is installed." },
 	{ "framework.tensorflow", "frameworks", "TensorFlow build matches the GPUs", check_framework_tensorflow, 0,
 	  "For every TensorFlow install found: whether it is AMD's tensorflow-rocm build or the CUDA/CPU build, and for a ROCm build its bundled rocBLAS files and the DKMS window, as for framework.torch.\n\n"

@@ -194,6 +194,21 @@ static void test_torch_dkms_window(void **state)
 	assert_contains(c->summary, "outside the window of the amdgpu DKMS driver 6.3.6 (ROCm 6.0)");
 	assert_contains(c->fix.text, "6.3.6");
 	tl_free(t);
+	/* a wheel older than every release the profile knows: outside the window, not a silent pass */
+	t = amd();
+	tl_amdgpu_live(t, "6.3.6");
+	tl_framework(t, "torch", "2.0.1+rocm5.4.2", FW_BACKEND_ROCM, "5.4", "gfx1100");
+	c = tl_one(t, "framework.torch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "older than every release the profile knows");
+	assert_contains(c->summary, "DKMS driver 6.3.6 (ROCm 6.0)");
+	assert_true(tl_has_command(c, "--index-url https://download.pytorch.org/whl/rocm"));
+	tl_free(t);
+	t = amd();
+	tl_amdgpu_live(t, NULL);
+	tl_framework(t, "torch", "2.0.1+rocm5.4.2", FW_BACKEND_ROCM, "5.4", "gfx1100");
+	assert_status(tl_one(t, "framework.torch"), ST_PASS);
+	tl_free(t);
 	/* in-tree: not judged */
 	t = amd();
 	tl_amdgpu_live(t, NULL);
