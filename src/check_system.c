@@ -180,7 +180,8 @@ static bool machine_has_radeon(const struct check_ctx *ctx, const struct prof_ro
 		const struct gpu *g = &f->gpus[i];
 		if (g->vendor != VENDOR_AMD || (discrete && g->integrated))
 			continue;
-		const struct prof_gpu_model *m = ctx->db ? profiles_find_model(ctx->db, VENDOR_AMD, g->pci_device) : NULL;
+		bool ambiguous = false;
+		const struct prof_gpu_model *m = profiles_model_for_gpu(ctx->db, g, &ambiguous);
 		if (m) {
 			if (!m->instinct)
 				return true;

@@ -818,7 +818,9 @@ void inventory_annotate(struct facts *f, const struct profiles *db)
 	for (size_t i = 0; i < f->ngpus; i++) {
 		struct gpu *g = &f->gpus[i];
 		g->visible = true;
-		const struct prof_gpu_model *m = db ? profiles_find_model(db, g->vendor, g->pci_device) : NULL;
+		bool ambiguous = false;
+		const struct prof_gpu_model *m = profiles_model_for_gpu(db, g, &ambiguous);
+		g->model_ambiguous = ambiguous;
 		if (g->vendor == VENDOR_NVIDIA && m) {
 			g->cc_major = m->cc_major;
 			g->cc_minor = m->cc_minor;
@@ -851,6 +853,13 @@ void inventory_annotate(struct facts *f, const struct profiles *db)
 		const struct prof_gfx *x = db && g->arch[0] ? profiles_find_gfx(db, g->arch) : NULL;
 		free(g->family);
 		g->family = x && x->family ? xstrdup(x->family) : NULL;
+		if (ambiguous && !(g->board_name && *g->board_name)) {
+			/* boards share the id and the facts cannot tell: the family only */
+			free(g->name);
+			g->name = xasprintf("AMD %s%sGPU %s (%04x:%04x, board not known)", g->family ? g->family : "",
+					    g->family ? " " : "", g->arch[0] ? g->arch : "gfx?",
+					    g->pci_vendor ? g->pci_vendor : 0x1002, g->pci_device);
+		}
 		if (x) {
 			g->integrated = x->apu;
 		} else {

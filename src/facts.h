@@ -130,6 +130,7 @@ struct pci_dev {
 	char *addr;                 /* "0000:03:00.0" */
 	unsigned vendor, device, subsys_vendor, subsys_device;
 	unsigned class_code;        /* 0x030000 */
+	int revision;               /* PCI revision (0xc8), -1 unknown */
 	char *driver;               /* basename of the driver link, NULL when unbound */
 	uint64_t vram_total, vram_used, gtt_total; /* bytes; 0 unknown */
 	char *link_speed, *link_width, *max_link_speed, *max_link_width; /* as sysfs writes them */
@@ -314,6 +315,7 @@ struct gpu {
 	uint32_t gfx_target_version;
 	char *pci_addr;
 	unsigned pci_vendor, pci_device;
+	int pci_revision;           /* -1 unknown */
 	uint64_t vram_bytes;        /* 0 unknown */
 	uint64_t gtt_bytes;
 	bool integrated;            /* filled by inventory_annotate() */
@@ -321,7 +323,8 @@ struct gpu {
 	char *driver;
 	int kfd_node;               /* -1 for NVIDIA */
 	char *render_node;          /* "/dev/dri/renderD128" or NULL */
-	unsigned compute_units;
+	unsigned compute_units;     /* KFD simd_count / simd_per_cu; 0 unknown */
+	bool model_ambiguous;       /* several boards share its PCI id and neither revision nor CUs tell (after annotate) */
 	unsigned cc_major, cc_minor;/* NVIDIA compute capability from the profile; 0 unknown */
 	char *unique_id;
 	bool visible;               /* left visible by *_VISIBLE_DEVICES (after annotate) */

@@ -906,6 +906,22 @@ static void key_gpu(struct loader *l, const char *key, const char *value)
 			m->pci_ids[m->npci_ids++] = id;
 		}
 		strvec_release(&w);
+	} else if (!strcmp(key, "revision")) {
+		if (!once(l, key))
+			return;
+		struct strvec w = STRVEC_INIT;
+		strvec_split(&w, value, " \t,");
+		for (size_t i = 0; i < w.n; i++) {
+			unsigned rev;
+			if (!get_uint(l, key, w.v[i], 0xff, &rev))
+				continue;
+			m->revisions = xrealloc(m->revisions, (m->nrevisions + 1) * sizeof(*m->revisions));
+			m->revisions[m->nrevisions++] = rev;
+		}
+		strvec_release(&w);
+	} else if (!strcmp(key, "cus")) {
+		if (once(l, key))
+			get_uint(l, key, value, 100000, &m->cus);
 	} else if (!strcmp(key, "fp32_tflops")) {
 		if (once(l, key) && get_number(l, key, value, &d))
 			m->fp32_tflops = d;
@@ -1385,6 +1401,7 @@ void profiles_free(struct profiles *db)
 		free(m->name);
 		free(m->arch);
 		free(m->pci_ids);
+		free(m->revisions);
 	}
 	free(db->models);
 	for (size_t i = 0; i < db->ncuda; i++) {
@@ -1539,6 +1556,48 @@ const struct prof_gpu_model *profiles_find_model(const struct profiles *db, enum
 				return m;
 	}
 	return NULL;
+}
+
+static bool model_has_id(const struct prof_gpu_model *m, enum vendor v, unsigned id)
+{
+	for (size_t j = 0; m->vendor == v && j < m->npci_ids; j++)
+		if (m->pci_ids[j] == id)
+			return true;
+	return false;
+}
+
+static bool model_fits(const struct prof_gpu_model *m, const struct gpu *g)
+{
+	if (m->cus && g->compute_units && m->cus != g->compute_units)
+		return false;
+	if (!m->nrevisions || g->pci_revision < 0)
+		return true;
+	for (size_t i = 0; i < m->nrevisions; i++)
+		if (m->revisions[i] == (unsigned)g->pci_revision)
+			return true;
+	return false;
+}
+
+const struct prof_gpu_model *profiles_model_for_gpu(const struct profiles *db, const struct gpu *g, bool *ambiguous)
+{
+	const struct prof_gpu_model *hit = NULL;
+	size_t fits = 0;
+	*ambiguous = false;
+	for (size_t i = 0; db && g && i < db->nmodels; i++) {
+		const struct prof_gpu_model *m = &db->models[i];
+		if (!model_has_id(m, g->vendor, g->pci_device))
+			continue;
+		if (!model_fits(m, g))
+			continue;
+		if (!hit)
+			hit = m;
+		fits++;
+	}
+	if (fits > 1) {
+		*ambiguous = true;
+		return NULL;
+	}
+	return hit;
 }
 
 const struct prof_gpu_model *profiles_find_model_by_arch(const struct profiles *db, const char *arch)

@@ -102,6 +102,56 @@ static void test_embedded_loads(void **state)
 	profiles_free(db);
 }
 
+/* One PCI id, several boards: the PCI revision and the KFD compute units
+ * pick the model (libdrm's amdgpu.ids); when they cannot, no model. */
+static void test_model_for_gpu(void **state)
+{
+	(void)state;
+	struct profiles *db = load_ok(NULL);
+	struct gpu g;
+	bool amb;
+	memset(&g, 0, sizeof(g));
+	g.vendor = VENDOR_AMD;
+	g.pci_device = 0x73bf;
+	g.pci_revision = 0xc3;
+	const struct prof_gpu_model *m = profiles_model_for_gpu(db, &g, &amb);
+	assert_non_null(m);
+	assert_string_equal(m->name, "AMD Radeon RX 6800");
+	assert_false(amb);
+	/* revision unknown: the compute units tell */
+	g.pci_revision = -1;
+	g.compute_units = 72;
+	m = profiles_model_for_gpu(db, &g, &amb);
+	assert_string_equal(m->name, "AMD Radeon RX 6800 XT");
+	/* neither: ambiguous, no model (so no peak of the wrong board) */
+	g.compute_units = 0;
+	assert_null(profiles_model_for_gpu(db, &g, &amb));
+	assert_true(amb);
+	/* RX 7600 and 7600 XT have 32 CUs each: the revision decides */
+	g.pci_device = 0x7480;
+	g.compute_units = 32;
+	assert_null(profiles_model_for_gpu(db, &g, &amb));
+	assert_true(amb);
+	g.pci_revision = 0xc0;
+	assert_string_equal(profiles_model_for_gpu(db, &g, &amb)->name, "AMD Radeon RX 7600 XT");
+	g.pci_revision = 0xcf;
+	assert_string_equal(profiles_model_for_gpu(db, &g, &amb)->name, "AMD Radeon RX 7600");
+	/* a revision no listed board has (the RX 7600M XT, 0xc7): no model, not ambiguous */
+	g.pci_revision = 0xc7;
+	assert_null(profiles_model_for_gpu(db, &g, &amb));
+	assert_false(amb);
+	/* 0x744c: 7900 XT by revision; an id with one model needs neither */
+	g.pci_device = 0x744c;
+	g.pci_revision = 0xcc;
+	g.compute_units = 84;
+	assert_string_equal(profiles_model_for_gpu(db, &g, &amb)->name, "AMD Radeon RX 7900 XT");
+	g.pci_device = 0x740f;
+	g.pci_revision = -1;
+	g.compute_units = 0;
+	assert_non_null(profiles_model_for_gpu(db, &g, &amb));
+	profiles_free(db);
+}
+
 /* The shipped directory validates (the build step runs the same check) and
  * matches what was embedded. */
 static void test_source_dir_validates(void **state)
@@ -845,6 +895,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_embedded_loads),
+		cmocka_unit_test(test_model_for_gpu),
 		cmocka_unit_test(test_source_dir_validates),
 		cmocka_unit_test(test_os_queries),
 		cmocka_unit_test(test_rocm_queries),
