@@ -70,6 +70,13 @@ char *dev_describe(const struct dev_node *d);
 
 /* GPUs. */
 const char *gpu_family(const struct check_ctx *ctx, const struct gpu *g);
+/* The family an override value stands for (the profile's entry for its
+ * arch), or NULL. */
+const char *override_family(const struct check_ctx *ctx, const struct hsa_override *o);
+/* env.hsa_override's failing rule: a valid override that names a target of
+ * another family than g's (or one the profile does not know). Such an
+ * override helps no other check: they judge g's own arch. */
+bool override_other_family(const struct check_ctx *ctx, const struct gpu *g, const struct hsa_override *o);
 /* Same family, where RDNA3.5 counts as RDNA3 (gfx115x is a gfx11 variant). */
 bool family_same(const char *a, const char *b);
 bool gpu_discrete(const struct gpu *g);

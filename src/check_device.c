@@ -302,6 +302,15 @@ static void check_device_igpu(const struct check_ctx *ctx, struct report *r, con
 	fix_igpu_hide(res, ctx);
 }
 
+#define VRAM_TOLERANCE 0.02
+
+/* "8176 MiB": the unit amdgpu, rocm-smi and nvidia-smi print, exact enough
+ * that a size near a limit is not rounded onto it. Caller frees. */
+static char *vram_mib(uint64_t bytes)
+{
+	return xasprintf("%llu MiB", (unsigned long long)(bytes >> 20));
+}
+
 static char *vram_path(const struct facts *f, const struct gpu *g)
 {
 	for (size_t i = 0; i < f->npci; i++)
@@ -319,7 +328,8 @@ static void check_device_vram(const struct check_ctx *ctx, struct report *r, con
 	if (!f->ngpus && skip_under_wsl(ctx, r, def))
 		return;
 	double min_gib = ctx->db ? ctx->db->min_vram_gib : 0; /* the loader defaults it to 8 */
-	uint64_t min = (uint64_t)(min_gib * 1024 * 1024 * 1024);
+	/* a board sold as 8 GB reports 8176 MiB: 2 % below the minimum is still it */
+	uint64_t min = (uint64_t)(min_gib * 1024 * 1024 * 1024 * (1.0 - VRAM_TOLERANCE));
 	size_t n = 0;
 	for (size_t i = 0; i < f->ngpus; i++) {
 		const struct gpu *g = &f->gpus[i];
@@ -343,17 +353,24 @@ static void check_device_vram(const struct check_ctx *ctx, struct report *r, con
 				   "VRAM size not readable (no mem_info_vram_total or KFD memory bank)");
 			continue;
 		}
-		char *size = human_bytes(g->vram_bytes);
+		char *size = vram_mib(g->vram_bytes);
 		char *path = vram_path(f, g);
 		struct check_result *res;
 		if (g->integrated) {
-			char *gtt = human_bytes(g->gtt_bytes);
-			res = report_add(r, def, ST_PASS, g->index, "%s VRAM carve-out (integrated: shares system memory, GTT %s)",
-					 size, gtt);
-			free(gtt);
+			/* the memory the firmware reserves for it; GTT is system memory it maps, never VRAM */
+			if (g->gtt_bytes) {
+				char *gtt = vram_mib(g->gtt_bytes);
+				res = report_add(r, def, ST_PASS, g->index,
+						 "integrated GPU: %s reserved for it by the firmware; it also maps system memory through GTT (%s); not judged",
+						 size, gtt);
+				free(gtt);
+			} else {
+				res = report_add(r, def, ST_PASS, g->index,
+						 "integrated GPU: %s reserved for it by the firmware; it shares system memory; not judged", size);
+			}
 		} else if (g->vram_bytes < min) {
-			res = report_add(r, def, ST_WARN, g->index, "%s of VRAM, under the %.0f GiB the profile asks for ML work",
-					 size, min_gib);
+			res = report_add(r, def, ST_WARN, g->index, "%s of VRAM, under the %.0f GiB (%.0f MiB) the profile asks for ML work",
+					 size, min_gib, min_gib * 1024);
 			struct fixvars fv = FIXVARS_INIT;
 			fixvars_add(&fv, "vram", size);
 			fixvars_addf(&fv, "min_vram", "%.0f GiB", min_gib);
@@ -385,7 +402,7 @@ const struct check_def check_device_defs[] = {
 	  "Fix: `export ROCR_VISIBLE_DEVICES=<index or GPU-uuid of the discrete GPU>` (the fix fills it in), or disable the iGPU in the firmware. Passes when the variables already hide it; skips without an iGPU or without a dGPU." },
 	{ "device.vram", "device", "GPU memory size", check_device_vram, CHECK_PER_GPU,
 	  "One result per GPU: VRAM from DRM's mem_info_vram_total, or KFD mem_banks (heap types 1 and 2).\n\n"
-	  "Models and batch sizes for ML work need memory: under the profile's minimum (8 GiB by default) a discrete GPU runs out with `HIP out of memory` / `torch.OutOfMemoryError` on common workloads. An integrated GPU's VRAM is only a carve-out of system memory (GTT), so it is reported, not judged.\n\n"
+	  "Models and batch sizes for ML work need memory: under the profile's minimum (8 GiB by default) a discrete GPU runs out with `HIP out of memory` / `torch.OutOfMemoryError` on common workloads. The size is printed in MiB and compared with a 2 % tolerance (a board sold as 8 GB reports 8176 MiB). An integrated GPU's dedicated memory is what the firmware reserves for it from system memory, and it also maps system memory through GTT (which is not VRAM), so it is reported, not judged.\n\n"
 	  "Fix: smaller models, batch sizes or precision, or a GPU with more memory. Skips for NVIDIA when only the live driver can tell." },
 	{ 0 },
 };

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check_common.h"
 
@@ -48,9 +49,15 @@ static void check_driver_amdgpu(const struct check_ctx *ctx, struct report *r, c
 	fix_amdgpu_load(res, ctx);
 }
 
-/* Integrated per the profile (APU-only target of the model), else by size. */
+/* Integrated: as the inventory decided for the GPU at this address (its
+ * KFD arch, one rule for every check), else per the profile (APU-only
+ * target of the model), else by size. */
 static bool pci_integrated(const struct check_ctx *ctx, const struct pci_dev *p)
 {
+	const struct facts *f = ctx->facts;
+	for (size_t i = 0; p->addr && i < f->ngpus; i++)
+		if (f->gpus[i].pci_addr && !strcasecmp(f->gpus[i].pci_addr, p->addr))
+			return f->gpus[i].integrated;
 	const struct prof_gpu_model *m = ctx->db ? profiles_find_model(ctx->db, VENDOR_AMD, p->device) : NULL;
 	if (m && m->arch) {
 		const struct prof_gfx *x = profiles_find_gfx(ctx->db, m->arch);

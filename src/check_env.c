@@ -42,13 +42,6 @@ static void check_env_launch_blocking(const struct check_ctx *ctx, struct report
 	strvec_release(&names);
 }
 
-/* The family an override value stands for: the profile's entry for its arch. */
-static const char *override_family(const struct check_ctx *ctx, const struct hsa_override *o)
-{
-	const struct prof_gfx *x = ctx->db && o->arch[0] ? profiles_find_gfx(ctx->db, o->arch) : NULL;
-	return x ? x->family : NULL;
-}
-
 /* Another AMD GPU (not g) that the same override variable serves and needs it. */
 static const struct gpu *other_needing(const struct check_ctx *ctx, const struct prof_rocm *rel,
 				       const struct gpu *g, const struct hsa_override *o)
@@ -118,7 +111,7 @@ static void check_env_hsa_override(const struct check_ctx *ctx, struct report *r
 			fixvars_release(&fv);
 			continue;
 		}
-		if (!ofam || (gfam && !family_same(gfam, ofam))) {
+		if (override_other_family(ctx, g, o)) {
 			res = report_add(r, def, ST_FAIL, g->index,
 					 "%s=%s names %s%s%s%s, %s than the GPU's %s%s%s%s: expect \"Memory access fault by GPU node-%d on address (nil). Reason: unknown\"",
 					 var, raw, o->arch, ofam ? " (" : "", ofam ? ofam : "", ofam ? ")" : "",

@@ -155,6 +155,12 @@ static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, cons
 			continue;
 		bool ov = false;
 		const char *eff = gpu_effective_arch(f, g, &ov);
+		const struct hsa_override *o = ov ? gpu_override(f, g, NULL, 0) : NULL;
+		if (o && override_other_family(ctx, g, o)) {
+			/* env.hsa_override fails it: it counts for nothing here */
+			eff = g->arch;
+			ov = false;
+		}
 		if (!eff[0] || strvec_contains(&fw->tensile_archs, eff))
 			continue;
 		strvec_pushf(&missing, "GPU %d (%s)", g->index, eff);

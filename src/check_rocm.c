@@ -351,6 +351,14 @@ static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, co
 			continue;
 		bool ov = false;
 		const char *eff = gpu_effective_arch(f, g, &ov);
+		char var[64];
+		const struct hsa_override *o = ov ? gpu_override(f, g, var, sizeof(var)) : NULL;
+		/* an override env.hsa_override fails (another family) helps nothing here */
+		bool wrong_ov = o && override_other_family(ctx, g, o);
+		if (wrong_ov) {
+			eff = g->arch;
+			ov = false;
+		}
 		struct check_result *res;
 		if (!eff[0]) {
 			report_add(r, def, ST_SKIP, g->index, "gfx target unknown (see device.arch)");
@@ -361,6 +369,10 @@ static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, co
 				res = report_add(r, def, ST_PASS, g->index,
 						 "rocBLAS has TensileLibrary files for %s, thanks to HSA_OVERRIDE_GFX_VERSION (GPU is %s)",
 						 eff, g->arch);
+			else if (wrong_ov)
+				res = report_add(r, def, ST_PASS, g->index,
+						 "rocBLAS has TensileLibrary files for %s (the GPU's own arch; %s=%s names another family and is not counted: see env.hsa_override)",
+						 eff, var, o->raw ? o->raw : "");
 			else
 				res = report_add(r, def, ST_PASS, g->index, "rocBLAS has TensileLibrary files for %s", eff);
 			result_evidence(res, ri->rocblas_dir, "TensileLibrary files for: %s", *archs ? archs : "none");

@@ -401,6 +401,18 @@ const char *gpu_family(const struct check_ctx *ctx, const struct gpu *g)
 	return x ? x->family : NULL;
 }
 
+const char *override_family(const struct check_ctx *ctx, const struct hsa_override *o)
+{
+	const struct prof_gfx *x = ctx->db && o->arch[0] ? profiles_find_gfx(ctx->db, o->arch) : NULL;
+	return x ? x->family : NULL;
+}
+
+bool override_other_family(const struct check_ctx *ctx, const struct gpu *g, const struct hsa_override *o)
+{
+	const char *gfam = gpu_family(ctx, g), *ofam = override_family(ctx, o);
+	return !ofam || (gfam && !family_same(gfam, ofam));
+}
+
 bool family_same(const char *a, const char *b)
 {
 	if (!a || !b)

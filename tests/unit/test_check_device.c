@@ -337,13 +337,33 @@ static void test_vram(void **state)
 	assert_int_equal(n, 3);
 	const struct check_result *c = tl_for_gpu(t, n, 0);
 	assert_status(c, ST_PASS);
-	assert_contains(c->summary, "24.0 GiB");
+	assert_contains(c->summary, "24576 MiB of VRAM");
 	assert_true(tl_has_evidence(c, "/sys/bus/pci/devices/0000:03:00.0/mem_info_vram_total", "25769803776"));
 	c = tl_for_gpu(t, n, 1);
 	assert_status(c, ST_WARN);
-	assert_contains(c->fix.text, "4.0 GiB");
+	assert_contains(c->fix.text, "4096 MiB");
 	assert_contains(c->fix.text, "8 GiB");
-	assert_status(tl_for_gpu(t, n, 2), ST_PASS);
+	c = tl_for_gpu(t, n, 2);
+	assert_status(c, ST_PASS);
+	/* an iGPU: its reserved memory and GTT, never "VRAM" or a "carve-out" */
+	assert_contains(c->summary, "integrated GPU: 512 MiB reserved for it");
+	assert_contains(c->summary, "GTT (16384 MiB)");
+	assert_null(strstr(c->summary, "VRAM"));
+	assert_null(strstr(c->summary, "carve-out"));
+	tl_free(t);
+
+	/* a board sold as 8 GB reports 8176 MiB: within the 2 % tolerance */
+	t = tl_new();
+	tl_amd(t, "gfx1102", 110002, 0x7480, 8176ull << 20, 16 * GIB);
+	c = tl_one(t, "device.vram");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "8176 MiB");
+	tl_free(t);
+	t = tl_new();
+	tl_amd(t, "gfx1102", 110002, 0x7480, 7900ull << 20, 16 * GIB);
+	c = tl_one(t, "device.vram");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "7900 MiB of VRAM, under the 8 GiB (8192 MiB)");
 	tl_free(t);
 
 	t = tl_new();

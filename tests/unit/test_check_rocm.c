@@ -326,6 +326,25 @@ static void test_rocblas(void **state)
 	assert_contains(c->summary, "thanks to HSA_OVERRIDE_GFX_VERSION");
 	tl_free(t);
 
+	/* an override of another family (env.hsa_override fails it) is not
+	 * counted: the GPU's own arch is judged, never "thanks to" it */
+	t = tl_new();
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1030");
+	tl_env(t, "HSA_OVERRIDE_GFX_VERSION", "10.3.0");
+	c = tl_one(t, "rocm.rocblas");
+	assert_status(c, ST_FAIL);
+	assert_null(strstr(c->summary, "thanks to"));
+	tl_free(t);
+	t = tl_new();
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx90a gfx1030");
+	tl_env(t, "HSA_OVERRIDE_GFX_VERSION", "10.3.0");
+	c = tl_one(t, "rocm.rocblas");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "names another family and is not counted");
+	tl_free(t);
+
 	/* no files and no override: a release that ships the arch */
 	t = tl_new();
 	tl_amd(t, "gfx906", 90006, 0x66af, 16 * GIB, 32 * GIB);
