@@ -199,6 +199,28 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 		near = first;
 	else if (last)
 		near = last;
+	/* Dropped from the lists (deprecated) while the installed rocBLAS still
+	 * ships its kernels (gfx906 after 5.7): it runs, unsupported. A warn
+	 * that says until when it was supported, never a downgrade that
+	 * rocm.rocblas in the same report would contradict. */
+	const struct rocm_install *ri = installed ? rocm_active(f) : NULL;
+	if (near && ri && version_cmp_n(&near->ver, &rel->ver, 2) < 0 && strvec_contains(&ri->tensile_archs, g->arch)) {
+		/* "from" only when the profile knows where support began */
+		char span[64];
+		if (first && rocm_release_index(ctx->db, first) > 0)
+			snprintf(span, sizeof(span), "from %s to %s", first->version, near->version);
+		else
+			snprintf(span, sizeof(span), "up to %s", near->version);
+		res = report_add(r, def, ST_WARN, g->index,
+				 "%s%s is deprecated: ROCm supported it %s, and %s no longer lists it, but the installed rocBLAS still ships kernels for it (%s): it runs unsupported, with no fixes for it",
+				 g->arch, famtxt, span, rel->version, ri->rocblas_dir ? ri->rocblas_dir : "rocBLAS");
+		result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+		result_evidence(res, ri->rocblas_dir ? ri->rocblas_dir : "rocBLAS", "TensileLibrary files for %s", g->arch);
+		result_fix_text(res, "Keep this ROCm release for the %s (a downgrade to %s gains nothing the installed libraries lack); before upgrading, check that the new release's rocBLAS still ships %s kernels (ROCm 6.4 dropped gfx900, gfx906, gfx1010 and others).",
+				g->name ? g->name : g->arch, near->version, g->arch);
+		free(path);
+		return;
+	}
 	if (near) {
 		bool newer = version_cmp_n(&near->ver, &rel->ver, 2) > 0;
 		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by ROCm %s (%s); %s %s",

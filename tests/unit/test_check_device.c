@@ -153,7 +153,7 @@ static void test_arch_fix_upgrade_or_install(void **state)
 	const struct check_result *c = tl_one(t, "device.arch");
 	assert_status(c, ST_FAIL);
 	assert_contains(c->summary, "it is supported from ROCm 6.0");
-	assert_contains(c->fix.text, "gfx942 is supported from ROCm 6.0 on: upgrade");
+	assert_contains(c->fix.text, "gfx942 is supported by ROCm 6.0: upgrade");
 	assert_true(tl_has_command(c, "https://repo.radeon.com/amdgpu-install/6.0"));
 	assert_true(tl_has_command(c, "sudo amdgpu-install -y --usecase=rocm"));
 	tl_free(t);
@@ -169,6 +169,20 @@ static void test_arch_fix_upgrade_or_install(void **state)
 	assert_contains(c->fix.text, "gfx906 was dropped after ROCm 5.7: install ROCm 5.7, the newest release that supports it");
 	assert_null(strstr(c->fix.text, "upgrade"));
 	assert_true(tl_has_command(c, "https://repo.radeon.com/amdgpu-install/5.7"));
+	tl_free(t);
+	/* gfx906 on 6.1 whose rocBLAS still ships its kernels (Radeon VII):
+	 * deprecated, a warn with its support range, never a downgrade */
+	t = tl_new_with(tl_real_db());
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "6.5.0-35-generic");
+	tl_amd(t, "gfx906", 90006, 0x66af, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.1.3", "6.1.3", true, "gfx906 gfx908 gfx90a gfx1030 gfx1100");
+	c = tl_one(t, "device.arch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "gfx906 (GCN5) is deprecated: ROCm supported it up to 5.7, and 6.1 no longer lists it");
+	assert_null(strstr(c->fix.text, "install ROCm 5.7"));
+	assert_int_equal(c->fix.commands.n, 0);
+	assert_status(tl_one(t, "rocm.rocblas"), ST_PASS); /* the same report agrees */
 	tl_free(t);
 	/* a release that does not list the OS: no route commands to paste */
 	t = tl_new_with(tl_real_db());

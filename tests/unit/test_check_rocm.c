@@ -280,6 +280,8 @@ static void test_version_skips_and_unknown(void **state)
 	assert_status(c, ST_WARN);
 	assert_contains(c->summary, "older than every release");
 	assert_contains(c->fix.text, "gfx1100");
+	/* the release to install is not where support began: no "from ... on" claim */
+	assert_null(strstr(c->fix.text, "supported from"));
 	tl_free(t);
 }
 
