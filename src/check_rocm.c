@@ -58,6 +58,25 @@ static void install_evidence(struct check_result *res, const struct rocm_install
 			ri->version ? ri->version : "(no version)");
 }
 
+/* The install every tool should use: the newest HIP install whose release
+ * supports the GPUs (the profile's lists), else the newest HIP install. */
+static const struct rocm_install *rocm_install_wanted(const struct check_ctx *ctx)
+{
+	const struct facts *f = ctx->facts;
+	const struct rocm_install *best = NULL, *newest = NULL;
+	for (size_t i = 0; i < f->rocm.ninstalls; i++) {
+		const struct rocm_install *ri = &f->rocm.installs[i];
+		if (!ri->has_hip || !ri->ver.nparts)
+			continue;
+		if (!newest || version_cmp(&ri->ver, &newest->ver) > 0)
+			newest = ri;
+		const struct prof_rocm *rel = ctx->db ? profiles_find_rocm(ctx->db, ri->version) : NULL;
+		if (rel && rocm_release_fits_gpus(f, rel) && (!best || version_cmp(&ri->ver, &best->ver) > 0))
+			best = ri;
+	}
+	return best ? best : newest;
+}
+
 static void check_rocm_install(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -127,10 +146,24 @@ static void check_rocm_install(const struct check_ctx *ctx, struct report *r, co
 			if (f->rocm.installs[i].has_hip && f->rocm.installs[i].path)
 				strvec_push(&paths, f->rocm.installs[i].path);
 		char *pl = strvec_join(&paths, ", ");
+		const struct rocm_install *want = rocm_install_wanted(ctx);
 		struct fixvars fv = FIXVARS_INIT;
-		fixvars_add(&fv, "rocm_path", win && win->path ? win->path : "/opt/rocm");
-		fixvars_add(&fv, "rocm_paths", pl);
-		fix_apply(res, ctx, "rocm_multiple", &fv);
+		if (want && win && want != win && win->is_default && want->path) {
+			/* /opt/rocm on the older one: switch the alternative, the way
+			 * the multi-version install sets it up, rather than exporting
+			 * paths past what /opt/rocm says */
+			const struct prof_os *o = os_entry(ctx);
+			bool rhel = o && o->pkg && !strcmp(o->pkg, "dnf");
+			fixvars_add(&fv, "rocm_path", want->path);
+			fixvars_add(&fv, "rocm_paths", pl);
+			fixvars_add(&fv, "other_rocm", win->path ? win->path : "/opt/rocm");
+			fixvars_add(&fv, "alternatives", rhel ? "alternatives" : "update-alternatives");
+			fix_apply(res, ctx, "rocm_switch", &fv);
+		} else {
+			fixvars_add(&fv, "rocm_path", win && win->path ? win->path : "/opt/rocm");
+			fixvars_add(&fv, "rocm_paths", pl);
+			fix_apply(res, ctx, "rocm_multiple", &fv);
+		}
 		fixvars_release(&fv);
 		free(pl);
 		strvec_release(&paths);

@@ -459,6 +459,15 @@ static void tl_error(struct tl *t, const char *path, const char *message)
 }
 
 /* Annotate (once) and run one check; returns how many results it added. */
+/* A "{name}" left in a command; the shell's own "${VAR:+...}" is not one. */
+static bool tl_unfilled(const char *cmd)
+{
+	for (const char *p = strchr(cmd, '{'); p; p = strchr(p + 1, '{'))
+		if (p == cmd || p[-1] != '$')
+			return true;
+	return false;
+}
+
 static size_t tl_run(struct tl *t, const char *id)
 {
 	if (!t->annotated) {
@@ -481,7 +490,7 @@ static size_t tl_run(struct tl *t, const char *id)
 			if (strstr(c->fix.text, "the profile database has no fix") || strstr(c->fix.text, "unknown placeholder"))
 				fail_msg("%s: broken fix: %s", id, c->fix.text);
 			for (size_t j = 0; j < c->fix.commands.n; j++)
-				if (strstr(c->fix.commands.v[j], "unknown placeholder") || strchr(c->fix.commands.v[j], '{'))
+				if (strstr(c->fix.commands.v[j], "unknown placeholder") || tl_unfilled(c->fix.commands.v[j]))
 					fail_msg("%s: unfilled command: %s", id, c->fix.commands.v[j]);
 		}
 		if (c->status != ST_SKIP && !c->nevidence)

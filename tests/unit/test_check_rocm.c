@@ -72,7 +72,27 @@ static void test_install_several(void **state)
 	/* the profile's rocm_multiple fix, pointing the tools at the winner */
 	assert_contains(c->fix.text, "/opt/rocm-6.2.0, /opt/rocm-6.1.3");
 	assert_true(tl_has_command(c, "export ROCM_PATH=/opt/rocm-6.2.0"));
-	assert_true(tl_has_command(c, "export LD_LIBRARY_PATH=/opt/rocm-6.2.0/lib:$LD_LIBRARY_PATH"));
+	/* no trailing ':' (the current directory) when LD_LIBRARY_PATH is unset */
+	assert_true(tl_has_command(c, "export LD_LIBRARY_PATH=/opt/rocm-6.2.0/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"));
+	tl_free(t);
+
+	/* /opt/rocm on the older install: switch the alternative, no exports */
+	t = xtx();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_rocm(t, "/opt/rocm-6.1.3", "6.1.3", true, "gfx1100");
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	c = tl_one(t, "rocm.install");
+	assert_status(c, ST_WARN);
+	assert_contains(c->fix.text, "/opt/rocm points at /opt/rocm-6.1.3, not at /opt/rocm-6.2.0");
+	assert_true(tl_has_command(c, "sudo update-alternatives --set rocm /opt/rocm-6.2.0"));
+	assert_null(strstr(c->fix.commands.n ? c->fix.commands.v[0] : "", "export"));
+	tl_free(t);
+	t = xtx();
+	tl_os(t, "rhel", "9.4", "Red Hat Enterprise Linux 9.4 (Plow)");
+	tl_rocm(t, "/opt/rocm-6.1.3", "6.1.3", true, "gfx1100");
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	c = tl_one(t, "rocm.install");
+	assert_true(tl_has_command(c, "sudo alternatives --set rocm /opt/rocm-6.2.0"));
 	tl_free(t);
 }
 
