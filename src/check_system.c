@@ -100,6 +100,16 @@ static void check_system_kernel(const struct check_ctx *ctx, struct report *r, c
 	}
 	char series[32];
 	snprintf(series, sizeof(series), "%u.%u", k->major, k->minor);
+	if (f->sys.container != CONTAINER_NONE) {
+		/* the host's kernel: nothing inside the container changes it, and
+		 * headers or DKMS installed here would build for nothing */
+		struct check_result *res = report_add(r, def, ST_PASS, -1,
+			"kernel %s (series %s) is the host's: inside a container it is reported, not judged (run rocmcheck on the host to judge it)",
+			k->release, series);
+		result_evidence(res, src, "%s", k->release);
+		result_evidence(res, f->sys.container_evidence ? f->sys.container_evidence : "container", "present");
+		return;
+	}
 	if (!rocm_relevant(f)) {
 		kernel_without_rocm(ctx, r, def, series);
 		return;
@@ -550,7 +560,7 @@ static void check_system_iommu(const struct check_ctx *ctx, struct report *r, co
 const struct check_def check_system_defs[] = {
 	{ "system.kernel", "system", "Kernel release supported", check_system_kernel, 0,
 	  "Reads the kernel release (uname, or proc/sys/kernel/osrelease in a capture), /etc/os-release and the installed ROCm release (the newest one in the profile database when none is installed).\n\n"
-	  "ROCm's amdgpu driver and its DKMS packages are built and tested against the kernel series each OS ships. Kernels below 5.15 fail, except where the profile lists the series for the OS: RHEL 8 (4.18) and RHEL 9 (5.14) carry backports and ARE supported. A kernel newer than the newest series the release lists for this OS warns, because the DKMS build breaks there. For an OS the profile does not list, only the 5.15 floor applies. ROCm's series are judged only when an AMD GPU is present or AMD's ROCm is installed (a distribution's own ROCm packages run on its kernel): otherwise only the 5.15 floor applies, and a series the profile lists for this OS in any release (the OS's own kernel, RHEL 8's 4.18) passes.\n\n"
+	  "ROCm's amdgpu driver and its DKMS packages are built and tested against the kernel series each OS ships. Kernels below 5.15 fail, except where the profile lists the series for the OS: RHEL 8 (4.18) and RHEL 9 (5.14) carry backports and ARE supported. A kernel newer than the newest series the release lists for this OS warns, because the DKMS build breaks there. For an OS the profile does not list, only the 5.15 floor applies. ROCm's series are judged only when an AMD GPU is present or AMD's ROCm is installed (a distribution's own ROCm packages run on its kernel): otherwise only the 5.15 floor applies, and a series the profile lists for this OS in any release (the OS's own kernel, RHEL 8's 4.18) passes. Inside a container the kernel is the host's: it is reported, never failed, and no headers or DKMS are advised for it.\n\n"
 	  "What users see when the kernel is too new: `Error! Bad return status for module build on kernel: 6.11.0-8-generic` or DKMS saying the kernel `is not supported`.\n\n"
 	  "Fix: boot one of the supported kernel series (the fix lists them), install the headers and modules for the running kernel, or use `amdgpu-install --usecase=rocm --no-dkms` with the in-tree driver." },
 	{ "system.os", "system", "Operating system supported", check_system_os, 0,

@@ -44,6 +44,21 @@ static void test_kernel_below_floor_fails(void **state)
 	tl_free(t);
 }
 
+/* In a container the kernel is the host's: reported, never failed, no
+ * headers or DKMS advised. */
+static void test_kernel_in_container(void **state)
+{
+	(void)state;
+	struct tl *t = ubuntu("5.4.0-150-generic", "6.2.0");
+	t->f.sys.container = CONTAINER_DOCKER;
+	t->f.sys.container_evidence = xstrdup("/.dockerenv");
+	const struct check_result *c = tl_one(t, "system.kernel");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "the host's");
+	assert_null(c->fix.text);
+	tl_free(t);
+}
+
 static void test_kernel_newer_than_release_warns(void **state)
 {
 	(void)state;
@@ -612,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_listed_series),
 		cmocka_unit_test(test_kernel_between_listed_series_passes),
 		cmocka_unit_test(test_kernel_below_floor_fails),
+		cmocka_unit_test(test_kernel_in_container),
 		cmocka_unit_test(test_kernel_newer_than_release_warns),
 		cmocka_unit_test(test_kernel_rhel8_418_supported),
 		cmocka_unit_test(test_kernel_unknown_os_only_floor),
