@@ -35,9 +35,15 @@ bool nvidia_gpu_expected(const struct facts *f);
 /* Under WSL with /dev/dxg: a GPU is there, but sysfs shows neither its vendor
  * nor KFD. */
 bool wsl_gpu(const struct facts *f);
-/* ROCm's own lists (kernel series, OS) matter here: an AMD GPU is expected or
- * an AMD ROCm install exists (a distribution's ROCm packages do not count). */
-bool rocm_relevant(const struct facts *f);
+/* An AMD GPU that ROCm could serve is expected: not when every AMD GPU KFD
+ * shows is an integrated one that no release in the profile supports (nor
+ * its family's override): that one is no ROCm target, and nothing is to be
+ * installed for it. */
+bool amd_rocm_target_expected(const struct check_ctx *ctx);
+/* ROCm's own lists (kernel series, OS) matter here: an AMD GPU that ROCm
+ * could serve is expected or an AMD ROCm install exists (a distribution's
+ * ROCm packages do not count). */
+bool rocm_relevant(const struct check_ctx *ctx);
 /* The profile release of the installed ROCm (when the profile knows it), else
  * the newest; *installed says which. NULL when the profile has no release. */
 const struct prof_rocm *rocm_release_judged(const struct check_ctx *ctx, bool *installed);

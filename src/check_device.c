@@ -226,6 +226,15 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by ROCm %s (%s); %s %s",
 				 g->arch, famtxt, rel->version, how,
 				 newer ? "it is supported from ROCm" : "it was dropped after ROCm", near->version);
+	} else if (g->integrated && f->ngpus > 1) {
+		/* an iGPU beside a discrete GPU that does the work: no ROCm target,
+		 * left out rather than failed (nothing installs support for it) */
+		res = report_add(r, def, ST_SKIP, g->index,
+				 "%s%s, an integrated GPU, is no ROCm target: no ROCm release supports it; left out (the other GPU does the work)",
+				 g->arch, famtxt);
+		result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+		free(path);
+		return;
 	} else {
 		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by any ROCm release in the profile",
 				 g->arch, famtxt);

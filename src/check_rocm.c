@@ -102,6 +102,20 @@ static void check_rocm_install(const struct check_ctx *ctx, struct report *r, co
 	size_t nhip = 0;
 	for (size_t i = 0; i < f->rocm.ninstalls; i++)
 		nhip += f->rocm.installs[i].has_hip;
+	if (!nhip && !amd_rocm_target_expected(ctx)) {
+		/* an iGPU no release supports (a Renoir gfx90c beside an NVIDIA
+		 * card): installing ROCm for it would serve nothing */
+		struct strvec igpus = STRVEC_INIT;
+		for (size_t i = 0; i < f->ngpus; i++)
+			if (f->gpus[i].vendor == VENDOR_AMD)
+				strvec_pushf(&igpus, "GPU %d (%s, integrated)", f->gpus[i].index, f->gpus[i].arch);
+		char *l = strvec_join(&igpus, ", ");
+		res = report_add(r, def, ST_SKIP, -1, "no ROCm installed, and none is needed: %s %s no ROCm target (no ROCm release supports %s)",
+				 l, igpus.n == 1 ? "is" : "are", igpus.n == 1 ? "it" : "them");
+		free(l);
+		strvec_release(&igpus);
+		return;
+	}
 	if (!nhip) {
 		const struct framework *bundled = NULL;
 		for (size_t i = 0; i < f->py.n && !bundled; i++)

@@ -110,7 +110,7 @@ static void check_system_kernel(const struct check_ctx *ctx, struct report *r, c
 		result_evidence(res, f->sys.container_evidence ? f->sys.container_evidence : "container", "present");
 		return;
 	}
-	if (!rocm_relevant(f)) {
+	if (!rocm_relevant(ctx)) {
 		kernel_without_rocm(ctx, r, def, series);
 		return;
 	}
@@ -265,7 +265,7 @@ static void check_system_os(const struct check_ctx *ctx, struct report *r, const
 		 os->version_id ? " (VERSION_ID " : "", os->version_id ? os->version_id : "",
 		 os->version_id ? ")" : "");
 	struct check_result *res;
-	if (!rocm_relevant(f) && nvidia_gpu_expected(f)) {
+	if (!rocm_relevant(ctx) && nvidia_gpu_expected(f)) {
 		res = report_add(r, def, ST_PASS, -1, "%s (no AMD GPU and no ROCm from AMD installed: ROCm's OS list not judged)", shown);
 		os_evidence(res, f);
 		return;

@@ -230,9 +230,41 @@ bool wsl_gpu(const struct facts *f)
 	return f->sys.wsl && f->sys.dxg_present;
 }
 
-bool rocm_relevant(const struct facts *f)
+/* ROCm could serve g: a discrete GPU or one of unknown arch, or an
+ * integrated one that some release in the profile supports, itself or
+ * through its family's override. */
+static bool gpu_rocm_target(const struct check_ctx *ctx, const struct gpu *g)
 {
-	if (amd_gpu_expected(f))
+	if (!g->integrated || !g->arch[0] || !ctx->db)
+		return true;
+	if (profiles_first_rocm_with_arch(ctx->db, g->arch))
+		return true;
+	const char *t = arch_override_target(ctx, g->arch);
+	return t[0] && profiles_first_rocm_with_arch(ctx->db, t);
+}
+
+bool amd_rocm_target_expected(const struct check_ctx *ctx)
+{
+	const struct facts *f = ctx->facts;
+	if (!amd_gpu_expected(f))
+		return false;
+	size_t namd = 0;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != VENDOR_AMD)
+			continue;
+		namd++;
+		if (gpu_rocm_target(ctx, g))
+			return true;
+	}
+	/* no KFD GPU to judge (amdgpu not loaded): the PCI device may be one */
+	return namd == 0;
+}
+
+bool rocm_relevant(const struct check_ctx *ctx)
+{
+	const struct facts *f = ctx->facts;
+	if (amd_rocm_target_expected(ctx))
 		return true;
 	/* AMD's own installs only: a distribution's ROCm packages (Debian's
 	 * libamdhip64 5.2, say) run on the distribution's kernel and in-tree

@@ -96,6 +96,31 @@ static void test_install_several(void **state)
 	tl_free(t);
 }
 
+/* An iGPU no ROCm release supports (Renoir's gfx90c) beside an NVIDIA card:
+ * no ROCm target, so nothing is installed for it and no check fails on it. */
+static void test_install_igpu_no_target(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new_with(tl_real_db());
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "6.11.0-8-generic"); /* newer than ROCm lists: not judged here */
+	tl_amd(t, "gfx90c", 90012, 0x1638, 512ull << 20, 16 * GIB);
+	tl_nvidia(t, 0x2504, 12 * GIB);
+	tl_nvidia_driver(t, "550.54.14");
+	inventory_annotate(&t->f, t->db);
+	assert_true(t->f.gpus[0].integrated);
+	const struct check_result *c = tl_one(t, "rocm.install");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "is no ROCm target");
+	size_t n = tl_run(t, "device.arch");
+	c = tl_for_gpu(t, n, 0);
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "no ROCm target");
+	c = tl_one(t, "system.kernel");
+	assert_status(c, ST_PASS);
+	tl_free(t);
+}
+
 /* Under WSL sysfs does not say whose GPU /dev/dxg is: a ROCm install is
  * judged (ROCm for WSL), and without one the check skips. */
 static void test_install_wsl(void **state)
@@ -426,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_install_missing_route),
 		cmocka_unit_test(test_install_only_bundled),
 		cmocka_unit_test(test_install_several),
+		cmocka_unit_test(test_install_igpu_no_target),
 		cmocka_unit_test(test_install_wsl),
 		cmocka_unit_test(test_version_dkms_not_loaded),
 		cmocka_unit_test(test_version_override_arch),

@@ -315,7 +315,8 @@ static void test_all_checks_busy_machine(void **state)
 	t->f.sys.cpuinfo_read = true;
 	run_all(t);
 	assert_int_equal(result_of(&t->r, "perm.kfd")->status, ST_FAIL);
-	assert_int_equal(result_of(&t->r, "system.kernel")->status, ST_WARN);
+	/* in a container the kernel is the host's: reported, not judged */
+	assert_int_equal(result_of(&t->r, "system.kernel")->status, ST_PASS);
 	report_finish(&t->r);
 	assert_int_equal(t->r.exit_status, 1);
 	tl_free(t);
