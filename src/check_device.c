@@ -175,6 +175,31 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 		free(path);
 		return;
 	}
+	/* An iGPU beside a discrete GPU is left out: hidden, never overridden
+	 * (device.igpu and rocm.rocblas give the same fix). */
+	if (gpu_left_out(f, g)) {
+		const char *t = arch_override_target(ctx, g->arch);
+		bool target = profiles_first_rocm_with_arch(ctx->db, g->arch) ||
+			      (t[0] && profiles_first_rocm_with_arch(ctx->db, t));
+		if (!target) {
+			res = report_add(r, def, ST_SKIP, g->index,
+					 "%s%s, an integrated GPU, is no ROCm target: no ROCm release supports it; left out (the other GPU does the work)",
+					 g->arch, famtxt);
+		} else if (!g->visible || !amd_discrete_count(f)) {
+			res = report_add(r, def, ST_SKIP, g->index,
+					 "%s%s is not supported by ROCm %s; an integrated GPU beside a discrete one, it is left out%s",
+					 g->arch, famtxt, rel->version,
+					 !g->visible ? " (the visible-devices variables hide it)" : "");
+		} else {
+			res = report_add(r, def, ST_WARN, g->index,
+					 "%s%s is not supported by ROCm %s (%s); an integrated GPU beside a discrete one: hide it from ROCm rather than override it",
+					 g->arch, famtxt, rel->version, how);
+			fix_igpu_hide(res, ctx);
+		}
+		result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+		free(path);
+		return;
+	}
 	/* The override only helps when the release supports what it stands for. */
 	const char *ov = arch_override_value(ctx, g->arch);
 	const char *ov_arch = arch_override_target(ctx, g->arch);
@@ -226,15 +251,6 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by ROCm %s (%s); %s %s",
 				 g->arch, famtxt, rel->version, how,
 				 newer ? "it is supported from ROCm" : "it was dropped after ROCm", near->version);
-	} else if (g->integrated && f->ngpus > 1) {
-		/* an iGPU beside a discrete GPU that does the work: no ROCm target,
-		 * left out rather than failed (nothing installs support for it) */
-		res = report_add(r, def, ST_SKIP, g->index,
-				 "%s%s, an integrated GPU, is no ROCm target: no ROCm release supports it; left out (the other GPU does the work)",
-				 g->arch, famtxt);
-		result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
-		free(path);
-		return;
 	} else {
 		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by any ROCm release in the profile",
 				 g->arch, famtxt);

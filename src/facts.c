@@ -279,3 +279,15 @@ char *facts_read_line_opt(struct facts *f, const char *path)
 		fact_errors_add(&f->errors, path, "cannot be read: %s", strerror(-r));
 	return r ? NULL : facts_printable(s);
 }
+
+bool gpu_left_out(const struct facts *f, const struct gpu *g)
+{
+	if (!g->integrated)
+		return false;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *h = &f->gpus[i];
+		if (h != g && (h->vendor == VENDOR_AMD || h->vendor == VENDOR_NVIDIA) && !h->integrated)
+			return true;
+	}
+	return false;
+}

@@ -381,6 +381,11 @@ void facts_build_gpus(struct facts *f);
  * Needs f->gpus and f->pci. */
 void facts_read_devices(struct facts *f);
 
+/* An integrated GPU with a discrete GPU (of any vendor) beside it: the
+ * discrete one does the work, so the integrated one is left out (hidden,
+ * never overridden, not counted as ready). Needs inventory_annotate(). */
+bool gpu_left_out(const struct facts *f, const struct gpu *g);
+
 /* All of the above in order. */
 void facts_gather(struct facts *f, struct sysroot *sr);
 void facts_release(struct facts *f);

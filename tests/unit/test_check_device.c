@@ -204,6 +204,28 @@ static void test_arch_fix_upgrade_or_install(void **state)
 	tl_free(t);
 }
 
+/* An iGPU beside a discrete GPU is hidden, never overridden: device.arch
+ * gives the same ROCR_VISIBLE_DEVICES fix as device.igpu. */
+static void test_arch_igpu_beside_dgpu(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amd(t, "gfx1036", 100306, 0x164e, 512ull << 20, 16 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	inventory_annotate(&t->f, t->db);
+	size_t n = tl_run(t, "device.arch");
+	const struct check_result *c = tl_for_gpu(t, n, 1);
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "hide it from ROCm rather than override it");
+	for (size_t i = 0; i < c->fix.commands.n; i++)
+		assert_null(strstr(c->fix.commands.v[i], "HSA_OVERRIDE_GFX_VERSION"));
+	assert_true(tl_has_command(c, "export ROCR_VISIBLE_DEVICES="));
+	const struct check_result *d = tl_one(t, "device.igpu");
+	assert_string_equal(c->fix.commands.v[0], d->fix.commands.v[0]);
+	tl_free(t);
+}
+
 /* One AMD GPU: the global override, which every runtime reads (the per-node
  * form needs ROCm 6.2); with a GPU the global value would hurt, per node. */
 static void test_arch_override_global_or_per_node(void **state)
@@ -410,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_arch_real_db_gfx1100_from_56),
 		cmocka_unit_test(test_arch_fix_upgrade_or_install),
 		cmocka_unit_test(test_arch_override_global_or_per_node),
+		cmocka_unit_test(test_arch_igpu_beside_dgpu),
 		cmocka_unit_test(test_wsl_skips),
 		cmocka_unit_test(test_arch_nvidia),
 		cmocka_unit_test(test_igpu),
