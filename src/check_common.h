@@ -58,7 +58,8 @@ bool amdgpu_live(const struct facts *f);
 /* Evidence: each GPU-class PCI device of `vendor` (0: every vendor), with
  * its ids, class and driver. Returns how many. */
 size_t pci_evidence(struct check_result *res, const struct facts *f, unsigned vendor);
-/* The amdgpu_load fix, filled for this machine's kernel and headers. */
+/* The amdgpu_load fix, filled for this machine's kernel and headers; the
+ * mok_enroll fix instead when Secure Boot rejects an installed DKMS amdgpu. */
 void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ctx);
 
 /* The user the permission checks judge: SUDO_USER when running as root via

@@ -183,6 +183,14 @@ size_t pci_evidence(struct check_result *res, const struct facts *f, unsigned ve
 
 void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ctx)
 {
+	const struct facts *f = ctx->facts;
+	if (f->sys.secure_boot == 1 && f->sys.dkms_amdgpu && !amdgpu_live(f)) {
+		/* Secure Boot rejects the DKMS module: headers and modprobe fail
+		 * with "Key was rejected by service" until the key is enrolled,
+		 * which is system.secure_boot's fix */
+		fix_apply(res, ctx, "mok_enroll", NULL);
+		return;
+	}
 	struct fixvars fv = FIXVARS_INIT;
 	char *headers = headers_install_command(ctx);
 	fixvars_add(&fv, "kernel", ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)");

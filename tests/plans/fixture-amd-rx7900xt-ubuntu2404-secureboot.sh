@@ -7,26 +7,11 @@
 # Every step is guarded, so running it again changes nothing.
 set -eu
 
-# Note (driver.amdgpu, device.present): amdgpu loads at the next boot, after
-# the steps that need a reboot; if `lsmod` does not list it then, run:
-#   sudo modprobe amdgpu
-#   sudo dmesg | grep -i -e amdgpu -e kfd | tail -n 20
-
 reboot_needed=no
 
-# Step 1 of 2 (kernel_headers): Install the running kernel's headers and extra
-# modules
-# Fixes: driver.amdgpu, device.present
-# The amdgpu kernel module is not loaded on kernel 6.8.0-45-generic. Install
-# this kernel's headers and extra modules, load it, and read dmesg if it still
-# fails.
-if ! { dpkg-query -W -f='${Status}' linux-headers-6.8.0-45-generic 2>/dev/null | grep -q 'ok installed' && dpkg-query -W -f='${Status}' linux-modules-extra-6.8.0-45-generic 2>/dev/null | grep -q 'ok installed'; }; then
-	sudo apt-get install -y linux-headers-6.8.0-45-generic linux-modules-extra-6.8.0-45-generic
-fi
-
-# Step 2 of 2 (mok_enroll): Enroll the DKMS module signing key (Secure Boot)
+# Step 1 of 1 (mok_enroll): Enroll the DKMS module signing key (Secure Boot)
 # [reboot]
-# Fixes: system.secure_boot
+# Fixes: system.secure_boot, driver.amdgpu, device.present
 # Secure Boot rejects the DKMS-built amdgpu module. Enroll the DKMS signing
 # key, then confirm it in the MOK manager at the next boot (or turn Secure
 # Boot off in the firmware).
