@@ -111,8 +111,13 @@ int months_between(const char *a, const char *b);
 /* Driver/user-space compatibility per the user-space release's window. */
 bool rocm_driver_compatible(const struct profiles *db, const struct prof_rocm *user,
 			    const struct prof_rocm *driver);
+/* Whether the distribution's archive can carry this kernel's packages (not
+ * for Ubuntu mainline builds such as 6.9.3-060903-generic, nor for
+ * self-built releases without an ABI part or with a '+'). */
+bool kernel_from_archive(const struct kernel_facts *k);
 /* "sudo apt-get install -y linux-headers-6.5.0-35-generic ..." from the OS
- * entry, or a shell comment when the OS is unknown. Caller frees. */
+ * entry; a shell comment when the OS is unknown or the kernel is not from
+ * its archive. Caller frees. */
 char *headers_install_command(const struct check_ctx *ctx);
 /* The NVIDIA driver install command line for this OS from its profile entry
  * (nvidia_install / nvidia_packages); *packages_out (when non-NULL) gets the

@@ -583,10 +583,32 @@ bool rocm_driver_compatible(const struct profiles *db, const struct prof_rocm *u
 	return d <= user->driver_window_releases;
 }
 
+/* Whether the distribution's archive can carry packages for this kernel:
+ * not for a release without an ABI part ("6.10.0", self-built) or with a
+ * "+" (built from a tree), nor for Ubuntu's mainline builds, whose ABI is
+ * the version itself ("6.9.3-060903-generic", kernel.ubuntu.com). */
+bool kernel_from_archive(const struct kernel_facts *k)
+{
+	if (!k->release || !k->parsed)
+		return true; /* nothing to say otherwise */
+	const char *dash = strchr(k->release, '-');
+	if (!dash || strchr(k->release, '+'))
+		return false;
+	char mainline[16];
+	snprintf(mainline, sizeof(mainline), "%02u%02u%02u", k->major % 100, k->minor % 100, k->patch % 100);
+	size_t n = strcspn(dash + 1, "-.");
+	return !(n == strlen(mainline) && !strncmp(dash + 1, mainline, n));
+}
+
 char *headers_install_command(const struct check_ctx *ctx)
 {
 	const struct prof_os *o = os_entry(ctx);
 	const char *kernel = ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)";
+	if (!kernel_from_archive(&ctx->facts->kernel))
+		return xasprintf("# %s is not a kernel from the distribution's archive (a mainline or self-built one): "
+				 "install its headers from where it came from (kernel.ubuntu.com ships linux-headers-%s "
+				 "beside each mainline build), or boot a distribution kernel",
+				 kernel, kernel);
 	if (!o || !o->install || !o->headers.n)
 		return xasprintf("# install the kernel headers and modules for %s with your package manager",
 				 kernel);

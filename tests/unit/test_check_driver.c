@@ -1,4 +1,5 @@
 #include "checks_testlib.h"
+#include "check_common.h"
 
 /* ---- driver.amdgpu ---- */
 
@@ -128,6 +129,38 @@ static void test_amdgpu_absent_secure_boot(void **state)
 	c = tl_one(t, "driver.amdgpu");
 	assert_null(strstr(c->summary, "Secure Boot"));
 	tl_free(t);
+}
+
+/* A mainline or self-built kernel: no linux-headers-<release> from the
+ * distribution's archive, which does not carry it. */
+static void test_amdgpu_mainline_kernel_headers(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.1 LTS");
+	tl_kernel(t, "6.9.3-060903-generic");
+	tl_pci(t, "0000:03:00.0", 0x1002, 0x744c, NULL, 0, 0);
+	const struct check_result *c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_FAIL);
+	for (size_t i = 0; i < c->fix.commands.n; i++)
+		assert_null(strstr(c->fix.commands.v[i], "apt-get install -y linux-headers-6.9.3-060903-generic"));
+	assert_true(tl_has_command(c, "# 6.9.3-060903-generic is not a kernel from the distribution's archive"));
+	tl_free(t);
+
+	struct kernel_facts k = { 0 };
+	const char *from_archive[] = { "6.8.0-45-generic", "6.1.0-18-amd64", "5.14.0-427.13.1.el9_4.x86_64",
+				       "5.14.21-150500.55.39-default", "6.8.0-1012-azure" };
+	for (size_t i = 0; i < sizeof(from_archive) / sizeof(from_archive[0]); i++) {
+		k.release = (char *)from_archive[i];
+		k.parsed = kernel_release_parse(k.release, &k.major, &k.minor, &k.patch) == 0;
+		assert_true(kernel_from_archive(&k));
+	}
+	const char *not_archive[] = { "6.9.3-060903-generic", "6.10.0", "6.10.0-rc3+", "6.12.1-061201-lowlatency" };
+	for (size_t i = 0; i < sizeof(not_archive) / sizeof(not_archive[0]); i++) {
+		k.release = (char *)not_archive[i];
+		k.parsed = kernel_release_parse(k.release, &k.major, &k.minor, &k.patch) == 0;
+		assert_false(kernel_from_archive(&k));
+	}
 }
 
 /* Under WSL the amdgpu and KFD checks skip with that reason, not "no AMD GPU". */
@@ -308,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_kfd_integrated_pci_not_required),
 		cmocka_unit_test(test_nvidia),
 		cmocka_unit_test(test_amdgpu_absent_secure_boot),
+		cmocka_unit_test(test_amdgpu_mainline_kernel_headers),
 		cmocka_unit_test(test_wsl_skips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
