@@ -102,7 +102,14 @@ static void fix_torch(struct check_result *res, const struct check_ctx *ctx, con
 	struct fixvars fv = FIXVARS_INIT;
 	fixvars_add(&fv, "torch_index", index);
 	fixvars_add(&fv, "backend", torch_index_backend(index));
-	fix_apply(res, ctx, "torch_reinstall", &fv);
+	if (fw && fw->python) {
+		/* the environment's own interpreter: a bare pip may be another
+		 * Python's, or refuse (externally-managed-environment) */
+		fixvars_add(&fv, "python", fw->python);
+		fix_apply(res, ctx, "torch_reinstall_env", &fv);
+	} else {
+		fix_apply(res, ctx, "torch_reinstall", &fv);
+	}
 	fixvars_release(&fv);
 }
 

@@ -203,6 +203,7 @@ static void framework_release(struct framework *fw)
 	free(fw->backend_version);
 	free(fw->path);
 	free(fw->site);
+	free(fw->python);
 	strvec_release(&fw->tensile_archs);
 }
 

@@ -268,6 +268,7 @@ struct framework {
 	char *backend_version;      /* "6.1" (ROCm from hip/tag) or "12.1" (CUDA) */
 	char *path;                 /* the package directory */
 	char *site;                 /* the site-packages directory */
+	char *python;               /* that environment's own interpreter (venv or conda: PREFIX/bin/python), NULL otherwise */
 	bool bundled_hip;           /* lib/libamdhip64.so* */
 	bool bundled_cudart;        /* lib/libcudart* */
 	struct strvec tensile_archs;/* torch/lib/rocblas/library TensileLibrary*_gfx* */

@@ -30,7 +30,7 @@ const char *const profile_placeholders[] = {
 	"visible_id", "gpu_index", "torch_index", "backend", "install",
 	"driver_version", "cuda_version", "min_driver", "vram", "min_vram",
 	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda", "nodes",
-	"lib_version", "alternatives",
+	"lib_version", "alternatives", "python",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id",
 	NULL
@@ -59,6 +59,7 @@ static const struct fix_contract {
 	{ "visible_devices", "var vars", false, false },
 	{ "launch_blocking", "vars", false, false },
 	{ "torch_reinstall", "torch_index backend", false, false },
+	{ "torch_reinstall_env", "python torch_index backend", false, false },
 	{ "torch_no_index", "backend", false, false },
 	{ "tf_reinstall", "packages rocm_version", false, false },
 	{ "tf_reinstall_cuda", "packages", false, false },
