@@ -58,8 +58,9 @@ static void kernel_without_rocm(const struct check_ctx *ctx, struct report *r, c
 	struct check_result *res;
 	if (!kernel_below_floor(ctx, k)) {
 		res = report_add(r, def, ST_PASS, -1,
-				 "kernel %s (series %s) meets the %u.%u floor; with no AMD GPU and no ROCm from AMD installed, ROCm's kernel series are not judged",
-				 k->release, series, floor_major(ctx), floor_minor(ctx));
+				 "kernel %s (series %s) meets the %u.%u floor; with no AMD GPU %sand no ROCm from AMD installed, ROCm's kernel series are not judged",
+				 k->release, series, floor_major(ctx), floor_minor(ctx),
+				 amd_gpu_expected(f) ? "that ROCm supports " : "");
 	} else if (own) {
 		res = report_add(r, def, ST_PASS, -1,
 				 "kernel %s (series %s) is below %u.%u but is a series the profile lists for %s (its own kernel, with backports)",
@@ -266,7 +267,8 @@ static void check_system_os(const struct check_ctx *ctx, struct report *r, const
 		 os->version_id ? ")" : "");
 	struct check_result *res;
 	if (!rocm_relevant(ctx) && nvidia_gpu_expected(f)) {
-		res = report_add(r, def, ST_PASS, -1, "%s (no AMD GPU and no ROCm from AMD installed: ROCm's OS list not judged)", shown);
+		res = report_add(r, def, ST_PASS, -1, "%s (no AMD GPU %sand no ROCm from AMD installed: ROCm's OS list not judged)", shown,
+				 amd_gpu_expected(f) ? "that ROCm supports " : "");
 		os_evidence(res, f);
 		return;
 	}
