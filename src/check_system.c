@@ -370,6 +370,20 @@ static char *container_nvidia_missing(const struct facts *f)
 	return out;
 }
 
+/* Evidence and fix for NVIDIA device nodes missing in a container. */
+static void container_nvidia_fix(struct check_result *res, const struct check_ctx *ctx, const char *nv_missing)
+{
+	const struct facts *f = ctx->facts;
+	result_evidence(res, "/dev/nvidiactl", "missing");
+	if (f->env.nvidia_visible)
+		result_evidence(res, "env", "NVIDIA_VISIBLE_DEVICES=%s", f->env.nvidia_visible);
+	pci_evidence(res, f, 0x10de);
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "nodes", nv_missing);
+	fix_apply(res, ctx, "container_nvidia", &fv);
+	fixvars_release(&fv);
+}
+
 static void check_system_container(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -387,14 +401,7 @@ static void check_system_container(const struct check_ctx *ctx, struct report *r
 					 "running in a container (%s) without the NVIDIA device nodes (%s) passed in: the NVIDIA GPU on the host is not usable here",
 					 kind, nv_missing);
 			result_evidence(res, ev, "present");
-			result_evidence(res, "/dev/nvidiactl", "missing");
-			if (f->env.nvidia_visible)
-				result_evidence(res, "env", "NVIDIA_VISIBLE_DEVICES=%s", f->env.nvidia_visible);
-			pci_evidence(res, f, 0x10de);
-			struct fixvars fv = FIXVARS_INIT;
-			fixvars_add(&fv, "nodes", nv_missing);
-			fix_apply(res, ctx, "container_nvidia", &fv);
-			fixvars_release(&fv);
+			container_nvidia_fix(res, ctx, nv_missing);
 		} else {
 			res = report_add(r, def, ST_PASS, -1, "running in a container (%s); %s", kind,
 					 nvidia_gpu_expected(f) ? "no AMD GPU expected, the NVIDIA device nodes are passed in or not recorded" :
@@ -404,7 +411,6 @@ static void check_system_container(const struct check_ctx *ctx, struct report *r
 		free(nv_missing);
 		return;
 	}
-	free(nv_missing);
 	const struct dev_node *kfd = facts_dev(f, "/dev/kfd");
 	bool kfd_known = dev_known(kfd), kfd_missing = kfd_known && kfd->type == NODE_MISSING;
 	size_t render = 0, render_known = 0, render_missing = 0;
@@ -431,6 +437,18 @@ static void check_system_container(const struct check_ctx *ctx, struct report *r
 		if (dri_missing)
 			result_evidence(res, "/dev/dri", "no render node of an AMD GPU");
 		fix_apply(res, ctx, "container_devices", NULL);
+		if (nv_missing) /* a machine with both: both sets of nodes */
+			container_nvidia_fix(res, ctx, nv_missing);
+		free(nv_missing);
+		return;
+	}
+	if (nv_missing) {
+		res = report_add(r, def, ST_FAIL, -1,
+				 "running in a container (%s) without the NVIDIA device nodes (%s) passed in: the NVIDIA GPU on the host is not usable here",
+				 kind, nv_missing);
+		result_evidence(res, ev, "present");
+		container_nvidia_fix(res, ctx, nv_missing);
+		free(nv_missing);
 		return;
 	}
 	if (!kfd_known && !render_known) {

@@ -481,6 +481,32 @@ static void test_container(void **state)
 	assert_contains(c->fix.text, "--device nvidia.com/gpu=all");
 	tl_free(t);
 
+	/* both vendors: the AMD nodes passed in, the NVIDIA ones not */
+	t = tl_new();
+	t->f.sys.container = CONTAINER_DOCKER;
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_dev(t, "/dev/kfd", NODE_CHAR, 0660, "render", ACCESS_RW);
+	tl_dev(t, "/dev/nvidiactl", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	tl_dev(t, "/dev/nvidia0", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	c = tl_one(t, "system.container");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->fix.text, "--gpus all");
+	tl_free(t);
+	/* neither: one result with both fixes */
+	t = tl_new();
+	t->f.sys.container = CONTAINER_DOCKER;
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_dev(t, "/dev/kfd", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	tl_dev(t, "/dev/nvidiactl", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	tl_dev(t, "/dev/nvidia0", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	c = tl_one(t, "system.container");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->fix.text, "--device /dev/kfd");
+	assert_contains(c->fix.text, "--gpus all");
+	tl_free(t);
+
 	/* passed in: pass */
 	t = tl_new();
 	t->f.sys.container = CONTAINER_DOCKER;
