@@ -38,8 +38,11 @@ int probe_job_for_gpu(const struct facts *f, const struct profiles *db, const st
 	} else {
 		snprintf(job->arch, sizeof(job->arch), "%s", g->arch);
 	}
-	const struct prof_gpu_model *m = db ? profiles_find_model(db, g->vendor, g->pci_device) : NULL;
-	if (!m && db && g->arch[0])
+	/* the board's own peak; none when several boards share its id and
+	 * neither its revision nor its compute units tell which */
+	bool ambiguous = false;
+	const struct prof_gpu_model *m = profiles_model_for_gpu(db, g, &ambiguous);
+	if (!m && !ambiguous && db && g->arch[0])
 		m = profiles_find_model_by_arch(db, g->arch);
 	if (m) {
 		job->fp32_peak = m->fp32_tflops;

@@ -35,9 +35,15 @@ bool nvidia_gpu_expected(const struct facts *f);
 /* Under WSL with /dev/dxg: a GPU is there, but sysfs shows neither its vendor
  * nor KFD. */
 bool wsl_gpu(const struct facts *f);
-/* ROCm's own lists (kernel series, OS) matter here: an AMD GPU is expected or
- * an AMD ROCm install exists (a distribution's ROCm packages do not count). */
-bool rocm_relevant(const struct facts *f);
+/* An AMD GPU that ROCm could serve is expected: not when every AMD GPU KFD
+ * shows is an integrated one that no release in the profile supports (nor
+ * its family's override): that one is no ROCm target, and nothing is to be
+ * installed for it. */
+bool amd_rocm_target_expected(const struct check_ctx *ctx);
+/* ROCm's own lists (kernel series, OS) matter here: an AMD GPU that ROCm
+ * could serve is expected or an AMD ROCm install exists (a distribution's
+ * ROCm packages do not count). */
+bool rocm_relevant(const struct check_ctx *ctx);
 /* The profile release of the installed ROCm (when the profile knows it), else
  * the newest; *installed says which. NULL when the profile has no release. */
 const struct prof_rocm *rocm_release_judged(const struct check_ctx *ctx, bool *installed);
@@ -52,8 +58,12 @@ bool amdgpu_live(const struct facts *f);
 /* Evidence: each GPU-class PCI device of `vendor` (0: every vendor), with
  * its ids, class and driver. Returns how many. */
 size_t pci_evidence(struct check_result *res, const struct facts *f, unsigned vendor);
-/* The amdgpu_load fix, filled for this machine's kernel and headers. */
+/* The amdgpu_load fix, filled for this machine's kernel and headers; the
+ * mok_enroll fix instead when Secure Boot rejects an installed DKMS amdgpu. */
 void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ctx);
+/* The mok_enroll fix with this OS's DKMS signing key (system.secure_boot,
+ * and driver.amdgpu / device.present when Secure Boot rejects the module). */
+void fix_mok_enroll(struct check_result *res, const struct check_ctx *ctx);
 
 /* The user the permission checks judge: SUDO_USER when running as root via
  * sudo, else the user; NULL when unknown. *via_sudo says which. */
@@ -70,6 +80,13 @@ char *dev_describe(const struct dev_node *d);
 
 /* GPUs. */
 const char *gpu_family(const struct check_ctx *ctx, const struct gpu *g);
+/* The family an override value stands for (the profile's entry for its
+ * arch), or NULL. */
+const char *override_family(const struct check_ctx *ctx, const struct hsa_override *o);
+/* env.hsa_override's failing rule: a valid override that names a target of
+ * another family than g's (or one the profile does not know). Such an
+ * override helps no other check: they judge g's own arch. */
+bool override_other_family(const struct check_ctx *ctx, const struct gpu *g, const struct hsa_override *o);
 /* Same family, where RDNA3.5 counts as RDNA3 (gfx115x is a gfx11 variant). */
 bool family_same(const char *a, const char *b);
 bool gpu_discrete(const struct gpu *g);
@@ -97,13 +114,21 @@ int months_between(const char *a, const char *b);
 /* Driver/user-space compatibility per the user-space release's window. */
 bool rocm_driver_compatible(const struct profiles *db, const struct prof_rocm *user,
 			    const struct prof_rocm *driver);
+/* Whether the distribution's archive can carry this kernel's packages (not
+ * for Ubuntu mainline builds such as 6.9.3-060903-generic, nor for
+ * self-built releases without an ABI part or with a '+'). */
+bool kernel_from_archive(const struct kernel_facts *k);
 /* "sudo apt-get install -y linux-headers-6.5.0-35-generic ..." from the OS
- * entry, or a shell comment when the OS is unknown. Caller frees. */
+ * entry; a shell comment when the OS is unknown or the kernel is not from
+ * its archive. Caller frees. */
 char *headers_install_command(const struct check_ctx *ctx);
 /* The NVIDIA driver install command line for this OS from its profile entry
  * (nvidia_install / nvidia_packages); *packages_out (when non-NULL) gets the
  * package list. Caller frees both. */
 char *nvidia_install_command(const struct check_ctx *ctx, char **packages_out);
+/* The cuda_driver_upgrade fix: CUDA release pc needs a newer NVIDIA driver;
+ * the OS's NVIDIA driver install follows (check_cuda.c). */
+void fix_cuda_driver_upgrade(struct check_result *res, const struct check_ctx *ctx, const struct prof_cuda *pc);
 /* The OS's GRUB update command, or a shell comment. Borrowed. */
 const char *grub_update_command(const struct check_ctx *ctx);
 /* Fill the install route for this OS and release as fix commands. */

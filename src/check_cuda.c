@@ -6,6 +6,18 @@
 #include "check_common.h"
 #include "probe.h"
 
+void fix_cuda_driver_upgrade(struct check_result *res, const struct check_ctx *ctx, const struct prof_cuda *pc)
+{
+	struct fixvars fv = FIXVARS_INIT;
+	char *install = nvidia_install_command(ctx, NULL);
+	fixvars_add(&fv, "cuda_version", pc->version);
+	fixvars_add(&fv, "min_driver", pc->min_driver);
+	fixvars_add(&fv, "install", install);
+	fix_apply(res, ctx, "cuda_driver_upgrade", &fv);
+	fixvars_release(&fv);
+	free(install);
+}
+
 static void check_cuda_toolkit(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -42,11 +54,7 @@ static void check_cuda_toolkit(const struct check_ctx *ctx, struct report *r, co
 		result_evidence(res, vpath, "%s", tk->version);
 		result_evidence(res, f->drv.nvidia_version_source ? f->drv.nvidia_version_source : "/proc/driver/nvidia/version",
 				"%s", drv);
-		struct fixvars fv = FIXVARS_INIT;
-		fixvars_add(&fv, "cuda_version", pc->version);
-		fixvars_add(&fv, "min_driver", pc->min_driver);
-		fix_apply(res, ctx, "cuda_driver_upgrade", &fv);
-		fixvars_release(&fv);
+		fix_cuda_driver_upgrade(res, ctx, pc);
 		free(vpath);
 		return;
 	}

@@ -175,6 +175,31 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 		free(path);
 		return;
 	}
+	/* An iGPU beside a discrete GPU is left out: hidden, never overridden
+	 * (device.igpu and rocm.rocblas give the same fix). */
+	if (gpu_left_out(f, g)) {
+		const char *t = arch_override_target(ctx, g->arch);
+		bool target = profiles_first_rocm_with_arch(ctx->db, g->arch) ||
+			      (t[0] && profiles_first_rocm_with_arch(ctx->db, t));
+		if (!target) {
+			res = report_add(r, def, ST_SKIP, g->index,
+					 "%s%s, an integrated GPU, is no ROCm target: no ROCm release supports it; left out (the other GPU does the work)",
+					 g->arch, famtxt);
+		} else if (!g->visible || !amd_discrete_count(f)) {
+			res = report_add(r, def, ST_SKIP, g->index,
+					 "%s%s is not supported by ROCm %s; an integrated GPU beside a discrete one, it is left out%s",
+					 g->arch, famtxt, rel->version,
+					 !g->visible ? " (the visible-devices variables hide it)" : "");
+		} else {
+			res = report_add(r, def, ST_WARN, g->index,
+					 "%s%s is not supported by ROCm %s (%s); an integrated GPU beside a discrete one: hide it from ROCm rather than override it",
+					 g->arch, famtxt, rel->version, how);
+			fix_igpu_hide(res, ctx);
+		}
+		result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+		free(path);
+		return;
+	}
 	/* The override only helps when the release supports what it stands for. */
 	const char *ov = arch_override_value(ctx, g->arch);
 	const char *ov_arch = arch_override_target(ctx, g->arch);
@@ -199,6 +224,28 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 		near = first;
 	else if (last)
 		near = last;
+	/* Dropped from the lists (deprecated) while the installed rocBLAS still
+	 * ships its kernels (gfx906 after 5.7): it runs, unsupported. A warn
+	 * that says until when it was supported, never a downgrade that
+	 * rocm.rocblas in the same report would contradict. */
+	const struct rocm_install *ri = installed ? rocm_active(f) : NULL;
+	if (near && ri && version_cmp_n(&near->ver, &rel->ver, 2) < 0 && strvec_contains(&ri->tensile_archs, g->arch)) {
+		/* "from" only when the profile knows where support began */
+		char span[64];
+		if (first && rocm_release_index(ctx->db, first) > 0)
+			snprintf(span, sizeof(span), "from %s to %s", first->version, near->version);
+		else
+			snprintf(span, sizeof(span), "up to %s", near->version);
+		res = report_add(r, def, ST_WARN, g->index,
+				 "%s%s is deprecated: ROCm supported it %s, and %s no longer lists it, but the installed rocBLAS still ships kernels for it (%s): it runs unsupported, with no fixes for it",
+				 g->arch, famtxt, span, rel->version, ri->rocblas_dir ? ri->rocblas_dir : "rocBLAS");
+		result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+		result_evidence(res, ri->rocblas_dir ? ri->rocblas_dir : "rocBLAS", "TensileLibrary files for %s", g->arch);
+		result_fix_text(res, "Keep this ROCm release for the %s (a downgrade to %s gains nothing the installed libraries lack); before upgrading, check that the new release's rocBLAS still ships %s kernels (ROCm 6.4 dropped gfx900, gfx906, gfx1010 and others).",
+				g->name ? g->name : g->arch, near->version, g->arch);
+		free(path);
+		return;
+	}
 	if (near) {
 		bool newer = version_cmp_n(&near->ver, &rel->ver, 2) > 0;
 		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by ROCm %s (%s); %s %s",
@@ -302,6 +349,15 @@ static void check_device_igpu(const struct check_ctx *ctx, struct report *r, con
 	fix_igpu_hide(res, ctx);
 }
 
+#define VRAM_TOLERANCE 0.02
+
+/* "8176 MiB": the unit amdgpu, rocm-smi and nvidia-smi print, exact enough
+ * that a size near a limit is not rounded onto it. Caller frees. */
+static char *vram_mib(uint64_t bytes)
+{
+	return xasprintf("%llu MiB", (unsigned long long)(bytes >> 20));
+}
+
 static char *vram_path(const struct facts *f, const struct gpu *g)
 {
 	for (size_t i = 0; i < f->npci; i++)
@@ -319,7 +375,8 @@ static void check_device_vram(const struct check_ctx *ctx, struct report *r, con
 	if (!f->ngpus && skip_under_wsl(ctx, r, def))
 		return;
 	double min_gib = ctx->db ? ctx->db->min_vram_gib : 0; /* the loader defaults it to 8 */
-	uint64_t min = (uint64_t)(min_gib * 1024 * 1024 * 1024);
+	/* a board sold as 8 GB reports 8176 MiB: 2 % below the minimum is still it */
+	uint64_t min = (uint64_t)(min_gib * 1024 * 1024 * 1024 * (1.0 - VRAM_TOLERANCE));
 	size_t n = 0;
 	for (size_t i = 0; i < f->ngpus; i++) {
 		const struct gpu *g = &f->gpus[i];
@@ -343,17 +400,24 @@ static void check_device_vram(const struct check_ctx *ctx, struct report *r, con
 				   "VRAM size not readable (no mem_info_vram_total or KFD memory bank)");
 			continue;
 		}
-		char *size = human_bytes(g->vram_bytes);
+		char *size = vram_mib(g->vram_bytes);
 		char *path = vram_path(f, g);
 		struct check_result *res;
 		if (g->integrated) {
-			char *gtt = human_bytes(g->gtt_bytes);
-			res = report_add(r, def, ST_PASS, g->index, "%s VRAM carve-out (integrated: shares system memory, GTT %s)",
-					 size, gtt);
-			free(gtt);
+			/* the memory the firmware reserves for it; GTT is system memory it maps, never VRAM */
+			if (g->gtt_bytes) {
+				char *gtt = vram_mib(g->gtt_bytes);
+				res = report_add(r, def, ST_PASS, g->index,
+						 "integrated GPU: %s reserved for it by the firmware; it also maps system memory through GTT (%s); not judged",
+						 size, gtt);
+				free(gtt);
+			} else {
+				res = report_add(r, def, ST_PASS, g->index,
+						 "integrated GPU: %s reserved for it by the firmware; it shares system memory; not judged", size);
+			}
 		} else if (g->vram_bytes < min) {
-			res = report_add(r, def, ST_WARN, g->index, "%s of VRAM, under the %.0f GiB the profile asks for ML work",
-					 size, min_gib);
+			res = report_add(r, def, ST_WARN, g->index, "%s of VRAM, under the %.0f GiB (%.0f MiB) the profile asks for ML work",
+					 size, min_gib, min_gib * 1024);
 			struct fixvars fv = FIXVARS_INIT;
 			fixvars_add(&fv, "vram", size);
 			fixvars_addf(&fv, "min_vram", "%.0f GiB", min_gib);
@@ -385,7 +449,7 @@ const struct check_def check_device_defs[] = {
 	  "Fix: `export ROCR_VISIBLE_DEVICES=<index or GPU-uuid of the discrete GPU>` (the fix fills it in), or disable the iGPU in the firmware. Passes when the variables already hide it; skips without an iGPU or without a dGPU." },
 	{ "device.vram", "device", "GPU memory size", check_device_vram, CHECK_PER_GPU,
 	  "One result per GPU: VRAM from DRM's mem_info_vram_total, or KFD mem_banks (heap types 1 and 2).\n\n"
-	  "Models and batch sizes for ML work need memory: under the profile's minimum (8 GiB by default) a discrete GPU runs out with `HIP out of memory` / `torch.OutOfMemoryError` on common workloads. An integrated GPU's VRAM is only a carve-out of system memory (GTT), so it is reported, not judged.\n\n"
+	  "Models and batch sizes for ML work need memory: under the profile's minimum (8 GiB by default) a discrete GPU runs out with `HIP out of memory` / `torch.OutOfMemoryError` on common workloads. The size is printed in MiB and compared with a 2 % tolerance (a board sold as 8 GB reports 8176 MiB). An integrated GPU's dedicated memory is what the firmware reserves for it from system memory, and it also maps system memory through GTT (which is not VRAM), so it is reported, not judged.\n\n"
 	  "Fix: smaller models, batch sizes or precision, or a GPU with more memory. Skips for NVIDIA when only the live driver can tell." },
 	{ 0 },
 };

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check_common.h"
 
@@ -48,9 +49,15 @@ static void check_driver_amdgpu(const struct check_ctx *ctx, struct report *r, c
 	fix_amdgpu_load(res, ctx);
 }
 
-/* Integrated per the profile (APU-only target of the model), else by size. */
+/* Integrated: as the inventory decided for the GPU at this address (its
+ * KFD arch, one rule for every check), else per the profile (APU-only
+ * target of the model), else by size. */
 static bool pci_integrated(const struct check_ctx *ctx, const struct pci_dev *p)
 {
+	const struct facts *f = ctx->facts;
+	for (size_t i = 0; p->addr && i < f->ngpus; i++)
+		if (f->gpus[i].pci_addr && !strcasecmp(f->gpus[i].pci_addr, p->addr))
+			return f->gpus[i].integrated;
 	const struct prof_gpu_model *m = ctx->db ? profiles_find_model(ctx->db, VENDOR_AMD, p->device) : NULL;
 	if (m && m->arch) {
 		const struct prof_gfx *x = profiles_find_gfx(ctx->db, m->arch);
@@ -194,10 +201,26 @@ static void check_driver_nvidia(const struct check_ctx *ctx, struct report *r, c
 		return;
 	}
 	if (f->drv.nvidia_version) {
-		res = report_add(r, def, ST_PASS, -1, "NVIDIA driver %s (%s kernel module)", f->drv.nvidia_version,
-				 f->drv.nvidia_open ? "open" : "proprietary");
-		result_evidence(res, f->drv.nvidia_version_source ? f->drv.nvidia_version_source : "/proc/driver/nvidia/version",
-				"%s", f->drv.nvidia_version);
+		const char *src = f->drv.nvidia_version_source ? f->drv.nvidia_version_source : "/proc/driver/nvidia/version";
+		const char *lib = f->drv.nvidia_lib_version;
+		if (lib && strcmp(lib, f->drv.nvidia_version)) {
+			res = report_add(r, def, ST_FAIL, -1,
+					 "the loaded nvidia kernel module is %s but the user-space driver on disk is %s: every CUDA call fails with \"Driver/library version mismatch\" until the module is reloaded",
+					 f->drv.nvidia_version, lib);
+			result_evidence(res, src, "%s", f->drv.nvidia_version);
+			result_evidence(res, f->drv.nvidia_lib_path ? f->drv.nvidia_lib_path : "libcuda.so", "%s", lib);
+			struct fixvars fv = FIXVARS_INIT;
+			fixvars_add(&fv, "driver_version", f->drv.nvidia_version);
+			fixvars_add(&fv, "lib_version", lib);
+			fix_apply(res, ctx, "nvidia_mismatch", &fv);
+			fixvars_release(&fv);
+			return;
+		}
+		res = report_add(r, def, ST_PASS, -1, "NVIDIA driver %s (%s kernel module)%s", f->drv.nvidia_version,
+				 f->drv.nvidia_open ? "open" : "proprietary", lib ? ", the same as the libraries on disk" : "");
+		result_evidence(res, src, "%s", f->drv.nvidia_version);
+		if (lib)
+			result_evidence(res, f->drv.nvidia_lib_path ? f->drv.nvidia_lib_path : "libcuda.so", "%s", lib);
 		return;
 	}
 	if (f->drv.nvidia_module) {
@@ -235,7 +258,8 @@ const struct check_def check_driver_defs[] = {
 	  "Fix: move the card to a CPU-attached PCIe slot (or enable atomics in the firmware); pass /dev/kfd into containers. Skips when amdgpu is not loaded (driver.amdgpu says why)." },
 	{ "driver.nvidia", "driver", "NVIDIA kernel driver loaded", check_driver_nvidia, 0,
 	  "Reads the PCI devices (vendor 0x10de), /proc/driver/nvidia/version (`NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14 ...` or the Open Kernel Module form), /sys/module/nvidia/version and whether nouveau is loaded or bound.\n\n"
-	  "CUDA needs NVIDIA's kernel driver; the nouveau driver cannot run CUDA and blocks NVIDIA's module from binding. PyTorch then says `UserWarning: CUDA initialization: Found no NVIDIA driver on your system`.\n\n"
-	  "Fix: install NVIDIA's driver for this OS; blacklist nouveau (`modprobe.blacklist=nouveau` on the kernel command line), update the boot loader configuration and reboot. Skips without an NVIDIA GPU." },
+	  "CUDA needs NVIDIA's kernel driver; the nouveau driver cannot run CUDA and blocks NVIDIA's module from binding. PyTorch then says `UserWarning: CUDA initialization: Found no NVIDIA driver on your system`. "
+	  "The user-space driver (libcuda.so.<version>, libnvidia-ml.so.<version> in /usr/lib/x86_64-linux-gnu, /usr/lib64 or /usr/lib) must be the loaded module's version: after a driver update without a reboot they differ, and nvidia-smi says `Failed to initialize NVML: Driver/library version mismatch`, CUDA `CUDA_ERROR_SYSTEM_DRIVER_MISMATCH` (fail, both versions shown).\n\n"
+	  "Fix: install NVIDIA's driver for this OS; blacklist nouveau (`modprobe.blacklist=nouveau` on the kernel command line), update the boot loader configuration and reboot; after a mismatch, reboot (or unload and reload the nvidia modules). Skips without an NVIDIA GPU." },
 	{ 0 },
 };

@@ -42,13 +42,6 @@ static void check_env_launch_blocking(const struct check_ctx *ctx, struct report
 	strvec_release(&names);
 }
 
-/* The family an override value stands for: the profile's entry for its arch. */
-static const char *override_family(const struct check_ctx *ctx, const struct hsa_override *o)
-{
-	const struct prof_gfx *x = ctx->db && o->arch[0] ? profiles_find_gfx(ctx->db, o->arch) : NULL;
-	return x ? x->family : NULL;
-}
-
 /* Another AMD GPU (not g) that the same override variable serves and needs it. */
 static const struct gpu *other_needing(const struct check_ctx *ctx, const struct prof_rocm *rel,
 				       const struct gpu *g, const struct hsa_override *o)
@@ -118,7 +111,7 @@ static void check_env_hsa_override(const struct check_ctx *ctx, struct report *r
 			fixvars_release(&fv);
 			continue;
 		}
-		if (!ofam || (gfam && !family_same(gfam, ofam))) {
+		if (override_other_family(ctx, g, o)) {
 			res = report_add(r, def, ST_FAIL, g->index,
 					 "%s=%s names %s%s%s%s, %s than the GPU's %s%s%s%s: expect \"Memory access fault by GPU node-%d on address (nil). Reason: unknown\"",
 					 var, raw, o->arch, ofam ? " (" : "", ofam ? ofam : "", ofam ? ")" : "",
@@ -166,18 +159,37 @@ static void check_env_hsa_override(const struct check_ctx *ctx, struct report *r
 struct vis_var {
 	const char *name;
 	const char *value;
-	enum vendor vendor;
+	unsigned vendors;          /* 1 << enum vendor, for each vendor whose runtime reads it */
 };
+
+#define VIS_AMD (1u << VENDOR_AMD)
+#define VIS_NVIDIA (1u << VENDOR_NVIDIA)
+
+/* Why `vv` does not apply to vendor v's GPUs although it is set, or NULL
+ * when it does. HIP reads HIP_VISIBLE_DEVICES, else CUDA_VISIBLE_DEVICES,
+ * else GPU_DEVICE_ORDINAL (ROCm's GPU isolation documentation). */
+static const char *vis_ignored(const struct env_facts *e, const struct vis_var *vv, enum vendor v)
+{
+	if (v != VENDOR_AMD)
+		return NULL;
+	if (!strcmp(vv->name, "CUDA_VISIBLE_DEVICES") && e->hip_visible)
+		return "CUDA_VISIBLE_DEVICES is ignored by HIP (HIP_VISIBLE_DEVICES is set)";
+	if (!strcmp(vv->name, "GPU_DEVICE_ORDINAL") && (e->hip_visible || e->cuda_visible))
+		return e->hip_visible ? "GPU_DEVICE_ORDINAL is ignored (HIP_VISIBLE_DEVICES is set)" :
+					"GPU_DEVICE_ORDINAL is ignored (CUDA_VISIBLE_DEVICES is set)";
+	return NULL;
+}
 
 static void check_env_visible_devices(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
 	const struct env_facts *e = &f->env;
+	/* ROCR first: it filters what HIP then numbers */
 	const struct vis_var vars[] = {
-		{ "ROCR_VISIBLE_DEVICES", e->rocr_visible, VENDOR_AMD },
-		{ "HIP_VISIBLE_DEVICES", e->hip_visible, VENDOR_AMD },
-		{ "GPU_DEVICE_ORDINAL", e->gpu_device_ordinal, VENDOR_AMD },
-		{ "CUDA_VISIBLE_DEVICES", e->cuda_visible, VENDOR_NVIDIA },
+		{ "ROCR_VISIBLE_DEVICES", e->rocr_visible, VIS_AMD },
+		{ "HIP_VISIBLE_DEVICES", e->hip_visible, VIS_AMD },
+		{ "GPU_DEVICE_ORDINAL", e->gpu_device_ordinal, VIS_AMD },
+		{ "CUDA_VISIBLE_DEVICES", e->cuda_visible, VIS_AMD | VIS_NVIDIA },
 	};
 	bool any = false;
 	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)
@@ -202,15 +214,20 @@ static void check_env_visible_devices(const struct check_ctx *ctx, struct report
 				cand[n++] = &f->gpus[i];
 		for (size_t k = 0; k < ARRAY_SIZE(vars); k++) {
 			const struct vis_var *vv = &vars[k];
-			if (vv->vendor != v || !vv->value)
+			if (!(vv->vendors & (1u << v)) || !vv->value)
 				continue;
-			/* HIP_VISIBLE_DEVICES wins over GPU_DEVICE_ORDINAL */
-			if (!strcmp(vv->name, "GPU_DEVICE_ORDINAL") && e->hip_visible) {
-				strvec_pushf(&notes, "GPU_DEVICE_ORDINAL is ignored (HIP_VISIBLE_DEVICES is set)");
+			const char *ignored = vis_ignored(e, vv, v);
+			if (ignored) {
+				if (nv)
+					strvec_pushf(&notes, "%s", ignored);
 				continue;
 			}
 			if (!nv) {
-				strvec_pushf(&notes, "%s is set, but there is no %s GPU", vv->name, v == VENDOR_AMD ? "AMD" : "NVIDIA");
+				/* a variable both runtimes read: say so once, when neither has a GPU */
+				bool other = vv->vendors != (1u << v) && (pass ? namd : nnv);
+				if (!other && (pass || vv->vendors == VIS_AMD))
+					strvec_pushf(&notes, "%s is set, but there is no %s GPU", vv->name,
+						     vv->vendors != (1u << v) ? "AMD or NVIDIA" : v == VENDOR_AMD ? "AMD" : "NVIDIA");
 				continue;
 			}
 			set = true;
@@ -218,10 +235,12 @@ static void check_env_visible_devices(const struct check_ctx *ctx, struct report
 			size_t m = visible_apply(vv->value, cand, n, kept, &bad);
 			if (bad.n) {
 				char *b = strvec_join(&bad, ",");
-				strvec_pushf(&problems, "%s=%s names %s, which %s not exist (%zu %s GPU%s%s)", vv->name, vv->value, b,
-					     bad.n == 1 ? "does" : "do", n, v == VENDOR_AMD ? "AMD" : "NVIDIA", n == 1 ? "" : "s",
+				strvec_pushf(&problems, "%s=%s names %s, which %s not exist%s (%zu %s GPU%s%s)", vv->name, vv->value, b,
+					     bad.n == 1 ? "does" : "do", vv->vendors != (1u << v) ? v == VENDOR_AMD ? " for HIP" : " for CUDA" : "",
+					     n, v == VENDOR_AMD ? "AMD" : "NVIDIA", n == 1 ? "" : "s",
 					     n != nv ? " left by ROCR_VISIBLE_DEVICES" : "");
-				strvec_push(&bad_vars, vv->name);
+				if (!strvec_contains(&bad_vars, vv->name))
+					strvec_push(&bad_vars, vv->name);
 				free(b);
 			}
 			strvec_release(&bad);
@@ -239,7 +258,8 @@ static void check_env_visible_devices(const struct check_ctx *ctx, struct report
 		if (!visible) {
 			strvec_pushf(&problems, "they hide every %s GPU", v == VENDOR_AMD ? "AMD" : "NVIDIA");
 			for (size_t k = 0; k < ARRAY_SIZE(vars); k++)
-				if (vars[k].vendor == v && vars[k].value && !strvec_contains(&bad_vars, vars[k].name))
+				if ((vars[k].vendors & (1u << v)) && vars[k].value && !vis_ignored(e, &vars[k], v) &&
+				    !strvec_contains(&bad_vars, vars[k].name))
 					strvec_push(&bad_vars, vars[k].name);
 		}
 	}
@@ -356,7 +376,7 @@ const struct check_def check_env_defs[] = {
 	  "4. needed (see device.arch) and of the GPU's family: pass.\n\n"
 	  "AMD engineers describe the override as a debugging aid, not a supported configuration. Fix: `unset HSA_OVERRIDE_GFX_VERSION`, or use the per-node form for the GPU that needs it, or correct the value (`export HSA_OVERRIDE_GFX_VERSION=11.0.0`). Passes when not set." },
 	{ "env.visible_devices", "environment", "Visible-devices variables", check_env_visible_devices, 0,
-	  "Reads ROCR_VISIBLE_DEVICES (applied first, by the ROCm runtime), HIP_VISIBLE_DEVICES (or GPU_DEVICE_ORDINAL; indices count what ROCr left) for AMD GPUs and CUDA_VISIBLE_DEVICES for NVIDIA GPUs. Entries are indices or GPU-<uuid>; as in CUDA, the list stops at the first entry that names no device.\n\n"
+	  "Reads ROCR_VISIBLE_DEVICES (applied first, by the ROCm runtime), then for AMD GPUs the first of HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL that is set (HIP honours CUDA_VISIBLE_DEVICES too, per ROCm's GPU isolation documentation; indices count what ROCr left), and CUDA_VISIBLE_DEVICES for NVIDIA GPUs: `-1` or an empty value hides every GPU of both vendors. Entries are indices or GPU-<uuid>; as in CUDA, the list stops at the first entry that names no device.\n\n"
 	  "A stale value from another machine or job scheduler hides GPUs: the runtime then reports `hipErrorNoDevice` / `No HIP GPUs are available` or `CUDA_ERROR_NO_DEVICE`, or quietly uses fewer GPUs. The result lists which GPUs stay visible.\n\n"
 	  "Fix: unset the variable or name existing GPUs (`rocmcheck devices` lists them). Passes when none is set." },
 	{ "env.pytorch_rocm_arch", "environment", "PYTORCH_ROCM_ARCH covers the GPUs", check_env_pytorch_rocm_arch, 0,

@@ -16,20 +16,31 @@ static const char *backend_text(enum fw_backend b)
 	return "unknown";
 }
 
+/* Whether `version` ("6.1", "12.4") is the release the installed build
+ * `fw` was made for: a fix must not reinstall the very build installed. */
+static bool fw_built_for(const struct framework *fw, enum fw_backend b, const char *version)
+{
+	struct version a, c;
+	return fw && fw->backend == b && fw->backend_version && version &&
+	       version_parse(fw->backend_version, &a) == 0 && version_parse(version, &c) == 0 &&
+	       version_cmp_n(&a, &c, 2) == 0;
+}
+
 /* The PyTorch index for AMD: the installed release's, else the newest that
- * supports the discrete GPUs' archs, else the newest with an index. */
-static const struct prof_rocm *torch_rocm_release(const struct check_ctx *ctx)
+ * supports the discrete GPUs' archs, else the newest with an index; never
+ * the release the installed build `fw` (may be NULL) was made for. */
+static const struct prof_rocm *torch_rocm_release(const struct check_ctx *ctx, const struct framework *fw)
 {
 	const struct facts *f = ctx->facts;
 	const struct profiles *db = ctx->db;
 	bool installed = false;
 	const struct prof_rocm *rel = rocm_release_judged(ctx, &installed);
-	if (installed && rel && rel->torch_index)
+	if (installed && rel && rel->torch_index && !fw_built_for(fw, FW_BACKEND_ROCM, rel->version))
 		return rel;
 	const struct prof_rocm *any = NULL;
 	for (size_t i = db ? db->nrocm : 0; i-- > 0;) {
 		const struct prof_rocm *c = &db->rocm[i];
-		if (!c->torch_index)
+		if (!c->torch_index || fw_built_for(fw, FW_BACKEND_ROCM, c->version))
 			continue;
 		if (!any)
 			any = c;
@@ -39,7 +50,20 @@ static const struct prof_rocm *torch_rocm_release(const struct check_ctx *ctx)
 	return any;
 }
 
-static const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx)
+/* Whether the NVIDIA driver runs CUDA release pc (unknown driver: yes). */
+static bool cuda_driver_runs(const struct facts *f, const struct prof_cuda *pc)
+{
+	struct version dv, mv;
+	if (!f->drv.nvidia_version || version_parse(f->drv.nvidia_version, &dv) || !pc->min_driver ||
+	    version_parse(pc->min_driver, &mv))
+		return true;
+	return version_cmp(&dv, &mv) >= 0;
+}
+
+/* The PyTorch index for NVIDIA: the installed toolkit's, else the newest the
+ * driver runs; never one the driver cannot run, never the release the
+ * installed build `fw` (may be NULL) was made for. NULL when none fits. */
+static const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx, const struct framework *fw)
 {
 	const struct facts *f = ctx->facts;
 	const struct profiles *db = ctx->db;
@@ -47,33 +71,25 @@ static const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx)
 		return NULL;
 	if (cuda_active(f)) {
 		const struct prof_cuda *pc = profiles_find_cuda(db, cuda_active(f)->version);
-		if (pc && pc->torch_index)
+		if (pc && pc->torch_index && cuda_driver_runs(f, pc) && !fw_built_for(fw, FW_BACKEND_CUDA, pc->version))
 			return pc;
 	}
-	struct version dv = { { 0 }, 0 };
-	bool have_drv = f->drv.nvidia_version && version_parse(f->drv.nvidia_version, &dv) == 0;
-	const struct prof_cuda *any = NULL;
 	for (size_t i = db->ncuda; i-- > 0;) {
 		const struct prof_cuda *c = &db->cuda[i];
-		if (!c->torch_index)
-			continue;
-		if (!any)
-			any = c;
-		struct version mv;
-		if (!have_drv || !c->min_driver || (version_parse(c->min_driver, &mv) == 0 && version_cmp(&dv, &mv) >= 0))
+		if (c->torch_index && cuda_driver_runs(f, c) && !fw_built_for(fw, FW_BACKEND_CUDA, c->version))
 			return c;
 	}
-	return any;
+	return NULL;
 }
 
-static void fix_torch(struct check_result *res, const struct check_ctx *ctx, bool amd)
+static void fix_torch(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw, bool amd)
 {
 	const char *index = NULL;
 	if (amd) {
-		const struct prof_rocm *rel = torch_rocm_release(ctx);
+		const struct prof_rocm *rel = torch_rocm_release(ctx, fw);
 		index = rel ? rel->torch_index : NULL;
 	} else {
-		const struct prof_cuda *pc = torch_cuda_release(ctx);
+		const struct prof_cuda *pc = torch_cuda_release(ctx, fw);
 		index = pc ? pc->torch_index : NULL;
 	}
 	if (!index) {
@@ -86,7 +102,14 @@ static void fix_torch(struct check_result *res, const struct check_ctx *ctx, boo
 	struct fixvars fv = FIXVARS_INIT;
 	fixvars_add(&fv, "torch_index", index);
 	fixvars_add(&fv, "backend", torch_index_backend(index));
-	fix_apply(res, ctx, "torch_reinstall", &fv);
+	if (fw && fw->python) {
+		/* the environment's own interpreter: a bare pip may be another
+		 * Python's, or refuse (externally-managed-environment) */
+		fixvars_add(&fv, "python", fw->python);
+		fix_apply(res, ctx, "torch_reinstall_env", &fv);
+	} else {
+		fix_apply(res, ctx, "torch_reinstall", &fv);
+	}
 	fixvars_release(&fv);
 }
 
@@ -101,7 +124,7 @@ static void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx
 		bool installed = false;
 		const struct prof_rocm *rel = rocm_release_judged(ctx, &installed);
 		if (!installed)
-			rel = torch_rocm_release(ctx);
+			rel = torch_rocm_release(ctx, NULL);
 		fixvars_add(&fv, "rocm_version", rel ? rel->version : "");
 	}
 	fix_apply(res, ctx, amd ? "tf_reinstall" : "tf_reinstall_cuda", &fv);
@@ -139,6 +162,12 @@ static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, cons
 			continue;
 		bool ov = false;
 		const char *eff = gpu_effective_arch(f, g, &ov);
+		const struct hsa_override *o = ov ? gpu_override(f, g, NULL, 0) : NULL;
+		if (o && override_other_family(ctx, g, o)) {
+			/* env.hsa_override fails it: it counts for nothing here */
+			eff = g->arch;
+			ov = false;
+		}
 		if (!eff[0] || strvec_contains(&fw->tensile_archs, eff))
 			continue;
 		strvec_pushf(&missing, "GPU %d (%s)", g->index, eff);
@@ -150,7 +179,12 @@ static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, cons
 	}
 	const struct prof_rocm *wrel = fw->backend_version && ctx->db ? profiles_find_rocm(ctx->db, fw->backend_version) : NULL;
 	const struct prof_rocm *drel = f->drv.amdgpu_version && ctx->db ? profiles_rocm_for_dkms(ctx->db, f->drv.amdgpu_version) : NULL;
-	bool window_bad = wrel && drel && !rocm_driver_compatible(ctx->db, wrel, drel);
+	/* older than every release the profile knows: outside any window it has */
+	const struct prof_rocm *oldest = ctx->db && ctx->db->nrocm ? &ctx->db->rocm[0] : NULL;
+	struct version wv, ov;
+	bool too_old = !wrel && drel && oldest && fw->backend_version && version_parse(fw->backend_version, &wv) == 0 &&
+		       version_parse(oldest->version, &ov) == 0 && version_cmp_n(&wv, &ov, 2) < 0;
+	bool window_bad = too_old || (wrel && drel && !rocm_driver_compatible(ctx->db, wrel, drel));
 	if (!missing.n && !window_bad) {
 		strvec_release(&missing);
 		return false;
@@ -164,7 +198,10 @@ static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, cons
 			    l, first_eff);
 		free(l);
 	}
-	if (window_bad)
+	if (too_old)
+		strbuf_addf(&sb, "%s the wheel's ROCm %s is older than every release the profile knows (the oldest is %s), so outside the window of the amdgpu DKMS driver %s (ROCm %s)",
+			    missing.n ? ";" : ":", fw->backend_version, oldest->version, f->drv.amdgpu_version, drel->version);
+	else if (window_bad)
 		strbuf_addf(&sb, "%s the wheel's ROCm %s is outside the window of the amdgpu DKMS driver %s (ROCm %s)",
 			    missing.n ? ";" : ":", wrel->version, f->drv.amdgpu_version, drel->version);
 	struct check_result *res = report_add(r, def, ST_WARN, -1, "%s", strbuf_cstr(&sb));
@@ -181,7 +218,7 @@ static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, cons
 		if (ov_arch[0] && strvec_contains(&fw->tensile_archs, ov_arch)) {
 			fix_override_set(res, ctx, first, ovv);
 		} else if (torch) {
-			fix_torch(res, ctx, true);
+			fix_torch(res, ctx, fw, true);
 		} else {
 			result_fix_text(res, "Install a TensorFlow ROCm build that ships kernels for %s.", first_eff);
 		}
@@ -189,12 +226,37 @@ static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, cons
 	if (window_bad) {
 		result_evidence(res, "/sys/module/amdgpu/version", "%s", f->drv.amdgpu_version);
 		struct fixvars fv = FIXVARS_INIT;
-		fixvars_add(&fv, "rocm_version", wrel->version);
+		fixvars_add(&fv, "rocm_version", too_old ? fw->backend_version : wrel->version);
 		fixvars_add(&fv, "driver_version", f->drv.amdgpu_version);
 		fix_apply(res, ctx, "rocm_window", &fv);
 		fixvars_release(&fv);
+		if (too_old && torch && !missing.n)
+			fix_torch(res, ctx, fw, true);
 	}
 	strvec_release(&missing);
+	return true;
+}
+
+/* A CUDA build needs the driver its CUDA release needs (the profile's
+ * min_driver); PyTorch then says the driver "is too old". */
+static bool judge_cuda_wheel(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+			     const struct framework *fw, bool torch)
+{
+	const struct facts *f = ctx->facts;
+	const struct prof_cuda *pc = fw->backend_version && ctx->db ? profiles_find_cuda(ctx->db, fw->backend_version) : NULL;
+	if (!pc || !pc->min_driver || cuda_driver_runs(f, pc))
+		return false;
+	struct check_result *res = report_add(r, def, ST_FAIL, -1,
+		"%s %s is a CUDA %s build, which needs NVIDIA driver %s or newer; the driver is %s%s",
+		fw->name, fw->version ? fw->version : "", pc->version, pc->min_driver, f->drv.nvidia_version,
+		torch ? ": \"RuntimeError: The NVIDIA driver on your system is too old\", torch.cuda.is_available() is False" : "");
+	fw_evidence(res, fw, torch);
+	result_evidence(res, f->drv.nvidia_version_source ? f->drv.nvidia_version_source : "/proc/driver/nvidia/version",
+			"%s", f->drv.nvidia_version);
+	fix_cuda_driver_upgrade(res, ctx, pc);
+	/* the other way out: the build of a CUDA release this driver runs */
+	if (torch && torch_cuda_release(ctx, fw))
+		fix_torch(res, ctx, fw, false);
 	return true;
 }
 
@@ -241,12 +303,14 @@ static void judge_framework(const struct check_ctx *ctx, struct report *r, const
 				 fw->version ? fw->version : "", backend_text(fw->backend), machine, torch ? seen : "");
 		fw_evidence(res, fw, torch);
 		if (torch)
-			fix_torch(res, ctx, want_amd);
+			fix_torch(res, ctx, fw, want_amd);
 		else
 			fix_tensorflow(res, ctx, fw, want_amd);
 		return;
 	}
 	if (fw->backend == FW_BACKEND_ROCM && amd && judge_rocm_wheel(ctx, r, def, fw, torch))
+		return;
+	if (fw->backend == FW_BACKEND_CUDA && nv && judge_cuda_wheel(ctx, r, def, fw, torch))
 		return;
 	res = report_add(r, def, ST_PASS, -1, "%s %s (%s build%s%s)%s", name, fw->version ? fw->version : "",
 			 backend_text(fw->backend), fw->backend_version ? " " : "",
@@ -294,7 +358,7 @@ static void check_framework_tensorflow(const struct check_ctx *ctx, struct repor
 const struct check_def check_framework_defs[] = {
 	{ "framework.torch", "frameworks", "PyTorch build matches the GPUs", check_framework_torch, 0,
 	  "For every PyTorch install found (virtualenv, conda, ~/.local, system site-packages): torch/version.py (`hip` set -> ROCm build, `cuda` set -> CUDA build, neither -> CPU build), the bundled rocBLAS TensileLibrary files, and the amdgpu DKMS version.\n\n"
-	  "`pip install torch` gives a CUDA build, which on an AMD machine says `UserWarning: CUDA initialization: Found no NVIDIA driver on your system` and `torch.cuda.is_available()` is False; a ROCm build on an NVIDIA machine says `RuntimeError: No HIP GPUs are available`. A ROCm wheel without kernels for the GPU gives `RuntimeError: HIP error: invalid device function` or the rocBLAS `Cannot read ... TensileLibrary.dat ... for GPU arch` error; a wheel far from the DKMS driver's release fails in the runtime. On ROCm, PyTorch still uses the device name `cuda` (torch.device(\"cuda:0\")).\n\n"
+	  "`pip install torch` gives a CUDA build, which on an AMD machine says `UserWarning: CUDA initialization: Found no NVIDIA driver on your system` and `torch.cuda.is_available()` is False; a ROCm build on an NVIDIA machine says `RuntimeError: No HIP GPUs are available`. A ROCm wheel without kernels for the GPU gives `RuntimeError: HIP error: invalid device function` or the rocBLAS `Cannot read ... TensileLibrary.dat ... for GPU arch` error; a wheel far from the DKMS driver's release fails in the runtime (a wheel older than every ROCm release the profile knows counts as outside the window). A CUDA build needs the minimum driver of its CUDA release (the profile's min_driver): an older driver gives `RuntimeError: The NVIDIA driver on your system is too old (found version 11040)`. On ROCm, PyTorch still uses the device name `cuda` (torch.device(\"cuda:0\")).\n\n"
 	  "Fix: `pip uninstall -y torch torchvision torchaudio`, then `pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocmX.Y`, with X.Y from the profile for the installed (else newest supporting) ROCm release. Skips when no PyTorch is installed." },
 	{ "framework.tensorflow", "frameworks", "TensorFlow build matches the GPUs", check_framework_tensorflow, 0,
 	  "For every TensorFlow install found: whether it is AMD's tensorflow-rocm build or the CUDA/CPU build, and for a ROCm build its bundled rocBLAS files and the DKMS window, as for framework.torch.\n\n"

@@ -58,6 +58,25 @@ static void install_evidence(struct check_result *res, const struct rocm_install
 			ri->version ? ri->version : "(no version)");
 }
 
+/* The install every tool should use: the newest HIP install whose release
+ * supports the GPUs (the profile's lists), else the newest HIP install. */
+static const struct rocm_install *rocm_install_wanted(const struct check_ctx *ctx)
+{
+	const struct facts *f = ctx->facts;
+	const struct rocm_install *best = NULL, *newest = NULL;
+	for (size_t i = 0; i < f->rocm.ninstalls; i++) {
+		const struct rocm_install *ri = &f->rocm.installs[i];
+		if (!ri->has_hip || !ri->ver.nparts)
+			continue;
+		if (!newest || version_cmp(&ri->ver, &newest->ver) > 0)
+			newest = ri;
+		const struct prof_rocm *rel = ctx->db ? profiles_find_rocm(ctx->db, ri->version) : NULL;
+		if (rel && rocm_release_fits_gpus(f, rel) && (!best || version_cmp(&ri->ver, &best->ver) > 0))
+			best = ri;
+	}
+	return best ? best : newest;
+}
+
 static void check_rocm_install(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -83,6 +102,20 @@ static void check_rocm_install(const struct check_ctx *ctx, struct report *r, co
 	size_t nhip = 0;
 	for (size_t i = 0; i < f->rocm.ninstalls; i++)
 		nhip += f->rocm.installs[i].has_hip;
+	if (!nhip && !amd_rocm_target_expected(ctx)) {
+		/* an iGPU no release supports (a Renoir gfx90c beside an NVIDIA
+		 * card): installing ROCm for it would serve nothing */
+		struct strvec igpus = STRVEC_INIT;
+		for (size_t i = 0; i < f->ngpus; i++)
+			if (f->gpus[i].vendor == VENDOR_AMD)
+				strvec_pushf(&igpus, "GPU %d (%s, integrated)", f->gpus[i].index, f->gpus[i].arch);
+		char *l = strvec_join(&igpus, ", ");
+		res = report_add(r, def, ST_SKIP, -1, "no ROCm installed, and none is needed: %s %s no ROCm target (no ROCm release supports %s)",
+				 l, igpus.n == 1 ? "is" : "are", igpus.n == 1 ? "it" : "them");
+		free(l);
+		strvec_release(&igpus);
+		return;
+	}
 	if (!nhip) {
 		const struct framework *bundled = NULL;
 		for (size_t i = 0; i < f->py.n && !bundled; i++)
@@ -127,10 +160,24 @@ static void check_rocm_install(const struct check_ctx *ctx, struct report *r, co
 			if (f->rocm.installs[i].has_hip && f->rocm.installs[i].path)
 				strvec_push(&paths, f->rocm.installs[i].path);
 		char *pl = strvec_join(&paths, ", ");
+		const struct rocm_install *want = rocm_install_wanted(ctx);
 		struct fixvars fv = FIXVARS_INIT;
-		fixvars_add(&fv, "rocm_path", win && win->path ? win->path : "/opt/rocm");
-		fixvars_add(&fv, "rocm_paths", pl);
-		fix_apply(res, ctx, "rocm_multiple", &fv);
+		if (want && win && want != win && win->is_default && want->path) {
+			/* /opt/rocm on the older one: switch the alternative, the way
+			 * the multi-version install sets it up, rather than exporting
+			 * paths past what /opt/rocm says */
+			const struct prof_os *o = os_entry(ctx);
+			bool rhel = o && o->pkg && !strcmp(o->pkg, "dnf");
+			fixvars_add(&fv, "rocm_path", want->path);
+			fixvars_add(&fv, "rocm_paths", pl);
+			fixvars_add(&fv, "other_rocm", win->path ? win->path : "/opt/rocm");
+			fixvars_add(&fv, "alternatives", rhel ? "alternatives" : "update-alternatives");
+			fix_apply(res, ctx, "rocm_switch", &fv);
+		} else {
+			fixvars_add(&fv, "rocm_path", win && win->path ? win->path : "/opt/rocm");
+			fixvars_add(&fv, "rocm_paths", pl);
+			fix_apply(res, ctx, "rocm_multiple", &fv);
+		}
 		fixvars_release(&fv);
 		free(pl);
 		strvec_release(&paths);
@@ -351,6 +398,14 @@ static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, co
 			continue;
 		bool ov = false;
 		const char *eff = gpu_effective_arch(f, g, &ov);
+		char var[64];
+		const struct hsa_override *o = ov ? gpu_override(f, g, var, sizeof(var)) : NULL;
+		/* an override env.hsa_override fails (another family) helps nothing here */
+		bool wrong_ov = o && override_other_family(ctx, g, o);
+		if (wrong_ov) {
+			eff = g->arch;
+			ov = false;
+		}
 		struct check_result *res;
 		if (!eff[0]) {
 			report_add(r, def, ST_SKIP, g->index, "gfx target unknown (see device.arch)");
@@ -361,6 +416,10 @@ static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, co
 				res = report_add(r, def, ST_PASS, g->index,
 						 "rocBLAS has TensileLibrary files for %s, thanks to HSA_OVERRIDE_GFX_VERSION (GPU is %s)",
 						 eff, g->arch);
+			else if (wrong_ov)
+				res = report_add(r, def, ST_PASS, g->index,
+						 "rocBLAS has TensileLibrary files for %s (the GPU's own arch; %s=%s names another family and is not counted: see env.hsa_override)",
+						 eff, var, o->raw ? o->raw : "");
 			else
 				res = report_add(r, def, ST_PASS, g->index, "rocBLAS has TensileLibrary files for %s", eff);
 			result_evidence(res, ri->rocblas_dir, "TensileLibrary files for: %s", *archs ? archs : "none");

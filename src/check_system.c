@@ -58,8 +58,9 @@ static void kernel_without_rocm(const struct check_ctx *ctx, struct report *r, c
 	struct check_result *res;
 	if (!kernel_below_floor(ctx, k)) {
 		res = report_add(r, def, ST_PASS, -1,
-				 "kernel %s (series %s) meets the %u.%u floor; with no AMD GPU and no ROCm from AMD installed, ROCm's kernel series are not judged",
-				 k->release, series, floor_major(ctx), floor_minor(ctx));
+				 "kernel %s (series %s) meets the %u.%u floor; with no AMD GPU %sand no ROCm from AMD installed, ROCm's kernel series are not judged",
+				 k->release, series, floor_major(ctx), floor_minor(ctx),
+				 amd_gpu_expected(f) ? "that ROCm supports " : "");
 	} else if (own) {
 		res = report_add(r, def, ST_PASS, -1,
 				 "kernel %s (series %s) is below %u.%u but is a series the profile lists for %s (its own kernel, with backports)",
@@ -100,7 +101,17 @@ static void check_system_kernel(const struct check_ctx *ctx, struct report *r, c
 	}
 	char series[32];
 	snprintf(series, sizeof(series), "%u.%u", k->major, k->minor);
-	if (!rocm_relevant(f)) {
+	if (f->sys.container != CONTAINER_NONE) {
+		/* the host's kernel: nothing inside the container changes it, and
+		 * headers or DKMS installed here would build for nothing */
+		struct check_result *res = report_add(r, def, ST_PASS, -1,
+			"kernel %s (series %s) is the host's: inside a container it is reported, not judged (run rocmcheck on the host to judge it)",
+			k->release, series);
+		result_evidence(res, src, "%s", k->release);
+		result_evidence(res, f->sys.container_evidence ? f->sys.container_evidence : "container", "present");
+		return;
+	}
+	if (!rocm_relevant(ctx)) {
 		kernel_without_rocm(ctx, r, def, series);
 		return;
 	}
@@ -180,7 +191,8 @@ static bool machine_has_radeon(const struct check_ctx *ctx, const struct prof_ro
 		const struct gpu *g = &f->gpus[i];
 		if (g->vendor != VENDOR_AMD || (discrete && g->integrated))
 			continue;
-		const struct prof_gpu_model *m = ctx->db ? profiles_find_model(ctx->db, VENDOR_AMD, g->pci_device) : NULL;
+		bool ambiguous = false;
+		const struct prof_gpu_model *m = profiles_model_for_gpu(ctx->db, g, &ambiguous);
 		if (m) {
 			if (!m->instinct)
 				return true;
@@ -254,8 +266,9 @@ static void check_system_os(const struct check_ctx *ctx, struct report *r, const
 		 os->version_id ? " (VERSION_ID " : "", os->version_id ? os->version_id : "",
 		 os->version_id ? ")" : "");
 	struct check_result *res;
-	if (!rocm_relevant(f) && nvidia_gpu_expected(f)) {
-		res = report_add(r, def, ST_PASS, -1, "%s (no AMD GPU and no ROCm from AMD installed: ROCm's OS list not judged)", shown);
+	if (!rocm_relevant(ctx) && nvidia_gpu_expected(f)) {
+		res = report_add(r, def, ST_PASS, -1, "%s (no AMD GPU %sand no ROCm from AMD installed: ROCm's OS list not judged)", shown,
+				 amd_gpu_expected(f) ? "that ROCm supports " : "");
 		os_evidence(res, f);
 		return;
 	}
@@ -331,6 +344,46 @@ static const char *container_name(enum container_kind k)
 	return "none";
 }
 
+/* NVIDIA GPUs asked for in a container (on PCI, or NVIDIA_VISIBLE_DEVICES
+ * naming some) whose device nodes were not passed in: the missing nodes
+ * joined by ", " (caller frees), NULL when none are missing or not known. */
+static char *container_nvidia_missing(const struct facts *f)
+{
+	const char *req = f->env.nvidia_visible;
+	bool wanted = nvidia_gpu_expected(f) ||
+		      (req && *req && strcmp(req, "void") && strcmp(req, "none"));
+	if (!wanted)
+		return NULL;
+	static const char *const nodes[] = { "/dev/nvidiactl", "/dev/nvidia0" };
+	struct strvec missing = STRVEC_INIT;
+	for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
+		const struct dev_node *d = facts_dev(f, nodes[i]);
+		if (!dev_known(d)) {
+			strvec_release(&missing);
+			return NULL;
+		}
+		if (d->type == NODE_MISSING)
+			strvec_push(&missing, nodes[i]);
+	}
+	char *out = missing.n == ARRAY_SIZE(nodes) ? strvec_join(&missing, ", ") : NULL;
+	strvec_release(&missing);
+	return out;
+}
+
+/* Evidence and fix for NVIDIA device nodes missing in a container. */
+static void container_nvidia_fix(struct check_result *res, const struct check_ctx *ctx, const char *nv_missing)
+{
+	const struct facts *f = ctx->facts;
+	result_evidence(res, "/dev/nvidiactl", "missing");
+	if (f->env.nvidia_visible)
+		result_evidence(res, "env", "NVIDIA_VISIBLE_DEVICES=%s", f->env.nvidia_visible);
+	pci_evidence(res, f, 0x10de);
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "nodes", nv_missing);
+	fix_apply(res, ctx, "container_nvidia", &fv);
+	fixvars_release(&fv);
+}
+
 static void check_system_container(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -341,9 +394,21 @@ static void check_system_container(const struct check_ctx *ctx, struct report *r
 	const char *kind = container_name(f->sys.container);
 	const char *ev = f->sys.container_evidence ? f->sys.container_evidence : "container markers";
 	struct check_result *res;
+	char *nv_missing = container_nvidia_missing(f);
 	if (!amd_gpu_expected(f)) {
-		res = report_add(r, def, ST_PASS, -1, "running in a container (%s); no AMD GPU expected", kind);
-		result_evidence(res, ev, "present");
+		if (nv_missing) {
+			res = report_add(r, def, ST_FAIL, -1,
+					 "running in a container (%s) without the NVIDIA device nodes (%s) passed in: the NVIDIA GPU on the host is not usable here",
+					 kind, nv_missing);
+			result_evidence(res, ev, "present");
+			container_nvidia_fix(res, ctx, nv_missing);
+		} else {
+			res = report_add(r, def, ST_PASS, -1, "running in a container (%s); %s", kind,
+					 nvidia_gpu_expected(f) ? "no AMD GPU expected, the NVIDIA device nodes are passed in or not recorded" :
+								  "no GPU expected");
+			result_evidence(res, ev, "present");
+		}
+		free(nv_missing);
 		return;
 	}
 	const struct dev_node *kfd = facts_dev(f, "/dev/kfd");
@@ -372,6 +437,18 @@ static void check_system_container(const struct check_ctx *ctx, struct report *r
 		if (dri_missing)
 			result_evidence(res, "/dev/dri", "no render node of an AMD GPU");
 		fix_apply(res, ctx, "container_devices", NULL);
+		if (nv_missing) /* a machine with both: both sets of nodes */
+			container_nvidia_fix(res, ctx, nv_missing);
+		free(nv_missing);
+		return;
+	}
+	if (nv_missing) {
+		res = report_add(r, def, ST_FAIL, -1,
+				 "running in a container (%s) without the NVIDIA device nodes (%s) passed in: the NVIDIA GPU on the host is not usable here",
+				 kind, nv_missing);
+		result_evidence(res, ev, "present");
+		container_nvidia_fix(res, ctx, nv_missing);
+		free(nv_missing);
 		return;
 	}
 	if (!kfd_known && !render_known) {
@@ -404,8 +481,11 @@ static void check_system_secure_boot(const struct check_ctx *ctx, struct report 
 		if (f->sys.efi && report_fact_error(ctx, r, def, -1, "/sys/firmware/efi/efivars/SecureBoot",
 						    "Secure Boot variable unreadable"))
 			return;
+		/* only the live machine's missing /sys/firmware/efi says BIOS boot;
+		 * a capture may just have left it out */
 		report_add(r, def, ST_SKIP, -1, "no EFI Secure Boot variable (%s)",
-			   f->sys.efi ? "not captured" : "legacy BIOS boot");
+			   f->sys.efi ? "not captured" :
+			   ctx->live ? "no /sys/firmware/efi: legacy BIOS boot" : "no /sys/firmware/efi in the capture: Secure Boot state not known");
 		return;
 	}
 	bool live = amdgpu_live(f);
@@ -418,10 +498,7 @@ static void check_system_secure_boot(const struct check_ctx *ctx, struct report 
 				f->drv.amdgpu_initstate ? f->drv.amdgpu_initstate : "missing");
 		result_evidence(res, f->sys.dkms_amdgpu_evidence ? f->sys.dkms_amdgpu_evidence : "/var/lib/dkms/amdgpu",
 				"present");
-		struct fixvars fv = FIXVARS_INIT;
-		fixvars_add(&fv, "mok_key", prof_os_mok_key(ctx->db, os_entry(ctx)));
-		fix_apply(res, ctx, "mok_enroll", &fv);
-		fixvars_release(&fv);
+		fix_mok_enroll(res, ctx);
 		return;
 	}
 	if (f->sys.secure_boot == 0)
@@ -503,7 +580,7 @@ static void check_system_iommu(const struct check_ctx *ctx, struct report *r, co
 const struct check_def check_system_defs[] = {
 	{ "system.kernel", "system", "Kernel release supported", check_system_kernel, 0,
 	  "Reads the kernel release (uname, or proc/sys/kernel/osrelease in a capture), /etc/os-release and the installed ROCm release (the newest one in the profile database when none is installed).\n\n"
-	  "ROCm's amdgpu driver and its DKMS packages are built and tested against the kernel series each OS ships. Kernels below 5.15 fail, except where the profile lists the series for the OS: RHEL 8 (4.18) and RHEL 9 (5.14) carry backports and ARE supported. A kernel newer than the newest series the release lists for this OS warns, because the DKMS build breaks there. For an OS the profile does not list, only the 5.15 floor applies. ROCm's series are judged only when an AMD GPU is present or AMD's ROCm is installed (a distribution's own ROCm packages run on its kernel): otherwise only the 5.15 floor applies, and a series the profile lists for this OS in any release (the OS's own kernel, RHEL 8's 4.18) passes.\n\n"
+	  "ROCm's amdgpu driver and its DKMS packages are built and tested against the kernel series each OS ships. Kernels below 5.15 fail, except where the profile lists the series for the OS: RHEL 8 (4.18) and RHEL 9 (5.14) carry backports and ARE supported. A kernel newer than the newest series the release lists for this OS warns, because the DKMS build breaks there. For an OS the profile does not list, only the 5.15 floor applies. ROCm's series are judged only when an AMD GPU is present or AMD's ROCm is installed (a distribution's own ROCm packages run on its kernel): otherwise only the 5.15 floor applies, and a series the profile lists for this OS in any release (the OS's own kernel, RHEL 8's 4.18) passes. Inside a container the kernel is the host's: it is reported, never failed, and no headers or DKMS are advised for it.\n\n"
 	  "What users see when the kernel is too new: `Error! Bad return status for module build on kernel: 6.11.0-8-generic` or DKMS saying the kernel `is not supported`.\n\n"
 	  "Fix: boot one of the supported kernel series (the fix lists them), install the headers and modules for the running kernel, or use `amdgpu-install --usecase=rocm --no-dkms` with the in-tree driver." },
 	{ "system.os", "system", "Operating system supported", check_system_os, 0,
@@ -517,7 +594,8 @@ const struct check_def check_system_defs[] = {
 	{ "system.container", "system", "Container device access", check_system_container, 0,
 	  "Reads container markers (/.dockerenv, /run/.containerenv, cgroup hints) and the /dev/kfd and /dev/dri/renderD* device nodes.\n\n"
 	  "A container sees the host's PCI devices in sysfs but not its GPU device nodes unless they are passed in. Without /dev/kfd the runtime reports `kfd driver not loaded`, or `Operation not permitted` on /dev/kfd when the device cgroup blocks it; rocminfo prints `ROCk module is NOT loaded, possibly no GPU devices`.\n\n"
-	  "Fix: run the container with `--device /dev/kfd --device /dev/dri --group-add video` (with SELinux, also `setsebool container_use_devices=1`)." },
+	  "NVIDIA GPUs need /dev/nvidiactl and /dev/nvidia0..N inside, which `docker run --gpus all` (the NVIDIA Container Toolkit) or Podman's `--device nvidia.com/gpu=all` (CDI) pass in; without them nvidia-smi is missing and torch.cuda.is_available() is False.\n\n"
+	  "Fix: run the container with `--device /dev/kfd --device /dev/dri --group-add video` (with SELinux, also `setsebool container_use_devices=1`); for NVIDIA, with `--gpus all`." },
 	{ "system.secure_boot", "system", "Secure Boot and the DKMS amdgpu module", check_system_secure_boot, 0,
 	  "Reads the EFI variable SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c (5th byte: 1 = on), /sys/module/amdgpu/initstate and the DKMS amdgpu install (/var/lib/dkms/amdgpu, lib/modules/<release>/updates/dkms/amdgpu.ko*).\n\n"
 	  "With Secure Boot on, the kernel loads only signed modules. The amdgpu module that ROCm's DKMS package builds is signed with a local Machine Owner Key that must be enrolled first; until then loading fails with `modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service`.\n\n"

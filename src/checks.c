@@ -182,8 +182,24 @@ size_t pci_evidence(struct check_result *res, const struct facts *f, unsigned ve
 	return n;
 }
 
+void fix_mok_enroll(struct check_result *res, const struct check_ctx *ctx)
+{
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "mok_key", prof_os_mok_key(ctx->db, os_entry(ctx)));
+	fix_apply(res, ctx, "mok_enroll", &fv);
+	fixvars_release(&fv);
+}
+
 void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ctx)
 {
+	const struct facts *f = ctx->facts;
+	if (f->sys.secure_boot == 1 && f->sys.dkms_amdgpu && !amdgpu_live(f)) {
+		/* Secure Boot rejects the DKMS module: headers and modprobe fail
+		 * with "Key was rejected by service" until the key is enrolled,
+		 * which is system.secure_boot's fix */
+		fix_mok_enroll(res, ctx);
+		return;
+	}
 	struct fixvars fv = FIXVARS_INIT;
 	char *headers = headers_install_command(ctx);
 	fixvars_add(&fv, "kernel", ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)");
@@ -231,9 +247,41 @@ bool wsl_gpu(const struct facts *f)
 	return f->sys.wsl && f->sys.dxg_present;
 }
 
-bool rocm_relevant(const struct facts *f)
+/* ROCm could serve g: a discrete GPU or one of unknown arch, or an
+ * integrated one that some release in the profile supports, itself or
+ * through its family's override. */
+static bool gpu_rocm_target(const struct check_ctx *ctx, const struct gpu *g)
 {
-	if (amd_gpu_expected(f))
+	if (!g->integrated || !g->arch[0] || !ctx->db)
+		return true;
+	if (profiles_first_rocm_with_arch(ctx->db, g->arch))
+		return true;
+	const char *t = arch_override_target(ctx, g->arch);
+	return t[0] && profiles_first_rocm_with_arch(ctx->db, t);
+}
+
+bool amd_rocm_target_expected(const struct check_ctx *ctx)
+{
+	const struct facts *f = ctx->facts;
+	if (!amd_gpu_expected(f))
+		return false;
+	size_t namd = 0;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != VENDOR_AMD)
+			continue;
+		namd++;
+		if (gpu_rocm_target(ctx, g))
+			return true;
+	}
+	/* no KFD GPU to judge (amdgpu not loaded): the PCI device may be one */
+	return namd == 0;
+}
+
+bool rocm_relevant(const struct check_ctx *ctx)
+{
+	const struct facts *f = ctx->facts;
+	if (amd_rocm_target_expected(ctx))
 		return true;
 	/* AMD's own installs only: a distribution's ROCm packages (Debian's
 	 * libamdhip64 5.2, say) run on the distribution's kernel and in-tree
@@ -402,6 +450,18 @@ const char *gpu_family(const struct check_ctx *ctx, const struct gpu *g)
 	return x ? x->family : NULL;
 }
 
+const char *override_family(const struct check_ctx *ctx, const struct hsa_override *o)
+{
+	const struct prof_gfx *x = ctx->db && o->arch[0] ? profiles_find_gfx(ctx->db, o->arch) : NULL;
+	return x ? x->family : NULL;
+}
+
+bool override_other_family(const struct check_ctx *ctx, const struct gpu *g, const struct hsa_override *o)
+{
+	const char *gfam = gpu_family(ctx, g), *ofam = override_family(ctx, o);
+	return !ofam || (gfam && !family_same(gfam, ofam));
+}
+
 bool family_same(const char *a, const char *b)
 {
 	if (!a || !b)
@@ -532,8 +592,31 @@ bool rocm_driver_compatible(const struct profiles *db, const struct prof_rocm *u
 	return d <= user->driver_window_releases;
 }
 
+/* Whether the distribution's archive can carry packages for this kernel:
+ * not for a release without an ABI part ("6.10.0", self-built) or with a
+ * "+" (built from a tree), nor for Ubuntu's mainline builds, whose ABI is
+ * the version itself ("6.9.3-060903-generic", kernel.ubuntu.com). */
+bool kernel_from_archive(const struct kernel_facts *k)
+{
+	if (!k->release || !k->parsed)
+		return true; /* nothing to say otherwise */
+	const char *dash = strchr(k->release, '-');
+	if (!dash || strchr(k->release, '+'))
+		return false;
+	char mainline[16];
+	snprintf(mainline, sizeof(mainline), "%02u%02u%02u", k->major % 100, k->minor % 100, k->patch % 100);
+	size_t n = strcspn(dash + 1, "-.");
+	return !(n == strlen(mainline) && !strncmp(dash + 1, mainline, n));
+}
+
 char *headers_install_command(const struct check_ctx *ctx)
 {
+	const char *kernel = ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)";
+	if (!kernel_from_archive(&ctx->facts->kernel))
+		return xasprintf("# %s is not a kernel from the distribution's archive (a mainline or self-built one): "
+				 "install its headers from where it came from (kernel.ubuntu.com ships linux-headers-%s "
+				 "beside each mainline build), or boot a distribution kernel",
+				 kernel, kernel);
 	return route_headers_command(os_entry(ctx), ctx->facts->kernel.release);
 }
 
@@ -732,10 +815,13 @@ static void annotate_visibility(struct facts *f, enum vendor v)
 		free(cand[i]->visible_id);
 		cand[i]->visible_id = visible_id_for(cand[i], i);
 	}
-	/* AMD: ROCr filters (and orders) first; HIP (or, without it,
-	 * GPU_DEVICE_ORDINAL) then numbers what is left. */
+	/* AMD: ROCr filters (and orders) first; HIP then numbers what is left. */
 	const char *first = v == VENDOR_AMD ? f->env.rocr_visible : v == VENDOR_NVIDIA ? f->env.cuda_visible : NULL;
-	const char *second = v == VENDOR_AMD ? (f->env.hip_visible ? f->env.hip_visible : f->env.gpu_device_ordinal) : NULL;
+	/* HIP reads HIP_VISIBLE_DEVICES, else CUDA_VISIBLE_DEVICES, else
+	 * GPU_DEVICE_ORDINAL (ROCm's GPU isolation documentation) */
+	const char *second = v != VENDOR_AMD ? NULL :
+			     f->env.hip_visible ? f->env.hip_visible :
+			     f->env.cuda_visible ? f->env.cuda_visible : f->env.gpu_device_ordinal;
 	size_t m = n;
 	memcpy(left, cand, n * sizeof(*cand));
 	if (first)
@@ -762,7 +848,9 @@ void inventory_annotate(struct facts *f, const struct profiles *db)
 	for (size_t i = 0; i < f->ngpus; i++) {
 		struct gpu *g = &f->gpus[i];
 		g->visible = true;
-		const struct prof_gpu_model *m = db ? profiles_find_model(db, g->vendor, g->pci_device) : NULL;
+		bool ambiguous = false;
+		const struct prof_gpu_model *m = profiles_model_for_gpu(db, g, &ambiguous);
+		g->model_ambiguous = ambiguous;
 		if (g->vendor == VENDOR_NVIDIA && m) {
 			g->cc_major = m->cc_major;
 			g->cc_minor = m->cc_minor;
@@ -795,6 +883,13 @@ void inventory_annotate(struct facts *f, const struct profiles *db)
 		const struct prof_gfx *x = db && g->arch[0] ? profiles_find_gfx(db, g->arch) : NULL;
 		free(g->family);
 		g->family = x && x->family ? xstrdup(x->family) : NULL;
+		if (ambiguous && !(g->board_name && *g->board_name)) {
+			/* boards share the id and the facts cannot tell: the family only */
+			free(g->name);
+			g->name = xasprintf("AMD %s%sGPU %s (%04x:%04x, board not known)", g->family ? g->family : "",
+					    g->family ? " " : "", g->arch[0] ? g->arch : "gfx?",
+					    g->pci_vendor ? g->pci_vendor : 0x1002, g->pci_device);
+		}
 		if (x) {
 			g->integrated = x->apu;
 		} else {

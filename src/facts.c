@@ -183,6 +183,8 @@ static void driver_release_facts(struct driver_facts *d)
 	free(d->amdgpu_version);
 	free(d->nvidia_version);
 	free(d->nvidia_version_source);
+	free(d->nvidia_lib_version);
+	free(d->nvidia_lib_path);
 }
 
 static void rocm_release(struct rocm_install *r)
@@ -201,6 +203,7 @@ static void framework_release(struct framework *fw)
 	free(fw->backend_version);
 	free(fw->path);
 	free(fw->site);
+	free(fw->python);
 	strvec_release(&fw->tensile_archs);
 }
 
@@ -276,4 +279,16 @@ char *facts_read_line_opt(struct facts *f, const char *path)
 	if (r && r != -ENOENT)
 		fact_errors_add(&f->errors, path, "cannot be read: %s", strerror(-r));
 	return r ? NULL : facts_printable(s);
+}
+
+bool gpu_left_out(const struct facts *f, const struct gpu *g)
+{
+	if (!g->integrated)
+		return false;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *h = &f->gpus[i];
+		if (h != g && (h->vendor == VENDOR_AMD || h->vendor == VENDOR_NVIDIA) && !h->integrated)
+			return true;
+	}
+	return false;
 }

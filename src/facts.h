@@ -130,6 +130,7 @@ struct pci_dev {
 	char *addr;                 /* "0000:03:00.0" */
 	unsigned vendor, device, subsys_vendor, subsys_device;
 	unsigned class_code;        /* 0x030000 */
+	int revision;               /* PCI revision (0xc8), -1 unknown */
 	char *driver;               /* basename of the driver link, NULL when unbound */
 	uint64_t vram_total, vram_used, gtt_total; /* bytes; 0 unknown */
 	char *link_speed, *link_width, *max_link_speed, *max_link_width; /* as sysfs writes them */
@@ -193,10 +194,16 @@ struct driver_facts {
 	char *nvidia_version;       /* "550.54.14" */
 	bool nvidia_open;           /* "Open Kernel Module" */
 	char *nvidia_version_source;/* path it came from */
+	char *nvidia_lib_version;   /* user-space driver on disk: "550.90.07" from libcuda.so.<v> (else libnvidia-ml.so.<v>) */
+	char *nvidia_lib_path;      /* the file it came from */
 	bool nouveau_module;        /* /sys/module/nouveau exists or in /proc/modules */
 };
 /* First line of /proc/driver/nvidia/version -> version and open flag. 0 or -EINVAL. */
 int nvidia_version_parse(const char *text, char **version, bool *open_module);
+/* "libcuda.so.550.90.07" -> "550.90.07" (the version of NVIDIA's user-space
+ * driver libraries: libcuda, libnvidia-ml); NULL for libcuda.so.1 and other
+ * names. Caller frees. */
+char *nvidia_lib_version_from_name(const char *name);
 
 /* ---- facts_rocm.c: ROCm installs, HIP runtimes, rocBLAS Tensile files ---- */
 enum rocm_source {
@@ -261,6 +268,7 @@ struct framework {
 	char *backend_version;      /* "6.1" (ROCm from hip/tag) or "12.1" (CUDA) */
 	char *path;                 /* the package directory */
 	char *site;                 /* the site-packages directory */
+	char *python;               /* that environment's own interpreter (venv or conda: PREFIX/bin/python), NULL otherwise */
 	bool bundled_hip;           /* lib/libamdhip64.so* */
 	bool bundled_cudart;        /* lib/libcudart* */
 	struct strvec tensile_archs;/* torch/lib/rocblas/library TensileLibrary*_gfx* */
@@ -293,6 +301,7 @@ struct env_facts {
 	struct hsa_override *hsa_override_node;    /* HSA_OVERRIDE_GFX_VERSION_<node>, indexed by KFD node id */
 	size_t nhsa_override_node;
 	const char *hip_visible, *rocr_visible, *cuda_visible, *gpu_device_ordinal; /* borrowed from sysroot */
+	const char *nvidia_visible;  /* NVIDIA_VISIBLE_DEVICES: the NVIDIA Container Toolkit's request, borrowed */
 	const char *pytorch_rocm_arch;
 	const char *virtual_env, *conda_prefix, *rocm_path;
 	struct strvec blocking_vars;  /* "HIP_LAUNCH_BLOCKING=1" for each one set true */
@@ -307,6 +316,7 @@ struct gpu {
 	uint32_t gfx_target_version;
 	char *pci_addr;
 	unsigned pci_vendor, pci_device;
+	int pci_revision;           /* -1 unknown */
 	uint64_t vram_bytes;        /* 0 unknown */
 	uint64_t gtt_bytes;
 	bool integrated;            /* filled by inventory_annotate() */
@@ -314,7 +324,8 @@ struct gpu {
 	char *driver;
 	int kfd_node;               /* -1 for NVIDIA */
 	char *render_node;          /* "/dev/dri/renderD128" or NULL */
-	unsigned compute_units;
+	unsigned compute_units;     /* KFD simd_count / simd_per_cu; 0 unknown */
+	bool model_ambiguous;       /* several boards share its PCI id and neither revision nor CUs tell (after annotate) */
 	unsigned cc_major, cc_minor;/* NVIDIA compute capability from the profile; 0 unknown */
 	char *unique_id;
 	bool visible;               /* left visible by *_VISIBLE_DEVICES (after annotate) */
@@ -370,6 +381,11 @@ void facts_build_gpus(struct facts *f);
  * NVIDIA PCI devices), /dev/nvidiactl, /dev/nvidia-uvm; fills f->devs.
  * Needs f->gpus and f->pci. */
 void facts_read_devices(struct facts *f);
+
+/* An integrated GPU with a discrete GPU (of any vendor) beside it: the
+ * discrete one does the work, so the integrated one is left out (hidden,
+ * never overridden, not counted as ready). Needs inventory_annotate(). */
+bool gpu_left_out(const struct facts *f, const struct gpu *g);
 
 /* All of the above in order. */
 void facts_gather(struct facts *f, struct sysroot *sr);

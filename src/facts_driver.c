@@ -90,6 +90,63 @@ static bool read_nvidia_version(struct facts *f, const char *path)
 	return true;
 }
 
+char *nvidia_lib_version_from_name(const char *name)
+{
+	static const char *const prefixes[] = { "libcuda.so.", "libnvidia-ml.so." };
+	const char *base = name ? strrchr(name, '/') : NULL;
+	base = base ? base + 1 : name;
+	for (size_t i = 0; base && i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		if (!str_startswith(base, prefixes[i]))
+			continue;
+		const char *v = base + strlen(prefixes[i]);
+		/* "1" is the soname link; the driver's files carry its full version */
+		if (is_version_token(v, strlen(v)))
+			return xstrdup(v);
+	}
+	return NULL;
+}
+
+/* The user-space driver that loads: what <lib>.so.1 links to, else the only
+ * (or last) versioned file. Returns the version, *path the file. */
+static char *nvidia_lib_in(struct facts *f, const char *dir, const char *lib, char **path)
+{
+	char *link = xasprintf("%s/%s.so.1", dir, lib), *target = NULL, *v = NULL;
+	if (sysroot_readlink(f->sr, link, &target) == 0) {
+		v = nvidia_lib_version_from_name(target);
+		if (v)
+			*path = xasprintf("%s/%s", dir, strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+	}
+	free(target);
+	free(link);
+	if (v)
+		return v;
+	struct strvec hits = STRVEC_INIT;
+	char *pat = xasprintf("%s/%s.so.*", dir, lib);
+	sysroot_glob(f->sr, pat, &hits);
+	free(pat);
+	for (size_t i = hits.n; i-- > 0 && !v;) {
+		v = nvidia_lib_version_from_name(hits.v[i]);
+		if (v)
+			*path = xstrdup(hits.v[i]);
+	}
+	strvec_release(&hits);
+	return v;
+}
+
+/* libcuda.so.<version> (else libnvidia-ml.so.<version>) in the library
+ * directories of Debian/Ubuntu, RHEL/SUSE and Arch. */
+static void read_nvidia_libs(struct facts *f)
+{
+	static const char *const dirs[] = { "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
+					    "/usr/lib" };
+	static const char *const libs[] = { "libcuda", "libnvidia-ml" };
+	struct driver_facts *d = &f->drv;
+	for (size_t l = 0; l < sizeof(libs) / sizeof(libs[0]) && !d->nvidia_lib_version; l++)
+		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !d->nvidia_lib_version; i++)
+			if (sysroot_type(f->sr, dirs[i]) == NODE_DIR)
+				d->nvidia_lib_version = nvidia_lib_in(f, dirs[i], libs[l], &d->nvidia_lib_path);
+}
+
 void facts_read_driver(struct facts *f)
 {
 	struct driver_facts *d = &f->drv;
@@ -104,6 +161,9 @@ void facts_read_driver(struct facts *f)
 	/* the proc file says open or proprietary; the module file only the number */
 	if (!read_nvidia_version(f, NV_PROC_VERSION) && d->nvidia_module)
 		read_nvidia_version(f, NV_SYS_VERSION);
+	/* a mismatch matters only where a module is loaded */
+	if (d->nvidia_module || d->nvidia_version)
+		read_nvidia_libs(f);
 
 	d->nouveau_module = sysroot_exists(f->sr, "/sys/module/nouveau") ||
 			    strvec_contains(&f->sys.modules, "nouveau");

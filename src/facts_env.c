@@ -115,6 +115,7 @@ void facts_read_env(struct facts *f)
 	e->rocr_visible = sysroot_getenv(sr, "ROCR_VISIBLE_DEVICES");
 	e->cuda_visible = sysroot_getenv(sr, "CUDA_VISIBLE_DEVICES");
 	e->gpu_device_ordinal = sysroot_getenv(sr, "GPU_DEVICE_ORDINAL");
+	e->nvidia_visible = sysroot_getenv(sr, "NVIDIA_VISIBLE_DEVICES");
 	e->pytorch_rocm_arch = sysroot_getenv(sr, "PYTORCH_ROCM_ARCH");
 	e->virtual_env = sysroot_getenv(sr, "VIRTUAL_ENV");
 	e->conda_prefix = sysroot_getenv(sr, "CONDA_PREFIX");

@@ -55,6 +55,7 @@ static struct gpu *gpu_add(struct facts *f)
 	memset(g, 0, sizeof(*g));
 	g->index = (int)f->ngpus++;
 	g->kfd_node = -1;
+	g->pci_revision = -1;
 	return g;
 }
 
@@ -69,6 +70,7 @@ static void add_kfd_gpu(struct facts *f, const struct kfd_node *n, int kfd_index
 	g->kfd_node = n->id;
 	g->pci_vendor = p ? p->vendor : n->vendor_id;
 	g->pci_device = p ? p->device : n->device_id;
+	g->pci_revision = p ? p->revision : -1;
 	g->vendor = vendor_from_id(g->pci_vendor);
 	memcpy(g->arch, n->arch, sizeof(g->arch));
 	g->arch[sizeof(g->arch) - 1] = '\0';
@@ -112,6 +114,7 @@ static void add_nvidia_gpu(struct facts *f, const struct pci_dev *p, int nv_inde
 	g->pci_addr = xstrdup(p->addr);
 	g->pci_vendor = p->vendor;
 	g->pci_device = p->device;
+	g->pci_revision = p->revision;
 	g->vram_bytes = p->vram_total;
 	g->driver = xstrdup(p->driver ? p->driver : d ? d->driver : NULL);
 	g->render_node = d ? xstrdup(d->dev_path) : NULL;

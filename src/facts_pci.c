@@ -122,6 +122,7 @@ static void read_device(struct facts *f, const char *addr)
 	d->device = read_id(f, dir, "device");
 	d->subsys_vendor = read_id(f, dir, "subsystem_vendor");
 	d->subsys_device = read_id(f, dir, "subsystem_device");
+	d->revision = read_num(f, dir, "revision", 16, &v) || v > 0xff ? -1 : (int)v;
 
 	char *link = xasprintf("%s/driver", dir), *drv = NULL;
 	if (!sysroot_link_name(f->sr, link, &drv))

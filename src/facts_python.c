@@ -214,6 +214,27 @@ struct site_ctx {
 	struct strvec entries;
 };
 
+/* The interpreter of the environment that owns `site`: PREFIX/bin/python
+ * for PREFIX/lib/pythonX.Y/site-packages when PREFIX is a virtual
+ * environment (pyvenv.cfg) or a conda environment (conda-meta/), else NULL
+ * (the system's or the user's site: no interpreter of its own). */
+static char *site_python(struct facts *f, const char *site)
+{
+	const char *lib = strstr(site, "/lib/python3");
+	if (!lib || lib == site || strchr(lib + strlen("/lib/python3"), '/') == NULL)
+		return NULL;
+	char *prefix = xstrndup(site, (size_t)(lib - site));
+	char *cfg = xasprintf("%s/pyvenv.cfg", prefix), *meta = xasprintf("%s/conda-meta", prefix);
+	char *py = NULL;
+	if (strcmp(prefix, "/usr") && strcmp(prefix, "/usr/local") &&
+	    (sysroot_exists(f->sr, cfg) || sysroot_type(f->sr, meta) == NODE_DIR))
+		py = xasprintf("%s/bin/python", prefix);
+	free(cfg);
+	free(meta);
+	free(prefix);
+	return py;
+}
+
 static struct framework *fw_add(struct facts *f, const char *name, const char *site)
 {
 	struct python_facts *py = &f->py;
@@ -226,6 +247,7 @@ static struct framework *fw_add(struct facts *f, const char *name, const char *s
 	memset(fw, 0, sizeof(*fw));
 	fw->name = xstrdup(name);
 	fw->site = xstrdup(site);
+	fw->python = site_python(f, site);
 	fw->active = !seen;
 	return fw;
 }

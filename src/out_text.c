@@ -312,7 +312,8 @@ static void describe_gpus(struct strbuf *sb, const struct facts *f, bool utf8)
 	bool first = true;
 	for (size_t i = 0; i < f->ngpus; i++) {
 		const struct gpu *g = &f->gpus[i];
-		if (done[i] || !g->visible)
+		/* an iGPU beside a discrete GPU is left out, never "ready" */
+		if (done[i] || !g->visible || gpu_left_out(f, g))
 			continue;
 		const char *name = g->name ? g->name : "GPU";
 		size_t same = 0;

@@ -578,7 +578,7 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 		if (pl->o->rocm)
 			return; /* --rocm chose another release: plan_machine adds it */
 		add_rocm_step(pl, why, plan_var(vars, "rocm_version"), cmds, text);
-	} else if (!strcmp(fix_id, "torch_reinstall")) {
+	} else if (!strcmp(fix_id, "torch_reinstall") || !strcmp(fix_id, "torch_reinstall_env")) {
 		if (pl->o->torch == 0) {
 			struct plan_note *n = note_add(pl->p, why, "PyTorch is left as it is (--no-torch). The doctor's fix:");
 			for (size_t i = 0; i < cmds->n; i++)

@@ -30,6 +30,7 @@ const char *const profile_placeholders[] = {
 	"visible_id", "gpu_index", "torch_index", "backend", "install",
 	"driver_version", "cuda_version", "min_driver", "vram", "min_vram",
 	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda", "nodes", "mok_key",
+	"lib_version", "alternatives", "python",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id",
 	NULL
@@ -50,6 +51,7 @@ static const struct fix_contract {
 	{ "os_unsupported", "os_name rocm_version os_list other_rocm", false, false },
 	{ "rocm_install", "os_name rocm_version", false, false },
 	{ "rocm_multiple", "rocm_path rocm_paths", false, false },
+	{ "rocm_switch", "rocm_path rocm_paths other_rocm alternatives", false, false },
 	{ "hsa_override_set", "var override node arch", false, false },
 	{ "hsa_override_unset", "var", false, false },
 	{ "hsa_override_format", "var override", false, false },
@@ -57,6 +59,7 @@ static const struct fix_contract {
 	{ "visible_devices", "var vars", false, false },
 	{ "launch_blocking", "vars", false, false },
 	{ "torch_reinstall", "torch_index backend", false, false },
+	{ "torch_reinstall_env", "python torch_index backend", false, false },
 	{ "torch_no_index", "backend", false, false },
 	{ "tf_reinstall", "packages rocm_version", false, false },
 	{ "tf_reinstall_cuda", "packages", false, false },
@@ -67,12 +70,13 @@ static const struct fix_contract {
 	{ "kfd_missing_node", "pci_addr", false, false },
 	{ "nvidia_driver", "install packages os_name", true, false },
 	{ "nvidia_uvm", "", false, false },
+	{ "nvidia_mismatch", "driver_version lib_version", true, false },
 	{ "nouveau", "grub_update", true, false },
 	{ "rocm_upgrade", "rocm_version arch", false, false },
 	{ "rocm_older", "rocm_version arch", false, false },
 	{ "rocm_window", "rocm_version driver_version", false, false },
 	{ "pytorch_rocm_arch", "arch", false, false },
-	{ "cuda_driver_upgrade", "cuda_version min_driver", false, false },
+	{ "cuda_driver_upgrade", "cuda_version min_driver install", true, false },
 	{ "cuda_cc_low", "cc cuda_version ok_cuda install", false, false },
 	{ "vram_low", "vram min_vram", false, false },
 	{ "wsl_route", "", false, false },
@@ -923,6 +927,22 @@ static void key_gpu(struct loader *l, const char *key, const char *value)
 			m->pci_ids[m->npci_ids++] = id;
 		}
 		strvec_release(&w);
+	} else if (!strcmp(key, "revision")) {
+		if (!once(l, key))
+			return;
+		struct strvec w = STRVEC_INIT;
+		strvec_split(&w, value, " \t,");
+		for (size_t i = 0; i < w.n; i++) {
+			unsigned rev;
+			if (!get_uint(l, key, w.v[i], 0xff, &rev))
+				continue;
+			m->revisions = xrealloc(m->revisions, (m->nrevisions + 1) * sizeof(*m->revisions));
+			m->revisions[m->nrevisions++] = rev;
+		}
+		strvec_release(&w);
+	} else if (!strcmp(key, "cus")) {
+		if (once(l, key))
+			get_uint(l, key, value, 100000, &m->cus);
 	} else if (!strcmp(key, "fp32_tflops")) {
 		if (once(l, key) && get_number(l, key, value, &d))
 			m->fp32_tflops = d;
@@ -1405,6 +1425,7 @@ void profiles_free(struct profiles *db)
 		free(m->name);
 		free(m->arch);
 		free(m->pci_ids);
+		free(m->revisions);
 	}
 	free(db->models);
 	for (size_t i = 0; i < db->ncuda; i++) {
@@ -1559,6 +1580,48 @@ const struct prof_gpu_model *profiles_find_model(const struct profiles *db, enum
 				return m;
 	}
 	return NULL;
+}
+
+static bool model_has_id(const struct prof_gpu_model *m, enum vendor v, unsigned id)
+{
+	for (size_t j = 0; m->vendor == v && j < m->npci_ids; j++)
+		if (m->pci_ids[j] == id)
+			return true;
+	return false;
+}
+
+static bool model_fits(const struct prof_gpu_model *m, const struct gpu *g)
+{
+	if (m->cus && g->compute_units && m->cus != g->compute_units)
+		return false;
+	if (!m->nrevisions || g->pci_revision < 0)
+		return true;
+	for (size_t i = 0; i < m->nrevisions; i++)
+		if (m->revisions[i] == (unsigned)g->pci_revision)
+			return true;
+	return false;
+}
+
+const struct prof_gpu_model *profiles_model_for_gpu(const struct profiles *db, const struct gpu *g, bool *ambiguous)
+{
+	const struct prof_gpu_model *hit = NULL;
+	size_t fits = 0;
+	*ambiguous = false;
+	for (size_t i = 0; db && g && i < db->nmodels; i++) {
+		const struct prof_gpu_model *m = &db->models[i];
+		if (!model_has_id(m, g->vendor, g->pci_device))
+			continue;
+		if (!model_fits(m, g))
+			continue;
+		if (!hit)
+			hit = m;
+		fits++;
+	}
+	if (fits > 1) {
+		*ambiguous = true;
+		return NULL;
+	}
+	return hit;
 }
 
 const struct prof_gpu_model *profiles_find_model_by_arch(const struct profiles *db, const char *arch)

@@ -91,6 +91,9 @@ struct prof_gpu_model {
 	unsigned cc_major, cc_minor; /* NVIDIA compute capability */
 	unsigned *pci_ids;         /* device ids (vendor implied by `vendor`) */
 	size_t npci_ids;
+	unsigned *revisions;       /* PCI revisions of this board where its id is shared; none: any */
+	size_t nrevisions;
+	unsigned cus;              /* compute units (KFD simd_count / simd_per_cu); 0: not given */
 	double fp32_tflops, fp16_tflops, bandwidth_gbs; /* 0 unknown */
 	uint64_t vram_bytes;
 	unsigned board_power_w;
@@ -176,6 +179,12 @@ const struct prof_rocm *profiles_newest_rocm_with_arch(const struct profiles *db
 const struct prof_rocm *profiles_rocm_for_dkms(const struct profiles *db, const char *dkms_version);
 const struct prof_gfx *profiles_find_gfx(const struct profiles *db, const char *arch);
 const struct prof_gpu_model *profiles_find_model(const struct profiles *db, enum vendor v, unsigned pci_device);
+/* The model of GPU g: among the models listing its PCI id, the one its PCI
+ * revision and compute-unit count select (a model without `revision` or
+ * `cus` matches any). NULL when none does, or when several remain
+ * (*ambiguous true then: the boards share the id and the facts cannot
+ * tell, so no name or peak of one of them may be used). */
+const struct prof_gpu_model *profiles_model_for_gpu(const struct profiles *db, const struct gpu *g, bool *ambiguous);
 const struct prof_gpu_model *profiles_find_model_by_arch(const struct profiles *db, const char *arch);
 const struct prof_cuda *profiles_find_cuda(const struct profiles *db, const char *version);
 const struct prof_fix *profiles_find_fix(const struct profiles *db, const char *id);

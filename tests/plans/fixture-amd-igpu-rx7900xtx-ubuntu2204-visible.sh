@@ -7,24 +7,9 @@
 # Every step is guarded, so running it again changes nothing.
 set -eu
 
-# Step 1 of 2 (env_set_HSA_OVERRIDE_GFX_VERSION_2): Set
-# HSA_OVERRIDE_GFX_VERSION_2 for every new shell (~/.profile)
-# Fixes: device.arch
-# gfx1036 is not in the installed ROCm's list, but its family runs code built
-# for 10.3.0, and HSA_OVERRIDE_GFX_VERSION_2 makes the runtime use that code.
-# The override is a debugging aid AMD does not support: some kernels may fail.
-# The per-node form (HSA_OVERRIDE_GFX_VERSION_ and the GPU's KFD node id)
-# applies to one GPU only and needs ROCm 6.2 or newer. Add the line to your
-# shell profile to keep it.
-if ! grep -qsxF 'export HSA_OVERRIDE_GFX_VERSION_2=10.3.0' ~/.profile; then
-	printf '%s\n' 'export HSA_OVERRIDE_GFX_VERSION_2=10.3.0' >> ~/.profile
-fi
-# By hand, in the shell you work in (a script cannot do it for you):
-#   export HSA_OVERRIDE_GFX_VERSION_2=10.3.0
-
-# Step 2 of 2 (env_set_ROCR_VISIBLE_DEVICES): Set ROCR_VISIBLE_DEVICES for
+# Step 1 of 1 (env_set_ROCR_VISIBLE_DEVICES): Set ROCR_VISIBLE_DEVICES for
 # every new shell (~/.profile)
-# Fixes: device.igpu, rocm.rocblas
+# Fixes: device.arch, device.igpu, rocm.rocblas
 # An integrated GPU is visible next to the discrete one: ROCm programs may
 # pick it and crash or crawl. Restrict ROCm to the discrete GPU (index 0).
 if ! grep -qsxF 'export ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f' ~/.profile; then
@@ -34,5 +19,4 @@ fi
 #   export ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f
 
 echo 'rocmcheck plan: by hand, in the shell you work in (a script cannot do it for you):' >&2
-echo '  export HSA_OVERRIDE_GFX_VERSION_2=10.3.0' >&2
 echo '  export ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f' >&2

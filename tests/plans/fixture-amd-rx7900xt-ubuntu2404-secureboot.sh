@@ -7,17 +7,11 @@
 # Every step is guarded, so running it again changes nothing.
 set -eu
 
-# Note (driver.amdgpu, device.present): amdgpu loads at the next boot, after
-# the steps that need a reboot; if `lsmod` does not list it then, run:
-#   sudo apt-get install -y linux-headers-6.8.0-45-generic linux-modules-extra-6.8.0-45-generic
-#   sudo modprobe amdgpu
-#   sudo dmesg | grep -i -e amdgpu -e kfd | tail -n 20
-
 reboot_needed=no
 
 # Step 1 of 1 (mok_enroll): Enroll the DKMS module signing key (Secure Boot)
 # [reboot]
-# Fixes: system.secure_boot, driver.amdgpu
+# Fixes: system.secure_boot, driver.amdgpu, device.present
 # Secure Boot rejects the DKMS-built amdgpu module ("Key was rejected by
 # service"). Enroll the key DKMS signs with
 # (/var/lib/shim-signed/mok/MOK.der), then confirm it in the MOK manager at

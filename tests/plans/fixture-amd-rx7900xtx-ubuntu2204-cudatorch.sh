@@ -11,16 +11,17 @@ set -eu
 # Step 1 of 1 (torch): Install the PyTorch build for this GPU
 # Fixes: framework.torch
 # The installed PyTorch wheel is not built for this machine's GPUs: replace it
-# with the rocm6.2 build. It runs only in an active virtual or conda
-# environment: run the script there, or it prints the commands to run in one.
-if ! pip show torch 2>/dev/null | grep -q '^Version: .*+rocm6\.2$'; then
-	if [ -n "${VIRTUAL_ENV:-}${CONDA_PREFIX:-}" ] && command -v pip >/dev/null 2>&1; then
-		if ! { pip uninstall -y torch torchvision torchaudio && pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocm6.2; }; then
+# with the rocm6.2 build, with the interpreter of the environment it is
+# installed in. It runs in that environment only: without it, the script
+# prints the commands.
+if ! /home/alice/venv/bin/python -m pip show torch 2>/dev/null | grep -q '^Version: .*+rocm6\.2$'; then
+	if [ -x /home/alice/venv/bin/python ]; then
+		if ! { /home/alice/venv/bin/python -m pip uninstall -y torch torchvision torchaudio && /home/alice/venv/bin/python -m pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocm6.2; }; then
 			echo 'rocmcheck plan: step torch failed; the steps before it are done' >&2
 		fi
 	else
-		echo 'rocmcheck plan: step torch skipped: it runs in an active virtual or conda environment with pip. Run there:' >&2
-		echo '  pip uninstall -y torch torchvision torchaudio' >&2
-		echo '  pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocm6.2' >&2
+		echo 'rocmcheck plan: step torch skipped: it runs in the Python environment of /home/alice/venv/bin/python. Run there:' >&2
+		echo '  /home/alice/venv/bin/python -m pip uninstall -y torch torchvision torchaudio' >&2
+		echo '  /home/alice/venv/bin/python -m pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocm6.2' >&2
 	fi
 fi

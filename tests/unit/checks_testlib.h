@@ -266,6 +266,7 @@ static void tl_pci(struct tl *t, const char *addr, unsigned vendor, unsigned dev
 	p->vendor = vendor;
 	p->device = device;
 	p->class_code = 0x030000;
+	p->revision = -1;
 	p->driver = xstrdup(driver);
 	p->vram_total = vram;
 	p->gtt_total = gtt;
@@ -278,6 +279,7 @@ static struct gpu *tl_gpu_add(struct tl *t)
 	memset(g, 0, sizeof(*g));
 	g->index = (int)t->f.ngpus++;
 	g->kfd_node = -1;
+	g->pci_revision = -1;
 	return g;
 }
 

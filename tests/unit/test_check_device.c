@@ -153,7 +153,7 @@ static void test_arch_fix_upgrade_or_install(void **state)
 	const struct check_result *c = tl_one(t, "device.arch");
 	assert_status(c, ST_FAIL);
 	assert_contains(c->summary, "it is supported from ROCm 6.0");
-	assert_contains(c->fix.text, "gfx942 is supported from ROCm 6.0 on: upgrade");
+	assert_contains(c->fix.text, "gfx942 is supported by ROCm 6.0: upgrade");
 	assert_true(tl_has_command(c, "https://repo.radeon.com/amdgpu-install/6.0"));
 	assert_true(tl_has_command(c, "sudo amdgpu-install -y --usecase=rocm"));
 	tl_free(t);
@@ -169,6 +169,20 @@ static void test_arch_fix_upgrade_or_install(void **state)
 	assert_contains(c->fix.text, "gfx906 was dropped after ROCm 5.7: install ROCm 5.7, the newest release that supports it");
 	assert_null(strstr(c->fix.text, "upgrade"));
 	assert_true(tl_has_command(c, "https://repo.radeon.com/amdgpu-install/5.7"));
+	tl_free(t);
+	/* gfx906 on 6.1 whose rocBLAS still ships its kernels (Radeon VII):
+	 * deprecated, a warn with its support range, never a downgrade */
+	t = tl_new_with(tl_real_db());
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "6.5.0-35-generic");
+	tl_amd(t, "gfx906", 90006, 0x66af, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.1.3", "6.1.3", true, "gfx906 gfx908 gfx90a gfx1030 gfx1100");
+	c = tl_one(t, "device.arch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "gfx906 (GCN5) is deprecated: ROCm supported it up to 5.7, and 6.1 no longer lists it");
+	assert_null(strstr(c->fix.text, "install ROCm 5.7"));
+	assert_int_equal(c->fix.commands.n, 0);
+	assert_status(tl_one(t, "rocm.rocblas"), ST_PASS); /* the same report agrees */
 	tl_free(t);
 	/* a release that does not list the OS: no route commands to paste */
 	t = tl_new_with(tl_real_db());
@@ -187,6 +201,30 @@ static void test_arch_fix_upgrade_or_install(void **state)
 	assert_status(c, ST_FAIL);
 	assert_contains(c->fix.text, "install ROCm");
 	assert_null(strstr(c->fix.text, "upgrade"));
+	tl_free(t);
+}
+
+/* An iGPU beside a discrete GPU is hidden, never overridden: device.arch
+ * gives the same ROCR_VISIBLE_DEVICES fix as device.igpu. */
+static void test_arch_igpu_beside_dgpu(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amd(t, "gfx1036", 100306, 0x164e, 512ull << 20, 16 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
+	inventory_annotate(&t->f, t->db);
+	size_t n = tl_run(t, "device.arch");
+	const struct check_result *c = tl_for_gpu(t, n, 1);
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "hide it from ROCm rather than override it");
+	for (size_t i = 0; i < c->fix.commands.n; i++)
+		assert_null(strstr(c->fix.commands.v[i], "HSA_OVERRIDE_GFX_VERSION"));
+	assert_true(tl_has_command(c, "export ROCR_VISIBLE_DEVICES="));
+	char *hide = xstrdup(c->fix.commands.v[0]); /* c dies with the next run */
+	const struct check_result *d = tl_one(t, "device.igpu");
+	assert_string_equal(hide, d->fix.commands.v[0]);
+	free(hide);
 	tl_free(t);
 }
 
@@ -337,13 +375,33 @@ static void test_vram(void **state)
 	assert_int_equal(n, 3);
 	const struct check_result *c = tl_for_gpu(t, n, 0);
 	assert_status(c, ST_PASS);
-	assert_contains(c->summary, "24.0 GiB");
+	assert_contains(c->summary, "24576 MiB of VRAM");
 	assert_true(tl_has_evidence(c, "/sys/bus/pci/devices/0000:03:00.0/mem_info_vram_total", "25769803776"));
 	c = tl_for_gpu(t, n, 1);
 	assert_status(c, ST_WARN);
-	assert_contains(c->fix.text, "4.0 GiB");
+	assert_contains(c->fix.text, "4096 MiB");
 	assert_contains(c->fix.text, "8 GiB");
-	assert_status(tl_for_gpu(t, n, 2), ST_PASS);
+	c = tl_for_gpu(t, n, 2);
+	assert_status(c, ST_PASS);
+	/* an iGPU: its reserved memory and GTT, never "VRAM" or a "carve-out" */
+	assert_contains(c->summary, "integrated GPU: 512 MiB reserved for it");
+	assert_contains(c->summary, "GTT (16384 MiB)");
+	assert_null(strstr(c->summary, "VRAM"));
+	assert_null(strstr(c->summary, "carve-out"));
+	tl_free(t);
+
+	/* a board sold as 8 GB reports 8176 MiB: within the 2 % tolerance */
+	t = tl_new();
+	tl_amd(t, "gfx1102", 110002, 0x7480, 8176ull << 20, 16 * GIB);
+	c = tl_one(t, "device.vram");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "8176 MiB");
+	tl_free(t);
+	t = tl_new();
+	tl_amd(t, "gfx1102", 110002, 0x7480, 7900ull << 20, 16 * GIB);
+	c = tl_one(t, "device.vram");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "7900 MiB of VRAM, under the 8 GiB (8192 MiB)");
 	tl_free(t);
 
 	t = tl_new();
@@ -376,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_arch_real_db_gfx1100_from_56),
 		cmocka_unit_test(test_arch_fix_upgrade_or_install),
 		cmocka_unit_test(test_arch_override_global_or_per_node),
+		cmocka_unit_test(test_arch_igpu_beside_dgpu),
 		cmocka_unit_test(test_wsl_skips),
 		cmocka_unit_test(test_arch_nvidia),
 		cmocka_unit_test(test_igpu),

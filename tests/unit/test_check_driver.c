@@ -1,4 +1,5 @@
 #include "checks_testlib.h"
+#include "check_common.h"
 
 /* ---- driver.amdgpu ---- */
 
@@ -114,7 +115,11 @@ static void test_amdgpu_absent_secure_boot(void **state)
 	assert_status(c, ST_FAIL);
 	assert_contains(c->summary, "Secure Boot is on and a DKMS amdgpu is installed");
 	assert_contains(c->summary, "system.secure_boot");
-	assert_true(tl_has_command(c, "sudo modprobe amdgpu"));
+	/* the key first: headers and modprobe fail with "Key was rejected by
+	 * service" until it is enrolled (the same fix as system.secure_boot) */
+	assert_false(tl_has_command(c, "sudo modprobe amdgpu"));
+	assert_true(tl_has_command(c, "sudo mokutil --import /var/lib/dkms/mok.pub"));
+	assert_true(c->fix.reboot);
 	tl_free(t);
 	/* Secure Boot off: not mentioned */
 	t = tl_new();
@@ -124,6 +129,38 @@ static void test_amdgpu_absent_secure_boot(void **state)
 	c = tl_one(t, "driver.amdgpu");
 	assert_null(strstr(c->summary, "Secure Boot"));
 	tl_free(t);
+}
+
+/* A mainline or self-built kernel: no linux-headers-<release> from the
+ * distribution's archive, which does not carry it. */
+static void test_amdgpu_mainline_kernel_headers(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.1 LTS");
+	tl_kernel(t, "6.9.3-060903-generic");
+	tl_pci(t, "0000:03:00.0", 0x1002, 0x744c, NULL, 0, 0);
+	const struct check_result *c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_FAIL);
+	for (size_t i = 0; i < c->fix.commands.n; i++)
+		assert_null(strstr(c->fix.commands.v[i], "apt-get install -y linux-headers-6.9.3-060903-generic"));
+	assert_true(tl_has_command(c, "# 6.9.3-060903-generic is not a kernel from the distribution's archive"));
+	tl_free(t);
+
+	struct kernel_facts k = { 0 };
+	const char *from_archive[] = { "6.8.0-45-generic", "6.1.0-18-amd64", "5.14.0-427.13.1.el9_4.x86_64",
+				       "5.14.21-150500.55.39-default", "6.8.0-1012-azure" };
+	for (size_t i = 0; i < sizeof(from_archive) / sizeof(from_archive[0]); i++) {
+		k.release = (char *)from_archive[i];
+		k.parsed = kernel_release_parse(k.release, &k.major, &k.minor, &k.patch) == 0;
+		assert_true(kernel_from_archive(&k));
+	}
+	const char *not_archive[] = { "6.9.3-060903-generic", "6.10.0", "6.10.0-rc3+", "6.12.1-061201-lowlatency" };
+	for (size_t i = 0; i < sizeof(not_archive) / sizeof(not_archive[0]); i++) {
+		k.release = (char *)not_archive[i];
+		k.parsed = kernel_release_parse(k.release, &k.major, &k.minor, &k.patch) == 0;
+		assert_false(kernel_from_archive(&k));
+	}
 }
 
 /* Under WSL the amdgpu and KFD checks skip with that reason, not "no AMD GPU". */
@@ -210,6 +247,30 @@ static void test_nvidia(void **state)
 	assert_true(tl_has_evidence(c, "/proc/driver/nvidia/version", "550.54.14"));
 	tl_free(t);
 
+	/* the user-space driver on disk is not the loaded module's: fail, both shown */
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "550.54.14");
+	t->f.drv.nvidia_lib_version = xstrdup("550.90.07");
+	t->f.drv.nvidia_lib_path = xstrdup("/usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07");
+	c = tl_one(t, "driver.nvidia");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "550.54.14");
+	assert_contains(c->summary, "550.90.07");
+	assert_contains(c->summary, "Driver/library version mismatch");
+	assert_true(tl_has_evidence(c, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07", "550.90.07"));
+	assert_true(tl_has_command(c, "sudo modprobe -r nvidia_uvm nvidia_drm nvidia_modeset nvidia"));
+	assert_true(c->fix.reboot);
+	tl_free(t);
+
+	/* the same version: pass */
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "550.54.14");
+	t->f.drv.nvidia_lib_version = xstrdup("550.54.14");
+	assert_status(tl_one(t, "driver.nvidia"), ST_PASS);
+	tl_free(t);
+
 	t = tl_new();
 	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
 	tl_nvidia(t, 0x2684, 24 * GIB);
@@ -280,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_kfd_integrated_pci_not_required),
 		cmocka_unit_test(test_nvidia),
 		cmocka_unit_test(test_amdgpu_absent_secure_boot),
+		cmocka_unit_test(test_amdgpu_mainline_kernel_headers),
 		cmocka_unit_test(test_wsl_skips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

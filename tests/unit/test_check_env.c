@@ -227,12 +227,54 @@ static void test_visible_nvidia(void **state)
 	tl_env(t, "CUDA_VISIBLE_DEVICES", "GPU-8932f937");
 	assert_status(tl_one(t, "env.visible_devices"), ST_PASS);
 	tl_free(t);
-	/* CUDA_VISIBLE_DEVICES on an AMD-only machine is not judged */
-	t = two_amd();
+}
+
+/* HIP honours CUDA_VISIBLE_DEVICES (after HIP_VISIBLE_DEVICES): it is
+ * judged against the AMD GPUs too. */
+static void test_visible_cuda_on_amd(void **state)
+{
+	(void)state;
+	struct tl *t = two_amd();
 	tl_env(t, "CUDA_VISIBLE_DEVICES", "3");
+	const struct check_result *c = tl_one(t, "env.visible_devices");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "CUDA_VISIBLE_DEVICES=3 names 3, which does not exist for HIP (2 AMD GPUs)");
+	assert_true(tl_has_command(c, "unset CUDA_VISIBLE_DEVICES"));
+	tl_free(t);
+
+	/* -1 (and an empty value) hides every GPU of both vendors */
+	t = two_amd();
+	tl_env(t, "CUDA_VISIBLE_DEVICES", "-1");
+	c = tl_one(t, "env.visible_devices");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "hide every AMD GPU");
+	assert_false(t->f.gpus[0].visible);
+	assert_false(t->f.gpus[1].visible);
+	tl_free(t);
+
+	t = two_amd();
+	tl_env(t, "CUDA_VISIBLE_DEVICES", "1");
 	c = tl_one(t, "env.visible_devices");
 	assert_status(c, ST_PASS);
-	assert_contains(c->summary, "no NVIDIA GPU");
+	assert_false(t->f.gpus[0].visible);
+	assert_true(t->f.gpus[1].visible);
+	tl_free(t);
+
+	/* HIP_VISIBLE_DEVICES wins */
+	t = two_amd();
+	tl_env(t, "HIP_VISIBLE_DEVICES", "0");
+	tl_env(t, "CUDA_VISIBLE_DEVICES", "-1");
+	c = tl_one(t, "env.visible_devices");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "CUDA_VISIBLE_DEVICES is ignored by HIP");
+	tl_free(t);
+
+	/* a machine with neither vendor's GPU: a note, no failure */
+	t = tl_new();
+	tl_env(t, "CUDA_VISIBLE_DEVICES", "0");
+	c = tl_one(t, "env.visible_devices");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "no AMD or NVIDIA GPU");
 	tl_free(t);
 }
 
@@ -277,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_override_per_node),
 		cmocka_unit_test(test_visible),
 		cmocka_unit_test(test_visible_nvidia),
+		cmocka_unit_test(test_visible_cuda_on_amd),
 		cmocka_unit_test(test_pytorch_rocm_arch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

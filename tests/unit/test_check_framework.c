@@ -85,6 +85,53 @@ static void test_torch_rocm_wheel_on_nvidia(void **state)
 	tl_free(t);
 }
 
+/* A CUDA build newer than the driver runs: fail, the driver upgrade and,
+ * where one exists, the index of a CUDA release the driver runs. */
+static void test_torch_cuda_driver_too_old(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_nvidia(t, 0x2204, 24 * GIB);
+	tl_nvidia_driver(t, "470.256.02");
+	tl_framework(t, "torch", "2.4.0+cu124", FW_BACKEND_CUDA, "12.4", NULL);
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "needs NVIDIA driver 550.54.14 or newer; the driver is 470.256.02");
+	assert_contains(c->summary, "The NVIDIA driver on your system is too old");
+	assert_true(tl_has_evidence(c, "/proc/driver/nvidia/version", "470.256.02"));
+	assert_true(tl_has_command(c, "sudo apt-get install -y ubuntu-drivers-common && sudo ubuntu-drivers install"));
+	assert_true(c->fix.reboot);
+	/* no CUDA release with a wheel index runs on 470: no reinstall offered */
+	assert_false(tl_has_command(c, "--index-url"));
+	tl_free(t);
+
+	/* 525 runs CUDA 11.8 but not 12.4: the cu118 index, never the installed cu124 */
+	t = tl_new();
+	tl_nvidia(t, 0x2204, 24 * GIB);
+	tl_nvidia_driver(t, "525.147.05");
+	tl_framework(t, "torch", "2.5.1+cu124", FW_BACKEND_CUDA, "12.4", NULL);
+	c = tl_one(t, "framework.torch");
+	assert_status(c, ST_FAIL);
+	assert_true(tl_has_command(c, "--index-url https://download.pytorch.org/whl/cu118"));
+	assert_false(tl_has_command(c, "whl/cu124"));
+	tl_free(t);
+}
+
+/* A fix never reinstalls the build that is installed: a ROCm 6.4 wheel
+ * without kernels for the GPU is not answered with the ROCm 6.4 index. */
+static void test_torch_fix_not_the_installed_build(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1101", 110001, 0x7470, 16 * GIB, 32 * GIB);
+	tl_framework(t, "torch", "2.6.0+rocm6.4", FW_BACKEND_ROCM, "6.4", "gfx1030");
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_WARN);
+	assert_false(tl_has_command(c, "whl/rocm6.4"));
+	tl_free(t);
+}
+
 static void test_torch_no_gpu_and_mixed(void **state)
 {
 	(void)state;
@@ -146,6 +193,21 @@ static void test_torch_dkms_window(void **state)
 	assert_status(c, ST_WARN);
 	assert_contains(c->summary, "outside the window of the amdgpu DKMS driver 6.3.6 (ROCm 6.0)");
 	assert_contains(c->fix.text, "6.3.6");
+	tl_free(t);
+	/* a wheel older than every release the profile knows: outside the window, not a silent pass */
+	t = amd();
+	tl_amdgpu_live(t, "6.3.6");
+	tl_framework(t, "torch", "2.0.1+rocm5.4.2", FW_BACKEND_ROCM, "5.4", "gfx1100");
+	c = tl_one(t, "framework.torch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "older than every release the profile knows");
+	assert_contains(c->summary, "DKMS driver 6.3.6 (ROCm 6.0)");
+	assert_true(tl_has_command(c, "--index-url https://download.pytorch.org/whl/rocm"));
+	tl_free(t);
+	t = amd();
+	tl_amdgpu_live(t, NULL);
+	tl_framework(t, "torch", "2.0.1+rocm5.4.2", FW_BACKEND_ROCM, "5.4", "gfx1100");
+	assert_status(tl_one(t, "framework.torch"), ST_PASS);
 	tl_free(t);
 	/* in-tree: not judged */
 	t = amd();
@@ -252,6 +314,8 @@ int main(void)
 		cmocka_unit_test(test_torch_no_index),
 		cmocka_unit_test(test_torch_wsl),
 		cmocka_unit_test(test_torch_dkms_window),
+		cmocka_unit_test(test_torch_cuda_driver_too_old),
+		cmocka_unit_test(test_torch_fix_not_the_installed_build),
 		cmocka_unit_test(test_torch_unknown_backend_error),
 		cmocka_unit_test(test_tensorflow),
 	};

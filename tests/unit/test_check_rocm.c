@@ -72,7 +72,52 @@ static void test_install_several(void **state)
 	/* the profile's rocm_multiple fix, pointing the tools at the winner */
 	assert_contains(c->fix.text, "/opt/rocm-6.2.0, /opt/rocm-6.1.3");
 	assert_true(tl_has_command(c, "export ROCM_PATH=/opt/rocm-6.2.0"));
-	assert_true(tl_has_command(c, "export LD_LIBRARY_PATH=/opt/rocm-6.2.0/lib:$LD_LIBRARY_PATH"));
+	/* no trailing ':' (the current directory) when LD_LIBRARY_PATH is unset */
+	assert_true(tl_has_command(c, "export LD_LIBRARY_PATH=/opt/rocm-6.2.0/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"));
+	tl_free(t);
+
+	/* /opt/rocm on the older install: switch the alternative, no exports */
+	t = xtx();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_rocm(t, "/opt/rocm-6.1.3", "6.1.3", true, "gfx1100");
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	c = tl_one(t, "rocm.install");
+	assert_status(c, ST_WARN);
+	assert_contains(c->fix.text, "/opt/rocm points at /opt/rocm-6.1.3, not at /opt/rocm-6.2.0");
+	assert_true(tl_has_command(c, "sudo update-alternatives --set rocm /opt/rocm-6.2.0"));
+	assert_null(strstr(c->fix.commands.n ? c->fix.commands.v[0] : "", "export"));
+	tl_free(t);
+	t = xtx();
+	tl_os(t, "rhel", "9.4", "Red Hat Enterprise Linux 9.4 (Plow)");
+	tl_rocm(t, "/opt/rocm-6.1.3", "6.1.3", true, "gfx1100");
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	c = tl_one(t, "rocm.install");
+	assert_true(tl_has_command(c, "sudo alternatives --set rocm /opt/rocm-6.2.0"));
+	tl_free(t);
+}
+
+/* An iGPU no ROCm release supports (Renoir's gfx90c) beside an NVIDIA card:
+ * no ROCm target, so nothing is installed for it and no check fails on it. */
+static void test_install_igpu_no_target(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new_with(tl_real_db());
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "6.11.0-8-generic"); /* newer than ROCm lists: not judged here */
+	tl_amd(t, "gfx90c", 90012, 0x1638, 512ull << 20, 16 * GIB);
+	tl_nvidia(t, 0x2504, 12 * GIB);
+	tl_nvidia_driver(t, "550.54.14");
+	inventory_annotate(&t->f, t->db);
+	assert_true(t->f.gpus[0].integrated);
+	const struct check_result *c = tl_one(t, "rocm.install");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "is no ROCm target");
+	size_t n = tl_run(t, "device.arch");
+	c = tl_for_gpu(t, n, 0);
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "no ROCm target");
+	c = tl_one(t, "system.kernel");
+	assert_status(c, ST_PASS);
 	tl_free(t);
 }
 
@@ -280,6 +325,8 @@ static void test_version_skips_and_unknown(void **state)
 	assert_status(c, ST_WARN);
 	assert_contains(c->summary, "older than every release");
 	assert_contains(c->fix.text, "gfx1100");
+	/* the release to install is not where support began: no "from ... on" claim */
+	assert_null(strstr(c->fix.text, "supported from"));
 	tl_free(t);
 }
 
@@ -324,6 +371,25 @@ static void test_rocblas(void **state)
 	c = tl_for_gpu(t, n, 1);
 	assert_status(c, ST_PASS);
 	assert_contains(c->summary, "thanks to HSA_OVERRIDE_GFX_VERSION");
+	tl_free(t);
+
+	/* an override of another family (env.hsa_override fails it) is not
+	 * counted: the GPU's own arch is judged, never "thanks to" it */
+	t = tl_new();
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1030");
+	tl_env(t, "HSA_OVERRIDE_GFX_VERSION", "10.3.0");
+	c = tl_one(t, "rocm.rocblas");
+	assert_status(c, ST_FAIL);
+	assert_null(strstr(c->summary, "thanks to"));
+	tl_free(t);
+	t = tl_new();
+	tl_amd(t, "gfx90a", 90010, 0x740f, 64 * GIB, 64 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx90a gfx1030");
+	tl_env(t, "HSA_OVERRIDE_GFX_VERSION", "10.3.0");
+	c = tl_one(t, "rocm.rocblas");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "names another family and is not counted");
 	tl_free(t);
 
 	/* no files and no override: a release that ships the arch */
@@ -385,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_install_missing_route),
 		cmocka_unit_test(test_install_only_bundled),
 		cmocka_unit_test(test_install_several),
+		cmocka_unit_test(test_install_igpu_no_target),
 		cmocka_unit_test(test_install_wsl),
 		cmocka_unit_test(test_version_dkms_not_loaded),
 		cmocka_unit_test(test_version_override_arch),

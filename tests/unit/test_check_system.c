@@ -44,6 +44,21 @@ static void test_kernel_below_floor_fails(void **state)
 	tl_free(t);
 }
 
+/* In a container the kernel is the host's: reported, never failed, no
+ * headers or DKMS advised. */
+static void test_kernel_in_container(void **state)
+{
+	(void)state;
+	struct tl *t = ubuntu("5.4.0-150-generic", "6.2.0");
+	t->f.sys.container = CONTAINER_DOCKER;
+	t->f.sys.container_evidence = xstrdup("/.dockerenv");
+	const struct check_result *c = tl_one(t, "system.kernel");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "the host's");
+	assert_null(c->fix.text);
+	tl_free(t);
+}
+
 static void test_kernel_newer_than_release_warns(void **state)
 {
 	(void)state;
@@ -419,7 +434,7 @@ static void test_container(void **state)
 	t->f.sys.container_evidence = xstrdup("/.dockerenv");
 	const struct check_result *c = tl_one(t, "system.container");
 	assert_status(c, ST_PASS);
-	assert_contains(c->summary, "no AMD GPU expected");
+	assert_contains(c->summary, "no GPU expected");
 	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
 	c = tl_one(t, "system.container");
 	assert_status(c, ST_PASS);
@@ -449,6 +464,56 @@ static void test_container(void **state)
 	c = tl_one(t, "system.container");
 	assert_status(c, ST_PASS);
 	assert_contains(c->summary, "/dev/kfd and /dev/dri passed in");
+	tl_free(t);
+
+	/* NVIDIA: a GPU on PCI, no /dev/nvidia* inside (docker run without --gpus all) */
+	t = tl_new();
+	t->f.sys.container = CONTAINER_DOCKER;
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	c = tl_one(t, "system.container");
+	assert_status(c, ST_PASS); /* nodes not recorded */
+	tl_dev(t, "/dev/nvidiactl", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	tl_dev(t, "/dev/nvidia0", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	c = tl_one(t, "system.container");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "without the NVIDIA device nodes");
+	assert_contains(c->fix.text, "--gpus all");
+	assert_contains(c->fix.text, "--device nvidia.com/gpu=all");
+	tl_free(t);
+
+	/* both vendors: the AMD nodes passed in, the NVIDIA ones not */
+	t = tl_new();
+	t->f.sys.container = CONTAINER_DOCKER;
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_dev(t, "/dev/kfd", NODE_CHAR, 0660, "render", ACCESS_RW);
+	tl_dev(t, "/dev/nvidiactl", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	tl_dev(t, "/dev/nvidia0", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	c = tl_one(t, "system.container");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->fix.text, "--gpus all");
+	tl_free(t);
+	/* neither: one result with both fixes */
+	t = tl_new();
+	t->f.sys.container = CONTAINER_DOCKER;
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_dev(t, "/dev/kfd", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	tl_dev(t, "/dev/nvidiactl", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	tl_dev(t, "/dev/nvidia0", NODE_MISSING, 0, NULL, ACCESS_MISSING);
+	c = tl_one(t, "system.container");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->fix.text, "--device /dev/kfd");
+	assert_contains(c->fix.text, "--gpus all");
+	tl_free(t);
+
+	/* passed in: pass */
+	t = tl_new();
+	t->f.sys.container = CONTAINER_DOCKER;
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_dev(t, "/dev/nvidiactl", NODE_CHAR, 0666, "root", ACCESS_RW);
+	tl_dev(t, "/dev/nvidia0", NODE_CHAR, 0666, "root", ACCESS_RW);
+	assert_status(tl_one(t, "system.container"), ST_PASS);
 	tl_free(t);
 }
 
@@ -588,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_listed_series),
 		cmocka_unit_test(test_kernel_between_listed_series_passes),
 		cmocka_unit_test(test_kernel_below_floor_fails),
+		cmocka_unit_test(test_kernel_in_container),
 		cmocka_unit_test(test_kernel_newer_than_release_warns),
 		cmocka_unit_test(test_kernel_rhel8_418_supported),
 		cmocka_unit_test(test_kernel_unknown_os_only_floor),

@@ -205,8 +205,10 @@ static void test_annotate(void **state)
 	assert_false(g[3].visible);
 	assert_true(g[4].visible);
 	assert_string_equal(g[4].name, "NVIDIA GPU (10de:9999)");
-	for (int i = 0; i < 3; i++)
-		assert_true(g[i].visible);
+	/* HIP honours CUDA_VISIBLE_DEVICES too: the second AMD GPU only */
+	assert_false(g[0].visible);
+	assert_true(g[1].visible);
+	assert_false(g[2].visible);
 	tl_free(t);
 }
 
@@ -313,7 +315,8 @@ static void test_all_checks_busy_machine(void **state)
 	t->f.sys.cpuinfo_read = true;
 	run_all(t);
 	assert_int_equal(result_of(&t->r, "perm.kfd")->status, ST_FAIL);
-	assert_int_equal(result_of(&t->r, "system.kernel")->status, ST_WARN);
+	/* in a container the kernel is the host's: reported, not judged */
+	assert_int_equal(result_of(&t->r, "system.kernel")->status, ST_PASS);
 	report_finish(&t->r);
 	assert_int_equal(t->r.exit_status, 1);
 	tl_free(t);

@@ -133,10 +133,58 @@ static void test_nvidia(void **state)
 	tree_free(&t);
 }
 
+/* The user-space driver on disk: libcuda.so.1's target, else a versioned file. */
+static void test_nvidia_libs(void **state)
+{
+	(void)state;
+	char *v = nvidia_lib_version_from_name("/usr/lib64/libcuda.so.550.90.07");
+	assert_string_equal(v, "550.90.07");
+	free(v);
+	v = nvidia_lib_version_from_name("libnvidia-ml.so.575.57.08");
+	assert_string_equal(v, "575.57.08");
+	free(v);
+	assert_null(nvidia_lib_version_from_name("libcuda.so.1"));
+	assert_null(nvidia_lib_version_from_name("libcuda.so"));
+	assert_null(nvidia_lib_version_from_name("libcudart.so.12.4.127"));
+	assert_null(nvidia_lib_version_from_name(NULL));
+
+	struct facts *f;
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, "proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024\n");
+	tree_put(&t, "sys/module/nvidia/version", "550.54.14\n");
+	tree_put(&t, "usr/lib/x86_64-linux-gnu/libcuda.so.550.54.14", "");
+	tree_put(&t, "usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07", "");
+	tree_link(&t, "libcuda.so.550.90.07", "usr/lib/x86_64-linux-gnu/libcuda.so.1");
+	f = tree_open(&t);
+	facts_read_driver(f);
+	assert_string_equal(f->drv.nvidia_version, "550.54.14");
+	assert_string_equal(f->drv.nvidia_lib_version, "550.90.07"); /* what libcuda.so.1 loads */
+	assert_string_equal(f->drv.nvidia_lib_path, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.90.07");
+	tree_close(&t);
+
+	/* no libcuda: libnvidia-ml in RHEL's /usr/lib64 */
+	tree_rm(&t, "usr/lib/x86_64-linux-gnu");
+	tree_put(&t, "usr/lib64/libnvidia-ml.so.550.54.14", "");
+	f = tree_open(&t);
+	facts_read_driver(f);
+	assert_string_equal(f->drv.nvidia_lib_version, "550.54.14");
+	tree_close(&t);
+
+	/* no module: the libraries are not looked at */
+	tree_rm(&t, "proc/driver/nvidia/version");
+	tree_rm(&t, "sys/module/nvidia");
+	f = tree_open(&t);
+	facts_read_driver(f);
+	assert_null(f->drv.nvidia_lib_version);
+	tree_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nvidia_version_parse),
+		cmocka_unit_test(test_nvidia_libs),
 		cmocka_unit_test(test_amd_dkms),
 		cmocka_unit_test(test_nvidia),
 	};

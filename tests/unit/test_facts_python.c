@@ -217,6 +217,9 @@ static void test_venv_precedence(void **state)
 		     "torch-2.5.1+rocm6.2.dist-info/METADATA", "Name: torch\nVersion: 2.5.1+rocm6.2\n");
 	/* /usr/local/lib/python3.10/dist-packages reached a second way counts once */
 	tree_link(&t, "/" SYS_SITE, "usr/local/lib/python3.10/site-packages");
+	/* what makes an environment: pyvenv.cfg, conda-meta/ */
+	tree_put(&t, "home/alice/venv/pyvenv.cfg", "home = /usr/bin\n");
+	tree_mkdirs(&t, "home/alice/miniconda3/conda-meta");
 
 	struct facts *f = tree_open(&t);
 	facts_read_python(f);
@@ -238,6 +241,11 @@ static void test_venv_precedence(void **state)
 	assert_false(f->py.v[3].active);
 	assert_int_equal(f->py.sites_searched.n, 4);
 	assert_non_null(find_fw(f, "torch", "venv"));
+	/* the interpreter a fix must name: an environment's own, else none */
+	assert_string_equal(f->py.v[0].python, "/home/alice/venv/bin/python");
+	assert_string_equal(f->py.v[1].python, "/home/alice/miniconda3/bin/python");
+	assert_null(f->py.v[2].python); /* ~/.local: the user's site of a system Python */
+	assert_null(f->py.v[3].python); /* the system's site */
 	tree_free(&t);
 }
 

@@ -49,12 +49,15 @@ static const struct {
 	{ "kfd_missing_node", { "pci_addr" }, false, false },
 	{ "nvidia_driver", { "install", "packages", "os_name" }, true, false },
 	{ "nvidia_uvm", { NULL }, false, false },
+	{ "torch_reinstall_env", { "python", "torch_index", "backend" }, false, false },
+	{ "rocm_switch", { "rocm_path", "rocm_paths", "other_rocm", "alternatives" }, false, false },
+	{ "nvidia_mismatch", { "driver_version", "lib_version" }, true, false },
 	{ "nouveau", { "grub_update" }, true, false },
 	{ "rocm_upgrade", { "rocm_version", "arch" }, false, false },
 	{ "rocm_older", { "rocm_version", "arch" }, false, false },
 	{ "rocm_window", { "rocm_version", "driver_version" }, false, false },
 	{ "pytorch_rocm_arch", { "arch" }, false, false },
-	{ "cuda_driver_upgrade", { "cuda_version", "min_driver" }, false, false },
+	{ "cuda_driver_upgrade", { "cuda_version", "min_driver", "install" }, true, false },
 	{ "cuda_cc_low", { "cc", "cuda_version", "ok_cuda", "install" }, false, false },
 	{ "vram_low", { "vram", "min_vram" }, false, false },
 	{ "wsl_route", { NULL }, false, false },
@@ -98,6 +101,56 @@ static void test_embedded_loads(void **state)
 		assert_true(version_cmp(&db->cuda[i - 1].ver, &db->cuda[i].ver) < 0);
 	assert_string_equal(db->rocm[0].version, "5.6");
 	assert_string_equal(db->cuda[0].version, "11.8");
+	profiles_free(db);
+}
+
+/* One PCI id, several boards: the PCI revision and the KFD compute units
+ * pick the model (libdrm's amdgpu.ids); when they cannot, no model. */
+static void test_model_for_gpu(void **state)
+{
+	(void)state;
+	struct profiles *db = load_ok(NULL);
+	struct gpu g;
+	bool amb;
+	memset(&g, 0, sizeof(g));
+	g.vendor = VENDOR_AMD;
+	g.pci_device = 0x73bf;
+	g.pci_revision = 0xc3;
+	const struct prof_gpu_model *m = profiles_model_for_gpu(db, &g, &amb);
+	assert_non_null(m);
+	assert_string_equal(m->name, "AMD Radeon RX 6800");
+	assert_false(amb);
+	/* revision unknown: the compute units tell */
+	g.pci_revision = -1;
+	g.compute_units = 72;
+	m = profiles_model_for_gpu(db, &g, &amb);
+	assert_string_equal(m->name, "AMD Radeon RX 6800 XT");
+	/* neither: ambiguous, no model (so no peak of the wrong board) */
+	g.compute_units = 0;
+	assert_null(profiles_model_for_gpu(db, &g, &amb));
+	assert_true(amb);
+	/* RX 7600 and 7600 XT have 32 CUs each: the revision decides */
+	g.pci_device = 0x7480;
+	g.compute_units = 32;
+	assert_null(profiles_model_for_gpu(db, &g, &amb));
+	assert_true(amb);
+	g.pci_revision = 0xc0;
+	assert_string_equal(profiles_model_for_gpu(db, &g, &amb)->name, "AMD Radeon RX 7600 XT");
+	g.pci_revision = 0xcf;
+	assert_string_equal(profiles_model_for_gpu(db, &g, &amb)->name, "AMD Radeon RX 7600");
+	/* a revision no listed board has (the RX 7600M XT, 0xc7): no model, not ambiguous */
+	g.pci_revision = 0xc7;
+	assert_null(profiles_model_for_gpu(db, &g, &amb));
+	assert_false(amb);
+	/* 0x744c: 7900 XT by revision; an id with one model needs neither */
+	g.pci_device = 0x744c;
+	g.pci_revision = 0xcc;
+	g.compute_units = 84;
+	assert_string_equal(profiles_model_for_gpu(db, &g, &amb)->name, "AMD Radeon RX 7900 XT");
+	g.pci_device = 0x740f;
+	g.pci_revision = -1;
+	g.compute_units = 0;
+	assert_non_null(profiles_model_for_gpu(db, &g, &amb));
 	profiles_free(db);
 }
 
@@ -844,6 +897,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_embedded_loads),
+		cmocka_unit_test(test_model_for_gpu),
 		cmocka_unit_test(test_source_dir_validates),
 		cmocka_unit_test(test_os_queries),
 		cmocka_unit_test(test_rocm_queries),

@@ -1,0 +1,19 @@
+#!/bin/sh
+# rocmcheck plan for NVIDIA GeForce RTX 4090 (sm_89) on Ubuntu 22.04 LTS (the
+# machine rocmcheck read). Profile database 2026.11.29.
+#
+# rocmcheck wrote this script and ran none of it. Review it, then run it as
+# your user (not as root): it calls sudo only for the commands that need it.
+# Every step is guarded, so running it again changes nothing.
+set -eu
+
+# Note (driver.nvidia): The driver libraries on disk (550.90.07) are newer
+# than the loaded kernel module (550.54.14): a driver update without a reboot.
+# Reboot so that the 550.90.07 module loads, or stop everything that uses the
+# GPU and reload the modules (the commands below fail while a process holds
+# it).
+#   sudo modprobe -r nvidia_uvm nvidia_drm nvidia_modeset nvidia
+#   sudo modprobe nvidia && sudo modprobe nvidia_uvm
+
+# Nothing to do: no step is needed (the notes above say what a script cannot
+# do).
