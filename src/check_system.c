@@ -384,6 +384,17 @@ static void container_nvidia_fix(struct check_result *res, const struct check_ct
 	fixvars_release(&fv);
 }
 
+/* The NVIDIA GPU of the host is not passed into the container. */
+static void container_nvidia_fail(struct report *r, const struct check_def *def, const struct check_ctx *ctx,
+				  const char *kind, const char *ev, const char *nv_missing)
+{
+	struct check_result *res = report_add(r, def, ST_FAIL, -1,
+		"running in a container (%s) without the NVIDIA device nodes (%s) passed in: the NVIDIA GPU on the host is not usable here",
+		kind, nv_missing);
+	result_evidence(res, ev, "present");
+	container_nvidia_fix(res, ctx, nv_missing);
+}
+
 static void check_system_container(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -397,11 +408,7 @@ static void check_system_container(const struct check_ctx *ctx, struct report *r
 	char *nv_missing = container_nvidia_missing(f);
 	if (!amd_gpu_expected(f)) {
 		if (nv_missing) {
-			res = report_add(r, def, ST_FAIL, -1,
-					 "running in a container (%s) without the NVIDIA device nodes (%s) passed in: the NVIDIA GPU on the host is not usable here",
-					 kind, nv_missing);
-			result_evidence(res, ev, "present");
-			container_nvidia_fix(res, ctx, nv_missing);
+			container_nvidia_fail(r, def, ctx, kind, ev, nv_missing);
 		} else {
 			res = report_add(r, def, ST_PASS, -1, "running in a container (%s); %s", kind,
 					 nvidia_gpu_expected(f) ? "no AMD GPU expected, the NVIDIA device nodes are passed in or not recorded" :
@@ -443,11 +450,7 @@ static void check_system_container(const struct check_ctx *ctx, struct report *r
 		return;
 	}
 	if (nv_missing) {
-		res = report_add(r, def, ST_FAIL, -1,
-				 "running in a container (%s) without the NVIDIA device nodes (%s) passed in: the NVIDIA GPU on the host is not usable here",
-				 kind, nv_missing);
-		result_evidence(res, ev, "present");
-		container_nvidia_fix(res, ctx, nv_missing);
+		container_nvidia_fail(r, def, ctx, kind, ev, nv_missing);
 		free(nv_missing);
 		return;
 	}
