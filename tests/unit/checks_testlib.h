@@ -208,8 +208,13 @@ static void tl_free(struct tl *t)
 	free(t);
 }
 
+/* The OS (again: a second call replaces the first). */
 static void tl_os(struct tl *t, const char *id, const char *version_id, const char *pretty)
 {
+	free(t->f.os.path);
+	free(t->f.os.id);
+	free(t->f.os.version_id);
+	free(t->f.os.pretty_name);
 	t->f.os.present = true;
 	t->f.os.path = xstrdup("/etc/os-release");
 	t->f.os.id = xstrdup(id);
