@@ -794,8 +794,16 @@ static void add_install_route(struct planner *pl, const struct prof_rocm *rel, c
 	struct strvec tv = STRVEC_INIT;
 	var_set(&tv, "os_name", pl->os->name);
 	var_set(&tv, "rocm_version", rel->version);
+	/* "No HIP runtime is installed" only when none is */
+	const struct rocm_install *have = pl->f ? rocm_active(pl->f) : NULL;
+	if (have) {
+		/* the release ("6.2.0"), not the build number behind it */
+		char *installed = have->ver.nparts ? version_str(&have->ver, 3) : xstrdup(have->version);
+		var_set(&tv, "installed", installed);
+		free(installed);
+	}
 	char *text = NULL;
-	const struct prof_fix *fx = profiles_find_fix(pl->db, "rocm_install");
+	const struct prof_fix *fx = profiles_find_fix(pl->db, have ? "rocm_install_other" : "rocm_install");
 	if (fx)
 		text = render(fx->text, &tv);
 	add_rocm_step(pl, why, rel->version, &cmds, text);

@@ -30,7 +30,7 @@ const char *const profile_placeholders[] = {
 	"visible_id", "gpu_index", "torch_index", "backend", "install",
 	"driver_version", "cuda_version", "min_driver", "vram", "min_vram",
 	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda", "nodes", "mok_key",
-	"lib_version", "alternatives", "python",
+	"lib_version", "alternatives", "python", "installed",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id",
 	NULL
@@ -50,6 +50,7 @@ static const struct fix_contract {
 	{ "kernel_supported", "kernel kernels os_name rocm_version", false, false },
 	{ "os_unsupported", "os_name rocm_version os_list other_rocm", false, false },
 	{ "rocm_install", "os_name rocm_version", false, false },
+	{ "rocm_install_other", "os_name rocm_version installed", false, false },
 	{ "rocm_multiple", "rocm_path rocm_paths", false, false },
 	{ "rocm_switch", "rocm_path rocm_paths other_rocm alternatives", false, false },
 	{ "hsa_override_set", "var override node arch", false, false },

@@ -342,6 +342,10 @@ static void test_fixtures(void **state)
 		assert_null(strstr(s->commands.v[i], "/tmp/"));
 	/* and the PyTorch wheel of that release replaces the 6.1 one */
 	assert_non_null(find_step(&p, "torch"));
+	/* a HIP runtime is installed: the step says which, never "No HIP runtime" */
+	assert_non_null(s->comment);
+	assert_null(strstr(s->comment, "No HIP runtime"));
+	assert_non_null(strstr(s->comment, "ROCm 6.2.0 is installed"));
 	plan_release(&p);
 
 	/* --no-torch: the doctor's wheel fix becomes a note */
