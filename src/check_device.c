@@ -138,6 +138,44 @@ static void check_device_arch_nvidia(const struct check_ctx *ctx, struct report 
 	result_evidence(res, path, "%04x:%04x %s", g->pci_vendor, g->pci_device, g->arch);
 }
 
+/* A target the release lists but AMD marks deprecated (gfx906 in 6.0 to
+ * 6.3): it runs and is supported, so a warn that says where support ends,
+ * never a downgrade. */
+static void arch_deprecated(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+			    const struct gpu *g, const struct prof_rocm *rel, const char *famtxt, const char *path)
+{
+	const struct facts *f = ctx->facts;
+	const struct prof_rocm *first = profiles_first_rocm_with_arch(ctx->db, g->arch);
+	const struct prof_rocm *last = profiles_newest_rocm_with_arch(ctx->db, g->arch);
+	int li = last ? rocm_release_index(ctx->db, last) : -1;
+	const struct prof_rocm *drops = li >= 0 && (size_t)li + 1 < ctx->db->nrocm ? &ctx->db->rocm[li + 1] : NULL;
+	char span[64];
+	if (first && rocm_release_index(ctx->db, first) > 0)
+		snprintf(span, sizeof(span), "from %s to %s", first->version, last->version);
+	else
+		snprintf(span, sizeof(span), "up to %s", last ? last->version : rel->version);
+	bool installed = false;
+	(void)arch_release(ctx, &installed);
+	const struct rocm_install *ri = installed ? rocm_active(f) : NULL;
+	bool kernels = ri && ri->rocblas_dir && strvec_contains(&ri->tensile_archs, g->arch);
+	char drop[48] = "";
+	if (drops)
+		snprintf(drop, sizeof(drop), ", and %s drops it", drops->version);
+	struct check_result *res = report_add(r, def, ST_WARN, g->index,
+		"%s%s is deprecated in ROCm %s: still supported, but only %s%s%s", g->arch, famtxt, rel->version,
+		span, drop, kernels ? "; the installed rocBLAS ships its kernels" : "");
+	result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+	result_evidence(res, "profile", "ROCm %s lists %s as deprecated", rel->version, g->arch);
+	if (kernels)
+		result_evidence(res, ri->rocblas_dir, "TensileLibrary files for %s", g->arch);
+	char after[96] = "";
+	if (drops)
+		snprintf(after, sizeof(after), ": from %s on, ROCm and its rocBLAS no longer support %s", drops->version,
+			 g->arch);
+	result_fix_text(res, "Nothing to change now (no downgrade): ROCm %s supports the %s. Upgrade no further than ROCm %s%s.",
+			rel->version, g->name ? g->name : g->arch, last ? last->version : rel->version, after);
+}
+
 static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
 				  const struct gpu *g)
 {
@@ -168,6 +206,11 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 		snprintf(famtxt, sizeof(famtxt), " (%s)", fam);
 	char howbuf[96];
 	const char *how = rocm_judged_how(ctx, installed, howbuf, sizeof(howbuf));
+	if (prof_rocm_has_arch(rel, g->arch) && strvec_contains(&rel->gfx_deprecated, g->arch)) {
+		arch_deprecated(ctx, r, def, g, rel, famtxt, path);
+		free(path);
+		return;
+	}
 	if (prof_rocm_has_arch(rel, g->arch)) {
 		res = report_add(r, def, ST_PASS, g->index, "%s%s is supported by ROCm %s (%s)", g->arch, famtxt,
 				 rel->version, how);

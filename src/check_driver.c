@@ -58,7 +58,14 @@ static bool pci_integrated(const struct check_ctx *ctx, const struct pci_dev *p)
 	for (size_t i = 0; p->addr && i < f->ngpus; i++)
 		if (f->gpus[i].pci_addr && !strcasecmp(f->gpus[i].pci_addr, p->addr))
 			return f->gpus[i].integrated;
-	const struct prof_gpu_model *m = ctx->db ? profiles_find_model(ctx->db, VENDOR_AMD, p->device) : NULL;
+	/* no KFD node: the model from what PCI tells (id and revision) */
+	struct gpu pg;
+	memset(&pg, 0, sizeof(pg));
+	pg.vendor = VENDOR_AMD;
+	pg.pci_device = p->device;
+	pg.pci_revision = p->revision;
+	bool ambiguous = false;
+	const struct prof_gpu_model *m = ctx->db ? profiles_model_for_gpu(ctx->db, &pg, &ambiguous) : NULL;
 	if (m && m->arch) {
 		const struct prof_gfx *x = profiles_find_gfx(ctx->db, m->arch);
 		if (x)

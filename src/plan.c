@@ -1489,7 +1489,8 @@ static int plan_this_machine(struct planner *pl, struct strbuf *msg)
 	adopt_doctor_fixes(pl);
 
 	if (amd) {
-		const struct prof_gpu_model *model = g ? profiles_find_model(pl->db, VENDOR_AMD, g->pci_device) : NULL;
+		bool ambiguous = false;
+		const struct prof_gpu_model *model = g ? profiles_model_for_gpu(pl->db, g, &ambiguous) : NULL;
 		const char *arch = g && g->arch[0] ? g->arch : NULL;
 		bool radeon = arch && is_radeon(pl->db, arch, model);
 		const struct prof_rocm *target = NULL;

@@ -32,7 +32,7 @@ const char *const profile_placeholders[] = {
 	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda", "nodes", "mok_key",
 	"lib_version", "alternatives", "python", "installed",
 	/* filled for OS templates and install routes */
-	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id",
+	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id", "no_dkms",
 	NULL
 };
 
@@ -306,9 +306,25 @@ static bool word_in(const char *words, const char *w)
 
 /* Every {name} of `tmpl` must be a known placeholder and, for a contract fix,
  * one its check fills. */
+/* Options that install packages without checking their signatures. A
+ * command of the database imports the vendor's key first instead. */
+static const char *const unsigned_options[] = {
+	"--no-gpg-checks", "--nogpgcheck", "--no-gpgcheck", "--allow-unauthenticated", "--nosignature",
+	"--trusted=yes", "[trusted=yes]", NULL,
+};
+
+static void check_signatures(struct loader *l, const char *key, const char *tmpl)
+{
+	for (size_t i = 0; unsigned_options[i]; i++)
+		if (strstr(tmpl, unsigned_options[i]))
+			err(l, "'%s' turns off package signature checks (%s): import the vendor's key first", key,
+			    unsigned_options[i]);
+}
+
 static void check_template(struct loader *l, const char *key, const char *tmpl,
 			   const struct fix_contract *fc)
 {
+	check_signatures(l, key, tmpl);
 	for (const char *p = tmpl; *p; p++) {
 		if (p[0] == '{' && p[1] == '{') {
 			p++;
@@ -438,6 +454,10 @@ static void section_end(struct loader *l)
 			err_at(l, l->file, l->sect_line, "[%s] lists no 'instinct' or 'radeon' targets", l->title);
 		if (r->torch_releases.n && !r->torch_index)
 			err_at(l, l->file, l->sect_line, "[%s] lists 'torch' releases but no 'torch_index'", l->title);
+		for (size_t i = 0; i < r->gfx_deprecated.n; i++)
+			if (!prof_rocm_has_arch(r, r->gfx_deprecated.v[i]))
+				err_at(l, l->file, l->sect_line, "[%s] 'deprecated' names %s, which 'instinct' and 'radeon' do not list",
+				       l->title, r->gfx_deprecated.v[i]);
 		break;
 	}
 	case S_GFX:
@@ -467,10 +487,18 @@ static void section_end(struct loader *l)
 		if (!l->have_text)
 			err_at(l, l->file, l->sect_line, "[%s] lacks 'text'", l->title);
 		break;
-	case S_ROUTE:
-		if (!db->routes[l->idx].commands.n)
+	case S_ROUTE: {
+		const struct prof_route *rt = &db->routes[l->idx];
+		if (!rt->commands.n)
 			err_at(l, l->file, l->sect_line, "[%s] lacks 'command'", l->title);
+		bool uses = false;
+		for (size_t i = 0; i < rt->commands.n; i++)
+			uses |= strstr(rt->commands.v[i], "{no_dkms}") != NULL;
+		if (uses != (rt->no_dkms != NULL))
+			err_at(l, l->file, l->sect_line, uses ? "[%s] uses {no_dkms} but sets no 'no_dkms'" :
+			       "[%s] sets 'no_dkms' but no command uses {no_dkms}", l->title);
 		break;
+	}
 	default:
 		break;
 	}
@@ -841,6 +869,8 @@ static void key_rocm(struct loader *l, const char *key, const char *value)
 		gfx_list(l, &r->gfx_instinct, value);
 	} else if (!strcmp(key, "radeon")) {
 		gfx_list(l, &r->gfx_radeon, value);
+	} else if (!strcmp(key, "deprecated")) {
+		gfx_list(l, &r->gfx_deprecated, value);
 	} else if (!strcmp(key, "os")) {
 		rocm_os(l, r, value);
 	} else if (!strcmp(key, "torch_index")) {
@@ -1032,6 +1062,11 @@ static void key_route(struct loader *l, const char *key, const char *value)
 	if (!strcmp(key, "command")) {
 		check_template(l, key, value, NULL);
 		strvec_push(&r->commands, value);
+	} else if (!strcmp(key, "no_dkms")) {
+		if (value[0] != '-' || strpbrk(value, " \t{}"))
+			err(l, "bad value for 'no_dkms': \"%s\" (expected one option, like --no-dkms)", value);
+		else
+			set_str(l, &r->no_dkms, key, value);
 	} else {
 		unknown_key(l, key);
 	}
@@ -1404,6 +1439,7 @@ void profiles_free(struct profiles *db)
 		free(r->latest);
 		strvec_release(&r->gfx_instinct);
 		strvec_release(&r->gfx_radeon);
+		strvec_release(&r->gfx_deprecated);
 		for (size_t j = 0; j < r->nos; j++) {
 			free(r->os[j].os);
 			strvec_release(&r->os[j].kernels);
@@ -1446,6 +1482,7 @@ void profiles_free(struct profiles *db)
 		free(db->routes[i].os);
 		free(db->routes[i].rocm);
 		strvec_release(&db->routes[i].commands);
+		free(db->routes[i].no_dkms);
 	}
 	free(db->routes);
 	strvec_release(&db->files);
@@ -1567,19 +1604,6 @@ const struct prof_gfx *profiles_find_gfx(const struct profiles *db, const char *
 	for (size_t i = 0; i < db->ngfx; i++)
 		if (!strcmp(db->gfx[i].arch, arch))
 			return &db->gfx[i];
-	return NULL;
-}
-
-const struct prof_gpu_model *profiles_find_model(const struct profiles *db, enum vendor v, unsigned pci_device)
-{
-	for (size_t i = 0; db && i < db->nmodels; i++) {
-		const struct prof_gpu_model *m = &db->models[i];
-		if (m->vendor != v)
-			continue;
-		for (size_t j = 0; j < m->npci_ids; j++)
-			if (m->pci_ids[j] == pci_device)
-				return m;
-	}
 	return NULL;
 }
 

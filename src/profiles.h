@@ -64,6 +64,7 @@ struct prof_rocm {
 	char *latest;              /* newest point release "6.2.4", or NULL */
 	struct strvec gfx_instinct;
 	struct strvec gfx_radeon;
+	struct strvec gfx_deprecated; /* listed targets AMD marks deprecated (support ends in a later release) */
 	struct prof_rocm_os *os;
 	size_t nos;
 	char *torch_index;         /* "https://download.pytorch.org/whl/rocm6.2" or NULL */
@@ -123,6 +124,7 @@ struct prof_route {            /* install commands for an OS and ROCm release */
 	char *os;                  /* prof_os key */
 	char *rocm;                /* "6.2", or "*" for every release */
 	struct strvec commands;    /* templates: {rocm_version}, {codename}, ... */
+	char *no_dkms;             /* the installer's option that skips the DKMS driver ("--no-dkms"), or NULL */
 	struct prof_where where;
 };
 
@@ -178,7 +180,6 @@ const struct prof_rocm *profiles_newest_rocm_with_arch(const struct profiles *db
 /* The release whose DKMS list holds this amdgpu DKMS version (matched by major.minor.patch), or NULL. */
 const struct prof_rocm *profiles_rocm_for_dkms(const struct profiles *db, const char *dkms_version);
 const struct prof_gfx *profiles_find_gfx(const struct profiles *db, const char *arch);
-const struct prof_gpu_model *profiles_find_model(const struct profiles *db, enum vendor v, unsigned pci_device);
 /* The model of GPU g: among the models listing its PCI id, the one its PCI
  * revision and compute-unit count select (a model without `revision` or
  * `cus` matches any). NULL when none does, or when several remain

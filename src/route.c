@@ -2,7 +2,9 @@
 #include "route.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void route_target_of(const struct facts *f, struct route_target *t)
 {
@@ -40,6 +42,30 @@ char *route_headers_command(const struct prof_os *o, const char *kernel)
 	return cmd;
 }
 
+bool route_dkms_fails(const struct prof_os *o, const struct prof_rocm *rel, const char *kernel)
+{
+	const struct prof_rocm_os *ros = o && rel ? prof_rocm_os(rel, o->key) : NULL;
+	struct version kv = { { 0 }, 2 }, newest = { { 0 }, 0 };
+	if (!ros || !kernel || sscanf(kernel, "%u.%u", &kv.part[0], &kv.part[1]) != 2)
+		return false;
+	for (size_t i = 0; i < ros->kernels.n; i++) {
+		struct version v;
+		if (version_parse(ros->kernels.v[i], &v) == 0 && (!newest.nparts || version_cmp_n(&v, &newest, 2) > 0))
+			newest = v;
+	}
+	return newest.nparts && version_cmp_n(&kv, &newest, 2) > 0;
+}
+
+/* "cmd " with its trailing blanks cut ({no_dkms} empty at the end). */
+static void push_trimmed(struct strvec *cmds, char *cmd)
+{
+	size_t n = strlen(cmd);
+	while (n && (cmd[n - 1] == ' ' || cmd[n - 1] == '\t'))
+		cmd[--n] = '\0';
+	if (n)
+		strvec_push(cmds, cmd);
+}
+
 int route_render(const struct profiles *db, const struct prof_os *o, const struct prof_rocm *rel,
 		 const struct route_target *t, struct strvec *cmds)
 {
@@ -49,7 +75,8 @@ int route_render(const struct profiles *db, const struct prof_os *o, const struc
 	char full[32], num[32];
 	prof_rocm_route_versions(rel, full, num);
 	const char *kernel = t->kernel ? t->kernel : ROUTE_SHELL_KERNEL;
-	char *headers = route_headers_command(o, kernel);
+	bool no_dkms = rt->no_dkms && route_dkms_fails(o, rel, t->kernel);
+	char *headers = no_dkms ? xstrdup("") : route_headers_command(o, kernel);
 	const char *codename = o->codename ? o->codename : t->codename;
 	const char *vars[] = {
 		"rocm_version", rel->version,
@@ -62,6 +89,7 @@ int route_render(const struct profiles *db, const struct prof_os *o, const struc
 		"kernel", kernel,
 		"headers_install", headers,
 		"user", ROUTE_SHELL_USER,
+		"no_dkms", no_dkms ? rt->no_dkms : "",
 		NULL,
 	};
 	for (size_t i = 0; i < rt->commands.n; i++) {
@@ -70,7 +98,7 @@ int route_render(const struct profiles *db, const struct prof_os *o, const struc
 			strvec_pushf(cmds, "# profile route %s/%s: unknown placeholder %s", rt->os, rt->rocm,
 				     cmd ? cmd : "");
 		else
-			strvec_push(cmds, cmd);
+			push_trimmed(cmds, cmd);
 		free(cmd);
 	}
 	free(headers);

@@ -36,9 +36,17 @@ void route_target_of(const struct facts *f, struct route_target *t);
  * or a shell comment when o has no headers template. Caller frees. */
 char *route_headers_command(const struct prof_os *o, const char *kernel);
 
+/* True when the amdgpu DKMS driver of release rel does not build for
+ * `kernel` on OS o: its series is newer than the newest rel lists for o
+ * (system.kernel's rule). Then a route installs without DKMS (the route's
+ * `no_dkms` option) and no kernel headers for it. */
+bool route_dkms_fails(const struct prof_os *o, const struct prof_rocm *rel, const char *kernel);
+
 /* Append the commands that install release rel on OS o to cmds. Returns 0,
  * -ENOENT when the profile has no route for them (nothing appended). A
- * template with an unknown placeholder becomes a shell comment saying so. */
+ * template with an unknown placeholder becomes a shell comment saying so.
+ * Where route_dkms_fails() for t's kernel, {no_dkms} is the route's option
+ * and {headers_install} empty; a command that renders empty is left out. */
 int route_render(const struct profiles *db, const struct prof_os *o, const struct prof_rocm *rel,
 		 const struct route_target *t, struct strvec *cmds);
 

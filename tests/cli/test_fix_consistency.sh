@@ -8,9 +8,12 @@
 #     and unset, two different ROCm releases installed;
 #   - no fix overrides the target of a GPU that another fix hides (an
 #     integrated GPU is hidden, never overridden);
-#   - no fix does what another check says fails: DKMS where system.kernel
-#     says DKMS builds fail, `modprobe amdgpu` while system.secure_boot says
-#     the module's key is rejected.
+#   - no fix does what another check says fails: DKMS (or kernel headers
+#     for it) where system.kernel says DKMS builds fail, `modprobe amdgpu`
+#     while system.secure_boot says the module's key is rejected;
+#   - no fix installs packages with signature checks turned off.
+# The DKMS rule must meet at least one fixture where system.kernel says
+# DKMS fails and a ROCm install is advised (else it proves nothing).
 # The rules are also run on made-up reports that break each of them, so a
 # rule that stops matching fails here instead of passing silently.
 # ROCMCHECK_FIXTURES="name1 name2" limits the run.
@@ -43,6 +46,8 @@ UNSET = re.compile(r"^unset ((?:[A-Za-z_][A-Za-z0-9_]* ?)+)$")
 INDEX = re.compile(r"--index-url \S*/whl/(rocm[0-9.]+|cu[0-9]+)\b")
 BUILD = re.compile(r"backend (ROCm|CUDA) ([0-9]+)\.([0-9]+)")
 ROCM_DEB = re.compile(r"amdgpu-install[_/]([0-9]+\.[0-9]+)")
+HEADERS = re.compile(r"\b(linux-headers-|kernel-devel|kernel-headers-|kernel-default-devel)")
+UNSIGNED = re.compile(r"(--no-gpg-checks|--nogpgcheck|--no-gpgcheck|--allow-unauthenticated|--nosignature|trusted=yes)")
 
 
 def fixes(doc):
@@ -123,9 +128,21 @@ def check(doc):
     for c, cmd in fixes(doc):
         if dkms_fails and "amdgpu-install" in cmd and "--usecase" in cmd and "--no-dkms" not in cmd:
             bad.append("%s installs the DKMS driver, which system.kernel says fails to build: %s" % (where(c), cmd))
+        if dkms_fails and c["id"].startswith("rocm.") and HEADERS.search(cmd) and any(
+                "--no-dkms" in k for k in c["fix"].get("commands") or []):
+            bad.append("%s installs kernel headers for a DKMS build it leaves out: %s" % (where(c), cmd))
+        if UNSIGNED.search(cmd):
+            bad.append("%s installs with signature checks off: %s" % (where(c), cmd))
         if sb_rejects and c["id"] != "system.secure_boot" and re.search(r"\bmodprobe amdgpu\b", cmd):
             bad.append("%s loads amdgpu, which Secure Boot rejects until the key is enrolled: %s" % (where(c), cmd))
     return bad
+
+
+def dkms_rule_met(doc):
+    """system.kernel says DKMS fails and a ROCm install is advised."""
+    kernel = [c for c in doc.get("checks", []) if c["id"] == "system.kernel"]
+    fails = any(c["status"] == "warn" and "DKMS" in c.get("summary", "") for c in kernel)
+    return fails and any("amdgpu-install" in cmd and "--usecase" in cmd for _, cmd in fixes(doc))
 
 
 def made_up():
@@ -156,12 +173,21 @@ def made_up():
         ("DKMS where it fails", {"checks": [
             chk("system.kernel", "warn", [], summary="DKMS amdgpu builds fail there"),
             chk("rocm.install", "fail", ["sudo amdgpu-install -y --usecase=rocm"])]}),
+        ("headers for a build without DKMS", {"checks": [
+            chk("system.kernel", "warn", [], summary="DKMS amdgpu builds fail there"),
+            chk("rocm.install", "fail", ["sudo apt-get install -y linux-headers-6.18.0 linux-modules-extra-6.18.0",
+                                         "sudo amdgpu-install -y --usecase=rocm --no-dkms"])]}),
+        ("signature checks off", {"checks": [chk("rocm.install", "fail", [
+            "sudo zypper --non-interactive --no-gpg-checks install https://repo.radeon.com/x.rpm"])]}),
         ("modprobe under Secure Boot", {"checks": [
             chk("system.secure_boot", "fail", ["sudo mokutil --import /var/lib/dkms/mok.pub"]),
             chk("driver.amdgpu", "fail", ["sudo modprobe amdgpu"])]}),
     ]
 
 
+if sys.argv[1] == "dkms-met":
+    with open(sys.argv[2], encoding="utf-8") as f:
+        sys.exit(0 if dkms_rule_met(json.load(f)) else 1)
 if sys.argv[1] == "selftest":
     missed = [name for name, doc in made_up() if not check(doc)]
     for name in missed:
@@ -182,6 +208,7 @@ fi
 
 selected=${ROCMCHECK_FIXTURES:-}
 count=0
+dkms_met=0
 for dir in "$fixtures_dir"/*/; do
 	name=$(basename "$dir")
 	if [ -n "$selected" ] && ! [[ " $selected " == *" $name "* ]]; then continue; fi
@@ -197,6 +224,13 @@ for dir in "$fixtures_dir"/*/; do
 		echo "FAIL: $name: a fix contradicts its report (above)" >&2
 		failures=$((failures + 1))
 	fi
+	if "$python" "$work/rules.py" dkms-met "$work/$name.json"; then
+		dkms_met=$((dkms_met + 1))
+	fi
 done
+if [ -z "$selected" ] && [ $dkms_met -eq 0 ]; then
+	echo "FAIL: no fixture has a ROCm install where system.kernel says DKMS fails: the DKMS rule proves nothing" >&2
+	failures=$((failures + 1))
+fi
 echo "$count fixtures, $failures failures"
 [ $failures -eq 0 ]

@@ -35,6 +35,18 @@ nvidia-smi) exit 0 ;;
 ubuntu-drivers) change "$@"; nvidia_smi ;;
 apt-get|dnf|zypper)
 	change "$@"
+	# zypper checks the signature of a package it downloads: AMD's key must
+	# be in the RPM database first (rpm --import), unless the checks are off
+	if [ "$name" = zypper ]; then
+		case " $* " in
+		*" --no-gpg-checks "*) ;;
+		*" install "*http*://repo.radeon.com/*.rpm*)
+			[ -f "$STATE/keys/rocm.gpg.key" ] || {
+				echo "zypper: Signature verification failed: the key of repo.radeon.com is not trusted" >&2
+				exit 4
+			} ;;
+		esac
+	fi
 	for a in "$@"; do
 		case $a in
 		-*|install|update|refresh|module|config-manager|addrepo) ;;
@@ -127,6 +139,12 @@ dpkg-query)
 	esac ;;
 rpm)
 	[ "${1:-}" = -E ] && { echo 41; exit 0; }
+	if [ "${1:-}" = --import ]; then
+		change "$@"
+		/bin/mkdir -p "$STATE/keys"
+		: >"$STATE/keys/${2##*/}"
+		exit 0
+	fi
 	qf='' pkg=''
 	while [ $# -gt 0 ]; do
 		case $1 in

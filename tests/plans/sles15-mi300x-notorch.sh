@@ -70,8 +70,9 @@ fi
 # builds is loaded at the next boot.
 if ! rpm -q --qf '%{VERSION}' rocm-core 2>/dev/null | grep -q '^7\.2\.'; then
 	sudo zypper --non-interactive install kernel-default-devel
-	sudo zypper --non-interactive --no-gpg-checks install https://repo.radeon.com/amdgpu-install/7.2/sle/"$(sed -n 's/^VERSION_ID="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' /etc/os-release)"/amdgpu-install-7.2.70200-1.noarch.rpm
-	sudo zypper --non-interactive --gpg-auto-import-keys refresh
+	sudo rpm --import https://repo.radeon.com/rocm/rocm.gpg.key
+	sudo zypper --non-interactive install https://repo.radeon.com/amdgpu-install/7.2/sle/"$(sed -n 's/^VERSION_ID="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' /etc/os-release)"/amdgpu-install-7.2.70200-1.noarch.rpm
+	sudo zypper --non-interactive refresh
 	sudo amdgpu-install -y --usecase=rocm
 	reboot_needed=yes
 fi

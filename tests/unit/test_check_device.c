@@ -158,7 +158,8 @@ static void test_arch_fix_upgrade_or_install(void **state)
 	assert_true(tl_has_command(c, "sudo amdgpu-install -y --usecase=rocm"));
 	tl_free(t);
 	/* gfx906 on 6.4 (dropped; the shipped profile's last release for it is
-	 * 5.7): install that older release, with its route */
+	 * 6.3, AMD's system requirements): install that older release, with
+	 * its route */
 	t = tl_new_with(tl_real_db());
 	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
 	tl_kernel(t, "5.15.0-119-generic");
@@ -166,12 +167,13 @@ static void test_arch_fix_upgrade_or_install(void **state)
 	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, NULL);
 	c = tl_one(t, "device.arch");
 	assert_status(c, ST_FAIL);
-	assert_contains(c->fix.text, "gfx906 was dropped after ROCm 5.7: install ROCm 5.7, the newest release that supports it");
+	assert_contains(c->fix.text, "gfx906 was dropped after ROCm 6.3: install ROCm 6.3, the newest release that supports it");
 	assert_null(strstr(c->fix.text, "upgrade"));
-	assert_true(tl_has_command(c, "https://repo.radeon.com/amdgpu-install/5.7"));
+	assert_true(tl_has_command(c, "https://repo.radeon.com/amdgpu-install/6.3"));
 	tl_free(t);
-	/* gfx906 on 6.1 whose rocBLAS still ships its kernels (Radeon VII):
-	 * deprecated, a warn with its support range, never a downgrade */
+	/* The spec's case: a Radeon VII on ROCm 6.1, which lists gfx906 as
+	 * deprecated, with rocBLAS kernels for it: a warn with the support
+	 * range and the release that drops it, never a downgrade */
 	t = tl_new_with(tl_real_db());
 	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
 	tl_kernel(t, "6.5.0-35-generic");
@@ -179,19 +181,33 @@ static void test_arch_fix_upgrade_or_install(void **state)
 	tl_rocm(t, "/opt/rocm-6.1.3", "6.1.3", true, "gfx906 gfx908 gfx90a gfx1030 gfx1100");
 	c = tl_one(t, "device.arch");
 	assert_status(c, ST_WARN);
-	assert_contains(c->summary, "gfx906 (GCN5) is deprecated: ROCm supported it up to 5.7, and 6.1 no longer lists it");
-	assert_null(strstr(c->fix.text, "install ROCm 5.7"));
+	assert_contains(c->summary, "gfx906 (GCN5) is deprecated in ROCm 6.1: still supported, but only up to 6.3, and 6.4 drops it; the installed rocBLAS ships its kernels");
+	assert_contains(c->fix.text, "no downgrade");
+	assert_contains(c->fix.text, "Upgrade no further than ROCm 6.3");
+	assert_null(strstr(c->fix.text, "install ROCm"));
 	assert_int_equal(c->fix.commands.n, 0);
 	assert_status(tl_one(t, "rocm.rocblas"), ST_PASS); /* the same report agrees */
 	tl_free(t);
+	/* a release the profile lists without gfx906 (6.4) whose rocBLAS still
+	 * has the files: deprecated, unlisted; a warn, never a downgrade */
+	t = tl_new_with(tl_real_db());
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "6.5.0-35-generic");
+	tl_amd(t, "gfx906", 90006, 0x66af, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, "gfx906 gfx908 gfx90a gfx1030 gfx1100");
+	c = tl_one(t, "device.arch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "is deprecated: ROCm supported it up to 6.3, and 6.4 no longer lists it");
+	assert_int_equal(c->fix.commands.n, 0);
+	tl_free(t);
 	/* a release that does not list the OS: no route commands to paste */
 	t = tl_new_with(tl_real_db());
-	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.2 LTS");
-	tl_kernel(t, "6.8.0-45-generic");
+	tl_os(t, "ubuntu", "20.04", "Ubuntu 20.04.6 LTS");
+	tl_kernel(t, "5.15.0-119-generic");
 	tl_amd(t, "gfx906", 90006, 0x66af, 16 * GIB, 32 * GIB);
 	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, NULL);
 	c = tl_one(t, "device.arch");
-	assert_contains(c->fix.text, "install ROCm 5.7");
+	assert_contains(c->fix.text, "install ROCm 6.3");
 	assert_int_equal(c->fix.commands.n, 0);
 	tl_free(t);
 	/* nothing installed: judged against the newest, the fix says install */

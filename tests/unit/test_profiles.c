@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "profiles.h"
+#include "route.h"
 
 #define PROFILES_DIR SOURCE_DIR "/profiles"
 #define BAD_DIR SOURCE_DIR "/tests/profiles-bad"
@@ -151,6 +152,22 @@ static void test_model_for_gpu(void **state)
 	g.pci_revision = -1;
 	g.compute_units = 0;
 	assert_non_null(profiles_model_for_gpu(db, &g, &amb));
+	/* 0x66a1: the Radeon Pro VII (revision 06) and the Instinct MI50 and
+	 * MI60 (revision 02, 60 and 64 CUs); the first listed is the Radeon */
+	g.pci_device = 0x66a1;
+	g.pci_revision = 0x02;
+	g.compute_units = 60;
+	assert_string_equal(profiles_model_for_gpu(db, &g, &amb)->key, "mi50");
+	assert_true(profiles_model_for_gpu(db, &g, &amb)->instinct);
+	g.compute_units = 64;
+	assert_string_equal(profiles_model_for_gpu(db, &g, &amb)->key, "mi60");
+	g.compute_units = 0;
+	assert_null(profiles_model_for_gpu(db, &g, &amb));
+	assert_true(amb);
+	g.pci_revision = 0x06;
+	g.compute_units = 60;
+	assert_string_equal(profiles_model_for_gpu(db, &g, &amb)->key, "pro-vii");
+	assert_false(profiles_model_for_gpu(db, &g, &amb)->instinct);
 	profiles_free(db);
 }
 
@@ -238,7 +255,7 @@ static void test_rocm_queries(void **state)
 	assert_string_equal(profiles_first_rocm_with_arch(db, "gfx1100")->version, "5.6");
 	assert_string_equal(profiles_first_rocm_with_arch(db, "gfx1201")->version, "6.4");
 	assert_string_equal(profiles_first_rocm_with_arch(db, "gfx950")->version, "7.0");
-	assert_string_equal(profiles_newest_rocm_with_arch(db, "gfx906")->version, "5.7");
+	assert_string_equal(profiles_newest_rocm_with_arch(db, "gfx906")->version, "6.3");
 	assert_string_equal(profiles_newest_rocm_with_arch(db, "gfx942")->version, "7.2");
 	assert_null(profiles_first_rocm_with_arch(db, "gfx1031"));
 	assert_null(profiles_newest_rocm_with_arch(db, "gfx1031"));
@@ -251,6 +268,21 @@ static void test_rocm_queries(void **state)
 	assert_null(profiles_rocm_for_dkms(db, "6.8"));
 	assert_null(profiles_rocm_for_dkms(db, "9.9.9"));
 	profiles_free(db);
+}
+
+
+/* The model the one query picks for a GPU known by PCI id and revision
+ * (-1 unknown), without a CU count. */
+static const struct prof_gpu_model *model_of(const struct profiles *db, enum vendor v, unsigned pci_device,
+					     int revision)
+{
+	struct gpu g;
+	memset(&g, 0, sizeof(g));
+	g.vendor = v;
+	g.pci_device = pci_device;
+	g.pci_revision = revision;
+	bool ambiguous = false;
+	return profiles_model_for_gpu(db, &g, &ambiguous);
 }
 
 static void test_gpu_queries(void **state)
@@ -272,7 +304,7 @@ static void test_gpu_queries(void **state)
 	assert_false(profiles_find_gfx(db, "gfx1100")->apu);
 	assert_null(profiles_find_gfx(db, "gfx9999"));
 
-	const struct prof_gpu_model *m = profiles_find_model(db, VENDOR_AMD, 0x744c);
+	const struct prof_gpu_model *m = model_of(db, VENDOR_AMD, 0x744c, 0xc8);
 	assert_non_null(m);
 	assert_string_equal(m->key, "rx-7900-xtx");
 	assert_string_equal(m->arch, "gfx1100");
@@ -281,9 +313,9 @@ static void test_gpu_queries(void **state)
 	assert_true(m->vram_bytes == 24ULL << 30);
 	assert_int_equal(m->board_power_w, 355);
 	assert_false(m->instinct);
-	assert_null(profiles_find_model(db, VENDOR_NVIDIA, 0x744c));
+	assert_null(model_of(db, VENDOR_NVIDIA, 0x744c, -1));
 
-	m = profiles_find_model(db, VENDOR_NVIDIA, 0x2684);
+	m = model_of(db, VENDOR_NVIDIA, 0x2684, -1);
 	assert_string_equal(m->name, "NVIDIA GeForce RTX 4090");
 	assert_true(m->fp32_tflops > 82.5 && m->fp32_tflops < 82.7);
 	assert_true(m->bandwidth_gbs == 1008);
@@ -291,10 +323,10 @@ static void test_gpu_queries(void **state)
 	assert_int_equal(m->cc_major, 8);
 	assert_int_equal(m->cc_minor, 9);
 	assert_string_equal(m->arch, "sm_89");
-	m = profiles_find_model(db, VENDOR_NVIDIA, 0x2335);
+	m = model_of(db, VENDOR_NVIDIA, 0x2335, -1);
 	assert_string_equal(m->key, "h200-sxm");
 	assert_true(m->instinct);
-	m = profiles_find_model(db, VENDOR_AMD, 0x740c);
+	m = model_of(db, VENDOR_AMD, 0x740c, -1);
 	assert_string_equal(m->key, "mi250x");
 
 	assert_string_equal(profiles_find_model_by_arch(db, "gfx942")->key, "mi300x");
@@ -346,7 +378,7 @@ static void test_routes(void **state)
 	static const char *const vars[] = {
 		"rocm_version", "6.2", "rocm_full", "6.2.4", "rocm_num", "60204", "codename", "jammy",
 		"os_version", "22.04", "headers_install", "sudo apt-get install -y linux-headers-6.8.0-45-generic",
-		NULL
+		"no_dkms", "", NULL
 	};
 	bool found = false;
 	for (size_t i = 0; i < rt->commands.n; i++) {
@@ -357,6 +389,57 @@ static void test_routes(void **state)
 		free(cmd);
 	}
 	assert_true(found);
+	profiles_free(db);
+}
+
+static bool has_line(const struct strvec *sv, const char *needle)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (strstr(sv->v[i], needle))
+			return true;
+	return false;
+}
+
+/* A kernel newer than every series the release lists for the OS: the DKMS
+ * driver does not build there, so the route installs without it and
+ * without kernel headers (ROCm/amdgpu#209, #192). */
+static void test_route_no_dkms(void **state)
+{
+	(void)state;
+	struct profiles *db = load_ok(NULL);
+	const struct prof_os *noble = profiles_find_os(db, "ubuntu", "24.04");
+	const struct prof_rocm *r72 = profiles_find_rocm(db, "7.2"), *r64 = profiles_find_rocm(db, "6.4");
+	assert_non_null(noble);
+	assert_true(route_dkms_fails(noble, r72, "6.18.14-061814-generic"));
+	assert_false(route_dkms_fails(noble, r72, "6.14.0-24-generic"));
+	assert_true(route_dkms_fails(noble, r64, "6.14.0-24-generic"));
+	assert_false(route_dkms_fails(noble, r72, NULL));
+	assert_false(route_dkms_fails(noble, r72, "not-a-kernel"));
+
+	struct route_target t = { "6.18.14-061814-generic", "24.04", "ubuntu", "noble", false };
+	struct strvec cmds = STRVEC_INIT;
+	assert_int_equal(route_render(db, noble, r72, &t, &cmds), 0);
+	assert_true(has_line(&cmds, "sudo amdgpu-install -y --usecase=rocm --no-dkms"));
+	assert_false(has_line(&cmds, "linux-headers"));
+	for (size_t i = 0; i < cmds.n; i++)
+		assert_true(cmds.v[i][0] && cmds.v[i][strlen(cmds.v[i]) - 1] != ' ');
+	strvec_release(&cmds);
+	/* a kernel the release lists: DKMS and the headers it builds against */
+	t.kernel = "6.8.0-45-generic";
+	assert_int_equal(route_render(db, noble, r72, &t, &cmds), 0);
+	assert_true(has_line(&cmds, "linux-headers-6.8.0-45-generic"));
+	for (size_t i = 0; i < cmds.n; i++)
+		assert_null(strstr(cmds.v[i], "--no-dkms"));
+	assert_true(has_line(&cmds, "sudo amdgpu-install -y --usecase=rocm"));
+	strvec_release(&cmds);
+	/* a described machine (kernel unknown): DKMS as AMD documents it */
+	t.kernel = NULL;
+	t.described = true;
+	assert_int_equal(route_render(db, noble, r72, &t, &cmds), 0);
+	assert_false(has_line(&cmds, "--no-dkms"));
+	strvec_release(&cmds);
+	/* Fedora's own packages have no DKMS at all */
+	assert_null(profiles_find_route(db, "fedora", "7.2")->no_dkms);
 	profiles_free(db);
 }
 
@@ -904,6 +987,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_queries),
 		cmocka_unit_test(test_cuda_queries),
 		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_route_no_dkms),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_fix_contract),
 		cmocka_unit_test(test_bad_profiles),
