@@ -6,8 +6,27 @@
 #include "check_common.h"
 #include "probe.h"
 
+/* The OS's own driver packages stop at an older series than CUDA release
+ * pc needs (profile nvidia_branch): its route cannot do the upgrade. */
+static bool driver_beyond_os(const struct prof_os *o, const struct prof_cuda *pc)
+{
+	struct version v;
+	return o && o->nvidia_branch && version_parse(pc->min_driver, &v) == 0 && v.part[0] > o->nvidia_branch;
+}
+
 void fix_cuda_driver_upgrade(struct check_result *res, const struct check_ctx *ctx, const struct prof_cuda *pc)
 {
+	const struct prof_os *o = os_entry(ctx);
+	if (driver_beyond_os(o, pc)) {
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "cuda_version", pc->version);
+		fixvars_add(&fv, "min_driver", pc->min_driver);
+		fixvars_add(&fv, "os_name", o->name ? o->name : o->key);
+		fixvars_addf(&fv, "nvidia_branch", "%u", o->nvidia_branch);
+		fix_apply(res, ctx, "cuda_driver_byhand", &fv);
+		fixvars_release(&fv);
+		return;
+	}
 	struct fixvars fv = FIXVARS_INIT;
 	char *install = nvidia_install_command(ctx, NULL);
 	fixvars_add(&fv, "cuda_version", pc->version);

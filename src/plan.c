@@ -301,6 +301,7 @@ struct planner {
 	struct strvec env_text;        /* and their fix texts */
 	bool have_rocm_install_fix;    /* the doctor asked for an install */
 	char *upgrade_to;              /* a check asked for ROCm >= this release */
+	char *driver_min;              /* the NVIDIA driver the plan's upgrade step needs */
 };
 
 static enum status worst_status(const struct report *r, const char *id)
@@ -563,6 +564,59 @@ static void split_and_list(const char *cmd, struct strvec *out)
 	}
 }
 
+/* "the loaded NVIDIA driver is `min` or newer": the version of the loaded
+ * module (/proc/driver/nvidia/version, else nvidia-smi) as one decimal
+ * number of zero-padded parts, MMMMmmmmpppp, against min's (no arithmetic
+ * expansion, no sort -V: sed and test alone). */
+static char *driver_guard(const struct version *min)
+{
+	return xasprintf("v=$( (sed -n 's/^NVRM version:.* \\([0-9]\\{3,\\}\\.[0-9][0-9.]*\\) .*/\\1/p' /proc/driver/nvidia/version; "
+			 "nvidia-smi --query-gpu=driver_version --format=csv,noheader) 2>/dev/null | "
+			 "sed -n '1s/$/.0.0/;1s/^\\([0-9]*\\)\\.\\([0-9]*\\)\\.\\([0-9]*\\).*/000\\1.000\\2.000\\3./;"
+			 "1s/[0-9]*\\([0-9]\\{4\\}\\)\\./\\1/gp') && [ -n \"$v\" ] && [ \"$v\" -ge %04u%04u%04u ]",
+			 min->part[0] % 10000, min->part[1] % 10000, min->part[2] % 10000);
+}
+
+/* cuda_driver_upgrade: a driver step that is done once the loaded driver is
+ * the newest minimum any fix asked for (the OS's driver route, one command a
+ * line, from the profile). */
+static void add_driver_upgrade_step(struct planner *pl, const char *why, const struct strvec *vars,
+				    const struct strvec *cmds, const char *text, bool reboot)
+{
+	const char *min = plan_var(vars, "min_driver");
+	struct version mv, have;
+	if (!min || version_parse(min, &mv) < 0 || !cmds->n) {
+		struct plan_note *n = note_add(pl->p, why, text ? text : "cuda_driver_upgrade");
+		for (size_t i = 0; i < cmds->n; i++)
+			push_unique(&n->commands, cmds->v[i]);
+		return;
+	}
+	struct plan_step *s = step_find(pl->p, "nvidia_driver_upgrade");
+	bool higher = !pl->driver_min || (version_parse(pl->driver_min, &have) == 0 && version_cmp(&mv, &have) > 0);
+	if (!s) {
+		s = step_get(pl->p, "nvidia_driver_upgrade", RANK_NVIDIA, "");
+		struct strvec parts = STRVEC_INIT;
+		for (size_t i = 0; i < cmds->n; i++)
+			split_and_list(cmds->v[i], &parts);
+		for (size_t i = 0; i < parts.n; i++)
+			step_cmd(s, parts.v[i]);
+		strvec_release(&parts);
+	}
+	push_unique(&s->why, why);
+	s->reboot |= reboot;
+	if (higher) {
+		free(pl->driver_min);
+		pl->driver_min = xstrdup(min);
+		free(s->title);
+		s->title = xasprintf("Upgrade the NVIDIA driver to %s or newer", min);
+		free(s->comment);
+		s->comment = NULL;
+		step_comment(s, text);
+		free(s->guard);
+		s->guard = driver_guard(&mv);
+	}
+}
+
 /* One fix of the doctor (or of a described machine), by profile fix id. */
 static void apply_fix(struct planner *pl, const char *why, const char *fix_id, const struct strvec *vars,
 		      const struct strvec *cmds, const char *text, bool reboot, bool relogin)
@@ -607,6 +661,8 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 		step_guard(s, pkgs.n ? pkg_guard(pl->os, &pkgs) : xstrdup("command -v nvidia-smi >/dev/null 2>&1"));
 		strvec_release(&pkgs);
 		strvec_release(&parts);
+	} else if (!strcmp(fix_id, "cuda_driver_upgrade")) {
+		add_driver_upgrade_step(pl, why, vars, cmds, text, reboot);
 	} else if (!strcmp(fix_id, "hsa_override_unset") || !strcmp(fix_id, "visible_devices") ||
 		   !strcmp(fix_id, "launch_blocking")) {
 		push_unique(&pl->env_why, why);
@@ -987,6 +1043,7 @@ static void planner_release(struct planner *pl)
 	strvec_release(&pl->env_why);
 	strvec_release(&pl->env_text);
 	free(pl->upgrade_to);
+	free(pl->driver_min);
 }
 
 /* ------------------------------------------------------- a described machine */

@@ -30,7 +30,7 @@ const char *const profile_placeholders[] = {
 	"visible_id", "gpu_index", "torch_index", "backend", "install",
 	"driver_version", "cuda_version", "min_driver", "vram", "min_vram",
 	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda", "nodes", "mok_key",
-	"lib_version", "alternatives", "python", "installed",
+	"lib_version", "alternatives", "python", "installed", "nvidia_branch",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id", "no_dkms",
 	NULL
@@ -78,6 +78,7 @@ static const struct fix_contract {
 	{ "rocm_window", "rocm_version driver_version", false, false },
 	{ "pytorch_rocm_arch", "arch", false, false },
 	{ "cuda_driver_upgrade", "cuda_version min_driver install", true, false },
+	{ "cuda_driver_byhand", "cuda_version min_driver os_name nvidia_branch", false, false },
 	{ "cuda_cc_low", "cc cuda_version ok_cuda install", false, false },
 	{ "vram_low", "vram min_vram", false, false },
 	{ "wsl_route", "", false, false },
@@ -763,6 +764,15 @@ static void key_os(struct loader *l, const char *key, const char *value)
 	} else if (!strcmp(key, "mok_key")) {
 		if (mok_key_ok(l, key, value))
 			set_str(l, &o->mok_key, key, value);
+	} else if (!strcmp(key, "nvidia_branch")) {
+		char *end = NULL;
+		unsigned long n = strtoul(value, &end, 10);
+		if (!once(l, key))
+			return;
+		if (!isdigit((unsigned char)value[0]) || *end || n < 100 || n > 9999)
+			err(l, "bad value for 'nvidia_branch': \"%s\" (expected a driver series like 535)", value);
+		else
+			o->nvidia_branch = (unsigned)n;
 	} else if (!strcmp(key, "nvidia_packages")) {
 		if (!seen_key(l, key))
 			once(l, key);

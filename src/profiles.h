@@ -48,6 +48,7 @@ struct prof_os {
 	struct strvec nvidia_packages; /* NVIDIA driver packages the distribution documents ({packages}) */
 	struct strvec nvidia_install;  /* command templates that install them, in order ({packages},
 	                                * {kernel}); empty: the `install` template */
+	unsigned nvidia_branch;    /* the newest NVIDIA driver series its route installs (535), 0: NVIDIA's current */
 	struct prof_where where;
 };
 

@@ -7,15 +7,21 @@
 # Every step is guarded, so running it again changes nothing.
 set -eu
 
-# Note (cuda.toolkit): CUDA 12.4 needs NVIDIA driver 550.54.14 or newer:
-# upgrade the driver (the command below installs the distribution's current
-# one), then reboot, or use a CUDA build that this driver supports.
-#   sudo apt-get update && sudo apt-get install -y ubuntu-drivers-common && sudo ubuntu-drivers install
+reboot_needed=no
 
-# Note (framework.torch): CUDA 12.1 needs NVIDIA driver 530.30.02 or newer:
-# upgrade the driver (the command below installs the distribution's current
-# one), then reboot, or use a CUDA build that this driver supports.
-#   sudo apt-get update && sudo apt-get install -y ubuntu-drivers-common && sudo ubuntu-drivers install
+# Step 1 of 1 (nvidia_driver_upgrade): Upgrade the NVIDIA driver to 550.54.14
+# or newer [reboot]
+# Fixes: cuda.toolkit, framework.torch
+# CUDA 12.4 needs NVIDIA driver 550.54.14 or newer: upgrade the driver (the
+# command below installs the distribution's current one), then reboot, or use
+# a CUDA build that this driver supports.
+if ! { v=$( (sed -n 's/^NVRM version:.* \([0-9]\{3,\}\.[0-9][0-9.]*\) .*/\1/p' /proc/driver/nvidia/version; nvidia-smi --query-gpu=driver_version --format=csv,noheader) 2>/dev/null | sed -n '1s/$/.0.0/;1s/^\([0-9]*\)\.\([0-9]*\)\.\([0-9]*\).*/000\1.000\2.000\3./;1s/[0-9]*\([0-9]\{4\}\)\./\1/gp') && [ -n "$v" ] && [ "$v" -ge 055000540014 ]; }; then
+	sudo apt-get update
+	sudo apt-get install -y ubuntu-drivers-common
+	sudo ubuntu-drivers install
+	reboot_needed=yes
+fi
 
-# Nothing to do: no step is needed (the notes above say what a script cannot
-# do).
+if [ "$reboot_needed" = yes ]; then
+	echo 'rocmcheck plan: reboot to finish (sudo reboot)' >&2
+fi

@@ -26,8 +26,14 @@ pkg_install() {
 	esac
 }
 
-# An installed NVIDIA driver brings nvidia-smi: a recorder of that name.
-nvidia_smi() { /bin/ln -sf "$0" "${0%/*}/nvidia-smi"; }
+# An installed NVIDIA driver brings nvidia-smi: a recorder of that name; a
+# newer module than any minimum the plans ask for is loaded from then on
+# (the sandbox's /proc/driver/nvidia/version, which sed reads).
+nvidia_smi() {
+	/bin/ln -sf "$0" "${0%/*}/nvidia-smi"
+	/bin/mkdir -p "$ROOT/proc/driver/nvidia"
+	printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  999.99.99  (recorded)\n' >"$ROOT/proc/driver/nvidia/version"
+}
 
 case $name in
 sudo) exec "$@" ;;
@@ -215,7 +221,7 @@ grep|sed)
 		a=$1
 		shift
 		case $a in
-		/etc/*|/boot/*) a=$ROOT$a ;;
+		/etc/*|/boot/*|/proc/driver/*) a=$ROOT$a ;;
 		esac
 		set -- "$@" "$a"
 		i=$((i + 1))

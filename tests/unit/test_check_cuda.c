@@ -57,6 +57,30 @@ static void test_toolkit_newer_than_driver(void **state)
 	assert_contains(c->fix.text, "CUDA 12.4 needs NVIDIA driver 550.54.14");
 	assert_true(tl_has_evidence(c, "/proc/driver/nvidia/version", "535.104.05"));
 	tl_free(t);
+	/* Debian 12's own driver packages stop at the 535 series (profile
+	 * nvidia_branch): no route that cannot reach 550, the by-hand way */
+	t = tl_new_with(tl_real_db());
+	tl_os(t, "debian", "12", "Debian GNU/Linux 12 (bookworm)");
+	tl_kernel(t, "6.1.0-25-amd64");
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "535.104.05");
+	tl_cuda(t, "12.4.131");
+	c = tl_one(t, "cuda.toolkit");
+	assert_status(c, ST_WARN);
+	assert_contains(c->fix.text, "Debian 12's own driver packages stop at the 535 series");
+	assert_contains(c->fix.text, "by hand");
+	assert_int_equal(c->fix.commands.n, 0);
+	tl_free(t);
+	/* Ubuntu's route installs the current driver: the upgrade commands */
+	t = tl_new_with(tl_real_db());
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "5.15.0-119-generic");
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "535.104.05");
+	tl_cuda(t, "12.4.131");
+	c = tl_one(t, "cuda.toolkit");
+	assert_true(tl_has_command(c, "sudo ubuntu-drivers install"));
+	tl_free(t);
 }
 
 static void test_toolkit_unparseable(void **state)
