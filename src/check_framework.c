@@ -26,21 +26,34 @@ static bool fw_built_for(const struct framework *fw, enum fw_backend b, const ch
 	       version_cmp_n(&a, &c, 2) == 0;
 }
 
+static bool rocm_serves(const struct prof_rocm *r, const char *py)
+{
+	return profiles_index_serves_python(&r->torch_py_min, &r->torch_py_max, py);
+}
+
+static bool cuda_serves(const struct prof_cuda *c, const char *py)
+{
+	return profiles_index_serves_python(&c->torch_py_min, &c->torch_py_max, py);
+}
+
 /* The PyTorch index for AMD: the installed release's, else the newest that
  * supports the discrete GPUs' archs, else the newest with an index; never
- * the release the installed build `fw` (may be NULL) was made for. */
-static const struct prof_rocm *torch_rocm_release(const struct check_ctx *ctx, const struct framework *fw)
+ * the release the installed build `fw` (may be NULL) was made for, never an
+ * index without wheels for the environment's Python `py` (NULL: unknown). */
+static const struct prof_rocm *torch_rocm_release(const struct check_ctx *ctx, const struct framework *fw,
+						  const char *py)
 {
 	const struct facts *f = ctx->facts;
 	const struct profiles *db = ctx->db;
 	bool installed = false;
 	const struct prof_rocm *rel = rocm_release_judged(ctx, &installed);
-	if (installed && rel && rel->torch_index && !fw_built_for(fw, FW_BACKEND_ROCM, rel->version))
+	if (installed && rel && rel->torch_index && !fw_built_for(fw, FW_BACKEND_ROCM, rel->version) &&
+	    rocm_serves(rel, py))
 		return rel;
 	const struct prof_rocm *any = NULL;
 	for (size_t i = db ? db->nrocm : 0; i-- > 0;) {
 		const struct prof_rocm *c = &db->rocm[i];
-		if (!c->torch_index || fw_built_for(fw, FW_BACKEND_ROCM, c->version))
+		if (!c->torch_index || fw_built_for(fw, FW_BACKEND_ROCM, c->version) || !rocm_serves(c, py))
 			continue;
 		if (!any)
 			any = c;
@@ -62,8 +75,10 @@ static bool cuda_driver_runs(const struct facts *f, const struct prof_cuda *pc)
 
 /* The PyTorch index for NVIDIA: the installed toolkit's, else the newest the
  * driver runs; never one the driver cannot run, never the release the
- * installed build `fw` (may be NULL) was made for. NULL when none fits. */
-static const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx, const struct framework *fw)
+ * installed build `fw` (may be NULL) was made for, never one without wheels
+ * for Python `py` (NULL: unknown). NULL when none fits. */
+static const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx, const struct framework *fw,
+						  const char *py)
 {
 	const struct facts *f = ctx->facts;
 	const struct profiles *db = ctx->db;
@@ -71,27 +86,68 @@ static const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx, c
 		return NULL;
 	if (cuda_active(f)) {
 		const struct prof_cuda *pc = profiles_find_cuda(db, cuda_active(f)->version);
-		if (pc && pc->torch_index && cuda_driver_runs(f, pc) && !fw_built_for(fw, FW_BACKEND_CUDA, pc->version))
+		if (pc && pc->torch_index && cuda_driver_runs(f, pc) && !fw_built_for(fw, FW_BACKEND_CUDA, pc->version) &&
+		    cuda_serves(pc, py))
 			return pc;
 	}
 	for (size_t i = db->ncuda; i-- > 0;) {
 		const struct prof_cuda *c = &db->cuda[i];
-		if (c->torch_index && cuda_driver_runs(f, c) && !fw_built_for(fw, FW_BACKEND_CUDA, c->version))
+		if (c->torch_index && cuda_driver_runs(f, c) && !fw_built_for(fw, FW_BACKEND_CUDA, c->version) &&
+		    cuda_serves(c, py))
 			return c;
 	}
 	return NULL;
 }
 
+/* No index fits because none has wheels for the environment's Python: say
+ * so, with the Pythons the indexes that would fit serve. */
+static bool fix_torch_no_python(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw,
+				bool amd, const char *py)
+{
+	const struct version *lo = NULL, *hi = NULL;
+	if (amd) {
+		const struct prof_rocm *r = torch_rocm_release(ctx, fw, NULL);
+		if (r) {
+			lo = &r->torch_py_min;
+			hi = &r->torch_py_max;
+		}
+	} else {
+		const struct prof_cuda *c = torch_cuda_release(ctx, fw, NULL);
+		if (c) {
+			lo = &c->torch_py_min;
+			hi = &c->torch_py_max;
+		}
+	}
+	if (!lo || !lo->nparts || !hi->nparts)
+		return false;
+	char range[32], newest[16];
+	snprintf(range, sizeof(range), "%u.%u to %u.%u", lo->part[0], lo->part[1], hi->part[0], hi->part[1]);
+	snprintf(newest, sizeof(newest), "%u.%u", hi->part[0], hi->part[1]);
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "backend", amd ? "ROCm" : "CUDA");
+	fixvars_add(&fv, "python_version", py);
+	fixvars_add(&fv, "python_range", range);
+	fixvars_add(&fv, "python_newest", newest);
+	fixvars_add(&fv, "site", fw && fw->site ? fw->site : "this environment");
+	fix_apply(res, ctx, "torch_no_python", &fv);
+	fixvars_release(&fv);
+	return true;
+}
+
 static void fix_torch(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw, bool amd)
 {
 	const char *index = NULL;
+	char pybuf[16];
+	const char *py = framework_python_version(fw, pybuf, sizeof(pybuf));
 	if (amd) {
-		const struct prof_rocm *rel = torch_rocm_release(ctx, fw);
+		const struct prof_rocm *rel = torch_rocm_release(ctx, fw, py);
 		index = rel ? rel->torch_index : NULL;
 	} else {
-		const struct prof_cuda *pc = torch_cuda_release(ctx, fw);
+		const struct prof_cuda *pc = torch_cuda_release(ctx, fw, py);
 		index = pc ? pc->torch_index : NULL;
 	}
+	if (!index && py && fix_torch_no_python(res, ctx, fw, amd, py))
+		return;
 	if (!index) {
 		struct fixvars fv = FIXVARS_INIT;
 		fixvars_add(&fv, "backend", amd ? "ROCm" : "CUDA");
@@ -124,7 +180,7 @@ static void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx
 		bool installed = false;
 		const struct prof_rocm *rel = rocm_release_judged(ctx, &installed);
 		if (!installed)
-			rel = torch_rocm_release(ctx, NULL);
+			rel = torch_rocm_release(ctx, NULL, NULL);
 		fixvars_add(&fv, "rocm_version", rel ? rel->version : "");
 	}
 	fix_apply(res, ctx, amd ? "tf_reinstall" : "tf_reinstall_cuda", &fv);
@@ -255,7 +311,7 @@ static bool judge_cuda_wheel(const struct check_ctx *ctx, struct report *r, cons
 			"%s", f->drv.nvidia_version);
 	fix_cuda_driver_upgrade(res, ctx, pc);
 	/* the other way out: the build of a CUDA release this driver runs */
-	if (torch && torch_cuda_release(ctx, fw))
+	if (torch && torch_cuda_release(ctx, fw, NULL))
 		fix_torch(res, ctx, fw, false);
 	return true;
 }
@@ -359,7 +415,7 @@ const struct check_def check_framework_defs[] = {
 	{ "framework.torch", "frameworks", "PyTorch build matches the GPUs", check_framework_torch, 0,
 	  "For every PyTorch install found (virtualenv, conda, ~/.local, system site-packages): torch/version.py (`hip` set -> ROCm build, `cuda` set -> CUDA build, neither -> CPU build), the bundled rocBLAS TensileLibrary files, and the amdgpu DKMS version.\n\n"
 	  "`pip install torch` gives a CUDA build, which on an AMD machine says `UserWarning: CUDA initialization: Found no NVIDIA driver on your system` and `torch.cuda.is_available()` is False; a ROCm build on an NVIDIA machine says `RuntimeError: No HIP GPUs are available`. A ROCm wheel without kernels for the GPU gives `RuntimeError: HIP error: invalid device function` or the rocBLAS `Cannot read ... TensileLibrary.dat ... for GPU arch` error; a wheel far from the DKMS driver's release fails in the runtime (a wheel older than every ROCm release the profile knows counts as outside the window). A CUDA build needs the minimum driver of its CUDA release (the profile's min_driver): an older driver gives `RuntimeError: The NVIDIA driver on your system is too old (found version 11040)`. On ROCm, PyTorch still uses the device name `cuda` (torch.device(\"cuda:0\")).\n\n"
-	  "Fix: `pip uninstall -y torch torchvision torchaudio`, then `pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocmX.Y`, with X.Y from the profile for the installed (else newest supporting) ROCm release. Skips when no PyTorch is installed." },
+	  "Fix: `pip uninstall -y torch torchvision torchaudio`, then `pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocmX.Y`, with X.Y from the profile for the installed (else newest supporting) ROCm release, and only an index with wheels for the environment's Python (the profile's torch_python, from PyTorch's release compatibility matrix); when no index has them, the fix names the Pythons of the one that fits, for a new virtual environment. Skips when no PyTorch is installed." },
 	{ "framework.tensorflow", "frameworks", "TensorFlow build matches the GPUs", check_framework_tensorflow, 0,
 	  "For every TensorFlow install found: whether it is AMD's tensorflow-rocm build or the CUDA/CPU build, and for a ROCm build its bundled rocBLAS files and the DKMS window, as for framework.torch.\n\n"
 	  "The `tensorflow` package from PyPI cannot use an AMD GPU: `tf.config.list_physical_devices('GPU')` is empty.\n\n"

@@ -275,6 +275,10 @@ struct framework {
 	bool has_rocblas_dir;
 	bool active;                /* first hit of this name in the search order: what `import` loads */
 };
+/* The Python of the environment `fw` is installed in ("3.10" from
+ * .../lib/python3.10/site-packages), written to buf; NULL when the site
+ * path does not say (Debian's /usr/lib/python3/dist-packages). */
+const char *framework_python_version(const struct framework *fw, char *buf, size_t len);
 struct python_facts {
 	struct framework *v;
 	size_t n;

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -501,4 +502,15 @@ void facts_read_python(struct facts *f)
 	for (size_t i = 0; i < ARRAY_SIZE(system_sites); i++)
 		search_pattern(f, system_sites[i], &seen);
 	strvec_release(&seen);
+}
+
+const char *framework_python_version(const struct framework *fw, char *buf, size_t len)
+{
+	const char *p = fw && fw->site ? strstr(fw->site, "/python3.") : NULL;
+	unsigned minor;
+	int n = 0;
+	if (!p || sscanf(p, "/python3.%u%n", &minor, &n) != 1 || (p[n] && p[n] != '/'))
+		return NULL;
+	snprintf(buf, len, "3.%u", minor);
+	return buf;
 }

@@ -1052,8 +1052,51 @@ static void described_torch_comment(struct planner *pl, const char *index);
 
 /* The torch step: PyTorch from this wheel index, through the same profile
  * fix the doctor's framework.torch uses. */
+static const struct framework *active_torch(const struct facts *f);
+
+/* The Pythons wheel index `index` serves, from the release that names it. */
+static bool index_python_range(const struct profiles *db, const char *index, const struct version **lo,
+			       const struct version **hi)
+{
+	for (size_t i = 0; i < db->nrocm; i++)
+		if (db->rocm[i].torch_index && !strcmp(db->rocm[i].torch_index, index)) {
+			*lo = &db->rocm[i].torch_py_min;
+			*hi = &db->rocm[i].torch_py_max;
+			return true;
+		}
+	for (size_t i = 0; i < db->ncuda; i++)
+		if (db->cuda[i].torch_index && !strcmp(db->cuda[i].torch_index, index)) {
+			*lo = &db->cuda[i].torch_py_min;
+			*hi = &db->cuda[i].torch_py_max;
+			return true;
+		}
+	return false;
+}
+
+/* An index without wheels for the Python of the machine's PyTorch
+ * environment gets a note that says so, not a step that pip would fail. */
+static bool torch_python_missing(struct planner *pl, const char *index)
+{
+	const struct framework *t = pl->f ? active_torch(pl->f) : NULL;
+	const struct version *lo = NULL, *hi = NULL;
+	char buf[16];
+	const char *py = framework_python_version(t, buf, sizeof(buf));
+	if (!py || !index_python_range(pl->db, index, &lo, &hi) || profiles_index_serves_python(lo, hi, py))
+		return false;
+	char *text = xasprintf("PyTorch from %s has no wheels for Python %s, the Python of %s (it serves %u.%u to %u.%u): "
+			       "no PyTorch step. Create a virtual environment with one of those Pythons "
+			       "(python%u.%u -m venv ~/venv-torch) and install PyTorch into it.",
+			       index, py, t->site, lo->part[0], lo->part[1], hi->part[0], hi->part[1], hi->part[0],
+			       hi->part[1]);
+	note_add(pl->p, "framework.torch", text);
+	free(text);
+	return true;
+}
+
 static void add_torch(struct planner *pl, const char *index)
 {
+	if (torch_python_missing(pl, index))
+		return;
 	struct strvec v = STRVEC_INIT;
 	var_set(&v, "torch_index", index);
 	var_set(&v, "backend", torch_index_backend(index));

@@ -31,6 +31,7 @@ const char *const profile_placeholders[] = {
 	"driver_version", "cuda_version", "min_driver", "vram", "min_vram",
 	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda", "nodes", "mok_key",
 	"lib_version", "alternatives", "python", "installed", "nvidia_branch",
+	"python_version", "python_range", "python_newest", "site",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id", "no_dkms",
 	NULL
@@ -62,6 +63,7 @@ static const struct fix_contract {
 	{ "torch_reinstall", "torch_index backend", false, false },
 	{ "torch_reinstall_env", "python torch_index backend", false, false },
 	{ "torch_no_index", "backend", false, false },
+	{ "torch_no_python", "backend python_version python_range python_newest site", false, false },
 	{ "tf_reinstall", "packages rocm_version", false, false },
 	{ "tf_reinstall_cuda", "packages", false, false },
 	{ "container_devices", "", false, false },
@@ -455,6 +457,8 @@ static void section_end(struct loader *l)
 			err_at(l, l->file, l->sect_line, "[%s] lists no 'instinct' or 'radeon' targets", l->title);
 		if (r->torch_releases.n && !r->torch_index)
 			err_at(l, l->file, l->sect_line, "[%s] lists 'torch' releases but no 'torch_index'", l->title);
+		if (!r->torch_index != !seen_key(l, "torch_python"))
+			err_at(l, l->file, l->sect_line, "[%s] needs 'torch_python' exactly when it has a 'torch_index'", l->title);
 		for (size_t i = 0; i < r->gfx_deprecated.n; i++)
 			if (!prof_rocm_has_arch(r, r->gfx_deprecated.v[i]))
 				err_at(l, l->file, l->sect_line, "[%s] 'deprecated' names %s, which 'instinct' and 'radeon' do not list",
@@ -483,6 +487,8 @@ static void section_end(struct loader *l)
 	}
 	case S_CUDA:
 		require(l, "min_driver");
+		if (!db->cuda[l->idx].torch_index != !seen_key(l, "torch_python"))
+			err_at(l, l->file, l->sect_line, "[%s] needs 'torch_python' exactly when it has a 'torch_index'", l->title);
 		break;
 	case S_FIX:
 		if (!l->have_text)
@@ -861,6 +867,23 @@ static bool date_ok(const char *s)
 	return mon >= 1 && mon <= 12 && day >= 1 && day <= 31;
 }
 
+/* torch_python = MIN MAX: the Pythons a wheel index serves ("3.9 3.13"). */
+static void torch_python(struct loader *l, const char *key, const char *value, struct version *min,
+			 struct version *max)
+{
+	char a[16], b[16];
+	int used = 0;
+	if (!once(l, key))
+		return;
+	if (sscanf(value, "%15s %15s%n", a, b, &used) != 2 || value[used] || !version_form(a, 2) ||
+	    !version_form(b, 2) || version_parse(a, min) < 0 || version_parse(b, max) < 0 ||
+	    min->part[0] != 3 || version_cmp_n(min, max, 2) > 0) {
+		err(l, "bad value for '%s': \"%s\" (expected the oldest and newest Python, like 3.9 3.13)", key, value);
+		memset(min, 0, sizeof(*min));
+		memset(max, 0, sizeof(*max));
+	}
+}
+
 static void key_rocm(struct loader *l, const char *key, const char *value)
 {
 	struct prof_rocm *r = &l->db->rocm[l->idx];
@@ -890,6 +913,8 @@ static void key_rocm(struct loader *l, const char *key, const char *value)
 			set_str(l, &r->torch_index, key, value);
 	} else if (!strcmp(key, "torch")) {
 		version_list(l, key, &r->torch_releases, value, 2);
+	} else if (!strcmp(key, "torch_python")) {
+		torch_python(l, key, value, &r->torch_py_min, &r->torch_py_max);
 	} else if (!strcmp(key, "dkms")) {
 		version_list(l, key, &r->dkms, value, 3);
 	} else if (!strcmp(key, "driver_window")) {
@@ -1027,6 +1052,8 @@ static void key_cuda(struct loader *l, const char *key, const char *value)
 			err(l, "bad value for 'torch_index': \"%s\" (expected an https:// URL)", value);
 		else
 			set_str(l, &c->torch_index, key, value);
+	} else if (!strcmp(key, "torch_python")) {
+		torch_python(l, key, value, &c->torch_py_min, &c->torch_py_max);
 	} else if (!strcmp(key, "package")) {
 		if (strpbrk(value, " \t;&|$`'\"\\<>"))
 			err(l, "bad value for 'package': \"%s\" (expected one package name)", value);
@@ -1665,6 +1692,14 @@ const struct prof_gpu_model *profiles_find_model_by_arch(const struct profiles *
 		if (db->models[i].arch && !strcmp(db->models[i].arch, arch))
 			return &db->models[i];
 	return NULL;
+}
+
+bool profiles_index_serves_python(const struct version *min, const struct version *max, const char *py)
+{
+	struct version v;
+	if (!py || !min->nparts || !max->nparts || version_parse(py, &v) < 0)
+		return true;
+	return version_cmp_n(&v, min, 2) >= 0 && version_cmp_n(&v, max, 2) <= 0;
 }
 
 const struct prof_cuda *profiles_find_cuda(const struct profiles *db, const char *version)

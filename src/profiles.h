@@ -70,6 +70,7 @@ struct prof_rocm {
 	size_t nos;
 	char *torch_index;         /* "https://download.pytorch.org/whl/rocm6.2" or NULL */
 	struct strvec torch_releases; /* "2.5" */
+	struct version torch_py_min, torch_py_max; /* Pythons the index has wheels for (3.9, 3.13); nparts 0: not given */
 	struct strvec dkms;        /* amdgpu DKMS versions shipped with it ("6.8.5") */
 	int driver_window_releases;/* kernel driver may differ by this many releases (2), 0 when by time */
 	int driver_window_months;  /* or by this many months (12) */
@@ -109,6 +110,7 @@ struct prof_cuda {
 	char *min_driver;          /* "550.54.14": oldest Linux driver that runs it */
 	unsigned min_cc_major, min_cc_minor;
 	char *torch_index;         /* "https://download.pytorch.org/whl/cu124" */
+	struct version torch_py_min, torch_py_max; /* Pythons that index has wheels for */
 	char *package;             /* "cuda-toolkit-12-4" in NVIDIA's repositories, or NULL */
 	struct prof_where where;
 };
@@ -189,6 +191,9 @@ const struct prof_gfx *profiles_find_gfx(const struct profiles *db, const char *
 const struct prof_gpu_model *profiles_model_for_gpu(const struct profiles *db, const struct gpu *g, bool *ambiguous);
 const struct prof_gpu_model *profiles_find_model_by_arch(const struct profiles *db, const char *arch);
 const struct prof_cuda *profiles_find_cuda(const struct profiles *db, const char *version);
+/* Whether a wheel index whose Pythons are min..max (profile torch_python)
+ * has wheels for Python `py` ("3.13"): true when py or the range is unknown. */
+bool profiles_index_serves_python(const struct version *min, const struct version *max, const char *py);
 const struct prof_fix *profiles_find_fix(const struct profiles *db, const char *id);
 /* The public key DKMS signs modules with on OS o (NULL: an OS the profile
  * does not know): the OS's mok_key, else the database's. Borrowed. */

@@ -54,19 +54,19 @@ static const char tl_mini_rocm_real[] =
 	"source = test data\n"
 	"[rocm 6.0]\ndate = 2023-12-15\nlatest = 6.0.2\ninstinct = gfx906 gfx908 gfx90a\nradeon = gfx1030 gfx1100\n"
 	"os = ubuntu-22.04 5.15 6.2 radeon\nos = rhel-8 4.18\ndkms = 6.3.6\ndriver_window = 2 releases\n"
-	"torch_index = https://download.pytorch.org/whl/rocm6.0\ntorch = 2.3\n\n"
+	"torch_index = https://download.pytorch.org/whl/rocm6.0\ntorch_python = 3.8 3.12\ntorch = 2.3\n\n"
 	"[rocm 6.1]\ndate = 2024-04-16\nlatest = 6.1.3\ninstinct = gfx906 gfx908 gfx90a\nradeon = gfx1030 gfx1100\n"
 	"os = ubuntu-22.04 5.15 6.5 radeon\nos = rhel-8 4.18\ndkms = 6.7.0\ndriver_window = 2 releases\n"
-	"torch_index = https://download.pytorch.org/whl/rocm6.1\ntorch = 2.4\n\n"
+	"torch_index = https://download.pytorch.org/whl/rocm6.1\ntorch_python = 3.8 3.13\ntorch = 2.4\n\n"
 	"[rocm 6.2]\ndate = 2024-08-02\nlatest = 6.2.4\ninstinct = gfx906 gfx908 gfx90a\nradeon = gfx1030 gfx1100\n"
 	"os = ubuntu-22.04 5.15 6.5 6.8 radeon\nos = ubuntu-24.04 6.8\nos = rhel-8 4.18\ndkms = 6.8.5\n"
-	"driver_window = 2 releases\ntorch_index = https://download.pytorch.org/whl/rocm6.2\ntorch = 2.5\n\n"
+	"driver_window = 2 releases\ntorch_index = https://download.pytorch.org/whl/rocm6.2\ntorch_python = 3.9 3.13\ntorch = 2.5\n\n"
 	"[rocm 6.3]\ndate = 2024-12-03\nlatest = 6.3.3\ninstinct = gfx906 gfx908 gfx90a\nradeon = gfx1030 gfx1100\n"
 	"os = ubuntu-22.04 5.15 6.8 radeon\nos = ubuntu-24.04 6.8 radeon\nos = rhel-8 4.18\ndkms = 6.10.5\n"
 	"driver_window = 2 releases\n\n"
 	"[rocm 6.4]\ndate = 2025-04-11\nlatest = 6.4.3\ninstinct = gfx908 gfx90a\nradeon = gfx1030 gfx1100 gfx1101\n"
 	"os = ubuntu-22.04 5.15 6.8 radeon\nos = ubuntu-24.04 6.8 6.11 radeon\nos = rhel-8 4.18\ndkms = 6.12.12\n"
-	"driver_window = 12 months\ntorch_index = https://download.pytorch.org/whl/rocm6.4\ntorch = 2.8\n";
+	"driver_window = 12 months\ntorch_index = https://download.pytorch.org/whl/rocm6.4\ntorch_python = 3.9 3.14\ntorch = 2.8\n";
 static const char tl_mini_gfx[] =
 	"source = test data\n"
 	"[gfx gfx906]\nfamily = GCN5\n\n[gfx gfx908]\nfamily = CDNA\n\n[gfx gfx90a]\nfamily = CDNA2\n\n"
@@ -85,8 +85,8 @@ static const char tl_mini_gpus[] =
 	"[gpu gtx-780]\nname = NVIDIA GeForce GTX 780\nvendor = nvidia\narch = sm_35\ncc = 3.5\npci = 0x1004\nvram_gib = 3\n";
 static const char tl_mini_cuda[] =
 	"source = test data\n"
-	"[cuda 11.8]\nmin_driver = 520.61.05\nmin_cc = 3.5\npackage = cuda-toolkit-11-8\ntorch_index = https://download.pytorch.org/whl/cu118\n\n"
-	"[cuda 12.4]\nmin_driver = 550.54.14\nmin_cc = 5.0\npackage = cuda-toolkit-12-4\ntorch_index = https://download.pytorch.org/whl/cu124\n";
+	"[cuda 11.8]\nmin_driver = 520.61.05\nmin_cc = 3.5\npackage = cuda-toolkit-11-8\ntorch_index = https://download.pytorch.org/whl/cu118\ntorch_python = 3.8 3.13\n\n"
+	"[cuda 12.4]\nmin_driver = 550.54.14\nmin_cc = 5.0\npackage = cuda-toolkit-12-4\ntorch_index = https://download.pytorch.org/whl/cu124\ntorch_python = 3.8 3.13\n";
 static const char tl_mini_routes[] =
 	"source = test data\n"
 	"[route ubuntu-22.04 *]\ncommand = {headers_install}\n"

@@ -248,6 +248,71 @@ static void test_torch_no_index(void **state)
 	tl_free(t);
 }
 
+/* A wheel index is named only for a Python it has wheels for (profile
+ * torch_python, PyTorch's release compatibility matrix). */
+static void set_python(struct framework *fw, const char *site)
+{
+	free(fw->site);
+	fw->site = xstrdup(site);
+}
+
+static void test_torch_index_for_the_python(void **state)
+{
+	(void)state;
+	/* Python 3.13 with ROCm 6.0 installed (its index stops at 3.12): the
+	 * newest index that fits the GPU and has 3.13 wheels, never rocm6.0 */
+	struct tl *t = amd();
+	tl_rocm(t, "/opt/rocm-6.0.2", "6.0.2", true, "gfx1100");
+	struct framework *fw = tl_framework(t, "torch", "2.4.0+cu121", FW_BACKEND_CUDA, "12.1", NULL);
+	set_python(fw, "/home/alice/venv/lib/python3.13/site-packages");
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_FAIL);
+	assert_false(tl_has_command(c, "whl/rocm6.0"));
+	assert_true(tl_has_command(c, "--index-url https://download.pytorch.org/whl/rocm6.4"));
+	tl_free(t);
+	/* the same with Python 3.12: the installed release's index serves it */
+	t = amd();
+	tl_rocm(t, "/opt/rocm-6.0.2", "6.0.2", true, "gfx1100");
+	fw = tl_framework(t, "torch", "2.4.0+cu121", FW_BACKEND_CUDA, "12.1", NULL);
+	set_python(fw, "/home/alice/venv/lib/python3.12/site-packages");
+	c = tl_one(t, "framework.torch");
+	assert_true(tl_has_command(c, "--index-url https://download.pytorch.org/whl/rocm6.0"));
+	tl_free(t);
+	/* Python 3.7: no index has wheels for it: say so, name the Pythons of
+	 * the index that would fit and a virtual environment with one of them */
+	t = amd();
+	tl_rocm(t, "/opt/rocm-6.1.3", "6.1.3", true, "gfx1100");
+	fw = tl_framework(t, "torch", "2.4.0+cu121", FW_BACKEND_CUDA, "12.1", NULL);
+	set_python(fw, "/home/alice/venv/lib/python3.7/site-packages");
+	c = tl_one(t, "framework.torch");
+	assert_status(c, ST_FAIL);
+	assert_int_equal(c->fix.commands.n, 0);
+	assert_contains(c->fix.text, "No PyTorch ROCm wheel index in the profile has wheels for Python 3.7");
+	assert_contains(c->fix.text, "serves Python 3.8 to 3.13");
+	assert_contains(c->fix.text, "python3.13 -m venv");
+	tl_free(t);
+	/* NVIDIA: Python 3.14 and the toolkit's cu124 (up to 3.13): no index
+	 * of the profile serves it, none is named */
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "550.54.14");
+	tl_cuda(t, "12.4.131");
+	fw = tl_framework(t, "torch", "2.4.0+rocm6.1", FW_BACKEND_ROCM, "6.1", NULL);
+	set_python(fw, "/home/alice/venv/lib/python3.14/site-packages");
+	c = tl_one(t, "framework.torch");
+	assert_false(tl_has_command(c, "whl/cu124"));
+	assert_contains(c->fix.text, "Python 3.14");
+	tl_free(t);
+	/* a site path that names no minor version: not filtered */
+	t = amd();
+	tl_rocm(t, "/opt/rocm-6.0.2", "6.0.2", true, "gfx1100");
+	fw = tl_framework(t, "torch", "2.4.0+cu121", FW_BACKEND_CUDA, "12.1", NULL);
+	set_python(fw, "/usr/lib/python3/dist-packages");
+	c = tl_one(t, "framework.torch");
+	assert_true(tl_has_command(c, "whl/rocm6.0"));
+	tl_free(t);
+}
+
 /* Under WSL sysfs does not say whose GPU /dev/dxg is: nothing to match. */
 static void test_torch_wsl(void **state)
 {
@@ -312,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_torch_no_gpu_and_mixed),
 		cmocka_unit_test(test_torch_wheel_tensile),
 		cmocka_unit_test(test_torch_no_index),
+		cmocka_unit_test(test_torch_index_for_the_python),
 		cmocka_unit_test(test_torch_wsl),
 		cmocka_unit_test(test_torch_dkms_window),
 		cmocka_unit_test(test_torch_cuda_driver_too_old),

@@ -132,6 +132,25 @@ static const struct framework *find_fw(const struct facts *f, const char *name, 
 	return NULL;
 }
 
+/* The environment's Python from the site path. */
+static void test_python_version_of_site(void **state)
+{
+	(void)state;
+	struct framework fw;
+	char buf[16];
+	memset(&fw, 0, sizeof(fw));
+	assert_null(framework_python_version(&fw, buf, sizeof(buf)));
+	fw.site = "/home/alice/venv/lib/python3.10/site-packages";
+	assert_string_equal(framework_python_version(&fw, buf, sizeof(buf)), "3.10");
+	fw.site = "/opt/conda/envs/t/lib/python3.13/site-packages";
+	assert_string_equal(framework_python_version(&fw, buf, sizeof(buf)), "3.13");
+	fw.site = "/usr/lib/python3/dist-packages";
+	assert_null(framework_python_version(&fw, buf, sizeof(buf)));
+	fw.site = "/usr/lib/python3.12t/site-packages";
+	assert_null(framework_python_version(&fw, buf, sizeof(buf)));
+	assert_null(framework_python_version(NULL, buf, sizeof(buf)));
+}
+
 static void test_rocm_wheel(void **state)
 {
 	(void)state;
@@ -329,6 +348,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_version_py),
+		cmocka_unit_test(test_python_version_of_site),
 		cmocka_unit_test(test_rocm_wheel),
 		cmocka_unit_test(test_cuda_and_cpu_wheels),
 		cmocka_unit_test(test_venv_precedence),

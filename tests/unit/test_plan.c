@@ -348,6 +348,30 @@ static void test_fixtures(void **state)
 	assert_non_null(strstr(s->comment, "ROCm 6.2.0 is installed"));
 	plan_release(&p);
 
+	/* the same with the wheel's environment on Python 3.7, which no index
+	 * of 6.4 has wheels for: no PyTorch step, a note that says so */
+	{
+		struct judged j;
+		judge(&j, "amd-rx7900xtx-ubuntu2204-healthy");
+		struct framework *fw = NULL;
+		for (size_t i = 0; i < j.f.py.n; i++)
+			if (j.f.py.v[i].active && !strcmp(j.f.py.v[i].name, "torch"))
+				fw = &j.f.py.v[i];
+		assert_non_null(fw);
+		free(fw->site);
+		fw->site = xstrdup("/home/alice/venv/lib/python3.7/site-packages");
+		assert_int_equal(plan_build(db, &j.f, &j.r, NULL, &o, &p, &msg), 0);
+		assert_non_null(find_step(&p, "rocm_install"));
+		assert_null(find_step(&p, "torch"));
+		bool said = false;
+		for (size_t i = 0; i < p.nnotes; i++)
+			said |= p.notes[i].text && strstr(p.notes[i].text, "has no wheels for Python 3.7") &&
+				strstr(p.notes[i].text, "python3.14 -m venv");
+		assert_true(said);
+		plan_release(&p);
+		judged_release(&j);
+	}
+
 	/* --no-torch: the doctor's wheel fix becomes a note */
 	o.rocm = NULL;
 	o.torch = 0;
