@@ -372,6 +372,16 @@ static void test_fixtures(void **state)
 		judged_release(&j);
 	}
 
+	/* one PCI id, three boards (66A1: MI50/MI60 revision 02, Radeon Pro VII
+	 * revision 06): the plan names the board the revision and CU count
+	 * select, the Instinct MI50, and a deprecated but listed gfx906 on the
+	 * last release that lists it gets no install or downgrade step */
+	assert_int_equal(from_fixture("amd-mi50-ubuntu2204-rocm63", NULL, &p, &msg), 0);
+	assert_non_null(p.gpu_name);
+	assert_string_equal(p.gpu_name, "AMD Instinct MI50");
+	assert_null(find_step(&p, "rocm_install"));
+	plan_release(&p);
+
 	/* --no-torch: the doctor's wheel fix becomes a note */
 	o.rocm = NULL;
 	o.torch = 0;
