@@ -473,6 +473,91 @@ static void test_fix_equals_step(void **state)
 
 /* The PyTorch wheel follows the ROCm release the plan installs, not the
  * installed one the doctor judged. */
+/* The shipped profiles plus one file of extra sections, loaded. */
+static struct profiles *db_with(const char *extra)
+{
+	char tmpl[] = "/tmp/rocmcheck-plan-db.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	assert_non_null(dir);
+	DIR *d = opendir(SOURCE_DIR "/profiles");
+	assert_non_null(d);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".ini"))
+			continue;
+		char *from = xasprintf("%s/profiles/%s", SOURCE_DIR, e->d_name);
+		char *to = xasprintf("%s/%s", dir, e->d_name);
+		struct strbuf sb = STRBUF_INIT;
+		FILE *in = fopen(from, "r");
+		assert_non_null(in);
+		int c;
+		while ((c = fgetc(in)) != EOF)
+			strbuf_addch(&sb, (char)c);
+		fclose(in);
+		FILE *out = fopen(to, "w");
+		assert_non_null(out);
+		fputs(strbuf_cstr(&sb), out);
+		fclose(out);
+		strbuf_release(&sb);
+		free(from);
+		free(to);
+	}
+	closedir(d);
+	char *path = xasprintf("%s/zz-extra.ini", dir);
+	FILE *out = fopen(path, "w");
+	assert_non_null(out);
+	fputs(extra, out);
+	fclose(out);
+	struct profiles *x = NULL;
+	struct strvec errors = STRVEC_INIT;
+	int rc = profiles_load(&x, dir, &errors);
+	for (size_t i = 0; i < errors.n; i++)
+		print_error("%s\n", errors.v[i]);
+	strvec_release(&errors);
+	assert_int_equal(rc, 0);
+	char *rm = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(rm), 0);
+	free(rm);
+	free(path);
+	return x;
+}
+
+/* The planner tells an Instinct board from a Radeon one on the same PCI id
+ * (66A1: MI50 revision 02, Radeon Pro VII revision 06) by the query the
+ * checks use. With a release that lists gfx906 for Instinct cards only on
+ * Ubuntu 22.04, the nearest release for an MI50 is that one, and for a
+ * Radeon Pro VII the newest that lists Radeon cards there (6.3). A
+ * first-match lookup by PCI id took the Radeon Pro VII for both. */
+static void test_model_by_revision(void **state)
+{
+	(void)state;
+	struct profiles *saved = db;
+	db = db_with("source = test data\n"
+		     "[rocm 9.9]\ndate = 2030-01-01\ninstinct = gfx906\nos = ubuntu-22.04 5.15 6.8\n"
+		     "driver_window = 12 months\ntorch_index = https://download.pytorch.org/whl/rocm9.9\n"
+		     "torch_python = 3.10 3.14\ntorch = 9.9\n");
+	struct plan_opts o = { "6.4", -1 };
+	for (int rev = 0; rev < 2; rev++) {
+		struct judged j;
+		judge(&j, "amd-mi50-ubuntu2204-rocm63");
+		assert_int_equal(j.f.ngpus, 1);
+		if (rev)
+			j.f.gpus[0].pci_revision = 0x06;
+		struct plan p;
+		struct strbuf msg = STRBUF_INIT;
+		plan_init(&p);
+		assert_int_equal(plan_build(db, &j.f, &j.r, NULL, &o, &p, &msg), -ENOENT);
+		assert_non_null(strstr(msg.buf, "ROCm 6.4 cannot be installed for gfx906"));
+		assert_non_null(strstr(msg.buf, rev ? "nearest: ROCm 6.3" : "nearest: ROCm 9.9"));
+		strbuf_release(&msg);
+		plan_release(&p);
+		judged_release(&j);
+	}
+	profiles_free(db);
+	db = saved;
+}
+
 static void test_torch_follows_rocm(void **state)
 {
 	(void)state;
@@ -536,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_described_nvidia),
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_fix_equals_step),
+		cmocka_unit_test(test_model_by_revision),
 		cmocka_unit_test(test_torch_follows_rocm),
 		cmocka_unit_test(test_renderers),
 	};
