@@ -1,0 +1,1030 @@
+/* The profile database loader (spec/profiles.md, man/rocmcheck-profiles.5):
+ * reads the INI files into struct profiles.
+ *
+ * Files are parsed with libinih through our own line reader, which counts
+ * lines (inih does not tell the handler where it is), finds what inih would
+ * silently get wrong (lines over its 200-byte buffer, " ;" inline comments,
+ * indented continuation lines) and sees every section header, empty or not.
+ * Problems are collected as "FILE:LINE: message" (profiles_check.c); any
+ * problem discards the whole database. */
+#include "profiles_load.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "profiles_check.h"
+
+/* libinih (Debian) reads through a 200-byte buffer: 199 bytes and the NUL. */
+#define PROF_MAX_LINE 199
+#define PROF_MAX_FILE (4u << 20)
+
+/* ---- sections */
+
+static const struct prof_where *find_where(const struct profiles *db, enum sect k, const char *a, const char *b)
+{
+	switch (k) {
+	case S_OS:
+		for (size_t i = 0; i < db->nos; i++)
+			if (!strcmp(db->os[i].key, a))
+				return &db->os[i].where;
+		break;
+	case S_ROCM:
+		for (size_t i = 0; i < db->nrocm; i++)
+			if (!strcmp(db->rocm[i].version, a))
+				return &db->rocm[i].where;
+		break;
+	case S_GFX:
+		for (size_t i = 0; i < db->ngfx; i++)
+			if (!strcmp(db->gfx[i].arch, a))
+				return &db->gfx[i].where;
+		break;
+	case S_GPU:
+		for (size_t i = 0; i < db->nmodels; i++)
+			if (!strcmp(db->models[i].key, a))
+				return &db->models[i].where;
+		break;
+	case S_CUDA:
+		for (size_t i = 0; i < db->ncuda; i++)
+			if (!strcmp(db->cuda[i].version, a))
+				return &db->cuda[i].where;
+		break;
+	case S_FIX:
+		for (size_t i = 0; i < db->nfixes; i++)
+			if (!strcmp(db->fixes[i].id, a))
+				return &db->fixes[i].where;
+		break;
+	case S_ROUTE:
+		for (size_t i = 0; i < db->nroutes; i++)
+			if (!strcmp(db->routes[i].os, a) && !strcmp(db->routes[i].rocm, b))
+				return &db->routes[i].where;
+		break;
+	default:
+		break;
+	}
+	return NULL;
+}
+
+#define GROW(arr, n) ((arr) = xrealloc((arr), ((n) + 1) * sizeof(*(arr))), \
+		      memset(&(arr)[(n)], 0, sizeof(*(arr))), (n)++)
+
+static void section_end(struct loader *l)
+{
+	struct profiles *db = l->db;
+	switch (l->lost_line ? S_NONE : l->kind) {
+	case S_DATABASE:
+		prof_require(l, "version");
+		break;
+	case S_OS:
+		prof_require(l, "id");
+		prof_require(l, "version");
+		prof_require(l, "name");
+		prof_require(l, "pkg");
+		prof_require(l, "headers");
+		prof_require(l, "install");
+		prof_require(l, "grub_update");
+		break;
+	case S_ROCM: {
+		struct prof_rocm *r = &db->rocm[l->idx];
+		prof_require(l, "date");
+		prof_require(l, "driver_window");
+		if (!r->nos)
+			prof_err_at(l, l->file, l->sect_line, "[%s] lists no 'os'", l->title);
+		if (!r->gfx_instinct.n && !r->gfx_radeon.n)
+			prof_err_at(l, l->file, l->sect_line, "[%s] lists no 'instinct' or 'radeon' targets", l->title);
+		if (r->torch_releases.n && !r->torch_index)
+			prof_err_at(l, l->file, l->sect_line, "[%s] lists 'torch' releases but no 'torch_index'", l->title);
+		break;
+	}
+	case S_GFX:
+		prof_require(l, "family");
+		break;
+	case S_GPU: {
+		struct prof_gpu_model *m = &db->models[l->idx];
+		prof_require(l, "name");
+		prof_require(l, "vendor");
+		if (m->vendor == VENDOR_AMD) {
+			if (!m->arch)
+				prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'arch'", l->title);
+			else
+				prof_add_ref(l, REF_GFX, m->arch, l->arch_line, -1);
+		} else if (m->vendor == VENDOR_NVIDIA) {
+			if (!prof_seen_key(l, "cc"))
+				prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'cc'", l->title);
+			else if (!m->arch)
+				m->arch = xasprintf("sm_%u%u", m->cc_major, m->cc_minor);
+		}
+		break;
+	}
+	case S_CUDA:
+		prof_require(l, "min_driver");
+		break;
+	case S_FIX:
+		if (!l->have_text)
+			prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'text'", l->title);
+		break;
+	case S_ROUTE:
+		if (!db->routes[l->idx].commands.n)
+			prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'command'", l->title);
+		break;
+	default:
+		break;
+	}
+	l->kind = S_NONE;
+	strvec_release(&l->seen);
+	free(l->seen_line);
+	l->seen_line = NULL;
+	l->have_text = false;
+	l->lost_line = false;
+}
+
+static void section_begin(struct loader *l, const char *title)
+{
+	struct profiles *db = l->db;
+	struct strvec w = STRVEC_INIT;
+
+	section_end(l);
+	free(l->title);
+	l->title = xstrdup(title);
+	l->sect_line = l->line;
+	l->kind = S_SKIP;
+
+	strvec_split(&w, title, " \t");
+	static const struct { const char *name; enum sect kind; size_t args; const char *usage; } kinds[] = {
+		{ "database", S_DATABASE, 0, "[database]" },
+		{ "os", S_OS, 1, "[os KEY]" },
+		{ "rocm", S_ROCM, 1, "[rocm MAJOR.MINOR]" },
+		{ "gfx", S_GFX, 1, "[gfx gfxNNNN]" },
+		{ "gpu", S_GPU, 1, "[gpu KEY]" },
+		{ "cuda", S_CUDA, 1, "[cuda MAJOR.MINOR]" },
+		{ "fix", S_FIX, 1, "[fix ID]" },
+		{ "route", S_ROUTE, 2, "[route OS ROCM|*]" },
+	};
+	size_t k;
+	for (k = 0; k < ARRAY_SIZE(kinds); k++)
+		if (w.n && !strcmp(w.v[0], kinds[k].name))
+			break;
+	if (k == ARRAY_SIZE(kinds)) {
+		prof_err(l, "unknown section [%s] (expected database, os, rocm, gfx, gpu, cuda, fix or route)", title);
+		goto out;
+	}
+	if (w.n != kinds[k].args + 1) {
+		prof_err(l, "malformed section [%s] (expected %s)", title, kinds[k].usage);
+		goto out;
+	}
+	enum sect kind = kinds[k].kind;
+	const char *a = w.n > 1 ? w.v[1] : NULL, *b = w.n > 2 ? w.v[2] : NULL;
+	bool ok;
+	switch (kind) {
+	case S_ROCM:
+	case S_CUDA:
+		ok = prof_version_form(a, 2);
+		break;
+	case S_GFX:
+		ok = str_startswith(a, "gfx") && a[3] && strspn(a + 3, "0123456789abcdef") == strlen(a + 3);
+		break;
+	case S_ROUTE:
+		ok = prof_name_ok(a, "._-") && (!strcmp(b, "*") || prof_version_form(b, 2));
+		break;
+	case S_DATABASE:
+		ok = true;
+		break;
+	default:
+		ok = prof_name_ok(a, "._-");
+		break;
+	}
+	if (!ok) {
+		prof_err(l, "malformed section [%s] (expected %s)", title, kinds[k].usage);
+		goto out;
+	}
+	if (kind == S_DATABASE) {
+		if (l->have_database) {
+			prof_err(l, "duplicate [database] (first defined at %s:%d)", l->db_file, l->db_line);
+			goto out;
+		}
+		l->have_database = true;
+		l->db_file = l->file;
+		l->db_line = l->line;
+		db->db_where = (struct prof_where){ l->file, l->line };
+		l->kind = S_DATABASE;
+		goto out;
+	}
+	const struct prof_where *prev = find_where(db, kind, a, b);
+	if (prev) {
+		prof_err(l, "duplicate [%s] (first defined at %s:%d)", title, prev->file, prev->line);
+		goto out;
+	}
+	struct prof_where where = { l->file, l->line };
+	switch (kind) {
+	case S_OS:
+		l->idx = db->nos;
+		GROW(db->os, db->nos);
+		db->os[l->idx].key = xstrdup(a);
+		db->os[l->idx].where = where;
+		break;
+	case S_ROCM:
+		l->idx = db->nrocm;
+		GROW(db->rocm, db->nrocm);
+		db->rocm[l->idx].version = xstrdup(a);
+		version_parse(a, &db->rocm[l->idx].ver);
+		db->rocm[l->idx].where = where;
+		break;
+	case S_GFX:
+		l->idx = db->ngfx;
+		GROW(db->gfx, db->ngfx);
+		db->gfx[l->idx].arch = xstrdup(a);
+		db->gfx[l->idx].where = where;
+		break;
+	case S_GPU:
+		l->idx = db->nmodels;
+		GROW(db->models, db->nmodels);
+		db->models[l->idx].key = xstrdup(a);
+		db->models[l->idx].where = where;
+		l->arch_line = l->line;
+		break;
+	case S_CUDA:
+		l->idx = db->ncuda;
+		GROW(db->cuda, db->ncuda);
+		db->cuda[l->idx].version = xstrdup(a);
+		version_parse(a, &db->cuda[l->idx].ver);
+		db->cuda[l->idx].where = where;
+		break;
+	case S_FIX:
+		l->idx = db->nfixes;
+		GROW(db->fixes, db->nfixes);
+		db->fixes[l->idx].id = xstrdup(a);
+		db->fixes[l->idx].where = where;
+		break;
+	case S_ROUTE:
+		l->idx = db->nroutes;
+		GROW(db->routes, db->nroutes);
+		db->routes[l->idx].os = xstrdup(a);
+		db->routes[l->idx].rocm = xstrdup(b);
+		db->routes[l->idx].where = where;
+		prof_add_ref(l, REF_OS, a, l->line, -1);
+		if (strcmp(b, "*"))
+			prof_add_ref(l, REF_ROCM, b, l->line, -1);
+		break;
+	default:
+		break;
+	}
+	l->kind = kind;
+out:
+	strvec_release(&w);
+}
+
+/* ---- keys */
+
+static void unknown_key(struct loader *l, const char *key)
+{
+	prof_err(l, "unknown key '%s' in [%s]", key, l->title);
+}
+
+static void set_str(struct loader *l, char **field, const char *key, const char *value)
+{
+	if (prof_once(l, key))
+		*field = xstrdup(value);
+}
+
+static void key_database(struct loader *l, const char *key, const char *value)
+{
+	struct profiles *db = l->db;
+	if (!strcmp(key, "version")) {
+		if (!prof_once(l, key))
+			return;
+		/* YYYY.MM.DD */
+		if (strlen(value) != 10 || value[4] != '.' || value[7] != '.' ||
+		    strspn(value, "0123456789.") != 10) {
+			prof_err(l, "bad value for 'version': \"%s\" (expected YYYY.MM.DD)", value);
+			return;
+		}
+		db->db_version = xstrdup(value);
+	} else if (!strcmp(key, "min_vram_gib")) {
+		double v;
+		if (prof_once(l, key) && prof_get_number(l, key, value, &v))
+			db->min_vram_gib = v;
+	} else if (!strcmp(key, "amd_groups") || !strcmp(key, "nvidia_groups")) {
+		struct strvec *g = !strcmp(key, "amd_groups") ? &db->amd_groups : &db->nvidia_groups;
+		struct strvec w = STRVEC_INIT;
+		strvec_split(&w, value, " \t");
+		bool ok = w.n > 0;
+		for (size_t i = 0; i < w.n && ok; i++)
+			ok = strspn(w.v[i], "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(w.v[i]) &&
+			     w.v[i][0] != '-';
+		if (!prof_once(l, key)) {
+			/* prof_once() said it */
+		} else if (!ok) {
+			prof_err(l, "bad value for '%s': \"%s\" (expected group names like render video)", key, value);
+		} else {
+			strvec_release(g);
+			*g = w;
+			strvec_init(&w);
+		}
+		strvec_release(&w);
+	} else if (!strcmp(key, "mok_key")) {
+		if (prof_once(l, key) && prof_mok_key_ok(l, key, value)) {
+			free(db->mok_key);
+			db->mok_key = xstrdup(value);
+		}
+	} else if (!strcmp(key, "kernel_floor")) {
+		struct version v;
+		if (!prof_once(l, key))
+			return;
+		if (!prof_version_form(value, 2) || version_parse(value, &v) < 0)
+			prof_err(l, "bad value for 'kernel_floor': \"%s\" (expected a kernel series like 5.15)", value);
+		else
+			db->kernel_floor = v;
+	} else {
+		unknown_key(l, key);
+	}
+}
+
+static void key_os(struct loader *l, const char *key, const char *value)
+{
+	struct prof_os *o = &l->db->os[l->idx];
+	if (!strcmp(key, "id")) {
+		if (!prof_name_ok(value, "._-"))
+			prof_err(l, "bad value for 'id': \"%s\" (an os-release ID such as ubuntu)", value);
+		else
+			set_str(l, &o->id, key, value);
+	} else if (!strcmp(key, "version")) {
+		if (strcmp(value, "*") && !prof_version_form(value, 0))
+			prof_err(l, "bad value for 'version': \"%s\" (expected 22.04, 9 or *)", value);
+		else
+			set_str(l, &o->version, key, value);
+	} else if (!strcmp(key, "name")) {
+		set_str(l, &o->name, key, value);
+	} else if (!strcmp(key, "codename")) {
+		set_str(l, &o->codename, key, value);
+	} else if (!strcmp(key, "pkg")) {
+		if (strcmp(value, "apt") && strcmp(value, "dnf") && strcmp(value, "zypper"))
+			prof_err(l, "bad value for 'pkg': \"%s\" (expected apt, dnf or zypper)", value);
+		else
+			set_str(l, &o->pkg, key, value);
+	} else if (!strcmp(key, "community")) {
+		if (prof_once(l, key))
+			prof_get_bool(l, key, value, &o->community);
+	} else if (!strcmp(key, "headers")) {
+		if (!prof_seen_key(l, key))
+			prof_once(l, key);
+		prof_check_template(l, key, value, NULL);
+		strvec_split(&o->headers, value, " \t,");
+	} else if (!strcmp(key, "install")) {
+		prof_check_template(l, key, value, NULL);
+		if (!strstr(value, "{packages}"))
+			prof_err(l, "'install' must contain {packages}");
+		set_str(l, &o->install, key, value);
+	} else if (!strcmp(key, "grub_update")) {
+		prof_check_template(l, key, value, NULL);
+		set_str(l, &o->grub_update, key, value);
+	} else if (!strcmp(key, "mok_key")) {
+		if (prof_mok_key_ok(l, key, value))
+			set_str(l, &o->mok_key, key, value);
+	} else if (!strcmp(key, "nvidia_packages")) {
+		if (!prof_seen_key(l, key))
+			prof_once(l, key);
+		prof_check_template(l, key, value, NULL);
+		strvec_split(&o->nvidia_packages, value, " \t,");
+	} else if (!strcmp(key, "nvidia_install")) {
+		/* one command per line, in order */
+		if (!prof_seen_key(l, key))
+			prof_once(l, key);
+		prof_check_template(l, key, value, NULL);
+		strvec_push(&o->nvidia_install, value);
+	} else {
+		unknown_key(l, key);
+	}
+}
+
+static void gfx_list(struct loader *l, struct strvec *sv, const char *value)
+{
+	struct strvec w = STRVEC_INIT;
+	strvec_split(&w, value, " \t,");
+	for (size_t i = 0; i < w.n; i++) {
+		if (strvec_contains(sv, w.v[i])) {
+			prof_err(l, "'%s' listed twice in [%s]", w.v[i], l->title);
+			continue;
+		}
+		strvec_push(sv, w.v[i]);
+		prof_add_ref(l, REF_GFX, w.v[i], l->line, -1);
+	}
+	strvec_release(&w);
+}
+
+static void version_list(struct loader *l, const char *key, struct strvec *sv, const char *value, int parts)
+{
+	struct strvec w = STRVEC_INIT;
+	strvec_split(&w, value, " \t,");
+	for (size_t i = 0; i < w.n; i++) {
+		if (!prof_version_form(w.v[i], parts))
+			prof_err(l, "bad version for '%s': \"%s\"", key, w.v[i]);
+		else
+			strvec_push(sv, w.v[i]);
+	}
+	strvec_release(&w);
+}
+
+/* os = KEY SERIES... [radeon] */
+static void rocm_os(struct loader *l, struct prof_rocm *r, const char *value)
+{
+	struct strvec w = STRVEC_INIT;
+	strvec_split(&w, value, " \t");
+	if (!w.n || !prof_name_ok(w.v[0], "._-")) {
+		prof_err(l, "bad value for 'os': \"%s\" (expected OS-KEY KERNEL-SERIES... [radeon])", value);
+		goto out;
+	}
+	for (size_t i = 0; i < r->nos; i++) {
+		if (!strcmp(r->os[i].os, w.v[0])) {
+			prof_err(l, "OS '%s' listed twice in [%s]", w.v[0], l->title);
+			goto out;
+		}
+	}
+	struct prof_rocm_os ro = { .os = xstrdup(w.v[0]) };
+	for (size_t i = 1; i < w.n; i++) {
+		if (!strcmp(w.v[i], "radeon"))
+			ro.radeon = true;
+		else if (prof_version_form(w.v[i], 2))
+			strvec_push(&ro.kernels, w.v[i]);
+		else
+			prof_err(l, "bad kernel series in 'os': \"%s\" (expected like 5.15, or the word radeon)", w.v[i]);
+	}
+	if (!ro.kernels.n)
+		prof_err(l, "'os' %s lists no kernel series", ro.os);
+	r->os = xrealloc(r->os, (r->nos + 1) * sizeof(*r->os));
+	r->os[r->nos++] = ro;
+	prof_add_ref(l, REF_OS, ro.os, l->line, (long)l->idx);
+out:
+	strvec_release(&w);
+}
+
+static void key_rocm(struct loader *l, const char *key, const char *value)
+{
+	struct prof_rocm *r = &l->db->rocm[l->idx];
+	if (!strcmp(key, "date")) {
+		if (!prof_date_ok(value))
+			prof_err(l, "bad value for 'date': \"%s\" (expected YYYY-MM-DD)", value);
+		else
+			set_str(l, &r->date, key, value);
+	} else if (!strcmp(key, "latest")) {
+		struct version v;
+		if (!prof_version_form(value, 3) || version_parse(value, &v) < 0 || version_cmp_n(&v, &r->ver, 2))
+			prof_err(l, "bad value for 'latest': \"%s\" (expected %s.N)", value, r->version);
+		else
+			set_str(l, &r->latest, key, value);
+	} else if (!strcmp(key, "instinct")) {
+		gfx_list(l, &r->gfx_instinct, value);
+	} else if (!strcmp(key, "radeon")) {
+		gfx_list(l, &r->gfx_radeon, value);
+	} else if (!strcmp(key, "os")) {
+		rocm_os(l, r, value);
+	} else if (!strcmp(key, "torch_index")) {
+		if (!str_startswith(value, "https://") || strpbrk(value, " \t"))
+			prof_err(l, "bad value for 'torch_index': \"%s\" (expected an https:// URL)", value);
+		else
+			set_str(l, &r->torch_index, key, value);
+	} else if (!strcmp(key, "torch")) {
+		version_list(l, key, &r->torch_releases, value, 2);
+	} else if (!strcmp(key, "dkms")) {
+		version_list(l, key, &r->dkms, value, 3);
+	} else if (!strcmp(key, "driver_window")) {
+		char unit[16];
+		unsigned n;
+		int used = 0;
+		if (!prof_once(l, key))
+			return;
+		if (sscanf(value, "%u %15s%n", &n, unit, &used) == 2 && !value[used] && n > 0 && n < 1000 &&
+		    (!strcmp(unit, "releases") || !strcmp(unit, "months"))) {
+			if (unit[0] == 'r')
+				r->driver_window_releases = (int)n;
+			else
+				r->driver_window_months = (int)n;
+		} else {
+			prof_err(l, "bad value for 'driver_window': \"%s\" (expected N releases or N months)", value);
+		}
+	} else {
+		unknown_key(l, key);
+	}
+}
+
+static void key_gfx(struct loader *l, const char *key, const char *value)
+{
+	struct prof_gfx *g = &l->db->gfx[l->idx];
+	if (!strcmp(key, "family")) {
+		set_str(l, &g->family, key, value);
+	} else if (!strcmp(key, "override")) {
+		/* valid exactly when the runtime accepts it (hsa_override_parse) */
+		struct hsa_override o;
+		hsa_override_parse(value, &o);
+		if (!o.valid) {
+			prof_err(l, "bad value for 'override': \"%s\" (expected major.minor.stepping like 11.0.0)", value);
+		} else {
+			set_str(l, &g->override, key, value);
+			snprintf(g->override_arch, sizeof(g->override_arch), "%s", o.arch);
+		}
+		free(o.raw);
+	} else if (!strcmp(key, "apu")) {
+		if (prof_once(l, key))
+			prof_get_bool(l, key, value, &g->apu);
+	} else {
+		unknown_key(l, key);
+	}
+}
+
+static void key_gpu(struct loader *l, const char *key, const char *value)
+{
+	struct prof_gpu_model *m = &l->db->models[l->idx];
+	double d;
+	if (!strcmp(key, "name")) {
+		set_str(l, &m->name, key, value);
+	} else if (!strcmp(key, "vendor")) {
+		if (!prof_once(l, key))
+			return;
+		if (!strcmp(value, "amd"))
+			m->vendor = VENDOR_AMD;
+		else if (!strcmp(value, "nvidia"))
+			m->vendor = VENDOR_NVIDIA;
+		else
+			prof_err(l, "bad value for 'vendor': \"%s\" (expected amd or nvidia)", value);
+	} else if (!strcmp(key, "arch")) {
+		l->arch_line = l->line;
+		set_str(l, &m->arch, key, value);
+	} else if (!strcmp(key, "cc")) {
+		if (prof_once(l, key))
+			prof_get_cc(l, key, value, &m->cc_major, &m->cc_minor);
+	} else if (!strcmp(key, "pci")) {
+		struct strvec w = STRVEC_INIT;
+		strvec_split(&w, value, " \t,");
+		for (size_t i = 0; i < w.n; i++) {
+			unsigned id;
+			if (!prof_get_uint(l, key, w.v[i], 0xffff, &id))
+				continue;
+			m->pci_ids = xrealloc(m->pci_ids, (m->npci_ids + 1) * sizeof(*m->pci_ids));
+			m->pci_ids[m->npci_ids++] = id;
+		}
+		strvec_release(&w);
+	} else if (!strcmp(key, "revision")) {
+		if (!prof_once(l, key))
+			return;
+		struct strvec w = STRVEC_INIT;
+		strvec_split(&w, value, " \t,");
+		for (size_t i = 0; i < w.n; i++) {
+			unsigned rev;
+			if (!prof_get_uint(l, key, w.v[i], 0xff, &rev))
+				continue;
+			m->revisions = xrealloc(m->revisions, (m->nrevisions + 1) * sizeof(*m->revisions));
+			m->revisions[m->nrevisions++] = rev;
+		}
+		strvec_release(&w);
+	} else if (!strcmp(key, "cus")) {
+		if (prof_once(l, key))
+			prof_get_uint(l, key, value, 100000, &m->cus);
+	} else if (!strcmp(key, "fp32_tflops")) {
+		if (prof_once(l, key) && prof_get_number(l, key, value, &d))
+			m->fp32_tflops = d;
+	} else if (!strcmp(key, "fp16_tflops")) {
+		if (prof_once(l, key) && prof_get_number(l, key, value, &d))
+			m->fp16_tflops = d;
+	} else if (!strcmp(key, "bandwidth_gbs")) {
+		if (prof_once(l, key) && prof_get_number(l, key, value, &d))
+			m->bandwidth_gbs = d;
+	} else if (!strcmp(key, "vram_gib")) {
+		if (prof_once(l, key) && prof_get_number(l, key, value, &d)) {
+			if (d > 1048576)
+				prof_err(l, "bad number for 'vram_gib': \"%s\"", value);
+			else
+				m->vram_bytes = (uint64_t)(d * 1073741824.0 + 0.5);
+		}
+	} else if (!strcmp(key, "board_power_w")) {
+		if (prof_once(l, key))
+			prof_get_uint(l, key, value, 100000, &m->board_power_w);
+	} else if (!strcmp(key, "datacenter")) {
+		if (prof_once(l, key))
+			prof_get_bool(l, key, value, &m->instinct);
+	} else {
+		unknown_key(l, key);
+	}
+}
+
+static void key_cuda(struct loader *l, const char *key, const char *value)
+{
+	struct prof_cuda *c = &l->db->cuda[l->idx];
+	if (!strcmp(key, "min_driver")) {
+		if (!prof_version_form(value, 0))
+			prof_err(l, "bad value for 'min_driver': \"%s\" (expected a driver version like 550.54.14)", value);
+		else
+			set_str(l, &c->min_driver, key, value);
+	} else if (!strcmp(key, "min_cc")) {
+		if (prof_once(l, key))
+			prof_get_cc(l, key, value, &c->min_cc_major, &c->min_cc_minor);
+	} else if (!strcmp(key, "torch_index")) {
+		if (!str_startswith(value, "https://") || strpbrk(value, " \t"))
+			prof_err(l, "bad value for 'torch_index': \"%s\" (expected an https:// URL)", value);
+		else
+			set_str(l, &c->torch_index, key, value);
+	} else if (!strcmp(key, "package")) {
+		if (strpbrk(value, " \t;&|$`'\"\\<>"))
+			prof_err(l, "bad value for 'package': \"%s\" (expected one package name)", value);
+		else
+			set_str(l, &c->package, key, value);
+	} else {
+		unknown_key(l, key);
+	}
+}
+
+static void key_fix(struct loader *l, const char *key, const char *value)
+{
+	struct prof_fix *f = &l->db->fixes[l->idx];
+	const struct fix_contract *fc = prof_fix_contract(f->id);
+	if (!strcmp(key, "text")) {
+		/* repeated text lines are joined: prose longer than a line fits */
+		prof_check_template(l, key, value, fc);
+		if (f->text) {
+			char *joined = xasprintf("%s %s", f->text, value);
+			free(f->text);
+			f->text = joined;
+		} else {
+			f->text = xstrdup(value);
+		}
+		l->have_text = true;
+	} else if (!strcmp(key, "command")) {
+		prof_check_template(l, key, value, fc);
+		strvec_push(&f->commands, value);
+	} else if (!strcmp(key, "reboot")) {
+		if (prof_once(l, key))
+			prof_get_bool(l, key, value, &f->reboot);
+	} else if (!strcmp(key, "relogin")) {
+		if (prof_once(l, key))
+			prof_get_bool(l, key, value, &f->relogin);
+	} else {
+		unknown_key(l, key);
+	}
+}
+
+static void key_route(struct loader *l, const char *key, const char *value)
+{
+	struct prof_route *r = &l->db->routes[l->idx];
+	if (!strcmp(key, "command")) {
+		prof_check_template(l, key, value, NULL);
+		strvec_push(&r->commands, value);
+	} else {
+		unknown_key(l, key);
+	}
+}
+
+static void on_key(struct loader *l, const char *key, const char *value)
+{
+	if (!strcmp(key, "source")) {
+		if (!*value) {
+			prof_err(l, "empty value for 'source'");
+			return;
+		}
+		strvec_push(&l->db->sources, value);
+		l->has_source = true;
+		return;
+	}
+	if (l->kind == S_SKIP)
+		return;             /* the section header was already reported */
+	if (l->kind == S_NONE) {
+		prof_err(l, "key '%s' outside a section (only 'source' may come before the first section)", key);
+		return;
+	}
+	if (!*value) {
+		prof_err(l, "empty value for '%s' in [%s]", key, l->title);
+		return;
+	}
+	switch (l->kind) {
+	case S_DATABASE: key_database(l, key, value); break;
+	case S_OS: key_os(l, key, value); break;
+	case S_ROCM: key_rocm(l, key, value); break;
+	case S_GFX: key_gfx(l, key, value); break;
+	case S_GPU: key_gpu(l, key, value); break;
+	case S_CUDA: key_cuda(l, key, value); break;
+	case S_FIX: key_fix(l, key, value); break;
+	case S_ROUTE: key_route(l, key, value); break;
+	default: break;
+	}
+}
+
+static int prof_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct loader *l = user;
+	(void)section;      /* our reader tracks sections, empty ones included */
+	if (l->line != l->skip_line)
+		on_key(l, name, value ? value : "");
+	return 1;
+}
+
+/* ---- the line reader */
+
+/* Judge one line (without its newline) before inih sees it. Returns false
+ * when inih must not see it (an empty line is handed over instead). */
+static bool check_line(struct loader *l, const char *s, size_t n)
+{
+	char buf[PROF_MAX_LINE + 1];
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\r')
+		buf[--n] = '\0';
+	char *t = str_trim(buf);
+	if (!*t || *t == ';' || *t == '#')
+		return true;
+	if (t != buf) {
+		prof_err(l, "line starts with white space: libinih would join it to the previous value"
+		       " (repeat the key instead)");
+		return false;
+	}
+	for (char *p = t + 1; *p; p++) {
+		if (*p == ';' && (p[-1] == ' ' || p[-1] == '\t')) {
+			prof_err(l, "\" ;\" starts a comment in libinih and the rest of the line would be lost"
+			       " (join commands with &&)");
+			return false;
+		}
+	}
+	if (*t == '[') {
+		char *end = strchr(t, ']');
+		const char *why = NULL;
+		char *rest = end ? str_trim(end + 1) : NULL;
+		if (!end)
+			why = "section header without ']'";
+		else if (*rest)
+			why = "text after the section header";
+		if (why) {
+			/* its keys belong to no section: skip them quietly */
+			section_end(l);
+			l->kind = S_SKIP;
+			prof_err(l, "%s", why);
+			return false;
+		}
+		*end = '\0';
+		section_begin(l, str_trim(t + 1));
+		return true;
+	}
+	char *sep = strpbrk(t, "=:");
+	if (!sep) {
+		prof_err(l, "expected 'key = value' or '[section]': \"%s\"", t);
+		return false;
+	}
+	if (*sep == ':') {
+		prof_err(l, "expected 'key = value': keys may not contain ':'");
+		return false;
+	}
+	return true;
+}
+
+static char *prof_reader(char *str, int num, void *stream)
+{
+	struct loader *l = stream;
+	if (l->pos >= l->len || num < 2)
+		return NULL;
+	const char *s = l->data + l->pos;
+	size_t rest = l->len - l->pos;
+	const char *nl = memchr(s, '\n', rest);
+	size_t n = nl ? (size_t)(nl - s) : rest;
+	l->pos += n + (nl ? 1 : 0);
+	l->line++;
+	if (l->line == 1 && n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) {
+		s += 3;
+		n -= 3;
+	}
+	bool ok;
+	/* a CR before the newline is read as a line of its own by libinih: harmless */
+	size_t content = n && s[n - 1] == '\r' ? n - 1 : n;
+	if (content > PROF_MAX_LINE) {
+		prof_err(l, "line is %zu bytes long: libinih reads at most %d bytes per line (200 with the newline)",
+		    content, PROF_MAX_LINE);
+		ok = false;
+	} else if (memchr(s, '\0', n)) {
+		prof_err(l, "line contains a NUL byte");
+		ok = false;
+	} else {
+		ok = check_line(l, s, n);
+	}
+	if (!ok) {
+		l->skip_line = l->line;
+		l->lost_line = true;
+		n = 0;
+	}
+	if (n > content)
+		n = content;    /* inih strips trailing white space anyway */
+	if (n > (size_t)num - 1)
+		n = (size_t)num - 1;
+	memcpy(str, s, n);
+	str[n] = '\0';
+	return str;
+}
+
+static void load_buffer(struct loader *l, const char *path, const char *data, size_t len)
+{
+	strvec_push(&l->db->files, path);
+	l->file = l->db->files.v[l->db->files.n - 1];
+	l->data = data;
+	l->len = len;
+	l->pos = 0;
+	l->line = 0;
+	l->skip_line = 0;
+	l->last_error_line = 0;
+	l->has_source = false;
+	l->kind = S_NONE;
+	free(l->title);
+	l->title = NULL;
+
+	int rc = ini_parse_stream(prof_reader, l, prof_handler, l);
+	section_end(l);
+	if (rc > 0 && rc != l->last_error_line)
+		prof_err_at(l, l->file, rc, "syntax error");
+	else if (rc < 0)
+		prof_err_at(l, l->file, 0, "could not be parsed (out of memory)");
+	if (!l->has_source)
+		prof_err_at(l, l->file, 1, "no 'source =' line naming the public documents its facts come from");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_dir(struct loader *l, const char *dir)
+{
+	struct strvec names = STRVEC_INIT;
+	DIR *d = opendir(dir);
+	if (!d) {
+		prof_err_at(l, dir, 0, "cannot open directory: %s", strerror(errno));
+		return -errno;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && str_endswith(de->d_name, ".ini"))
+			strvec_push(&names, de->d_name);
+	closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	else
+		prof_err_at(l, dir, 0, "no *.ini files");
+
+	for (size_t i = 0; i < names.n; i++) {
+		char *path = xasprintf("%s/%s", dir, names.v[i]);
+		FILE *fp = fopen(path, "rb");
+		struct stat st;
+		if (!fp || fstat(fileno(fp), &st) < 0 || !S_ISREG(st.st_mode)) {
+			prof_err_at(l, path, 0, "cannot read: %s", fp ? "not a regular file" : strerror(errno));
+		} else if ((uint64_t)st.st_size > PROF_MAX_FILE) {
+			prof_err_at(l, path, 0, "larger than %u MiB", PROF_MAX_FILE >> 20);
+		} else {
+			char *buf = xmalloc((size_t)st.st_size + 1);
+			size_t n = fread(buf, 1, (size_t)st.st_size, fp);
+			if (ferror(fp))
+				prof_err_at(l, path, 0, "cannot read: %s", strerror(errno));
+			else
+				load_buffer(l, path, buf, n);
+			free(buf);
+		}
+		if (fp)
+			fclose(fp);
+		free(path);
+	}
+	strvec_release(&names);
+	return 0;
+}
+
+static int cmp_rocm(const void *a, const void *b)
+{
+	return version_cmp(&((const struct prof_rocm *)a)->ver, &((const struct prof_rocm *)b)->ver);
+}
+
+static int cmp_cuda(const void *a, const void *b)
+{
+	return version_cmp(&((const struct prof_cuda *)a)->ver, &((const struct prof_cuda *)b)->ver);
+}
+
+int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
+{
+	struct loader l = { 0 };
+	struct strvec scratch = STRVEC_INIT;
+
+	*out = NULL;
+	l.db = xcalloc(1, sizeof(*l.db));
+	l.db->min_vram_gib = 8;
+	version_parse("5.15", &l.db->kernel_floor);
+	strvec_split(&l.db->amd_groups, "render video", " ");
+	strvec_split(&l.db->nvidia_groups, "video", " ");
+	l.db->mok_key = xstrdup("/var/lib/dkms/mok.pub"); /* DKMS's own default */
+	l.errors = errors ? errors : &scratch;
+
+	if (dir) {
+		load_dir(&l, dir);
+	} else {
+		for (size_t i = 0; i < embedded_profiles_count; i++)
+			load_buffer(&l, embedded_profiles[i].name, embedded_profiles[i].data,
+				    embedded_profiles[i].len);
+		if (!embedded_profiles_count)
+			prof_err_at(&l, "(embedded)", 0, "no profiles were embedded at build time");
+	}
+	if (l.db->files.n)
+		prof_resolve(&l);
+
+	free(l.title);
+	strvec_release(&l.seen);
+	free(l.seen_line);
+	for (size_t i = 0; i < l.nrefs; i++) {
+		free(l.refs[i].name);
+		free(l.refs[i].owner);
+	}
+	free(l.refs);
+	strvec_release(&scratch);
+
+	if (l.nerrors) {
+		profiles_free(l.db);
+		return -EINVAL;
+	}
+	if (l.db->nrocm)
+		qsort(l.db->rocm, l.db->nrocm, sizeof(*l.db->rocm), cmp_rocm);
+	if (l.db->ncuda)
+		qsort(l.db->cuda, l.db->ncuda, sizeof(*l.db->cuda), cmp_cuda);
+	*out = l.db;
+	return 0;
+}
+
+void profiles_free(struct profiles *db)
+{
+	if (!db)
+		return;
+	free(db->db_version);
+	free(db->mok_key);
+	strvec_release(&db->amd_groups);
+	strvec_release(&db->nvidia_groups);
+	for (size_t i = 0; i < db->nos; i++) {
+		struct prof_os *o = &db->os[i];
+		free(o->key);
+		free(o->id);
+		free(o->version);
+		free(o->name);
+		free(o->codename);
+		free(o->pkg);
+		strvec_release(&o->headers);
+		free(o->install);
+		free(o->grub_update);
+		free(o->mok_key);
+		strvec_release(&o->nvidia_packages);
+		strvec_release(&o->nvidia_install);
+	}
+	free(db->os);
+	for (size_t i = 0; i < db->nrocm; i++) {
+		struct prof_rocm *r = &db->rocm[i];
+		free(r->version);
+		free(r->date);
+		free(r->latest);
+		strvec_release(&r->gfx_instinct);
+		strvec_release(&r->gfx_radeon);
+		for (size_t j = 0; j < r->nos; j++) {
+			free(r->os[j].os);
+			strvec_release(&r->os[j].kernels);
+		}
+		free(r->os);
+		free(r->torch_index);
+		strvec_release(&r->torch_releases);
+		strvec_release(&r->dkms);
+	}
+	free(db->rocm);
+	for (size_t i = 0; i < db->ngfx; i++) {
+		free(db->gfx[i].arch);
+		free(db->gfx[i].family);
+		free(db->gfx[i].override);
+	}
+	free(db->gfx);
+	for (size_t i = 0; i < db->nmodels; i++) {
+		struct prof_gpu_model *m = &db->models[i];
+		free(m->key);
+		free(m->name);
+		free(m->arch);
+		free(m->pci_ids);
+		free(m->revisions);
+	}
+	free(db->models);
+	for (size_t i = 0; i < db->ncuda; i++) {
+		free(db->cuda[i].version);
+		free(db->cuda[i].min_driver);
+		free(db->cuda[i].torch_index);
+		free(db->cuda[i].package);
+	}
+	free(db->cuda);
+	for (size_t i = 0; i < db->nfixes; i++) {
+		free(db->fixes[i].id);
+		free(db->fixes[i].text);
+		strvec_release(&db->fixes[i].commands);
+	}
+	free(db->fixes);
+	for (size_t i = 0; i < db->nroutes; i++) {
+		free(db->routes[i].os);
+		free(db->routes[i].rocm);
+		strvec_release(&db->routes[i].commands);
+	}
+	free(db->routes);
+	strvec_release(&db->files);
+	strvec_release(&db->sources);
+	free(db);
+}
