@@ -296,7 +296,7 @@ bool prof_once(struct loader *l, const char *key)
 	return true;
 }
 
-void prof_require(struct loader *l, const char *key)
+static void prof_require(struct loader *l, const char *key)
 {
 	/* a rejected line may have held the key: one report is enough */
 	if (!l->lost_line && !prof_seen_key(l, key))
@@ -323,6 +323,101 @@ bool prof_date_ok(const char *s)
 			return false;
 	int mon = (s[5] - '0') * 10 + (s[6] - '0'), day = (s[8] - '0') * 10 + (s[9] - '0');
 	return mon >= 1 && mon <= 12 && day >= 1 && day <= 31;
+}
+
+/* ---- section headers and ends, one of each per section kind (the
+ * loader's sect_kinds[]) */
+
+bool prof_args_name(const char *a, const char *b)
+{
+	(void)b;
+	return prof_name_ok(a, "._-");
+}
+
+bool prof_args_version(const char *a, const char *b)
+{
+	(void)b;
+	return prof_version_form(a, 2);
+}
+
+bool prof_args_gfx(const char *a, const char *b)
+{
+	(void)b;
+	return str_startswith(a, "gfx") && a[3] && strspn(a + 3, "0123456789abcdef") == strlen(a + 3);
+}
+
+bool prof_args_route(const char *a, const char *b)
+{
+	return prof_name_ok(a, "._-") && (!strcmp(b, "*") || prof_version_form(b, 2));
+}
+
+void prof_end_database(struct loader *l)
+{
+	prof_require(l, "version");
+}
+
+void prof_end_os(struct loader *l)
+{
+	prof_require(l, "id");
+	prof_require(l, "version");
+	prof_require(l, "name");
+	prof_require(l, "pkg");
+	prof_require(l, "headers");
+	prof_require(l, "install");
+	prof_require(l, "grub_update");
+}
+
+void prof_end_rocm(struct loader *l)
+{
+	struct prof_rocm *r = &l->db->rocm[l->idx];
+	prof_require(l, "date");
+	prof_require(l, "driver_window");
+	if (!r->nos)
+		prof_err_at(l, l->file, l->sect_line, "[%s] lists no 'os'", l->title);
+	if (!r->gfx_instinct.n && !r->gfx_radeon.n)
+		prof_err_at(l, l->file, l->sect_line, "[%s] lists no 'instinct' or 'radeon' targets", l->title);
+	if (r->torch_releases.n && !r->torch_index)
+		prof_err_at(l, l->file, l->sect_line, "[%s] lists 'torch' releases but no 'torch_index'", l->title);
+}
+
+void prof_end_gfx(struct loader *l)
+{
+	prof_require(l, "family");
+}
+
+void prof_end_gpu(struct loader *l)
+{
+	struct prof_gpu_model *m = &l->db->models[l->idx];
+	prof_require(l, "name");
+	prof_require(l, "vendor");
+	if (m->vendor == VENDOR_AMD) {
+		if (!m->arch)
+			prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'arch'", l->title);
+		else
+			prof_add_ref(l, REF_GFX, m->arch, l->arch_line, -1);
+	} else if (m->vendor == VENDOR_NVIDIA) {
+		if (!prof_seen_key(l, "cc"))
+			prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'cc'", l->title);
+		else if (!m->arch)
+			m->arch = xasprintf("sm_%u%u", m->cc_major, m->cc_minor);
+	}
+}
+
+void prof_end_cuda(struct loader *l)
+{
+	prof_require(l, "min_driver");
+}
+
+void prof_end_fix(struct loader *l)
+{
+	if (!l->have_text)
+		prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'text'", l->title);
+}
+
+void prof_end_route(struct loader *l)
+{
+	if (!l->db->routes[l->idx].commands.n)
+		prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'command'", l->title);
 }
 
 /* ---- cross-references and whole-database rules */

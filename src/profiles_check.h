@@ -44,8 +44,23 @@ void prof_check_template(struct loader *l, const char *key, const char *tmpl, co
 bool prof_seen_key(struct loader *l, const char *key);
 /* A scalar key may be given once per section: false (reported) the second time. */
 bool prof_once(struct loader *l, const char *key);
-/* The section lacks `key`: reported at its header line. */
-void prof_require(struct loader *l, const char *key);
+
+/* ---- section headers and ends: the loader's sect_kinds[] rows name them */
+/* The header's arguments have the kind's form: a name ([os KEY], [gpu KEY],
+ * [fix ID]), MAJOR.MINOR, gfxNNNN (hex digits), or OS and MAJOR.MINOR or *. */
+bool prof_args_name(const char *a, const char *b);
+bool prof_args_version(const char *a, const char *b);
+bool prof_args_gfx(const char *a, const char *b);
+bool prof_args_route(const char *a, const char *b);
+/* What a section of each kind requires, reported at its header line. */
+void prof_end_database(struct loader *l);
+void prof_end_os(struct loader *l);
+void prof_end_rocm(struct loader *l);
+void prof_end_gfx(struct loader *l);
+void prof_end_gpu(struct loader *l);
+void prof_end_cuda(struct loader *l);
+void prof_end_fix(struct loader *l);
+void prof_end_route(struct loader *l);
 
 /* Cross-references and whole-database rules, once every file is read. */
 void prof_resolve(struct loader *l);

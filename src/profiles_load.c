@@ -24,258 +24,164 @@
 #define PROF_MAX_LINE 199
 #define PROF_MAX_FILE (4u << 20)
 
-/* ---- sections */
-
-static const struct prof_where *find_where(const struct profiles *db, enum sect k, const char *a, const char *b)
-{
-	switch (k) {
-	case S_OS:
-		for (size_t i = 0; i < db->nos; i++)
-			if (!strcmp(db->os[i].key, a))
-				return &db->os[i].where;
-		break;
-	case S_ROCM:
-		for (size_t i = 0; i < db->nrocm; i++)
-			if (!strcmp(db->rocm[i].version, a))
-				return &db->rocm[i].where;
-		break;
-	case S_GFX:
-		for (size_t i = 0; i < db->ngfx; i++)
-			if (!strcmp(db->gfx[i].arch, a))
-				return &db->gfx[i].where;
-		break;
-	case S_GPU:
-		for (size_t i = 0; i < db->nmodels; i++)
-			if (!strcmp(db->models[i].key, a))
-				return &db->models[i].where;
-		break;
-	case S_CUDA:
-		for (size_t i = 0; i < db->ncuda; i++)
-			if (!strcmp(db->cuda[i].version, a))
-				return &db->cuda[i].where;
-		break;
-	case S_FIX:
-		for (size_t i = 0; i < db->nfixes; i++)
-			if (!strcmp(db->fixes[i].id, a))
-				return &db->fixes[i].where;
-		break;
-	case S_ROUTE:
-		for (size_t i = 0; i < db->nroutes; i++)
-			if (!strcmp(db->routes[i].os, a) && !strcmp(db->routes[i].rocm, b))
-				return &db->routes[i].where;
-		break;
-	default:
-		break;
-	}
-	return NULL;
-}
+/* ---- sections: a new entry per header, found again for duplicates */
 
 #define GROW(arr, n) ((arr) = xrealloc((arr), ((n) + 1) * sizeof(*(arr))), \
 		      memset(&(arr)[(n)], 0, sizeof(*(arr))), (n)++)
 
-static void section_end(struct loader *l)
+static const struct prof_where *find_database(const struct profiles *db, const char *a, const char *b)
 {
-	struct profiles *db = l->db;
-	switch (l->lost_line ? S_NONE : l->kind) {
-	case S_DATABASE:
-		prof_require(l, "version");
-		break;
-	case S_OS:
-		prof_require(l, "id");
-		prof_require(l, "version");
-		prof_require(l, "name");
-		prof_require(l, "pkg");
-		prof_require(l, "headers");
-		prof_require(l, "install");
-		prof_require(l, "grub_update");
-		break;
-	case S_ROCM: {
-		struct prof_rocm *r = &db->rocm[l->idx];
-		prof_require(l, "date");
-		prof_require(l, "driver_window");
-		if (!r->nos)
-			prof_err_at(l, l->file, l->sect_line, "[%s] lists no 'os'", l->title);
-		if (!r->gfx_instinct.n && !r->gfx_radeon.n)
-			prof_err_at(l, l->file, l->sect_line, "[%s] lists no 'instinct' or 'radeon' targets", l->title);
-		if (r->torch_releases.n && !r->torch_index)
-			prof_err_at(l, l->file, l->sect_line, "[%s] lists 'torch' releases but no 'torch_index'", l->title);
-		break;
-	}
-	case S_GFX:
-		prof_require(l, "family");
-		break;
-	case S_GPU: {
-		struct prof_gpu_model *m = &db->models[l->idx];
-		prof_require(l, "name");
-		prof_require(l, "vendor");
-		if (m->vendor == VENDOR_AMD) {
-			if (!m->arch)
-				prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'arch'", l->title);
-			else
-				prof_add_ref(l, REF_GFX, m->arch, l->arch_line, -1);
-		} else if (m->vendor == VENDOR_NVIDIA) {
-			if (!prof_seen_key(l, "cc"))
-				prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'cc'", l->title);
-			else if (!m->arch)
-				m->arch = xasprintf("sm_%u%u", m->cc_major, m->cc_minor);
-		}
-		break;
-	}
-	case S_CUDA:
-		prof_require(l, "min_driver");
-		break;
-	case S_FIX:
-		if (!l->have_text)
-			prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'text'", l->title);
-		break;
-	case S_ROUTE:
-		if (!db->routes[l->idx].commands.n)
-			prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'command'", l->title);
-		break;
-	default:
-		break;
-	}
-	l->kind = S_NONE;
-	strvec_release(&l->seen);
-	free(l->seen_line);
-	l->seen_line = NULL;
-	l->have_text = false;
-	l->lost_line = false;
+	(void)a;
+	(void)b;
+	return db->db_where.file ? &db->db_where : NULL;
 }
 
-static void section_begin(struct loader *l, const char *title)
+static void begin_database(struct loader *l, const char *a, const char *b, struct prof_where where)
+{
+	(void)a;
+	(void)b;
+	l->have_database = true;
+	l->db_file = l->file;
+	l->db_line = l->line;
+	l->db->db_where = where;
+}
+
+static const struct prof_where *find_os(const struct profiles *db, const char *a, const char *b)
+{
+	(void)b;
+	for (size_t i = 0; i < db->nos; i++)
+		if (!strcmp(db->os[i].key, a))
+			return &db->os[i].where;
+	return NULL;
+}
+
+static void begin_os(struct loader *l, const char *a, const char *b, struct prof_where where)
 {
 	struct profiles *db = l->db;
-	struct strvec w = STRVEC_INIT;
+	(void)b;
+	l->idx = db->nos;
+	GROW(db->os, db->nos);
+	db->os[l->idx].key = xstrdup(a);
+	db->os[l->idx].where = where;
+}
 
-	section_end(l);
-	free(l->title);
-	l->title = xstrdup(title);
-	l->sect_line = l->line;
-	l->kind = S_SKIP;
+static const struct prof_where *find_rocm(const struct profiles *db, const char *a, const char *b)
+{
+	(void)b;
+	for (size_t i = 0; i < db->nrocm; i++)
+		if (!strcmp(db->rocm[i].version, a))
+			return &db->rocm[i].where;
+	return NULL;
+}
 
-	strvec_split(&w, title, " \t");
-	static const struct { const char *name; enum sect kind; size_t args; const char *usage; } kinds[] = {
-		{ "database", S_DATABASE, 0, "[database]" },
-		{ "os", S_OS, 1, "[os KEY]" },
-		{ "rocm", S_ROCM, 1, "[rocm MAJOR.MINOR]" },
-		{ "gfx", S_GFX, 1, "[gfx gfxNNNN]" },
-		{ "gpu", S_GPU, 1, "[gpu KEY]" },
-		{ "cuda", S_CUDA, 1, "[cuda MAJOR.MINOR]" },
-		{ "fix", S_FIX, 1, "[fix ID]" },
-		{ "route", S_ROUTE, 2, "[route OS ROCM|*]" },
-	};
-	size_t k;
-	for (k = 0; k < ARRAY_SIZE(kinds); k++)
-		if (w.n && !strcmp(w.v[0], kinds[k].name))
-			break;
-	if (k == ARRAY_SIZE(kinds)) {
-		prof_err(l, "unknown section [%s] (expected database, os, rocm, gfx, gpu, cuda, fix or route)", title);
-		goto out;
-	}
-	if (w.n != kinds[k].args + 1) {
-		prof_err(l, "malformed section [%s] (expected %s)", title, kinds[k].usage);
-		goto out;
-	}
-	enum sect kind = kinds[k].kind;
-	const char *a = w.n > 1 ? w.v[1] : NULL, *b = w.n > 2 ? w.v[2] : NULL;
-	bool ok;
-	switch (kind) {
-	case S_ROCM:
-	case S_CUDA:
-		ok = prof_version_form(a, 2);
-		break;
-	case S_GFX:
-		ok = str_startswith(a, "gfx") && a[3] && strspn(a + 3, "0123456789abcdef") == strlen(a + 3);
-		break;
-	case S_ROUTE:
-		ok = prof_name_ok(a, "._-") && (!strcmp(b, "*") || prof_version_form(b, 2));
-		break;
-	case S_DATABASE:
-		ok = true;
-		break;
-	default:
-		ok = prof_name_ok(a, "._-");
-		break;
-	}
-	if (!ok) {
-		prof_err(l, "malformed section [%s] (expected %s)", title, kinds[k].usage);
-		goto out;
-	}
-	if (kind == S_DATABASE) {
-		if (l->have_database) {
-			prof_err(l, "duplicate [database] (first defined at %s:%d)", l->db_file, l->db_line);
-			goto out;
-		}
-		l->have_database = true;
-		l->db_file = l->file;
-		l->db_line = l->line;
-		db->db_where = (struct prof_where){ l->file, l->line };
-		l->kind = S_DATABASE;
-		goto out;
-	}
-	const struct prof_where *prev = find_where(db, kind, a, b);
-	if (prev) {
-		prof_err(l, "duplicate [%s] (first defined at %s:%d)", title, prev->file, prev->line);
-		goto out;
-	}
-	struct prof_where where = { l->file, l->line };
-	switch (kind) {
-	case S_OS:
-		l->idx = db->nos;
-		GROW(db->os, db->nos);
-		db->os[l->idx].key = xstrdup(a);
-		db->os[l->idx].where = where;
-		break;
-	case S_ROCM:
-		l->idx = db->nrocm;
-		GROW(db->rocm, db->nrocm);
-		db->rocm[l->idx].version = xstrdup(a);
-		version_parse(a, &db->rocm[l->idx].ver);
-		db->rocm[l->idx].where = where;
-		break;
-	case S_GFX:
-		l->idx = db->ngfx;
-		GROW(db->gfx, db->ngfx);
-		db->gfx[l->idx].arch = xstrdup(a);
-		db->gfx[l->idx].where = where;
-		break;
-	case S_GPU:
-		l->idx = db->nmodels;
-		GROW(db->models, db->nmodels);
-		db->models[l->idx].key = xstrdup(a);
-		db->models[l->idx].where = where;
-		l->arch_line = l->line;
-		break;
-	case S_CUDA:
-		l->idx = db->ncuda;
-		GROW(db->cuda, db->ncuda);
-		db->cuda[l->idx].version = xstrdup(a);
-		version_parse(a, &db->cuda[l->idx].ver);
-		db->cuda[l->idx].where = where;
-		break;
-	case S_FIX:
-		l->idx = db->nfixes;
-		GROW(db->fixes, db->nfixes);
-		db->fixes[l->idx].id = xstrdup(a);
-		db->fixes[l->idx].where = where;
-		break;
-	case S_ROUTE:
-		l->idx = db->nroutes;
-		GROW(db->routes, db->nroutes);
-		db->routes[l->idx].os = xstrdup(a);
-		db->routes[l->idx].rocm = xstrdup(b);
-		db->routes[l->idx].where = where;
-		prof_add_ref(l, REF_OS, a, l->line, -1);
-		if (strcmp(b, "*"))
-			prof_add_ref(l, REF_ROCM, b, l->line, -1);
-		break;
-	default:
-		break;
-	}
-	l->kind = kind;
-out:
-	strvec_release(&w);
+static void begin_rocm(struct loader *l, const char *a, const char *b, struct prof_where where)
+{
+	struct profiles *db = l->db;
+	(void)b;
+	l->idx = db->nrocm;
+	GROW(db->rocm, db->nrocm);
+	db->rocm[l->idx].version = xstrdup(a);
+	version_parse(a, &db->rocm[l->idx].ver);
+	db->rocm[l->idx].where = where;
+}
+
+static const struct prof_where *find_gfx(const struct profiles *db, const char *a, const char *b)
+{
+	(void)b;
+	for (size_t i = 0; i < db->ngfx; i++)
+		if (!strcmp(db->gfx[i].arch, a))
+			return &db->gfx[i].where;
+	return NULL;
+}
+
+static void begin_gfx(struct loader *l, const char *a, const char *b, struct prof_where where)
+{
+	struct profiles *db = l->db;
+	(void)b;
+	l->idx = db->ngfx;
+	GROW(db->gfx, db->ngfx);
+	db->gfx[l->idx].arch = xstrdup(a);
+	db->gfx[l->idx].where = where;
+}
+
+static const struct prof_where *find_gpu(const struct profiles *db, const char *a, const char *b)
+{
+	(void)b;
+	for (size_t i = 0; i < db->nmodels; i++)
+		if (!strcmp(db->models[i].key, a))
+			return &db->models[i].where;
+	return NULL;
+}
+
+static void begin_gpu(struct loader *l, const char *a, const char *b, struct prof_where where)
+{
+	struct profiles *db = l->db;
+	(void)b;
+	l->idx = db->nmodels;
+	GROW(db->models, db->nmodels);
+	db->models[l->idx].key = xstrdup(a);
+	db->models[l->idx].where = where;
+	l->arch_line = l->line;
+}
+
+static const struct prof_where *find_cuda(const struct profiles *db, const char *a, const char *b)
+{
+	(void)b;
+	for (size_t i = 0; i < db->ncuda; i++)
+		if (!strcmp(db->cuda[i].version, a))
+			return &db->cuda[i].where;
+	return NULL;
+}
+
+static void begin_cuda(struct loader *l, const char *a, const char *b, struct prof_where where)
+{
+	struct profiles *db = l->db;
+	(void)b;
+	l->idx = db->ncuda;
+	GROW(db->cuda, db->ncuda);
+	db->cuda[l->idx].version = xstrdup(a);
+	version_parse(a, &db->cuda[l->idx].ver);
+	db->cuda[l->idx].where = where;
+}
+
+static const struct prof_where *find_fix(const struct profiles *db, const char *a, const char *b)
+{
+	(void)b;
+	for (size_t i = 0; i < db->nfixes; i++)
+		if (!strcmp(db->fixes[i].id, a))
+			return &db->fixes[i].where;
+	return NULL;
+}
+
+static void begin_fix(struct loader *l, const char *a, const char *b, struct prof_where where)
+{
+	struct profiles *db = l->db;
+	(void)b;
+	l->idx = db->nfixes;
+	GROW(db->fixes, db->nfixes);
+	db->fixes[l->idx].id = xstrdup(a);
+	db->fixes[l->idx].where = where;
+}
+
+static const struct prof_where *find_route(const struct profiles *db, const char *a, const char *b)
+{
+	for (size_t i = 0; i < db->nroutes; i++)
+		if (!strcmp(db->routes[i].os, a) && !strcmp(db->routes[i].rocm, b))
+			return &db->routes[i].where;
+	return NULL;
+}
+
+static void begin_route(struct loader *l, const char *a, const char *b, struct prof_where where)
+{
+	struct profiles *db = l->db;
+	l->idx = db->nroutes;
+	GROW(db->routes, db->nroutes);
+	db->routes[l->idx].os = xstrdup(a);
+	db->routes[l->idx].rocm = xstrdup(b);
+	db->routes[l->idx].where = where;
+	prof_add_ref(l, REF_OS, a, l->line, -1);
+	if (strcmp(b, "*"))
+		prof_add_ref(l, REF_ROCM, b, l->line, -1);
 }
 
 /* ---- keys */
@@ -676,6 +582,108 @@ static void key_route(struct loader *l, const char *key, const char *value)
 	}
 }
 
+/* ---- section kinds: one row each, indexed by enum sect (a new kind is one
+ * row, its begin/find pair above, its key handler and its end rule) */
+
+static const struct sect_kind {
+	const char *name;           /* the header's first word */
+	size_t args;                /* words after it */
+	const char *usage;          /* the header's form, for "malformed section" */
+	/* the arguments' form (profiles_check.c); NULL: no arguments */
+	bool (*args_ok)(const char *a, const char *b);
+	/* an entry of the same name, for "duplicate" */
+	const struct prof_where *(*find)(const struct profiles *db, const char *a, const char *b);
+	void (*begin)(struct loader *l, const char *a, const char *b, struct prof_where where);
+	void (*key)(struct loader *l, const char *key, const char *value);
+	/* what the section requires once read (profiles_check.c) */
+	void (*end)(struct loader *l);
+} sect_kinds[S_NKINDS] = {
+	[S_DATABASE] = { "database", 0, "[database]", NULL, find_database, begin_database,
+			 key_database, prof_end_database },
+	[S_OS] = { "os", 1, "[os KEY]", prof_args_name, find_os, begin_os, key_os, prof_end_os },
+	[S_ROCM] = { "rocm", 1, "[rocm MAJOR.MINOR]", prof_args_version, find_rocm, begin_rocm, key_rocm,
+		     prof_end_rocm },
+	[S_GFX] = { "gfx", 1, "[gfx gfxNNNN]", prof_args_gfx, find_gfx, begin_gfx, key_gfx, prof_end_gfx },
+	[S_GPU] = { "gpu", 1, "[gpu KEY]", prof_args_name, find_gpu, begin_gpu, key_gpu, prof_end_gpu },
+	[S_CUDA] = { "cuda", 1, "[cuda MAJOR.MINOR]", prof_args_version, find_cuda, begin_cuda, key_cuda,
+		     prof_end_cuda },
+	[S_FIX] = { "fix", 1, "[fix ID]", prof_args_name, find_fix, begin_fix, key_fix, prof_end_fix },
+	[S_ROUTE] = { "route", 2, "[route OS ROCM|*]", prof_args_route, find_route, begin_route, key_route,
+		      prof_end_route },
+};
+
+/* The kind a header's first word names, or S_NONE. */
+static enum sect sect_named(const char *word)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(sect_kinds); k++)
+		if (sect_kinds[k].name && !strcmp(sect_kinds[k].name, word))
+			return (enum sect)k;
+	return S_NONE;
+}
+
+/* "database, os, ..., fix or route" */
+static void sect_names(struct strbuf *sb)
+{
+	size_t n = 0, total = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(sect_kinds); k++)
+		total += sect_kinds[k].name != NULL;
+	for (size_t k = 0; k < ARRAY_SIZE(sect_kinds); k++) {
+		if (!sect_kinds[k].name)
+			continue;
+		if (n++)
+			strbuf_addstr(sb, n == total ? " or " : ", ");
+		strbuf_addstr(sb, sect_kinds[k].name);
+	}
+}
+
+static void section_end(struct loader *l)
+{
+	if (!l->lost_line && sect_kinds[l->kind].end)
+		sect_kinds[l->kind].end(l);
+	l->kind = S_NONE;
+	strvec_release(&l->seen);
+	free(l->seen_line);
+	l->seen_line = NULL;
+	l->have_text = false;
+	l->lost_line = false;
+}
+
+static void section_begin(struct loader *l, const char *title)
+{
+	struct strvec w = STRVEC_INIT;
+
+	section_end(l);
+	free(l->title);
+	l->title = xstrdup(title);
+	l->sect_line = l->line;
+	l->kind = S_SKIP;
+
+	strvec_split(&w, title, " \t");
+	enum sect kind = w.n ? sect_named(w.v[0]) : S_NONE;
+	if (kind == S_NONE) {
+		struct strbuf names = STRBUF_INIT;
+		sect_names(&names);
+		prof_err(l, "unknown section [%s] (expected %s)", title, names.buf);
+		strbuf_release(&names);
+		goto out;
+	}
+	const struct sect_kind *k = &sect_kinds[kind];
+	const char *a = w.n > 1 ? w.v[1] : NULL, *b = w.n > 2 ? w.v[2] : NULL;
+	if (w.n != k->args + 1 || (k->args_ok && !k->args_ok(a, b))) {
+		prof_err(l, "malformed section [%s] (expected %s)", title, k->usage);
+		goto out;
+	}
+	const struct prof_where *prev = k->find(l->db, a, b);
+	if (prev) {
+		prof_err(l, "duplicate [%s] (first defined at %s:%d)", title, prev->file, prev->line);
+		goto out;
+	}
+	k->begin(l, a, b, (struct prof_where){ l->file, l->line });
+	l->kind = kind;
+out:
+	strvec_release(&w);
+}
+
 static void on_key(struct loader *l, const char *key, const char *value)
 {
 	if (!strcmp(key, "source")) {
@@ -697,17 +705,8 @@ static void on_key(struct loader *l, const char *key, const char *value)
 		prof_err(l, "empty value for '%s' in [%s]", key, l->title);
 		return;
 	}
-	switch (l->kind) {
-	case S_DATABASE: key_database(l, key, value); break;
-	case S_OS: key_os(l, key, value); break;
-	case S_ROCM: key_rocm(l, key, value); break;
-	case S_GFX: key_gfx(l, key, value); break;
-	case S_GPU: key_gpu(l, key, value); break;
-	case S_CUDA: key_cuda(l, key, value); break;
-	case S_FIX: key_fix(l, key, value); break;
-	case S_ROUTE: key_route(l, key, value); break;
-	default: break;
-	}
+	if (sect_kinds[l->kind].key)
+		sect_kinds[l->kind].key(l, key, value);
 }
 
 static int prof_handler(void *user, const char *section, const char *name, const char *value)
