@@ -1,5 +1,5 @@
 /* Helpers shared by the check_<family>.c files (private to the checks;
- * implemented in checks.c). Everything here reads facts and profiles only. */
+ * implemented in check_common.c). Everything here reads facts and profiles only. */
 #ifndef ROCMCHECK_CHECK_COMMON_H
 #define ROCMCHECK_CHECK_COMMON_H
 
