@@ -4,7 +4,6 @@
  * facts and profiles only, and call no check. */
 #include "check_common.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -605,86 +604,6 @@ bool skip_under_wsl(const struct check_ctx *ctx, struct report *r, const struct 
 		return false;
 	report_add(r, def, ST_SKIP, -1, "not available under WSL (no KFD; the GPU is /dev/dxg)");
 	return true;
-}
-
-/* ---- visible devices ---- */
-
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
-/* "GPU-abc", "0xabc", "abc" -> "abc" */
-static const char *uuid_core(const char *s)
-{
-	if (!strncasecmp(s, "GPU-", 4))
-		s += 4;
-	if (!strncasecmp(s, "0x", 2))
-		s += 2;
-	return s;
-}
-
-static int match_token(const char *tok, struct gpu *const *cand, size_t ncand)
-{
-	if (all_digits(tok)) {
-		uint64_t idx;
-		if (parse_u64(tok, 10, &idx) < 0 || idx >= ncand)
-			return -1;
-		return (int)idx;
-	}
-	if (strncasecmp(tok, "GPU-", 4))
-		return -1;
-	const char *want = uuid_core(tok);
-	size_t wl = strlen(want);
-	if (!wl)
-		return -1;
-	int found = -1;
-	for (size_t i = 0; i < ncand; i++) {
-		const char *id = cand[i]->unique_id;
-		if (!id || !*id)
-			continue;
-		const char *have = uuid_core(id);
-		if (!strcasecmp(have, want))
-			return (int)i;
-		/* CUDA accepts a unique prefix of the UUID */
-		if (!strncasecmp(have, want, wl)) {
-			if (found >= 0)
-				return -1;
-			found = (int)i;
-		}
-	}
-	return found;
-}
-
-size_t visible_apply(const char *value, struct gpu *const *cand, size_t ncand, struct gpu **out,
-		     struct strvec *bad)
-{
-	size_t n = 0;
-	struct strvec toks = STRVEC_INIT;
-	strvec_split(&toks, value ? value : "", ",");
-	bool stopped = false;
-	for (size_t i = 0; i < toks.n; i++) {
-		char *t = str_trim(toks.v[i]);
-		int idx = *t ? match_token(t, cand, ncand) : -1;
-		if (idx < 0) {
-			if (bad)
-				strvec_push(bad, t);
-			stopped = true; /* the runtimes ignore everything from here on */
-			continue;
-		}
-		bool dup = false;
-		for (size_t j = 0; j < n; j++)
-			dup = dup || out[j] == cand[idx];
-		if (!stopped && !dup)
-			out[n++] = cand[idx];
-	}
-	strvec_release(&toks);
-	return n;
 }
 
 /* ---- text ---- */

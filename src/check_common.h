@@ -157,14 +157,6 @@ bool report_fact_error(const struct check_ctx *ctx, struct report *r, const stru
 /* Under WSL the KFD/DRM/amdgpu checks do not apply: adds the skip, returns true. */
 bool skip_under_wsl(const struct check_ctx *ctx, struct report *r, const struct check_def *def);
 
-/* Visible-devices lists (CUDA semantics: the list stops at the first entry
- * that names no device). `cand` are the candidates in enumeration order;
- * `out` (room for ncand) receives the ones the value leaves visible, in the
- * value's order (the new numbering); returns how many. Tokens naming no
- * device go to `bad` (when non-NULL). */
-size_t visible_apply(const char *value, struct gpu *const *cand, size_t ncand, struct gpu **out,
-		     struct strvec *bad);
-
 bool cmdline_has(const char *cmdline, const char *token);
 char *human_bytes(unsigned long long bytes);
 

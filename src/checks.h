@@ -74,10 +74,6 @@ bool check_selected(const struct check_filter *flt, const char *id);
 void checks_run(const struct check_ctx *ctx, const struct check_filter *flt, bool runtime,
 		struct report *r);
 
-/* Annotate the GPU inventory with profile knowledge: names, family,
- * integrated, NVIDIA compute capability, visibility after *_VISIBLE_DEVICES. */
-void inventory_annotate(struct facts *f, const struct profiles *db);
-
 /* The effective gfx arch for a GPU: the HSA override's arch when one applies
  * to it (per-node form first), else its own. Borrowed. */
 const char *gpu_effective_arch(const struct facts *f, const struct gpu *g, bool *overridden);

@@ -382,6 +382,19 @@ void facts_build_gpus(struct facts *f);
  * Needs f->gpus and f->pci. */
 void facts_read_devices(struct facts *f);
 
+struct profiles;
+/* Annotate the GPU inventory with profile knowledge: names, family,
+ * integrated, NVIDIA compute capability, visibility after *_VISIBLE_DEVICES. */
+void inventory_annotate(struct facts *f, const struct profiles *db);
+
+/* Visible-devices lists (CUDA semantics: the list stops at the first entry
+ * that names no device). `cand` are the candidates in enumeration order;
+ * `out` (room for ncand) receives the ones the value leaves visible, in the
+ * value's order (the new numbering); returns how many. Tokens naming no
+ * device go to `bad` (when non-NULL). */
+size_t visible_apply(const char *value, struct gpu *const *cand, size_t ncand, struct gpu **out,
+		     struct strvec *bad);
+
 /* An integrated GPU with a discrete GPU (of any vendor) beside it: the
  * discrete one does the work, so the integrated one is left out (hidden,
  * never overridden, not counted as ready). Needs inventory_annotate(). */
