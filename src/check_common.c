@@ -102,24 +102,6 @@ void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ctx)
 	free(headers);
 }
 
-size_t pci_count_vendor(const struct facts *f, unsigned vendor_id)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < f->npci; i++)
-		if (f->pci[i].vendor == vendor_id && pci_is_gpu_class(f->pci[i].class_code))
-			n++;
-	return n;
-}
-
-size_t gpus_count_vendor(const struct facts *f, enum vendor v)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < f->ngpus; i++)
-		if (f->gpus[i].vendor == v)
-			n++;
-	return n;
-}
-
 bool amd_gpu_expected(const struct facts *f)
 {
 	if (pci_count_vendor(f, 0x1002) || gpus_count_vendor(f, VENDOR_AMD))

@@ -27,8 +27,6 @@ void fix_apply(struct check_result *res, const struct check_ctx *ctx, const char
 	       const struct fixvars *fv);
 
 /* ---- the machine ---- */
-size_t pci_count_vendor(const struct facts *f, unsigned vendor_id);
-size_t gpus_count_vendor(const struct facts *f, enum vendor v);
 /* An AMD GPU is expected: one on PCI, a KFD GPU node or an AMD inventory entry. */
 bool amd_gpu_expected(const struct facts *f);
 bool nvidia_gpu_expected(const struct facts *f);

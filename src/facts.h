@@ -139,6 +139,8 @@ struct pci_dev {
 	struct hwmon_reading hwmon; /* facts_read_hwmon; !present until then */
 };
 bool pci_is_gpu_class(unsigned class_code); /* 0x03xxxx display or 0x12xxxx processing accelerator */
+/* GPU-class PCI devices of this PCI vendor id. */
+size_t pci_count_vendor(const struct facts *f, unsigned vendor_id);
 /* "0000:03:00.0" -> domain, bus, device, function; false when it is no PCI address. */
 bool pci_addr_parse(const char *s, unsigned *domain, unsigned *bus, unsigned *dev, unsigned *fn);
 
@@ -280,6 +282,9 @@ struct python_facts {
 	size_t n;
 	struct strvec sites_searched;
 };
+/* The torch install `import torch` loads (the first in the search order),
+ * else any torch found, or NULL. */
+const struct framework *torch_active(const struct facts *f);
 /* torch/version.py text -> version, backend and backend version (both styles:
  * `cuda: Optional[str] = None` and `cuda = None`). 0 or -EINVAL. */
 int torch_version_py_parse(const char *text, char **version, enum fw_backend *backend,
@@ -399,6 +404,10 @@ size_t visible_apply(const char *value, struct gpu *const *cand, size_t ncand, s
  * discrete one does the work, so the integrated one is left out (hidden,
  * never overridden, not counted as ready). Needs inventory_annotate(). */
 bool gpu_left_out(const struct facts *f, const struct gpu *g);
+size_t gpus_count_vendor(const struct facts *f, enum vendor v);
+/* The first discrete GPU of vendor v in inventory order, else its first
+ * integrated one, or NULL. */
+const struct gpu *primary_gpu(const struct facts *f, enum vendor v);
 
 /* All of the above in order. */
 void facts_gather(struct facts *f, struct sysroot *sr);

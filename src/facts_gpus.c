@@ -339,3 +339,27 @@ void inventory_annotate(struct facts *f, const struct profiles *db)
 	annotate_visibility(f, VENDOR_AMD);
 	annotate_visibility(f, VENDOR_NVIDIA);
 }
+
+size_t gpus_count_vendor(const struct facts *f, enum vendor v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].vendor == v)
+			n++;
+	return n;
+}
+
+const struct gpu *primary_gpu(const struct facts *f, enum vendor v)
+{
+	const struct gpu *any = NULL;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != v)
+			continue;
+		if (!g->integrated)
+			return g;
+		if (!any)
+			any = g;
+	}
+	return any;
+}

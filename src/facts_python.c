@@ -502,3 +502,17 @@ void facts_read_python(struct facts *f)
 		search_pattern(f, system_sites[i], &seen);
 	strvec_release(&seen);
 }
+
+const struct framework *torch_active(const struct facts *f)
+{
+	const struct framework *any = NULL;
+	for (size_t i = 0; i < f->py.n; i++) {
+		if (!f->py.v[i].name || strcmp(f->py.v[i].name, "torch"))
+			continue;
+		if (f->py.v[i].active)
+			return &f->py.v[i];
+		if (!any)
+			any = &f->py.v[i];
+	}
+	return any;
+}

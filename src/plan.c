@@ -1255,43 +1255,6 @@ static int plan_nvidia_described(struct planner *pl, const struct plan_machine *
 
 /* ------------------------------------------------------------ this machine */
 
-static bool pci_has(const struct facts *f, unsigned vendor)
-{
-	for (size_t i = 0; i < f->npci; i++)
-		if (f->pci[i].vendor == vendor && pci_is_gpu_class(f->pci[i].class_code))
-			return true;
-	return false;
-}
-
-static const struct gpu *primary_gpu(const struct facts *f, enum vendor v)
-{
-	const struct gpu *any = NULL;
-	for (size_t i = 0; i < f->ngpus; i++) {
-		const struct gpu *g = &f->gpus[i];
-		if (g->vendor != v)
-			continue;
-		if (!g->integrated)
-			return g;
-		if (!any)
-			any = g;
-	}
-	return any;
-}
-
-static const struct framework *active_torch(const struct facts *f)
-{
-	const struct framework *any = NULL;
-	for (size_t i = 0; i < f->py.n; i++) {
-		if (!f->py.v[i].name || strcmp(f->py.v[i].name, "torch"))
-			continue;
-		if (f->py.v[i].active)
-			return &f->py.v[i];
-		if (!any)
-			any = &f->py.v[i];
-	}
-	return any;
-}
-
 /* A value read from the machine that ends up in a command must not be able
  * to change what the command does: a captured machine (or a bundle) can
  * hold any bytes. */
@@ -1437,8 +1400,8 @@ static int plan_this_machine(struct planner *pl, struct strbuf *msg)
 {
 	const struct facts *f = pl->f;
 	struct plan *p = pl->p;
-	bool amd = pci_has(f, 0x1002) || primary_gpu(f, VENDOR_AMD);
-	bool nvidia = pci_has(f, 0x10de) || primary_gpu(f, VENDOR_NVIDIA);
+	bool amd = pci_count_vendor(f, 0x1002) || primary_gpu(f, VENDOR_AMD);
+	bool nvidia = pci_count_vendor(f, 0x10de) || primary_gpu(f, VENDOR_NVIDIA);
 	if (f->os.present && f->os.id)
 		pl->os = profiles_find_os(pl->db, f->os.id, f->os.version_id ? f->os.version_id : "");
 	if (pl->os) {
@@ -1530,7 +1493,7 @@ static int plan_this_machine(struct planner *pl, struct strbuf *msg)
 		const struct prof_rocm *rel = target ? target : installed;
 		if (!rel && arch && pl->os)
 			rel = choose_rocm(pl->db, pl->os, arch, radeon, true).rel;
-		const struct framework *t = active_torch(f);
+		const struct framework *t = torch_active(f);
 		bool want = pl->o->torch == 1 || (target && t);
 		if (want && !step_find(p, "torch") && rel && rel->torch_index) {
 			/* the installed build is right when its +rocmX.Y is the index's */
@@ -1545,7 +1508,7 @@ static int plan_this_machine(struct planner *pl, struct strbuf *msg)
 		}
 		torch_follows_rocm(pl);
 	} else {
-		const struct framework *t = active_torch(f);
+		const struct framework *t = torch_active(f);
 		if (pl->o->torch == 1 && !step_find(p, "torch") && (!t || t->backend != FW_BACKEND_CUDA)) {
 			struct plan_machine m = { pl->os, VENDOR_NVIDIA, g ? g->arch : NULL, NULL };
 			unsigned maj, min;
