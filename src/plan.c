@@ -11,6 +11,7 @@
 
 #include "checks.h"
 #include "plan_sh.h"
+#include "profiles_release.h"
 #include "route.h"
 
 /* Step order: each step has a rank; steps that need a new login come after
@@ -74,12 +75,6 @@ void plan_release(struct plan *p)
 	free(p->torch_index);
 	free(p->db_version);
 	memset(p, 0, sizeof(*p));
-}
-
-static void push_unique(struct strvec *sv, const char *s)
-{
-	if (s && *s && !strvec_contains(sv, s))
-		strvec_push(sv, s);
 }
 
 static struct plan_step *step_find(struct plan *p, const char *id)
@@ -146,14 +141,14 @@ static struct plan_note *note_add(struct plan *p, const char *why, const char *t
 {
 	for (size_t i = 0; i < p->nnotes; i++) {
 		if (!strcmp(p->notes[i].text, text)) {
-			push_unique(&p->notes[i].why, why);
+			strvec_push_unique(&p->notes[i].why, why);
 			return &p->notes[i];
 		}
 	}
 	p->notes = xrealloc(p->notes, (p->nnotes + 1) * sizeof(*p->notes));
 	struct plan_note *n = &p->notes[p->nnotes++];
 	memset(n, 0, sizeof(*n));
-	push_unique(&n->why, why);
+	strvec_push_unique(&n->why, why);
 	n->text = xstrdup(text);
 	return n;
 }
@@ -222,9 +217,9 @@ static void add_headers_step(struct planner *pl, const char *why, const char *cm
 {
 	struct plan_step *s = step_get(pl->p, "kernel_headers", RANK_HEADERS,
 				       "Install the running kernel's headers and extra modules");
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	if (cmd[0] == '#') {
-		push_unique(&s->manual, cmd);
+		strvec_push_unique(&s->manual, cmd);
 		return;
 	}
 	step_cmd(s, cmd);
@@ -248,7 +243,7 @@ static void add_persist_step(struct planner *pl, const char *why, const char *ex
 	char *id = xasprintf("env_set_%s", name);
 	char *title = xasprintf("Set %s for every new shell (~/.profile)", name);
 	struct plan_step *s = step_get(pl->p, id, RANK_ENV_SET, title);
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	if (!s->commands.n) {
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_addstr(&sb, "printf '%s\\n' ");
@@ -260,8 +255,8 @@ static void add_persist_step(struct planner *pl, const char *why, const char *ex
 		add_squoted(&sb, export_cmd);
 		strbuf_addstr(&sb, " ~/.profile");
 		step_guard(s, strbuf_detach(&sb));
-		push_unique(&s->manual, export_cmd);
-		push_unique(&pl->persist, name);
+		strvec_push_unique(&s->manual, export_cmd);
+		strvec_push_unique(&pl->persist, name);
 	}
 	step_comment(s, text);
 	free(title);
@@ -274,7 +269,7 @@ static void add_groups_step(struct planner *pl, const char *why, const struct st
 {
 	struct plan_step *s = step_get(pl->p, "groups", RANK_GROUPS,
 				       "Add the user to the groups that own the GPU device nodes");
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	s->relogin = true;
 	for (size_t i = 0; i < cmds->n; i++)
 		step_cmd(s, cmds->v[i]);
@@ -298,7 +293,7 @@ static void add_amdgpu_steps(struct planner *pl, const char *why, const struct s
 {
 	const char *headers = plan_var(vars, "headers_install");
 	struct plan_step *s = step_get(pl->p, "amdgpu_load", RANK_AMDGPU, "Load the amdgpu kernel driver");
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	step_comment(s, text);
 	for (size_t i = 0; i < cmds->n; i++) {
 		const char *c = cmds->v[i];
@@ -312,7 +307,7 @@ static void add_amdgpu_steps(struct planner *pl, const char *why, const struct s
 			free(mod);
 		} else {
 			/* a diagnostic (dmesg): for the user when loading fails */
-			push_unique(&s->manual, c);
+			strvec_push_unique(&s->manual, c);
 		}
 	}
 }
@@ -327,7 +322,7 @@ static void add_boot_step(struct planner *pl, const char *fix_id, const char *wh
 			    : !strcmp(fix_id, "nouveau") ? "Keep nouveau from binding the NVIDIA GPU"
 			    : fix_id;
 	struct plan_step *s = step_get(pl->p, fix_id, RANK_BOOT, title);
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	s->reboot |= reboot;
 	s->relogin |= relogin;
 	step_comment(s, text);
@@ -352,7 +347,7 @@ static void add_rocm_step(struct planner *pl, const char *why, const char *rocm,
 	char *title = rocm ? xasprintf("Install ROCm %s", rocm) : xstrdup("Install ROCm");
 	struct plan_step *s = step_get(pl->p, "rocm_install", RANK_ROCM, title);
 	free(title);
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	for (size_t i = 0; i < cmds->n; i++)
 		step_cmd(s, cmds->v[i]);
 	step_comment(s, text);
@@ -399,7 +394,7 @@ static void add_torch_step(struct planner *pl, const char *why, const struct str
 			   const struct strvec *cmds, const char *text)
 {
 	struct plan_step *s = step_get(pl->p, "torch", RANK_TORCH, "Install the PyTorch build for this GPU");
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	for (size_t i = 0; i < cmds->n; i++)
 		step_cmd(s, cmds->v[i]);
 	step_comment(s, text);
@@ -438,10 +433,10 @@ static void add_env_unset(struct planner *pl, const struct strvec *vars, const s
 	if (many && !one)
 		strvec_split(&names, many, " ,");
 	for (size_t i = 0; i < names.n; i++)
-		push_unique(&pl->clean, names.v[i]);
+		strvec_push_unique(&pl->clean, names.v[i]);
 	strvec_release(&names);
 	for (size_t i = 0; i < cmds->n; i++)
-		push_unique(&pl->unsets, cmds->v[i]);
+		strvec_push_unique(&pl->unsets, cmds->v[i]);
 }
 
 /* "a && b && c" as the commands a, b, c (appended to out). */
@@ -477,13 +472,13 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 		if (pl->o->torch == 0) {
 			struct plan_note *n = note_add(pl->p, why, "PyTorch is left as it is (--no-torch). The doctor's fix:");
 			for (size_t i = 0; i < cmds->n; i++)
-				push_unique(&n->commands, cmds->v[i]);
+				strvec_push_unique(&n->commands, cmds->v[i]);
 			return;
 		}
 		add_torch_step(pl, why, vars, cmds, text);
 	} else if (!strcmp(fix_id, "nvidia_driver")) {
 		struct plan_step *s = step_get(pl->p, "nvidia_driver", RANK_NVIDIA, "Install the NVIDIA driver");
-		push_unique(&s->why, why);
+		strvec_push_unique(&s->why, why);
 		s->reboot |= reboot;
 		step_comment(s, text);
 		/* The fix joins the OS's driver commands with &&, to paste as one
@@ -504,8 +499,8 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 		strvec_release(&parts);
 	} else if (!strcmp(fix_id, "hsa_override_unset") || !strcmp(fix_id, "visible_devices") ||
 		   !strcmp(fix_id, "launch_blocking")) {
-		push_unique(&pl->env_why, why);
-		push_unique(&pl->env_text, text);
+		strvec_push_unique(&pl->env_why, why);
+		strvec_push_unique(&pl->env_text, text);
 		add_env_unset(pl, vars, cmds);
 	} else if (!strcmp(fix_id, "hsa_override_set") || !strcmp(fix_id, "igpu_hide") ||
 		   !strcmp(fix_id, "hsa_override_format")) {
@@ -522,127 +517,8 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 		/* advice without a command to run (kernel series, container flags, VRAM, ...) */
 		struct plan_note *n = note_add(pl->p, why, text ? text : fix_id);
 		for (size_t i = 0; i < cmds->n; i++)
-			push_unique(&n->commands, cmds->v[i]);
+			strvec_push_unique(&n->commands, cmds->v[i]);
 	}
-}
-
-/* ------------------------------------------------- choosing a ROCm release */
-
-/* A Radeon (consumer) GPU: the model says so, else the arch is only in
- * Radeon lists. */
-static bool is_radeon(const struct profiles *db, const char *arch, const struct prof_gpu_model *model)
-{
-	if (model)
-		return !model->instinct;
-	bool radeon = false, instinct = false;
-	for (size_t i = 0; i < db->nrocm; i++) {
-		radeon |= strvec_contains(&db->rocm[i].gfx_radeon, arch);
-		instinct |= strvec_contains(&db->rocm[i].gfx_instinct, arch);
-	}
-	return radeon && !instinct;
-}
-
-struct choice {
-	const struct prof_rocm *rel;
-	bool radeon_listed;        /* the release lists Radeon cards for this OS */
-	bool torch;                /* it has a PyTorch index */
-};
-
-/* Can release r serve arch on os at all? */
-static bool release_fits(const struct profiles *db, const struct prof_rocm *r, const struct prof_os *os,
-			 const char *arch, bool radeon, bool *radeon_listed)
-{
-	if (!prof_rocm_has_arch(r, arch))
-		return false;
-	const struct prof_rocm_os *ros = prof_rocm_os(r, os->key);
-	if (!ros && !os->community)
-		return false;
-	if (!profiles_find_route(db, os->key, r->version))
-		return false;
-	*radeon_listed = !radeon || os->community || (ros && ros->radeon);
-	return true;
-}
-
-/* The newest release for arch on os, preferring one that lists Radeon cards
- * for the OS (when the GPU is one) and then one with a PyTorch index. */
-static struct choice choose_rocm(const struct profiles *db, const struct prof_os *os, const char *arch,
-				 bool radeon, bool want_torch)
-{
-	const struct prof_rocm *best[2][2] = { { NULL, NULL }, { NULL, NULL } };
-	for (size_t i = db->nrocm; i > 0; i--) {
-		const struct prof_rocm *r = &db->rocm[i - 1];
-		bool rl;
-		if (!release_fits(db, r, os, arch, radeon, &rl))
-			continue;
-		bool t = !want_torch || r->torch_index;
-		if (!best[rl][t])
-			best[rl][t] = r;
-	}
-	struct choice c = { NULL, false, false };
-	static const int order[4][2] = { { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 } };
-	for (int k = 0; k < 4; k++) {
-		const struct prof_rocm *r = best[order[k][0]][order[k][1]];
-		if (r) {
-			c.rel = r;
-			c.radeon_listed = order[k][0];
-			c.torch = r->torch_index != NULL;
-			break;
-		}
-	}
-	return c;
-}
-
-/* Why no release fits, and the nearest thing that would. */
-static void explain_no_release(const struct profiles *db, const struct prof_os *os, const char *arch, bool radeon,
-			       struct strbuf *msg)
-{
-	const struct prof_rocm *any = profiles_newest_rocm_with_arch(db, arch);
-	if (!any) {
-		strbuf_addf(msg, "no ROCm release in the profile database supports %s", arch);
-		const struct prof_gfx *g = profiles_find_gfx(db, arch);
-		const struct prof_rocm *newest = profiles_newest_rocm(db);
-		struct strvec near = STRVEC_INIT;
-		for (size_t i = 0; g && g->family && newest && i < db->ngfx; i++) {
-			const struct prof_gfx *h = &db->gfx[i];
-			if (h->family && !strcmp(h->family, g->family) && !h->apu && prof_rocm_has_arch(newest, h->arch))
-				push_unique(&near, h->arch);
-		}
-		if (near.n) {
-			char *l = strvec_join(&near, ", ");
-			strbuf_addf(msg, "; nearest supported: %s (%s, ROCm %s)", l, g->family, newest->version);
-			free(l);
-		} else if (newest) {
-			struct strvec all = STRVEC_INIT;
-			for (size_t i = 0; i < newest->gfx_radeon.n; i++)
-				push_unique(&all, newest->gfx_radeon.v[i]);
-			for (size_t i = 0; i < newest->gfx_instinct.n; i++)
-				push_unique(&all, newest->gfx_instinct.v[i]);
-			char *l = strvec_join(&all, ", ");
-			strbuf_addf(msg, "; ROCm %s supports: %s", newest->version, l);
-			free(l);
-			strvec_release(&all);
-		}
-		strvec_release(&near);
-		return;
-	}
-	strbuf_addf(msg, "no ROCm release supports %s on %s", arch, os->name ? os->name : os->key);
-	/* the newest release with the arch: the OSes it lists (for Radeon when it is one) */
-	struct strvec oses = STRVEC_INIT;
-	for (size_t pass = 0; pass < 2 && !oses.n; pass++) {
-		for (size_t i = 0; i < any->nos; i++) {
-			const struct prof_rocm_os *ro = &any->os[i];
-			if (pass == 0 && radeon && !ro->radeon)
-				continue;
-			if (profiles_find_route(db, ro->os, any->version))
-				push_unique(&oses, ro->os);
-		}
-	}
-	if (oses.n) {
-		char *l = strvec_join(&oses, ", ");
-		strbuf_addf(msg, "; nearest: ROCm %s supports it on %s", any->version, l);
-		free(l);
-	}
-	strvec_release(&oses);
 }
 
 /* Render profile fix `id` with vars into text and commands. false when the
@@ -733,7 +609,7 @@ static void add_env_clean_steps(struct planner *pl)
 		struct plan_step *s = step_get(pl->p, files[k].id, RANK_ENV_CLEAN, title);
 		free(title);
 		for (size_t i = 0; i < pl->env_why.n; i++)
-			push_unique(&s->why, pl->env_why.v[i]);
+			strvec_push_unique(&s->why, pl->env_why.v[i]);
 		struct strbuf g = STRBUF_INIT, c = STRBUF_INIT;
 		strbuf_addstr(&g, "! grep -qs");
 		strbuf_addf(&c, "%ssed -i", files[k].sudo);
@@ -753,7 +629,7 @@ static void add_env_clean_steps(struct planner *pl)
 				step_comment(s, pl->env_text.v[i]);
 			step_comment(s, "A script cannot change the shell it was started from: unset them there yourself.");
 			for (size_t i = 0; i < pl->unsets.n; i++)
-				push_unique(&s->manual, pl->unsets.v[i]);
+				strvec_push_unique(&s->manual, pl->unsets.v[i]);
 		} else {
 			step_comment(s, "So that new shells do not set them again.");
 		}
@@ -810,7 +686,7 @@ static void finish(struct planner *pl)
 			covered &= strvec_contains(&rocm->commands, hdr->commands.v[i]);
 		if (covered) {
 			for (size_t i = 0; i < hdr->why.n; i++)
-				push_unique(&rocm->why, hdr->why.v[i]);
+				strvec_push_unique(&rocm->why, hdr->why.v[i]);
 			step_remove(p, hdr);
 		}
 	}
@@ -831,12 +707,12 @@ static void finish(struct planner *pl)
 			struct plan_step *amd = step_get(p, "amdgpu_load", RANK_AMDGPU, "Load the amdgpu kernel driver");
 			hdr = step_find(p, "kernel_headers"); /* the array may have moved */
 			for (size_t i = 0; i < hdr->commands.n; i++)
-				push_unique(&after_boot, hdr->commands.v[i]);
+				strvec_push_unique(&after_boot, hdr->commands.v[i]);
 			for (size_t i = 0; i < hdr->why.n; i++)
-				push_unique(&amd->why, hdr->why.v[i]);
+				strvec_push_unique(&amd->why, hdr->why.v[i]);
 			step_remove(p, hdr);
 			mok = step_find(p, "mok_enroll");
-			push_unique(&mok->why, "driver.amdgpu");
+			strvec_push_unique(&mok->why, "driver.amdgpu");
 		}
 	}
 	struct plan_step *amd = step_find(p, "amdgpu_load");
@@ -847,13 +723,13 @@ static void finish(struct planner *pl)
 			? "amdgpu loads at the next boot, after the steps that need a reboot; if `lsmod` does not list it then, run:"
 			: "If amdgpu still does not load, read the kernel log:");
 		for (size_t i = 0; i < amd->why.n; i++)
-			push_unique(&n->why, amd->why.v[i]);
+			strvec_push_unique(&n->why, amd->why.v[i]);
 		for (size_t i = 0; i < after_boot.n; i++)
-			push_unique(&n->commands, after_boot.v[i]);
+			strvec_push_unique(&n->commands, after_boot.v[i]);
 		for (size_t i = 0; i < amd->commands.n; i++)
-			push_unique(&n->commands, amd->commands.v[i]);
+			strvec_push_unique(&n->commands, amd->commands.v[i]);
 		for (size_t i = 0; i < amd->manual.n; i++)
-			push_unique(&n->commands, amd->manual.v[i]);
+			strvec_push_unique(&n->commands, amd->manual.v[i]);
 		step_remove(p, amd);
 	}
 	strvec_release(&after_boot);
@@ -1001,7 +877,7 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 						rel->version, kl);
 			struct plan_step *s = step_get(pl->p, "kernel_check", RANK_KERNEL, title);
 			free(title);
-			push_unique(&s->why, "system.kernel");
+			strvec_push_unique(&s->why, "system.kernel");
 			s->advisory = true;
 			step_cmd(s, e.buf);
 			step_guard(s, strbuf_detach(&g));
@@ -1025,7 +901,7 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 	apply_profile_fix(pl, "perm.kfd", "groups", &v);
 	struct plan_step *gs = step_find(pl->p, "groups");
 	if (gs)
-		push_unique(&gs->why, "perm.render");
+		strvec_push_unique(&gs->why, "perm.render");
 	strvec_release(&v);
 
 	if (need_override) {
@@ -1075,27 +951,6 @@ static void cc_of(const struct plan_machine *m, unsigned *maj, unsigned *min)
 		*maj = v / 10;
 		*min = v % 10;
 	}
-}
-
-/* The newest CUDA release with a PyTorch index that runs on compute
- * capability cc and (when known) on the installed driver. */
-static const struct prof_cuda *choose_cuda(const struct profiles *db, unsigned maj, unsigned min,
-					   const char *driver)
-{
-	struct version dv;
-	bool have_driver = driver && version_parse(driver, &dv) == 0;
-	for (size_t i = db->ncuda; i > 0; i--) {
-		const struct prof_cuda *c = &db->cuda[i - 1];
-		if (!c->torch_index)
-			continue;
-		if (maj && (maj < c->min_cc_major || (maj == c->min_cc_major && min < c->min_cc_minor)))
-			continue;
-		struct version mv;
-		if (have_driver && c->min_driver && version_parse(c->min_driver, &mv) == 0 && version_cmp(&dv, &mv) < 0)
-			continue;
-		return c;
-	}
-	return NULL;
 }
 
 /* The doctor's text says "the installed wheel is wrong": a described machine
@@ -1194,7 +1049,7 @@ static void adopt_doctor_fixes(struct planner *pl)
 			/* written by the check itself: advice for the user */
 			struct plan_note *n = note_add(pl->p, res->def->id, res->fix.text);
 			for (size_t c = 0; c < res->fix.commands.n; c++)
-				push_unique(&n->commands, res->fix.commands.v[c]);
+				strvec_push_unique(&n->commands, res->fix.commands.v[c]);
 			continue;
 		}
 		for (size_t k = 0; k < res->fix.nrefs; k++) {
@@ -1249,7 +1104,7 @@ static void torch_follows_rocm(struct planner *pl)
 	struct plan_note *n = note_add(p, "framework.torch", t);
 	free(t);
 	for (size_t i = 0; i < s->commands.n; i++)
-		push_unique(&n->commands, s->commands.v[i]);
+		strvec_push_unique(&n->commands, s->commands.v[i]);
 	step_remove(p, s);
 	free(p->torch_index);
 	p->torch_index = NULL;
@@ -1268,7 +1123,7 @@ static void explain_os(const struct planner *pl, struct strbuf *msg)
 		struct strvec oses = STRVEC_INIT;
 		for (size_t i = 0; i < newest->nos; i++)
 			if (profiles_find_route(pl->db, newest->os[i].os, newest->version))
-				push_unique(&oses, newest->os[i].os);
+				strvec_push_unique(&oses, newest->os[i].os);
 		char *l = strvec_join(&oses, ", ");
 		strbuf_addf(msg, "; nearest: ROCm %s installs on %s (plan for one with --os and --gpu)", newest->version, l);
 		free(l);

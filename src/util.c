@@ -211,6 +211,12 @@ bool strvec_contains(const struct strvec *sv, const char *s)
 	return false;
 }
 
+void strvec_push_unique(struct strvec *sv, const char *s)
+{
+	if (s && *s && !strvec_contains(sv, s))
+		strvec_push(sv, s);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

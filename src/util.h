@@ -51,6 +51,8 @@ void strvec_push(struct strvec *sv, const char *s);          /* copies s */
 void strvec_push_owned(struct strvec *sv, char *s);           /* takes s */
 void strvec_pushf(struct strvec *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool strvec_contains(const struct strvec *sv, const char *s);
+/* Push s unless it is NULL, empty or already there. */
+void strvec_push_unique(struct strvec *sv, const char *s);
 void strvec_sort(struct strvec *sv);
 /* Split on any of `seps`, skipping empty fields. */
 void strvec_split(struct strvec *sv, const char *s, const char *seps);
