@@ -1,9 +1,13 @@
 /* `rocmcheck plan`: print a script (or JSON) that takes this machine, a
  * captured one (--sysroot) or a described one (--os and --gpu) to a working
- * stack. The planner is in plan.c; this file parses options and prints. */
+ * stack. The planner is in plan.c; this file parses options, resolves
+ * --os and --gpu against the profile, and prints. */
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "checks.h"
 #include "cli.h"
@@ -37,6 +41,102 @@ static const char usage[] =
 	"status: 0 plan printed (--check: nothing pending), 1 no plan can work (the\n"
 	"reason and the nearest supported alternative go to stderr; --check: a step is\n"
 	"pending), 2 usage error, 3 rocmcheck could not do its job.\n";
+
+/* ---- the described machine: --os and --gpu */
+
+const struct prof_os *plan_find_os(const struct profiles *db, const char *spec)
+{
+	if (!db || !spec || !*spec)
+		return NULL;
+	const struct prof_os *o = profiles_os_by_key(db, spec);
+	if (o)
+		return o;
+	const char *dash = strrchr(spec, '-');
+	if (!dash || dash == spec || !dash[1])
+		return profiles_find_os(db, spec, "");
+	char *id = xstrndup(spec, (size_t)(dash - spec));
+	for (char *c = id; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	o = profiles_find_os(db, id, dash + 1);
+	free(id);
+	return o;
+}
+
+/* `needle` in `hay`, case-insensitive, starting and ending on word boundaries. */
+static bool word_match(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	if (!n)
+		return false;
+	for (const char *h = hay; *h; h++) {
+		if (h != hay && (isalnum((unsigned char)h[-1])))
+			continue;
+		if (strncasecmp(h, needle, n))
+			continue;
+		if (!isalnum((unsigned char)h[n]))
+			return true;
+	}
+	return false;
+}
+
+int plan_find_gpu(const struct profiles *db, const char *spec, struct plan_machine *m, struct strbuf *msg)
+{
+	m->model = NULL;
+	m->arch = NULL;
+	m->vendor = VENDOR_NONE;
+	if (!db || !spec || !*spec)
+		return -ENOENT;
+	if (!strncasecmp(spec, "gfx", 3) && spec[3] && isalnum((unsigned char)spec[3])) {
+		bool ok = true;
+		for (const char *c = spec + 3; *c; c++)
+			ok &= isalnum((unsigned char)*c) && !(*c >= 'A' && *c <= 'Z');
+		if (!ok)
+			return -ENOENT;
+		m->vendor = VENDOR_AMD;
+		m->arch = spec;
+		return 0;
+	}
+	unsigned cc;
+	char tail;
+	if (sscanf(spec, "sm_%u%c", &cc, &tail) == 1 && cc >= 10) {
+		m->vendor = VENDOR_NVIDIA;
+		m->arch = spec;
+		m->model = profiles_find_model_by_arch(db, spec);
+		return 0;
+	}
+	const struct prof_gpu_model *found = NULL;
+	struct strvec names = STRVEC_INIT;
+	for (size_t i = 0; i < db->nmodels; i++) {
+		const struct prof_gpu_model *g = &db->models[i];
+		if (!g->name)
+			continue;
+		if (!strcasecmp(g->name, spec) || (g->key && !strcasecmp(g->key, spec))) {
+			found = g; /* an exact name wins */
+			strvec_release(&names);
+			strvec_push(&names, g->name);
+			break;
+		}
+		if (word_match(g->name, spec)) {
+			found = g;
+			strvec_push(&names, g->name);
+		}
+	}
+	if (!names.n)
+		return -ENOENT;
+	if (names.n > 1) {
+		char *l = strvec_join(&names, ", ");
+		strbuf_addf(msg, "'%s' names several GPUs: %s", spec, l);
+		free(l);
+		strvec_release(&names);
+		return -EEXIST;
+	}
+	strvec_release(&names);
+	m->model = found;
+	m->vendor = found->vendor;
+	m->arch = found->arch;
+	return found->arch ? 0 : -ENOENT;
+}
 
 static void known_oses(const struct profiles *db, struct strbuf *sb)
 {
