@@ -124,6 +124,152 @@ static const char *host_of(const char *url, char *buf, size_t n)
 	return buf;
 }
 
+/* Ask every server at once: the slowest answer bounds the wait, not the sum. */
+static CURLM *ask_servers(const struct strvec *urls, struct probe *pr)
+{
+	CURLM *m = curl_multi_init();
+	for (size_t i = 0; i < urls->n; i++) {
+		CURL *h = curl_easy_init();
+		pr[i].h = h;
+		curl_easy_setopt(h, CURLOPT_URL, urls->v[i]);
+		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+		curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+		curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+		curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+		curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#endif
+		curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)NET_TIMEOUT_S);
+		curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)NET_TIMEOUT_S);
+		curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(h, CURLOPT_ERRORBUFFER, pr[i].err);
+		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
+		curl_easy_setopt(h, CURLOPT_USERAGENT, "rocmcheck/" ROCMCHECK_VERSION);
+		curl_easy_setopt(h, CURLOPT_PRIVATE, (void *)&pr[i]);
+		curl_multi_add_handle(m, h);
+	}
+	int running = 1;
+	while (running) {
+		if (curl_multi_perform(m, &running) != CURLM_OK)
+			break;
+		if (running)
+			curl_multi_poll(m, NULL, 0, 500, NULL);
+	}
+	return m;
+}
+
+/* Each server's answer as evidence of res; the hosts that answered go to
+ * `good`, the failures in words to `bad`. Cleans the handles up; returns
+ * how many failed. */
+static size_t judge_answers(CURLM *m, struct probe *pr, const struct strvec *urls,
+			    const struct strvec *purposes, struct check_result *res, struct strvec *good,
+			    struct strvec *bad)
+{
+	size_t nbad = 0;
+	CURLMsg *msg;
+	int left;
+	CURLcode *codes = xcalloc(urls->n, sizeof(*codes));
+	bool *done = xcalloc(urls->n, sizeof(*done));
+	while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		for (size_t i = 0; i < urls->n; i++)
+			if (pr[i].h == msg->easy_handle) {
+				codes[i] = msg->data.result;
+				done[i] = true;
+			}
+	}
+	for (size_t i = 0; i < urls->n; i++) {
+		long code = 0;
+		double secs = 0;
+		char host[256];
+		curl_easy_getinfo(pr[i].h, CURLINFO_RESPONSE_CODE, &code);
+		curl_easy_getinfo(pr[i].h, CURLINFO_TOTAL_TIME, &secs);
+		host_of(urls->v[i], host, sizeof(host));
+		char *shown = redact_url_credentials(urls->v[i], NULL);
+		if (done[i] && codes[i] == CURLE_OK && code > 0 && code < 400) {
+			result_evidence(res, shown, "HTTP %ld in %.2f s", code, secs);
+			if (!strvec_contains(good, host))
+				strvec_push(good, host);
+		} else if (done[i] && codes[i] == CURLE_OK && code != 405 && code != 501) {
+			result_evidence(res, shown, "HTTP %ld", code);
+			strvec_pushf(bad, "%s answers HTTP %ld, so %s fails", host, code, purposes->v[i]);
+			nbad++;
+		} else if (done[i] && codes[i] == CURLE_OK) {
+			/* the server does not do HEAD, but it answers */
+			result_evidence(res, shown, "HTTP %ld (HEAD not allowed; the server answers)", code);
+			if (!strvec_contains(good, host))
+				strvec_push(good, host);
+		} else {
+			const char *why = !done[i] ? "no answer" : *pr[i].err ? pr[i].err : curl_easy_strerror(codes[i]);
+			result_evidence(res, shown, "%s", why);
+			strvec_pushf(bad, "cannot reach %s (%s), so %s fails", host, why, purposes->v[i]);
+			nbad++;
+		}
+		free(shown);
+		curl_multi_remove_handle(m, pr[i].h);
+		curl_easy_cleanup(pr[i].h);
+	}
+	curl_multi_cleanup(m);
+	free(codes);
+	free(done);
+	return nbad;
+}
+
+/* What the proxy variables say (the ones libcurl used), credentials hidden,
+ * as evidence; true when one names a proxy (no_proxy alone is no proxy). */
+static bool proxy_evidence(const struct check_ctx *ctx, struct check_result *res)
+{
+	static const char *const proxy_vars[] = { "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY",
+						  "no_proxy", "NO_PROXY" };
+	bool proxy = false;
+	for (size_t i = 0; i < ARRAY_SIZE(proxy_vars); i++) {
+		const char *v = sysroot_getenv(ctx->facts->sr, proxy_vars[i]);
+		if (!v || !*v)
+			continue;
+		char *p = xasprintf("env:%s", proxy_vars[i]);
+		char *sv = redact_url_credentials(v, NULL);
+		result_evidence(res, p, "%s", sv);
+		free(sv);
+		free(p);
+		proxy = proxy || strcasecmp(proxy_vars[i], "no_proxy") != 0;
+	}
+	return proxy;
+}
+
+/* The summary, and for failures the advice and a curl command per server. */
+static void net_summary(struct check_result *res, size_t nbad, const struct strvec *good,
+			const struct strvec *bad, bool proxy)
+{
+	free(res->summary);
+	if (!nbad) {
+		char *hosts = strvec_join(good, ", ");
+		res->summary = xasprintf("%zu server%s answered (%s)%s", good->n, good->n == 1 ? "" : "s", hosts,
+					 proxy ? " through the configured proxy" : "");
+		free(hosts);
+	} else {
+		char *all = strvec_join(bad, "; ");
+		res->status = ST_WARN;
+		res->summary = xasprintf("%s", all);
+		free(all);
+		result_fix_text(res,
+				"This machine cannot fetch what an install needs. If it reaches the internet through "
+				"a proxy, export https_proxy=http://PROXY:PORT (and no_proxy for local hosts) so "
+				"pip, curl and wget use it; apt needs `Acquire::https::Proxy \"http://PROXY:PORT\";` "
+				"in /etc/apt/apt.conf.d/95proxy and dnf `proxy=` in /etc/dnf/dnf.conf. Without "
+				"internet access, mirror the ROCm repository and the wheel index internally. "
+				"The commands below show the error each server gives.");
+		for (size_t i = 0; i < res->nevidence && i < NET_MAX_URLS; i++) {
+			const char *p = res->evidence[i].path;
+			if (!str_startswith(p, "http") || str_startswith(res->evidence[i].value, "HTTP 2"))
+				continue;
+			char *cmd = xasprintf("curl -sSI --max-time 10 '%s'", p);
+			result_fix_command(res, cmd);
+			free(cmd);
+		}
+	}
+}
+
 static void check_net_repos(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	if (!ctx->live) {
@@ -154,132 +300,14 @@ static void check_net_repos(const struct check_ctx *ctx, struct report *r, const
 		report_add(r, def, ST_ERROR, -1, "libcurl failed to initialise");
 		goto out;
 	}
-	/* all at once: the slowest answer bounds the wait, not the sum */
-	CURLM *m = curl_multi_init();
 	struct probe *pr = xcalloc(urls.n, sizeof(*pr));
-	for (size_t i = 0; i < urls.n; i++) {
-		CURL *h = curl_easy_init();
-		pr[i].h = h;
-		curl_easy_setopt(h, CURLOPT_URL, urls.v[i]);
-		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-		curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-		curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
-#if LIBCURL_VERSION_NUM >= 0x075500
-		curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-		curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-#endif
-		curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)NET_TIMEOUT_S);
-		curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)NET_TIMEOUT_S);
-		curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(h, CURLOPT_ERRORBUFFER, pr[i].err);
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
-		curl_easy_setopt(h, CURLOPT_USERAGENT, "rocmcheck/" ROCMCHECK_VERSION);
-		curl_easy_setopt(h, CURLOPT_PRIVATE, (void *)&pr[i]);
-		curl_multi_add_handle(m, h);
-	}
-	int running = 1;
-	while (running) {
-		if (curl_multi_perform(m, &running) != CURLM_OK)
-			break;
-		if (running)
-			curl_multi_poll(m, NULL, 0, 500, NULL);
-	}
+	CURLM *m = ask_servers(&urls, pr);
 	struct strvec bad = STRVEC_INIT, good = STRVEC_INIT;
 	struct check_result *res = report_add(r, def, ST_PASS, -1, "%s", "");
-	size_t nbad = 0;
-	CURLMsg *msg;
-	int left;
-	CURLcode *codes = xcalloc(urls.n, sizeof(*codes));
-	bool *done = xcalloc(urls.n, sizeof(*done));
-	while ((msg = curl_multi_info_read(m, &left)) != NULL) {
-		if (msg->msg != CURLMSG_DONE)
-			continue;
-		for (size_t i = 0; i < urls.n; i++)
-			if (pr[i].h == msg->easy_handle) {
-				codes[i] = msg->data.result;
-				done[i] = true;
-			}
-	}
-	for (size_t i = 0; i < urls.n; i++) {
-		long code = 0;
-		double secs = 0;
-		char host[256];
-		curl_easy_getinfo(pr[i].h, CURLINFO_RESPONSE_CODE, &code);
-		curl_easy_getinfo(pr[i].h, CURLINFO_TOTAL_TIME, &secs);
-		host_of(urls.v[i], host, sizeof(host));
-		char *shown = redact_url_credentials(urls.v[i], NULL);
-		if (done[i] && codes[i] == CURLE_OK && code > 0 && code < 400) {
-			result_evidence(res, shown, "HTTP %ld in %.2f s", code, secs);
-			if (!strvec_contains(&good, host))
-				strvec_push(&good, host);
-		} else if (done[i] && codes[i] == CURLE_OK && code != 405 && code != 501) {
-			result_evidence(res, shown, "HTTP %ld", code);
-			strvec_pushf(&bad, "%s answers HTTP %ld, so %s fails", host, code, purposes.v[i]);
-			nbad++;
-		} else if (done[i] && codes[i] == CURLE_OK) {
-			/* the server does not do HEAD, but it answers */
-			result_evidence(res, shown, "HTTP %ld (HEAD not allowed; the server answers)", code);
-			if (!strvec_contains(&good, host))
-				strvec_push(&good, host);
-		} else {
-			const char *why = !done[i] ? "no answer" : *pr[i].err ? pr[i].err : curl_easy_strerror(codes[i]);
-			result_evidence(res, shown, "%s", why);
-			strvec_pushf(&bad, "cannot reach %s (%s), so %s fails", host, why, purposes.v[i]);
-			nbad++;
-		}
-		free(shown);
-		curl_multi_remove_handle(m, pr[i].h);
-		curl_easy_cleanup(pr[i].h);
-	}
-	curl_multi_cleanup(m);
+	size_t nbad = judge_answers(m, pr, &urls, &purposes, res, &good, &bad);
 	free(pr);
-	free(codes);
-	free(done);
-
-	/* what the proxy variables say (the ones libcurl used), credentials
-	 * hidden; no_proxy alone is no proxy */
-	static const char *const proxy_vars[] = { "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY",
-						  "no_proxy", "NO_PROXY" };
-	bool proxy = false;
-	for (size_t i = 0; i < ARRAY_SIZE(proxy_vars); i++) {
-		const char *v = sysroot_getenv(ctx->facts->sr, proxy_vars[i]);
-		if (!v || !*v)
-			continue;
-		char *p = xasprintf("env:%s", proxy_vars[i]);
-		char *sv = redact_url_credentials(v, NULL);
-		result_evidence(res, p, "%s", sv);
-		free(sv);
-		free(p);
-		proxy = proxy || strcasecmp(proxy_vars[i], "no_proxy") != 0;
-	}
-
-	free(res->summary);
-	if (!nbad) {
-		char *hosts = strvec_join(&good, ", ");
-		res->summary = xasprintf("%zu server%s answered (%s)%s", good.n, good.n == 1 ? "" : "s", hosts,
-					 proxy ? " through the configured proxy" : "");
-		free(hosts);
-	} else {
-		char *all = strvec_join(&bad, "; ");
-		res->status = ST_WARN;
-		res->summary = xasprintf("%s", all);
-		free(all);
-		result_fix_text(res,
-				"This machine cannot fetch what an install needs. If it reaches the internet through "
-				"a proxy, export https_proxy=http://PROXY:PORT (and no_proxy for local hosts) so "
-				"pip, curl and wget use it; apt needs `Acquire::https::Proxy \"http://PROXY:PORT\";` "
-				"in /etc/apt/apt.conf.d/95proxy and dnf `proxy=` in /etc/dnf/dnf.conf. Without "
-				"internet access, mirror the ROCm repository and the wheel index internally. "
-				"The commands below show the error each server gives.");
-		for (size_t i = 0; i < res->nevidence && i < NET_MAX_URLS; i++) {
-			const char *p = res->evidence[i].path;
-			if (!str_startswith(p, "http") || str_startswith(res->evidence[i].value, "HTTP 2"))
-				continue;
-			char *cmd = xasprintf("curl -sSI --max-time 10 '%s'", p);
-			result_fix_command(res, cmd);
-			free(cmd);
-		}
-	}
+	bool proxy = proxy_evidence(ctx, res);
+	net_summary(res, nbad, &good, &bad, proxy);
 	strvec_release(&bad);
 	strvec_release(&good);
 out:
