@@ -773,21 +773,14 @@ static void add_torch(struct planner *pl, const char *index)
 	strvec_release(&v);
 }
 
-static int plan_amd_described(struct planner *pl, const struct plan_machine *m, struct strbuf *msg)
+/* The release for a described AMD machine: the profile's choice, or --rocm's
+ * when it fits. 0, or -EINVAL / -ENOENT with the reason in msg. */
+static int described_rocm_release(struct planner *pl, const struct plan_machine *m, const char *arch,
+				  bool radeon, struct choice *out, struct strbuf *msg)
 {
 	const struct profiles *db = pl->db;
 	const struct prof_os *os = pl->os;
-	bool radeon = is_radeon(db, m->arch, m->model);
 	bool want_torch = pl->o->torch != 0;
-	const char *arch = m->arch;
-	const struct prof_gfx *gfx = profiles_find_gfx(db, arch);
-	bool need_override = false;
-
-	if (!profiles_newest_rocm_with_arch(db, arch) && gfx && gfx->override && strcmp(gfx->override_arch, arch) &&
-	    profiles_newest_rocm_with_arch(db, gfx->override_arch)) {
-		need_override = true;
-		arch = gfx->override_arch;
-	}
 	struct choice c = choose_rocm(db, os, arch, radeon, want_torch);
 	if (pl->o->rocm) {
 		const struct prof_rocm *forced = profiles_find_rocm(db, pl->o->rocm);
@@ -821,11 +814,16 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 		explain_no_release(db, os, m->arch, radeon, msg);
 		return -ENOENT;
 	}
-	const struct prof_rocm *rel = c.rel;
-	free(pl->p->rocm);
-	pl->p->rocm = xstrdup(rel->version);
+	*out = c;
+	return 0;
+}
 
-	if (!c.radeon_listed) {
+/* The notes on the OS a described machine runs: Instinct-only, or community. */
+static void described_os_notes(struct planner *pl, const struct plan_machine *m, const struct choice *c)
+{
+	const struct prof_os *os = pl->os;
+	const struct prof_rocm *rel = c->rel;
+	if (!c->radeon_listed) {
 		char *t = xasprintf("AMD lists %s for Instinct GPUs only with ROCm %s: a Radeon GPU (%s) runs with the "
 				    "same packages, but AMD does not support that combination.",
 				    os->name ? os->name : os->key, rel->version, m->arch);
@@ -838,8 +836,13 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 		note_add(pl->p, "system.os", t);
 		free(t);
 	}
+}
 
-	/* kernel series: checked when the script runs */
+/* The kernel series: checked when the script runs (an advisory step). */
+static void add_kernel_check(struct planner *pl, const struct prof_rocm *rel)
+{
+	const struct profiles *db = pl->db;
+	const struct prof_os *os = pl->os;
 	const struct prof_rocm_os *ros = prof_rocm_os(rel, os->key);
 	if (ros && ros->kernels.n) {
 		struct strbuf g = STRBUF_INIT;
@@ -888,9 +891,12 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 		strvec_release(&v);
 		free(kl);
 	}
+}
 
-	add_install_route(pl, rel, "rocm.install");
-
+/* The user in the GPU groups. */
+static void described_groups(struct planner *pl)
+{
+	const struct profiles *db = pl->db;
 	struct strvec v = STRVEC_INIT;
 	var_set(&v, "user", ROUTE_SHELL_USER);
 	char *groups = strvec_join(&db->amd_groups, ",");
@@ -901,37 +907,76 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 	if (gs)
 		strvec_push_unique(&gs->why, "perm.render");
 	strvec_release(&v);
+}
 
-	if (need_override) {
-		var_set(&v, "var", "HSA_OVERRIDE_GFX_VERSION");
-		var_set(&v, "override", gfx->override);
-		var_set(&v, "node", "");
-		var_set(&v, "arch", m->arch);
-		char *text = NULL;
-		struct strvec cmds = STRVEC_INIT;
-		const struct prof_fix *set = profiles_find_fix(db, "hsa_override_set");
-		if (render_fix(db, "hsa_override_format", &v, &text, &cmds, NULL, NULL)) {
-			char *caveat = set ? render(set->text, &v) : NULL;
-			for (size_t i = 0; i < cmds.n; i++)
-				add_persist_step(pl, "device.arch", cmds.v[i], caveat ? caveat : text);
-			free(caveat);
-		}
-		free(text);
-		strvec_release(&cmds);
-		strvec_release(&v);
+/* HSA_OVERRIDE_GFX_VERSION for an arch that runs as its family's supported one. */
+static void described_override(struct planner *pl, const struct plan_machine *m, const struct prof_gfx *gfx)
+{
+	const struct profiles *db = pl->db;
+	struct strvec v = STRVEC_INIT;
+	var_set(&v, "var", "HSA_OVERRIDE_GFX_VERSION");
+	var_set(&v, "override", gfx->override);
+	var_set(&v, "node", "");
+	var_set(&v, "arch", m->arch);
+	char *text = NULL;
+	struct strvec cmds = STRVEC_INIT;
+	const struct prof_fix *set = profiles_find_fix(db, "hsa_override_set");
+	if (render_fix(db, "hsa_override_format", &v, &text, &cmds, NULL, NULL)) {
+		char *caveat = set ? render(set->text, &v) : NULL;
+		for (size_t i = 0; i < cmds.n; i++)
+			add_persist_step(pl, "device.arch", cmds.v[i], caveat ? caveat : text);
+		free(caveat);
 	}
+	free(text);
+	strvec_release(&cmds);
+	strvec_release(&v);
+}
 
-	if (want_torch) {
-		if (rel->torch_index) {
-			add_torch(pl, rel->torch_index);
-			described_torch_comment(pl, rel->torch_index);
-		} else {
-			char *t = xasprintf("PyTorch publishes no wheel index for ROCm %s: use --rocm with a release "
-					    "that has one, or --no-torch.", rel->version);
-			note_add(pl->p, "framework.torch", t);
-			free(t);
-		}
+/* The release's PyTorch wheel, or a note that it has none. */
+static void described_rocm_torch(struct planner *pl, const struct prof_rocm *rel)
+{
+	if (rel->torch_index) {
+		add_torch(pl, rel->torch_index);
+		described_torch_comment(pl, rel->torch_index);
+	} else {
+		char *t = xasprintf("PyTorch publishes no wheel index for ROCm %s: use --rocm with a release "
+				    "that has one, or --no-torch.", rel->version);
+		note_add(pl->p, "framework.torch", t);
+		free(t);
 	}
+}
+
+static int plan_amd_described(struct planner *pl, const struct plan_machine *m, struct strbuf *msg)
+{
+	const struct profiles *db = pl->db;
+	bool radeon = is_radeon(db, m->arch, m->model);
+	const char *arch = m->arch;
+	const struct prof_gfx *gfx = profiles_find_gfx(db, arch);
+	bool need_override = false;
+
+	if (!profiles_newest_rocm_with_arch(db, arch) && gfx && gfx->override && strcmp(gfx->override_arch, arch) &&
+	    profiles_newest_rocm_with_arch(db, gfx->override_arch)) {
+		need_override = true;
+		arch = gfx->override_arch;
+	}
+	struct choice c;
+	int rc = described_rocm_release(pl, m, arch, radeon, &c, msg);
+	if (rc)
+		return rc;
+	const struct prof_rocm *rel = c.rel;
+	free(pl->p->rocm);
+	pl->p->rocm = xstrdup(rel->version);
+
+	described_os_notes(pl, m, &c);
+	add_kernel_check(pl, rel);
+
+	add_install_route(pl, rel, "rocm.install");
+
+	described_groups(pl);
+	if (need_override)
+		described_override(pl, m, gfx);
+	if (pl->o->torch != 0)
+		described_rocm_torch(pl, rel);
 	described_env(pl, need_override);
 	return 0;
 }
