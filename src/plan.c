@@ -1174,6 +1174,93 @@ static void explain_os(const struct planner *pl, struct strbuf *msg)
 	}
 }
 
+/* This machine's AMD side: the ROCm release to install (--rocm's, or an
+ * upgrade the checks ask for) and the PyTorch wheel that goes with it.
+ * 0, or -ENOENT with the reason in msg. */
+static int plan_this_amd(struct planner *pl, const struct gpu *g, const struct prof_rocm *installed,
+			 const struct prof_rocm *forced, struct strbuf *msg)
+{
+	const struct facts *f = pl->f;
+	struct plan *p = pl->p;
+	const struct prof_gpu_model *model = g ? profiles_find_model(pl->db, VENDOR_AMD, g->pci_device) : NULL;
+	const char *arch = g && g->arch[0] ? g->arch : NULL;
+	bool radeon = arch && is_radeon(pl->db, arch, model);
+	const struct prof_rocm *target = NULL;
+	if (forced) {
+		bool rl;
+		if (!installed || installed != forced) {
+			if (!pl->os) {
+				explain_os(pl, msg);
+				return -ENOENT;
+			}
+			if (arch && !release_fits(pl->db, forced, pl->os, arch, radeon, &rl)) {
+				strbuf_addf(msg, "ROCm %s cannot be installed for %s on %s: ", forced->version, arch,
+					    pl->os->name ? pl->os->name : pl->os->key);
+				struct choice c = choose_rocm(pl->db, pl->os, arch, radeon, pl->o->torch != 0);
+				if (c.rel)
+					strbuf_addf(msg, "nearest: ROCm %s", c.rel->version);
+				else
+					explain_no_release(pl->db, pl->os, arch, radeon, msg);
+				return -ENOENT;
+			}
+			target = forced;
+		}
+	} else if (pl->upgrade_to && !step_find(p, "rocm_install") && pl->os && arch) {
+		struct choice c = choose_rocm(pl->db, pl->os, arch, radeon, pl->o->torch != 0);
+		if (c.rel && (!installed || version_cmp_n(&c.rel->ver, &installed->ver, 2) > 0))
+			target = c.rel;
+	}
+	if (target)
+		add_install_route(pl, target, forced ? "rocm.version" : "device.arch");
+	if (pl->have_rocm_install_fix && !step_find(p, "rocm_install") && !forced) {
+		explain_os(pl, msg);
+		return -ENOENT;
+	}
+	if (!pl->have_rocm_install_fix && !target && worst_status(pl->r, "rocm.install") == ST_FAIL) {
+		explain_os(pl, msg);
+		return -ENOENT;
+	}
+	const struct prof_rocm *rel = target ? target : installed;
+	if (!rel && arch && pl->os)
+		rel = choose_rocm(pl->db, pl->os, arch, radeon, true).rel;
+	const struct framework *t = torch_active(f);
+	bool want = pl->o->torch == 1 || (target && t);
+	if (want && !step_find(p, "torch") && rel && rel->torch_index) {
+		/* the installed build is right when its +rocmX.Y is the index's */
+		bool same = false;
+		if (t && t->backend == FW_BACKEND_ROCM && t->backend_version) {
+			char *mine = xasprintf("rocm%s", t->backend_version);
+			same = !strcmp(torch_index_backend(rel->torch_index), mine);
+			free(mine);
+		}
+		if (!same)
+			add_torch(pl, rel->torch_index);
+	}
+	torch_follows_rocm(pl);
+	return 0;
+}
+
+/* This machine's NVIDIA side: --torch installs the CUDA wheel that its
+ * compute capability and driver run. */
+static void plan_this_nvidia_torch(struct planner *pl, const struct gpu *g)
+{
+	const struct facts *f = pl->f;
+	struct plan *p = pl->p;
+	const struct framework *t = torch_active(f);
+	if (pl->o->torch == 1 && !step_find(p, "torch") && (!t || t->backend != FW_BACKEND_CUDA)) {
+		struct plan_machine m = { pl->os, VENDOR_NVIDIA, g ? g->arch : NULL, NULL };
+		unsigned maj, min;
+		cc_of(&m, &maj, &min);
+		if (g && g->cc_major) {
+			maj = g->cc_major;
+			min = g->cc_minor;
+		}
+		const struct prof_cuda *cu = choose_cuda(pl->db, maj, min, f->drv.nvidia_version);
+		if (cu)
+			add_cuda_torch(pl, cu);
+	}
+}
+
 static int plan_this_machine(struct planner *pl, struct strbuf *msg)
 {
 	const struct facts *f = pl->f;
@@ -1230,75 +1317,11 @@ static int plan_this_machine(struct planner *pl, struct strbuf *msg)
 	adopt_doctor_fixes(pl);
 
 	if (amd) {
-		const struct prof_gpu_model *model = g ? profiles_find_model(pl->db, VENDOR_AMD, g->pci_device) : NULL;
-		const char *arch = g && g->arch[0] ? g->arch : NULL;
-		bool radeon = arch && is_radeon(pl->db, arch, model);
-		const struct prof_rocm *target = NULL;
-		if (forced) {
-			bool rl;
-			if (!installed || installed != forced) {
-				if (!pl->os) {
-					explain_os(pl, msg);
-					return -ENOENT;
-				}
-				if (arch && !release_fits(pl->db, forced, pl->os, arch, radeon, &rl)) {
-					strbuf_addf(msg, "ROCm %s cannot be installed for %s on %s: ", forced->version, arch,
-						    pl->os->name ? pl->os->name : pl->os->key);
-					struct choice c = choose_rocm(pl->db, pl->os, arch, radeon, pl->o->torch != 0);
-					if (c.rel)
-						strbuf_addf(msg, "nearest: ROCm %s", c.rel->version);
-					else
-						explain_no_release(pl->db, pl->os, arch, radeon, msg);
-					return -ENOENT;
-				}
-				target = forced;
-			}
-		} else if (pl->upgrade_to && !step_find(p, "rocm_install") && pl->os && arch) {
-			struct choice c = choose_rocm(pl->db, pl->os, arch, radeon, pl->o->torch != 0);
-			if (c.rel && (!installed || version_cmp_n(&c.rel->ver, &installed->ver, 2) > 0))
-				target = c.rel;
-		}
-		if (target)
-			add_install_route(pl, target, forced ? "rocm.version" : "device.arch");
-		if (pl->have_rocm_install_fix && !step_find(p, "rocm_install") && !forced) {
-			explain_os(pl, msg);
-			return -ENOENT;
-		}
-		if (!pl->have_rocm_install_fix && !target && worst_status(pl->r, "rocm.install") == ST_FAIL) {
-			explain_os(pl, msg);
-			return -ENOENT;
-		}
-		const struct prof_rocm *rel = target ? target : installed;
-		if (!rel && arch && pl->os)
-			rel = choose_rocm(pl->db, pl->os, arch, radeon, true).rel;
-		const struct framework *t = torch_active(f);
-		bool want = pl->o->torch == 1 || (target && t);
-		if (want && !step_find(p, "torch") && rel && rel->torch_index) {
-			/* the installed build is right when its +rocmX.Y is the index's */
-			bool same = false;
-			if (t && t->backend == FW_BACKEND_ROCM && t->backend_version) {
-				char *mine = xasprintf("rocm%s", t->backend_version);
-				same = !strcmp(torch_index_backend(rel->torch_index), mine);
-				free(mine);
-			}
-			if (!same)
-				add_torch(pl, rel->torch_index);
-		}
-		torch_follows_rocm(pl);
+		int rc = plan_this_amd(pl, g, installed, forced, msg);
+		if (rc)
+			return rc;
 	} else {
-		const struct framework *t = torch_active(f);
-		if (pl->o->torch == 1 && !step_find(p, "torch") && (!t || t->backend != FW_BACKEND_CUDA)) {
-			struct plan_machine m = { pl->os, VENDOR_NVIDIA, g ? g->arch : NULL, NULL };
-			unsigned maj, min;
-			cc_of(&m, &maj, &min);
-			if (g && g->cc_major) {
-				maj = g->cc_major;
-				min = g->cc_minor;
-			}
-			const struct prof_cuda *cu = choose_cuda(pl->db, maj, min, f->drv.nvidia_version);
-			if (cu)
-				add_cuda_torch(pl, cu);
-		}
+		plan_this_nvidia_torch(pl, g);
 	}
 	if (pl->o->torch == 0) {
 		struct plan_step *s = step_find(p, "torch");
