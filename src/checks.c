@@ -47,7 +47,7 @@ const struct check_def *checks_find(const char *id)
 }
 
 /* "rocm.install" matches "rocm.install", "rocm." and "rocm"; "" matches nothing. */
-static bool pattern_matches(const char *pat, const char *id)
+bool check_id_matches(const char *pat, const char *id)
 {
 	size_t len = strlen(pat);
 	if (!len)
@@ -66,7 +66,7 @@ static bool list_matches(const struct strvec *list, const char *id)
 		strvec_split(&parts, list->v[i], ", \t");
 		bool hit = false;
 		for (size_t j = 0; j < parts.n && !hit; j++)
-			hit = pattern_matches(parts.v[j], id);
+			hit = check_id_matches(parts.v[j], id);
 		strvec_release(&parts);
 		if (hit)
 			return true;

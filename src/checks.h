@@ -67,6 +67,10 @@ struct check_filter {
 	struct strvec only, skip;
 };
 bool check_selected(const struct check_filter *flt, const char *id);
+/* One --only/--skip item against an ID: the ID itself, or a prefix of it
+ * that ends at a dot ("rocm" and "rocm." match "rocm.install"); "" matches
+ * nothing. The rule for check and probe IDs alike. */
+bool check_id_matches(const char *item, const char *id);
 
 /* Run every selected check in order. Checks flagged CHECK_RUNTIME are only
  * run when `runtime` is true (level standard/full); otherwise they are

@@ -33,31 +33,18 @@ static const char usage[] =
  * the IDs spec/checks.md reserves that this build does not run yet. */
 static const char *const reserved_probe_ids[] = { NULL };
 
-/* An --only/--skip item names an ID exactly, or a prefix ending at a dot. */
-static bool item_matches(const char *item, const char *id)
-{
-	size_t n = strlen(item);
-	if (n == 0)
-		return false;
-	if (!strcmp(item, id))
-		return true;
-	if (item[n - 1] == '.')
-		return str_startswith(id, item);
-	return str_startswith(id, item) && id[n] == '.';
-}
-
 static bool item_known(const char *item)
 {
 	size_t n;
 	const struct check_def *const *all = checks_all(&n);
 	for (size_t i = 0; i < n; i++)
-		if (item_matches(item, all[i]->id))
+		if (check_id_matches(item, all[i]->id))
 			return true;
 	for (const struct probe_def *d = probe_defs; d->name; d++)
-		if (item_matches(item, d->id))
+		if (check_id_matches(item, d->id))
 			return true;
 	for (size_t i = 0; reserved_probe_ids[i]; i++)
-		if (item_matches(item, reserved_probe_ids[i]))
+		if (check_id_matches(item, reserved_probe_ids[i]))
 			return true;
 	return false;
 }
