@@ -388,6 +388,12 @@ void facts_build_gpus(struct facts *f);
 void facts_read_devices(struct facts *f);
 
 struct profiles;
+/* Whether an AMD GPU of gfx target `arch` (NULL or "": unknown) with this
+ * much VRAM and GTT (bytes, 0 unknown) is an integrated one: the profile's
+ * `apu` for a target it knows, else at most 4 GiB of VRAM with at least
+ * 8 GiB, and four times as much, of GTT. The one rule for the inventory and
+ * for PCI devices without a KFD node. */
+bool gpu_is_integrated(const struct profiles *db, const char *arch, uint64_t vram, uint64_t gtt);
 /* Annotate the GPU inventory with profile knowledge: names, family,
  * integrated, NVIDIA compute capability, visibility after *_VISIBLE_DEVICES. */
 void inventory_annotate(struct facts *f, const struct profiles *db);

@@ -230,6 +230,16 @@ size_t visible_apply(const char *value, struct gpu *const *cand, size_t ncand, s
 
 /* ---- the profile's knowledge ---- */
 
+bool gpu_is_integrated(const struct profiles *db, const char *arch, uint64_t vram, uint64_t gtt)
+{
+	const struct prof_gfx *x = db && arch && arch[0] ? profiles_find_gfx(db, arch) : NULL;
+	if (x)
+		return x->apu;
+	/* ollama's rule for targets the profile does not know */
+	const uint64_t gib = 1024ull * 1024 * 1024;
+	return vram && gtt && vram <= 4 * gib && gtt >= 8 * gib && gtt >= 4 * vram;
+}
+
 static char *visible_id_for(const struct gpu *g, size_t pos)
 {
 	if (g->unique_id && *g->unique_id && strcmp(g->unique_id, "0")) {
@@ -327,14 +337,7 @@ void inventory_annotate(struct facts *f, const struct profiles *db)
 					    g->family ? " " : "", g->arch[0] ? g->arch : "gfx?",
 					    g->pci_vendor ? g->pci_vendor : 0x1002, g->pci_device);
 		}
-		if (x) {
-			g->integrated = x->apu;
-		} else {
-			/* ollama's rule for targets the profile does not know */
-			const uint64_t gib = 1024ull * 1024 * 1024;
-			g->integrated = g->vram_bytes && g->gtt_bytes && g->vram_bytes <= 4 * gib &&
-					g->gtt_bytes >= 8 * gib && g->gtt_bytes >= 4 * g->vram_bytes;
-		}
+		g->integrated = gpu_is_integrated(db, g->arch, g->vram_bytes, g->gtt_bytes);
 	}
 	annotate_visibility(f, VENDOR_AMD);
 	annotate_visibility(f, VENDOR_NVIDIA);
