@@ -1,5 +1,5 @@
-/* The profile database queries (profiles.h): lookups over a loaded
- * database and the rendering of its templates. */
+/* The profile database queries (profiles.h): what a loaded database answers,
+ * its templates rendered with the caller's values included. */
 #include "profiles.h"
 
 #include <errno.h>
