@@ -59,7 +59,7 @@ static const char global_options_help[] =
 	"Global options (before or after the command):\n"
 	"  --sysroot DIR       read a captured machine instead of /\n"
 	"  --replay FILE       read the sysroot inside a support bundle\n"
-	"  --format FMT        text (default) or json\n"
+	"  --format FMT        text (default) or json; doctor also prometheus, junit, nfd\n"
 	"  --json              same as --format json\n"
 	"  --profiles DIR      use the profiles in DIR instead of the embedded ones\n"
 	"  --color WHEN        auto (default), always, never; NO_COLOR set means never\n"
@@ -139,6 +139,19 @@ int cli_parse_rest(struct cli *cli, const char *cmd, int argc, char **argv, int 
 	return -1;
 }
 
+/* The fleet formats of `doctor`, by name; FMT_TEXT (0) for another name. */
+static enum out_format fleet_format(const char *name)
+{
+	if (!strcmp(name, "prometheus"))
+		return FMT_PROMETHEUS;
+	if (!strcmp(name, "junit"))
+		return FMT_JUNIT;
+	if (!strcmp(name, "nfd"))
+		return FMT_NFD;
+	return FMT_TEXT;
+}
+
+
 int cli_parse_global(struct cli *cli, const char *cmd, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
@@ -185,9 +198,12 @@ int cli_parse_global(struct cli *cli, const char *cmd, int argc, char **argv, in
 			cli->format = FMT_JSON;
 		} else if (!strcmp(val, "sh") && (!cmd || !strcmp(cmd, "plan"))) {
 			cli->format = FMT_SH; /* before the command: checked once it is known */
+		} else if (fleet_format(val) && (!cmd || !strcmp(cmd, "doctor"))) {
+			cli->format = fleet_format(val); /* the same */
 		} else {
 			cli_usage_error(cmd, "unknown format '%s' for --format (text, json%s)", val,
-					!strcmp(val, "sh") ? "; sh is for `plan`" : "");
+					!strcmp(val, "sh") ? "; sh is for `plan`"
+					: fleet_format(val) ? "; prometheus, junit and nfd are for `doctor`" : "");
 			return -1;
 		}
 		return 1;
@@ -483,6 +499,10 @@ int cli_main(int argc, char **argv)
 	}
 	if (cli.format == FMT_SH && strcmp(cmd->name, "plan") != 0) {
 		status = cli_usage_error(cmd->name, "--format sh is for `plan` only (text, json)");
+		goto out;
+	}
+	if (cli.format >= FMT_PROMETHEUS && strcmp(cmd->name, "doctor") != 0) {
+		status = cli_usage_error(cmd->name, "--format prometheus, junit and nfd are for `doctor` only (text, json)");
 		goto out;
 	}
 	status = cmd->fn(&cli, sub_argc, sub_argv);

@@ -16,7 +16,8 @@
 #define EXIT_USAGE 2
 #define EXIT_TROUBLE 3
 
-enum out_format { FMT_TEXT = 0, FMT_JSON, FMT_SH /* plan only */ };
+enum out_format { FMT_TEXT = 0, FMT_JSON, FMT_SH /* plan only */,
+		  FMT_PROMETHEUS, FMT_JUNIT, FMT_NFD /* doctor only */ };
 enum color_mode { COLOR_AUTO = 0, COLOR_ALWAYS, COLOR_NEVER };
 
 struct cli {

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "cli.h"
 #include "report.h"
@@ -53,5 +54,15 @@ json_t *out_json_devices(const struct report *r);
 /* Print with two-space indent, keys in insertion order, and a newline.
  * Returns 0 or -EIO. */
 int out_json_write(FILE *fp, const json_t *doc);
+
+/* ---- fleet formats: out_prom.c, out_junit.c, out_nfd.c ----
+ * Each writes the whole report to fp and returns 0 or -EIO; `now` is the
+ * time the report stands for (seconds since the epoch). */
+/* Prometheus text exposition for the node_exporter textfile collector. */
+int out_prom_report(FILE *fp, const struct report *r, double now);
+/* JUnit XML: a <testcase> per check result and probe. */
+int out_junit_report(FILE *fp, const struct report *r, time_t now);
+/* A Node Feature Discovery feature file: rocmcheck.io/ labels, expiring. */
+int out_nfd_report(FILE *fp, const struct report *r, time_t now);
 
 #endif
