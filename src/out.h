@@ -38,6 +38,8 @@ char *out_verdict(const struct report *r, bool utf8);
  * replaced by '?', and invalid UTF-8 by '?' or U+FFFD: a hostile file must
  * not be able to drive the terminal. NULL writes nothing. */
 void out_text_clean(FILE *fp, const char *s, bool utf8);
+/* The status glyph doctor prints: ✓ ! ✗ - E, or [ok] [!!] [XX] [--] [EE]. */
+const char *out_status_glyph(enum status s, bool utf8);
 
 /* ---- out_json.c ---- */
 /* Decode one UTF-8 sequence at s (strict: no overlongs, surrogates or values
@@ -64,5 +66,16 @@ int out_prom_report(FILE *fp, const struct report *r, double now);
 int out_junit_report(FILE *fp, const struct report *r, time_t now);
 /* A Node Feature Discovery feature file: rocmcheck.io/ labels, expiring. */
 int out_nfd_report(FILE *fp, const struct report *r, time_t now);
+/* A Prometheus label value, escaped (the quotes are the caller's). */
+void out_prom_label(FILE *fp, const char *s);
+/* Text for XML (an attribute value or element content), escaped. */
+void out_xml_text(FILE *fp, const char *s);
+
+/* ---- out_fleet.c: `rocmcheck fleet` (fleet.h) ---- */
+struct fleet;
+void out_fleet_text(FILE *fp, const struct fleet *fl, const struct out_opts *o);
+json_t *out_fleet_json(const struct fleet *fl);
+int out_fleet_prom(FILE *fp, const struct fleet *fl);
+int out_fleet_junit(FILE *fp, const struct fleet *fl);
 
 #endif

@@ -13,7 +13,7 @@
 
 /* Text for an attribute or element: XML's five escapes; characters XML 1.0
  * cannot hold (controls but tab, newline, CR) and invalid UTF-8 become '?'. */
-static void xml_text(FILE *fp, const char *s)
+void out_xml_text(FILE *fp, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	while (*p) {
@@ -42,9 +42,9 @@ static void property(FILE *fp, const char *name, const char *value)
 	if (!value || !*value)
 		return;
 	fputs("      <property name=\"", fp);
-	xml_text(fp, name);
+	out_xml_text(fp, name);
 	fputs("\" value=\"", fp);
-	xml_text(fp, value);
+	out_xml_text(fp, value);
 	fputs("\"/>\n", fp);
 }
 
@@ -79,14 +79,14 @@ static void junit_properties(FILE *fp, const struct report *r)
 /* The finding and its fix, as the body of <failure>, <error> or <system-out>. */
 static void finding(FILE *fp, const char *summary, const struct fix *fx)
 {
-	xml_text(fp, summary);
+	out_xml_text(fp, summary);
 	if (fx && fx->text) {
 		fputs("&#10;Fix: ", fp);
-		xml_text(fp, fx->text);
+		out_xml_text(fp, fx->text);
 	}
 	for (size_t i = 0; fx && i < fx->commands.n; i++) {
 		fputs("&#10;    ", fp);
-		xml_text(fp, fx->commands.v[i]);
+		out_xml_text(fp, fx->commands.v[i]);
 	}
 }
 
@@ -94,9 +94,9 @@ static void testcase(FILE *fp, const char *classname, const char *name, int gpu,
 		     const char *summary, const struct fix *fx)
 {
 	fputs("    <testcase classname=\"rocmcheck.", fp);
-	xml_text(fp, classname);
+	out_xml_text(fp, classname);
 	fputs("\" name=\"", fp);
-	xml_text(fp, name);
+	out_xml_text(fp, name);
 	if (gpu >= 0)
 		fprintf(fp, " [gpu %d]", gpu);
 	fprintf(fp, "\" time=\"%.6f\"", seconds > 0 ? seconds : 0.0);
@@ -108,13 +108,13 @@ static void testcase(FILE *fp, const char *classname, const char *name, int gpu,
 	switch (st) {
 	case ST_SKIP:
 		fputs("      <skipped message=\"", fp);
-		xml_text(fp, summary);
+		out_xml_text(fp, summary);
 		fputs("\"/>\n", fp);
 		break;
 	case ST_FAIL:
 	case ST_ERROR:
 		fprintf(fp, "      <%s message=\"", st == ST_FAIL ? "failure" : "error");
-		xml_text(fp, summary);
+		out_xml_text(fp, summary);
 		fprintf(fp, "\" type=\"%s\">", status_name(st));
 		finding(fp, summary, fx);
 		fprintf(fp, "</%s>\n", st == ST_FAIL ? "failure" : "error");
@@ -143,7 +143,7 @@ int out_junit_report(FILE *fp, const struct report *r, time_t now)
 	fprintf(fp, "<testsuites name=\"rocmcheck\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
 		"time=\"%.6f\">\n", tests, r->count[ST_FAIL], r->count[ST_ERROR], r->count[ST_SKIP], total);
 	fputs("  <testsuite name=\"rocmcheck doctor\" hostname=\"", fp);
-	xml_text(fp, host);
+	out_xml_text(fp, host);
 	fprintf(fp, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.6f\" timestamp=\"%s\">\n",
 		tests, r->count[ST_FAIL], r->count[ST_ERROR], r->count[ST_SKIP], total, stamp);
 	junit_properties(fp, r);

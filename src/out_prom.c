@@ -10,7 +10,7 @@
 
 /* A label value: backslash, double quote and newline escaped; invalid UTF-8
  * and other control characters become '?'. */
-static void label_value(FILE *fp, const char *s)
+void out_prom_label(FILE *fp, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	while (*p) {
@@ -48,7 +48,7 @@ static void sample(FILE *fp, const char *name, const char *const *labels, double
 		fputc('{', fp);
 		for (size_t i = 0; labels[i]; i += 2) {
 			fprintf(fp, "%s%s=\"", i ? "," : "", labels[i]);
-			label_value(fp, labels[i + 1]);
+			out_prom_label(fp, labels[i + 1]);
 			fputc('"', fp);
 		}
 		fputc('}', fp);
