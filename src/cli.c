@@ -41,6 +41,7 @@ static const struct command commands[] = {
 	{ "devices", cmd_devices, "list the GPUs found", CMD_FACTS | CMD_JSON },
 	{ "plan", cmd_plan, "print a shell script that takes this machine to a working stack", CMD_FACTS },
 	{ "bundle", cmd_bundle, "write a support bundle (--upload URL sends it)", CMD_FACTS },
+	{ "diff", cmd_diff, "what differs between two reports or bundles, and which difference explains a verdict", 0 },
 	{ "fleet", cmd_fleet, "many nodes' reports in one table: failing checks, slow GPUs", 0 },
 	{ "checks", cmd_checks, "list every check; --explain ID says what it reads and how to fix it", 0 },
 	{ "profiles", cmd_profiles, "list, show or validate the profile database", CMD_PROFILES },

@@ -104,6 +104,7 @@ int cmd_plan(struct cli *cli, int argc, char **argv);
 int cmd_bundle(struct cli *cli, int argc, char **argv);
 int cmd_checks(struct cli *cli, int argc, char **argv);
 int cmd_fleet(struct cli *cli, int argc, char **argv);
+int cmd_diff(struct cli *cli, int argc, char **argv);
 int cmd_profiles(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 

@@ -78,4 +78,9 @@ json_t *out_fleet_json(const struct fleet *fl);
 int out_fleet_prom(FILE *fp, const struct fleet *fl);
 int out_fleet_junit(FILE *fp, const struct fleet *fl);
 
+/* ---- out_diff.c: `rocmcheck diff` (diff.h) ---- */
+struct diff;
+void out_diff_text(FILE *fp, const struct diff *d, const char *name_a, const char *name_b, const struct out_opts *o);
+json_t *out_diff_json(const struct diff *d, const char *name_a, const char *name_b);
+
 #endif

@@ -48,7 +48,8 @@ for f in $(fixtures); do
 	"$ROCMCHECK" --sysroot "$f" --json doctor --level quick >"$T/mix/$(basename "$f").json"
 done
 healthy=$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy
-"$ROCMCHECK" --sysroot "$healthy" bundle -o "$T/mix/bundled.tar.gz" >/dev/null 2>&1 || fail "making a bundle"
+"$ROCMCHECK" --sysroot "$healthy" bundle -o "$T/mix/bundled.tar.gz" >/dev/null 2>&1
+[ -s "$T/mix/bundled.tar.gz" ] || fail "making a bundle"
 n=$(ls "$T/mix"/*.json | wc -l)
 run 1 --json fleet "$T/mix"
 [ "$(json_get "$OUT" 'd["reports"]')" = "$((n + 1))" ] || { fail "fixtures and a bundle: $((n + 1)) reports"; last; }
