@@ -1,7 +1,8 @@
-/* framework.torch.runtime: each PyTorch install the facts found, asked by
- * its own interpreter in an isolated process (probes/torch_runtime.py,
- * embedded) whether it sees the GPUs, multiplies correctly and takes a
- * mixed-precision step; then judged against the facts. */
+/* framework.torch.runtime and framework.tensorflow.runtime: each install
+ * the facts found, asked by its own interpreter in an isolated process (a
+ * script embedded from probes/torch_runtime.py or probes/tf_runtime.py)
+ * whether it sees the GPUs, multiplies correctly and takes a mixed-precision
+ * step; then judged against the facts. */
 #include "fw_runtime.h"
 #include "check_common.h"
 #include "harness.h"
@@ -15,26 +16,52 @@
 #include <unistd.h>
 
 extern const char torch_runtime_script[]; /* generated from probes/torch_runtime.py */
+extern const char tf_runtime_script[];    /* generated from probes/tf_runtime.py */
 
-/* Importing a ROCm or CUDA torch and starting its runtime takes seconds to a
- * minute on a cold cache; the whole script gets this long. */
-#define TORCH_TIMEOUT_S 180
-#define TORCH_OUTPUT_MAX 65536
+static bool is_torch(const struct framework *fw)
+{
+	return fw->name && !strcmp(fw->name, "torch");
+}
+
+static bool is_tensorflow(const struct framework *fw)
+{
+	return fw->name && str_startswith(fw->name, "tensorflow");
+}
+
+const struct fw_kind fw_kind_torch = {
+	.module = "torch", .script = torch_runtime_script, .avail_call = "torch.cuda.is_available()",
+	.unavailable = "torch.cuda.is_available() is False",
+	.hip_key = "torch.version.hip", .cuda_key = "torch.version.cuda", .device_key = "torch.cuda.get_device_name",
+	.device = "cuda:0", .rocblas_dir = "torch/lib/rocblas/library", .is = is_torch, .fix = fix_torch,
+};
+
+const struct fw_kind fw_kind_tensorflow = {
+	.module = "tensorflow", .script = tf_runtime_script, .avail_call = "bool(tf.config.list_physical_devices('GPU'))",
+	.unavailable = "tf.config.list_physical_devices('GPU') is empty",
+	.hip_key = "tf.sysconfig.get_build_info() rocm_version", .cuda_key = "tf.sysconfig.get_build_info() cuda_version",
+	.device_key = "tf.config.experimental.get_device_details", .device = "/GPU:0",
+	.rocblas_dir = NULL, .is = is_tensorflow, .fix = fix_tensorflow,
+};
+
+/* Importing a ROCm or CUDA framework and starting its runtime takes seconds
+ * to a minute on a cold cache; the whole script gets this long. */
+#define FW_TIMEOUT_S 180
+#define FW_OUTPUT_MAX 65536
 #define STD_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-static int torch_timeout_s(void)
+static int fw_timeout_s(void)
 {
 #ifdef ROCMCHECK_TEST_HOOKS
-	const char *t = getenv("ROCMCHECK_TEST_TORCH_TIMEOUT_S");
+	const char *t = getenv("ROCMCHECK_TEST_FW_TIMEOUT_S");
 	if (t && atoi(t) > 0)
 		return atoi(t);
 #endif
-	return TORCH_TIMEOUT_S;
+	return FW_TIMEOUT_S;
 }
 
 /* ---- the interpreter and its environment ---- */
 
-char *torch_interpreter(const struct framework *fw, bool *own)
+char *fw_interpreter(const struct framework *fw, bool *own)
 {
 	*own = fw->python != NULL;
 	if (fw->python)
@@ -54,7 +81,7 @@ char *torch_interpreter(const struct framework *fw, bool *own)
 /* The variables the script runs with: the GPU-selection, override and
  * launch variables as the user has them, HOME (for the user site), PATH and
  * the library path; nothing else (no PYTHONPATH, no PYTHONSTARTUP). */
-static void torch_env(const struct facts *f, struct strvec *env)
+static void fw_env(const struct facts *f, struct strvec *env)
 {
 	static const char *const keep[] = {
 		"HOME", "LD_LIBRARY_PATH", "HSA_OVERRIDE_GFX_VERSION", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
@@ -114,27 +141,27 @@ static void exec_child(void *argp, int fd)
 
 /* Run the script: 0 with the output in *out (NUL-terminated), else as
  * run_isolated_stream with why filled. */
-static int torch_run_script(const char *python, bool own, const struct facts *f, int timeout_s, char **out,
-			    char *why, size_t why_size)
+static int fw_run_script(const char *script, const char *python, bool own, const struct facts *f,
+			 int timeout_s, char **out, char *why, size_t why_size)
 {
 	struct strvec env = STRVEC_INIT;
-	torch_env(f, &env);
+	fw_env(f, &env);
 	strvec_push_owned(&env, NULL);
 	/* -s: no user site for an environment of its own (as `import` there
-	 * does), so a ~/.local torch cannot stand in for the one judged */
+	 * does), so a ~/.local install cannot stand in for the one judged */
 	char *argv[6];
 	size_t a = 0;
 	argv[a++] = (char *)python;
 	if (own)
 		argv[a++] = "-s";
 	argv[a++] = "-c";
-	argv[a++] = (char *)torch_runtime_script;
+	argv[a++] = (char *)script;
 	argv[a] = NULL;
 	struct exec_arg x = { argv, env.v };
-	char *buf = xcalloc(1, TORCH_OUTPUT_MAX + 1);
+	char *buf = xcalloc(1, FW_OUTPUT_MAX + 1);
 	size_t got = 0;
-	int rc = run_isolated_stream(exec_child, &x, buf, TORCH_OUTPUT_MAX, 1, timeout_s, &got, why, why_size);
-	buf[TORCH_OUTPUT_MAX] = '\0';
+	int rc = run_isolated_stream(exec_child, &x, buf, FW_OUTPUT_MAX, 1, timeout_s, &got, why, why_size);
+	buf[FW_OUTPUT_MAX] = '\0';
 	strvec_release(&env);
 	*out = buf;
 	return rc;
@@ -160,7 +187,7 @@ static double jnum(json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : -1;
 }
 
-static void parse_devices(json_t *o, struct torch_answer *a)
+static void parse_devices(json_t *o, struct fw_answer *a)
 {
 	json_t *n = json_object_get(o, "device_count");
 	a->device_count = json_is_integer(n) ? (int)json_integer_value(n) : -1;
@@ -174,7 +201,7 @@ static void parse_devices(json_t *o, struct torch_answer *a)
 	}
 }
 
-static void parse_amp(json_t *amp, struct torch_answer *a)
+static void parse_amp(json_t *amp, struct fw_answer *a)
 {
 	a->amp_applied = jbool(amp, "step_applied");
 	a->amp_skipped = jbool(amp, "overflow_skipped");
@@ -187,7 +214,7 @@ static void parse_amp(json_t *amp, struct torch_answer *a)
 	}
 }
 
-static void answer_from(json_t *o, struct torch_answer *a)
+static void answer_from(json_t *o, struct fw_answer *a)
 {
 	a->stage = jstr(o, "stage");
 	a->error = jstr(o, "error");
@@ -209,7 +236,7 @@ static void answer_from(json_t *o, struct torch_answer *a)
 	a->fp16_ms = jnum(sp, "fp16_ms");
 }
 
-static void answer_init(struct torch_answer *a)
+static void answer_init(struct fw_answer *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->available = a->device_count = a->matmul_ok = a->amp_applied = a->amp_skipped = -1;
@@ -217,7 +244,7 @@ static void answer_init(struct torch_answer *a)
 	a->scale[0] = a->scale[1] = a->scale[2] = -1;
 }
 
-int torch_answer_parse(const char *text, struct torch_answer *a)
+int fw_answer_parse(const char *text, struct fw_answer *a)
 {
 	answer_init(a);
 	if (!text)
@@ -243,7 +270,7 @@ int torch_answer_parse(const char *text, struct torch_answer *a)
 	return -EINVAL;
 }
 
-void torch_answer_release(struct torch_answer *a)
+void fw_answer_release(struct fw_answer *a)
 {
 	free(a->stage);
 	free(a->error);
@@ -269,34 +296,40 @@ static size_t usable_gpus(const struct facts *f, enum vendor v)
 	return n;
 }
 
-static const char *build_name(const struct torch_answer *a)
+static const char *build_name(const struct fw_answer *a)
 {
 	return a->hip ? "ROCm" : a->cuda ? "CUDA" : "CPU-only";
 }
 
 /* "torch 2.4.0+rocm6.1 (/home/alice/venv/bin/python)" */
-static char *who(const struct framework *fw, const struct torch_run *run, const struct torch_answer *a)
+static char *who(const struct fw_kind *k, const struct framework *fw, const struct fw_run *run,
+		 const struct fw_answer *a)
 {
 	const char *v = a && a->version ? a->version : fw->version ? fw->version : "?";
-	return xasprintf("torch %s (%s)", v, run->python);
+	return xasprintf("%s %s (%s)", k->module, v, run->python);
 }
 
-static void answer_evidence(struct check_result *res, const struct framework *fw, const struct torch_run *run,
-			    const struct torch_answer *a)
+static void answer_evidence(struct check_result *res, const struct fw_kind *k, const struct framework *fw,
+			    const struct fw_run *run, const struct fw_answer *a)
 {
+	char key[64];
 	result_evidence(res, "python", "%s", run->python);
 	if (a->python)
 		result_evidence(res, "python.version", "%s", a->python);
-	if (a->version)
-		result_evidence(res, "torch.__version__", "%s", a->version);
-	result_evidence(res, "torch.version.hip", "%s", a->hip ? a->hip : "None");
-	result_evidence(res, "torch.version.cuda", "%s", a->cuda ? a->cuda : "None");
-	if (a->file && fw->path && strncmp(a->file, fw->path, strlen(fw->path)) != 0)
-		result_evidence(res, "torch.__file__", "%s (not the install judged, %s)", a->file, fw->path);
+	if (a->version) {
+		snprintf(key, sizeof(key), "%s.__version__", k->module);
+		result_evidence(res, key, "%s", a->version);
+	}
+	result_evidence(res, k->hip_key, "%s", a->hip ? a->hip : "None");
+	result_evidence(res, k->cuda_key, "%s", a->cuda ? a->cuda : "None");
+	if (a->file && fw->path && strncmp(a->file, fw->path, strlen(fw->path)) != 0) {
+		snprintf(key, sizeof(key), "%s.__file__", k->module);
+		result_evidence(res, key, "%s (not the install judged, %s)", a->file, fw->path);
+	}
 	if (a->available >= 0)
-		result_evidence(res, "torch.cuda.is_available()", "%s", a->available ? "True" : "False");
+		result_evidence(res, k->avail_call, "%s", a->available ? "True" : "False");
 	for (size_t i = 0; i < a->names.n; i++)
-		result_evidence(res, "torch.cuda.get_device_name", "%zu: %s (%s)", i, a->names.v[i],
+		result_evidence(res, k->device_key, "%zu: %s (%s)", i, a->names.v[i],
 				a->archs.v[i][0] ? a->archs.v[i] : "?");
 	if (a->step_ms >= 0)
 		result_evidence(res, "amp step", "%.1f ms", a->step_ms);
@@ -305,8 +338,8 @@ static void answer_evidence(struct check_result *res, const struct framework *fw
 				a->fp16_ms, a->fp32_ms / a->fp16_ms);
 }
 
-static void record(struct report *r, const struct framework *fw, const struct torch_run *run,
-		   const struct torch_answer *a, enum status st)
+static void record(struct report *r, const struct framework *fw, const struct fw_run *run,
+		   const struct fw_answer *a, enum status st)
 {
 	struct framework_runtime fr = {
 		.path = fw->path, .python = (char *)run->python, .status = st,
@@ -328,18 +361,18 @@ static void record(struct report *r, const struct framework *fw, const struct to
 }
 
 /* The run did not answer: timed out, crashed, could not start. */
-static enum status judge_no_answer(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
-				   const struct framework *fw, const struct torch_run *run)
+static enum status judge_no_answer(struct report *r, const struct check_def *def, const struct fw_kind *k,
+				   const struct framework *fw, const struct fw_run *run)
 {
-	(void)ctx;
-	char *w = who(fw, run, NULL);
+	char *w = who(k, fw, run, NULL);
 	struct check_result *res;
 	enum status st;
 	if (run->rc == 0) {
 		st = ST_ERROR;
 		res = report_add(r, def, st, -1, "%s printed no answer: %s", w, run->why ? run->why : "");
-		result_fix_text(res, "Run the interpreter by hand to see what it does: "
-			       "`python -c 'import torch; print(torch.cuda.is_available())'` with that environment's python.");
+		result_fix_text(res, "Run the interpreter by hand to see what it does: `python -c 'import %s; print(%s)'` "
+			       "with that environment's python.", k->module,
+				k == &fw_kind_torch ? "torch.cuda.is_available()" : "tensorflow.config.list_physical_devices(\"GPU\")");
 	} else if (run->why && strstr(run->why, "status 127") && strstr(run->why, "cannot run")) {
 		st = run->own_interpreter ? ST_FAIL : ST_SKIP;
 		res = report_add(r, def, st, -1, "the interpreter of %s cannot run: %s", fw->path ? fw->path : "?",
@@ -347,16 +380,18 @@ static enum status judge_no_answer(const struct check_ctx *ctx, struct report *r
 		if (run->own_interpreter)
 			result_fix_text(res, "The environment's interpreter is gone or broken (a system Python upgrade "
 				       "breaks a venv's link to it): recreate the environment with `python3 -m venv` and "
-				       "install PyTorch into it again.");
+				       "install %s into it again.", k->module);
 	} else {
 		st = ST_ERROR;
 		bool hung = run->rc == -ETIMEDOUT || run->rc == -EDEADLK;
 		res = report_add(r, def, st, -1, "%s %s%s", w, hung ? "did not finish: " : "", run->why ? run->why : "");
-		result_fix_text(res, hung ? "A hang in `import torch` or in the first GPU call is usually the GPU or its "
-					    "driver: read `sudo dmesg | tail -50`, and run `rocmcheck probe` to test "
-					    "the GPU without PyTorch."
-					  : "PyTorch crashed in its own process: the message above is its last words; "
-					    "`rocmcheck probe` tests the GPU without PyTorch.");
+		if (hung)
+			result_fix_text(res, "A hang in `import %s` or in the first GPU call is usually the GPU or its "
+				       "driver: read `sudo dmesg | tail -50`, and run `rocmcheck probe` to test the GPU "
+				       "without the framework.", k->module);
+		else
+			result_fix_text(res, "The framework crashed in its own process: the message above is its last "
+				       "words; `rocmcheck probe` tests the GPU without it.");
 	}
 	result_evidence(res, "python", "%s", run->python);
 	free(w);
@@ -364,14 +399,14 @@ static enum status judge_no_answer(const struct check_ctx *ctx, struct report *r
 }
 
 /* The GPUs visible to a ROCm build, or to a CUDA build. */
-static enum vendor build_vendor(const struct torch_answer *a)
+static enum vendor build_vendor(const struct fw_answer *a)
 {
 	return a->hip ? VENDOR_AMD : a->cuda ? VENDOR_NVIDIA : VENDOR_NONE;
 }
 
 /* is_available() False with usable GPUs: the likely cause from the facts. */
-static void why_unavailable(const struct check_ctx *ctx, struct check_result *res, const struct framework *fw,
-			    enum vendor v)
+static void why_unavailable(const struct check_ctx *ctx, struct check_result *res, const struct fw_kind *k,
+			    const struct framework *fw, enum vendor v)
 {
 	const struct facts *f = ctx->facts;
 	const char *node = v == VENDOR_AMD ? "/dev/kfd" : "/dev/nvidiactl";
@@ -393,35 +428,35 @@ static void why_unavailable(const struct check_ctx *ctx, struct check_result *re
 			continue;
 		const char *arch = f->env.hsa_override.valid ? f->env.hsa_override.arch : g->arch;
 		if (!strvec_contains(&fw->tensile_archs, arch)) {
-			result_evidence(res, "torch/lib/rocblas/library", "no kernels for %s", arch);
-			fix_torch(res, ctx, fw, true);
+			result_evidence(res, k->rocblas_dir ? k->rocblas_dir : "rocblas", "no kernels for %s", arch);
+			k->fix(res, ctx, fw, true);
 			return;
 		}
 	}
 	result_fix_text(res, v == VENDOR_AMD
-		? "The HIP runtime inside PyTorch finds no GPU: rocm.runtime, perm.* and env.visible_devices above "
-		  "say why when they fail; HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES and CUDA_VISIBLE_DEVICES hide GPUs."
-		: "The CUDA runtime inside PyTorch finds no GPU: cuda.driver, driver.nvidia and env.visible_devices "
-		  "above say why when they fail; CUDA_VISIBLE_DEVICES hides GPUs.");
+		? "The HIP runtime inside the framework finds no GPU: rocm.runtime, perm.* and env.visible_devices "
+		  "above say why when they fail; HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES and CUDA_VISIBLE_DEVICES hide GPUs."
+		: "The CUDA runtime inside the framework finds no GPU: cuda.driver, driver.nvidia and "
+		  "env.visible_devices above say why when they fail; CUDA_VISIBLE_DEVICES hides GPUs.");
 }
 
 /* An error after is_available(): a kernel the wheel lacks, else the GPU. */
-static void fix_stage_error(const struct check_ctx *ctx, struct check_result *res, const struct framework *fw,
-			    const struct torch_answer *a)
+static void fix_stage_error(const struct check_ctx *ctx, struct check_result *res, const struct fw_kind *k,
+			    const struct framework *fw, const struct fw_answer *a)
 {
 	const char *e = a->error ? a->error : "";
 	if (strstr(e, "invalid device function") || strstr(e, "no kernel image is available") ||
 	    strstr(e, "TensileLibrary") || strstr(e, "hipErrorNoBinaryForGpu")) {
-		fix_torch(res, ctx, fw, build_vendor(a) == VENDOR_AMD);
+		k->fix(res, ctx, fw, build_vendor(a) == VENDOR_AMD);
 		return;
 	}
-	result_fix_text(res, "`rocmcheck probe` tests the same GPU without PyTorch: when it passes, the fault is in "
-			     "this PyTorch install (reinstall it); when it fails, in the GPU stack.");
+	result_fix_text(res, "`rocmcheck probe` tests the same GPU without the framework: when it passes, the fault is "
+			     "in this install (reinstall it); when it fails, in the GPU stack.");
 }
 
 /* The AMP contract: fp16 under autocast, a finite step applied, the
  * overflowing one skipped and the scale halved. NULL when it holds. */
-static const char *amp_broken(const struct torch_answer *a)
+static const char *amp_broken(const struct fw_answer *a)
 {
 	if (!a->amp_dtype || strcmp(a->amp_dtype, "float16"))
 		return "autocast(float16) did not compute in float16";
@@ -435,20 +470,21 @@ static const char *amp_broken(const struct torch_answer *a)
 }
 
 static enum status judge_answer(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
-				const struct framework *fw, const struct torch_run *run, const struct torch_answer *a)
+				const struct fw_kind *k, const struct framework *fw, const struct fw_run *run,
+				const struct fw_answer *a)
 {
 	const struct facts *f = ctx->facts;
 	enum vendor v = build_vendor(a);
 	size_t usable = v == VENDOR_NONE ? 0 : usable_gpus(f, v);
 	size_t amd = usable_gpus(f, VENDOR_AMD), nv = usable_gpus(f, VENDOR_NVIDIA);
-	char *w = who(fw, run, a);
+	char *w = who(k, fw, run, a);
 	struct check_result *res;
 	enum status st = ST_FAIL;
 	const char *amp = NULL;
 
 	if (a->stage && !strcmp(a->stage, "import") && a->error) {
-		res = report_add(r, def, st, -1, "%s: `import torch` fails: %s", w, a->error);
-		fix_torch(res, ctx, fw, amd > 0 || nv == 0);
+		res = report_add(r, def, st, -1, "%s: `import %s` fails: %s", w, k->module, a->error);
+		k->fix(res, ctx, fw, amd > 0 || nv == 0);
 	} else if (v == VENDOR_NONE || (usable == 0 && amd + nv > 0)) {
 		st = amd + nv ? ST_FAIL : ST_SKIP;
 		res = report_add(r, def, st, -1, "%s is a %s build%s", w, build_name(a),
@@ -456,34 +492,34 @@ static enum status judge_answer(const struct check_ctx *ctx, struct report *r, c
 						: ", which cannot use this machine's NVIDIA GPU"
 					  : "; no usable GPU was found");
 		if (st == ST_FAIL)
-			fix_torch(res, ctx, fw, amd > 0);
+			k->fix(res, ctx, fw, amd > 0);
 	} else if (usable == 0 && a->available != 1) {
 		st = ST_SKIP;
-		res = report_add(r, def, st, -1, "%s: is_available() is False; the report found no usable %s GPU", w,
-				 v == VENDOR_AMD ? "AMD" : "NVIDIA");
+		res = report_add(r, def, st, -1, "%s: %s; the report found no usable %s GPU", w,
+				 k->unavailable, v == VENDOR_AMD ? "AMD" : "NVIDIA");
 	} else if (a->available != 1) {
-		res = report_add(r, def, st, -1, "%s: torch.cuda.is_available() is False, but %zu %s GPU%s usable",
-				 w, usable, v == VENDOR_AMD ? "AMD" : "NVIDIA", usable == 1 ? " is" : "s are");
-		why_unavailable(ctx, res, fw, v);
+		res = report_add(r, def, st, -1, "%s: %s, but %zu %s GPU%s usable", w, k->unavailable,
+				 usable, v == VENDOR_AMD ? "AMD" : "NVIDIA", usable == 1 ? " is" : "s are");
+		why_unavailable(ctx, res, k, fw, v);
 	} else if (a->error) {
 		res = report_add(r, def, st, -1, "%s fails at %s: %s", w, a->stage ? a->stage : "?", a->error);
-		fix_stage_error(ctx, res, fw, a);
+		fix_stage_error(ctx, res, k, fw, a);
 	} else if (usable > 0 && a->device_count >= 0 && (size_t)a->device_count != usable) {
 		st = (size_t)a->device_count < usable ? ST_FAIL : ST_WARN;
 		res = report_add(r, def, st, -1, "%s sees %d GPU%s; the report found %zu usable", w, a->device_count,
 				 a->device_count == 1 ? "" : "s", usable);
-		why_unavailable(ctx, res, fw, v);
+		why_unavailable(ctx, res, k, fw, v);
 	} else if (a->matmul_ok != 1) {
-		res = report_add(r, def, st, -1, "%s: a 256x256 fp32 matmul on cuda:0 is wrong (error %s the "
-				 "worst-case bound)", w, a->matmul_of_bound < 0 ? "not finite, beyond" : "beyond");
+		res = report_add(r, def, st, -1, "%s: a 256x256 fp32 matmul on %s is wrong (error %s the "
+				 "worst-case bound)", w, k->device, a->matmul_of_bound < 0 ? "not finite, beyond" : "beyond");
 		if (a->matmul_of_bound >= 0)
 			result_evidence(res, "matmul", "largest error %.3g of the bound", a->matmul_of_bound);
-		fix_stage_error(ctx, res, fw, a);
+		fix_stage_error(ctx, res, k, fw, a);
 	} else if ((amp = amp_broken(a))) {
 		res = report_add(r, def, st, -1, "%s: mixed precision is wrong: %s", w, amp);
 		result_evidence(res, "GradScaler.get_scale()", "%g, %g after a step, %g after an overflow",
 				a->scale[0], a->scale[1], a->scale[2]);
-		fix_stage_error(ctx, res, fw, a);
+		fix_stage_error(ctx, res, k, fw, a);
 	} else {
 		st = ST_PASS;
 		/* usable 0: a GPU the inventory cannot see (WSL's /dev/dxg) */
@@ -492,7 +528,7 @@ static enum status judge_answer(const struct check_ctx *ctx, struct report *r, c
 				 a->names.n > 1 ? ", ..." : "",
 				 usable ? "" : ", which the report's inventory does not show");
 	}
-	answer_evidence(res, fw, run, a);
+	answer_evidence(res, k, fw, run, a);
 	if (run->rc != 0 && run->why && *run->why)
 		result_evidence(res, "exit", "after answering: %s", run->why);
 	for (size_t i = 0; i < f->env.blocking_vars.n; i++)
@@ -501,20 +537,22 @@ static enum status judge_answer(const struct check_ctx *ctx, struct report *r, c
 	return st;
 }
 
-void torch_runtime_judge(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
-			 const struct framework *fw, const struct torch_run *run, const struct torch_answer *a)
+void fw_runtime_judge(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+		      const struct fw_kind *k, const struct framework *fw, const struct fw_run *run,
+		      const struct fw_answer *a)
 {
 	enum status st;
 	if (!a || !a->stage)
-		st = judge_no_answer(ctx, r, def, fw, run);
+		st = judge_no_answer(r, def, k, fw, run);
 	else
-		st = judge_answer(ctx, r, def, fw, run, a);
+		st = judge_answer(ctx, r, def, k, fw, run, a);
 	record(r, fw, run, a && a->stage ? a : NULL, st);
 }
 
-/* ---- the check ---- */
+/* ---- the checks ---- */
 
-void check_framework_torch_runtime(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+static void check_runtime(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+			  const struct fw_kind *k)
 {
 	if (!ctx->live) {
 		report_add(r, def, ST_SKIP, -1, "needs the live machine (runs the environment's Python)");
@@ -523,17 +561,17 @@ void check_framework_torch_runtime(const struct check_ctx *ctx, struct report *r
 	size_t n = 0;
 	for (size_t i = 0; ctx->facts && i < ctx->facts->py.n; i++) {
 		const struct framework *fw = &ctx->facts->py.v[i];
-		if (!fw->name || strcmp(fw->name, "torch"))
+		if (!k->is(fw))
 			continue;
 		n++;
 		bool own;
-		char *python = torch_interpreter(fw, &own);
+		char *python = fw_interpreter(fw, &own);
 		char *output = NULL;
 		char why[1024] = "";
-		struct torch_run run = { python, own, 0, why, torch_timeout_s() };
-		run.rc = torch_run_script(python, own, ctx->facts, run.timeout_s, &output, why, sizeof(why));
-		struct torch_answer a;
-		torch_answer_parse(output, &a);
+		struct fw_run run = { python, own, 0, why, fw_timeout_s() };
+		run.rc = fw_run_script(k->script, python, own, ctx->facts, run.timeout_s, &output, why, sizeof(why));
+		struct fw_answer a;
+		fw_answer_parse(output, &a);
 		if (!a.stage && run.rc == 0) {
 			/* what it printed instead, for the summary */
 			char *out = str_trim(output);
@@ -541,11 +579,21 @@ void check_framework_torch_runtime(const struct check_ctx *ctx, struct report *r
 			snprintf(why + used, sizeof(why) - used, "%sstdout: %.300s", used ? "; " : "",
 				 *out ? out : "(nothing)");
 		}
-		torch_runtime_judge(ctx, r, def, fw, &run, &a);
-		torch_answer_release(&a);
+		fw_runtime_judge(ctx, r, def, k, fw, &run, &a);
+		fw_answer_release(&a);
 		free(output);
 		free(python);
 	}
 	if (!n)
-		report_add(r, def, ST_SKIP, -1, "no PyTorch install found");
+		report_add(r, def, ST_SKIP, -1, "no %s install found", k == &fw_kind_torch ? "PyTorch" : "TensorFlow");
+}
+
+void check_framework_torch_runtime(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	check_runtime(ctx, r, def, &fw_kind_torch);
+}
+
+void check_framework_tensorflow_runtime(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	check_runtime(ctx, r, def, &fw_kind_tensorflow);
 }

@@ -1,6 +1,7 @@
-/* framework.torch.runtime: PyTorch asked in the user's own environment
- * (fw_runtime.c). The run, the parse of its answer and the judgement are
- * apart, so that the judgement is a pure function the tests can drive. */
+/* framework.torch.runtime and framework.tensorflow.runtime: the framework
+ * asked in the user's own environment (fw_runtime.c). The run, the parse of
+ * its answer and the judgement are apart, so that the judgement is a pure
+ * function the tests can drive. */
 #ifndef ROCMCHECK_FW_RUNTIME_H
 #define ROCMCHECK_FW_RUNTIME_H
 
@@ -9,8 +10,23 @@
 #include "checks.h"
 #include "util.h"
 
-/* The script's answer (probes/torch_runtime.py), parsed. */
-struct torch_answer {
+/* What differs between the frameworks: the script and the words. */
+struct fw_kind {
+	const char *module;        /* what `import` names: "torch" */
+	const char *script;        /* embedded: probes/torch_runtime.py, probes/tf_runtime.py */
+	const char *avail_call;    /* "torch.cuda.is_available()" */
+	const char *unavailable;   /* "torch.cuda.is_available() is False" */
+	const char *hip_key, *cuda_key, *device_key; /* evidence names of the build and device answers */
+	const char *device;        /* the first GPU as the framework names it: "cuda:0" */
+	const char *rocblas_dir;   /* the wheel's own rocBLAS library directory, relative */
+	bool (*is)(const struct framework *fw);
+	/* the reinstall fix for that environment (check_framework.c) */
+	void (*fix)(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw, bool amd);
+};
+extern const struct fw_kind fw_kind_torch, fw_kind_tensorflow;
+
+/* The script's answer (the same JSON object from both scripts), parsed. */
+struct fw_answer {
 	char *stage;               /* the stage it reached or failed in */
 	char *error;               /* "ImportError: libamdhip64.so: cannot open ...", NULL */
 	char *version, *file, *hip, *cuda, *python;
@@ -27,12 +43,12 @@ struct torch_answer {
 
 /* The last line of `text` that is the script's JSON object -> *a. 0, or
  * -EINVAL when no line is (a->stage stays NULL). */
-int torch_answer_parse(const char *text, struct torch_answer *a);
-void torch_answer_release(struct torch_answer *a);
+int fw_answer_parse(const char *text, struct fw_answer *a);
+void fw_answer_release(struct fw_answer *a);
 
 /* How the run itself went: rc 0 with `output`, or a negative errno from the
  * isolation (timed out, crashed, exited) with `why`. */
-struct torch_run {
+struct fw_run {
 	const char *python;        /* the interpreter that was run */
 	bool own_interpreter;      /* the environment's own (venv/conda), not a guess */
 	int rc;
@@ -40,17 +56,19 @@ struct torch_run {
 	int timeout_s;
 };
 
-/* The verdict for one PyTorch install: appends one result (and the runtime
- * record of stack.frameworks[]) to r. Reads facts and profiles only. */
-void torch_runtime_judge(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
-			 const struct framework *fw, const struct torch_run *run, const struct torch_answer *a);
+/* The verdict for one install: appends one result (and the runtime record
+ * of stack.frameworks[]) to r. Reads facts and profiles only. */
+void fw_runtime_judge(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+		      const struct fw_kind *k, const struct framework *fw, const struct fw_run *run,
+		      const struct fw_answer *a);
 
 /* The interpreter for an install: the environment's own, else pythonX.Y
  * from the site directory's path (looked up on PATH), else python3.
  * *own says whether it is the environment's own. Returns a new string. */
-char *torch_interpreter(const struct framework *fw, bool *own);
+char *fw_interpreter(const struct framework *fw, bool *own);
 
-/* The check itself (live only, level standard and full). */
+/* The checks themselves (live only, level standard and full). */
 void check_framework_torch_runtime(const struct check_ctx *ctx, struct report *r, const struct check_def *def);
+void check_framework_tensorflow_runtime(const struct check_ctx *ctx, struct report *r, const struct check_def *def);
 
 #endif

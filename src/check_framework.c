@@ -116,7 +116,7 @@ void fix_torch(struct check_result *res, const struct check_ctx *ctx, const stru
 
 /* AMD: tensorflow-rocm from repo.radeon.com for the installed (else newest
  * supporting) ROCm release; NVIDIA: tensorflow with its and-cuda extra. */
-static void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw,
+void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw,
 			   bool amd)
 {
 	struct fixvars fv = FIXVARS_INIT;
@@ -370,5 +370,10 @@ const struct check_def check_framework_defs[] = {
 	  "For every TensorFlow install found: whether it is AMD's tensorflow-rocm build or the CUDA/CPU build, and for a ROCm build its bundled rocBLAS files and the DKMS window, as for framework.torch.\n\n"
 	  "The `tensorflow` package from PyPI cannot use an AMD GPU: `tf.config.list_physical_devices('GPU')` is empty.\n\n"
 	  "Fix: install `tensorflow-rocm` in the version matching the installed ROCm (AMD publishes the pairs) on AMD machines, the CUDA build on NVIDIA ones. Skips when no TensorFlow is installed." },
+	{ "framework.tensorflow.runtime", "frameworks", "TensorFlow computes on the GPU",
+	  check_framework_tensorflow_runtime, CHECK_LIVE_ONLY | CHECK_RUNTIME,
+	  "Live only, at level standard and full: for every TensorFlow install found, the same as framework.torch.runtime with a script for TensorFlow 2.4 or newer (Keras 2 or Keras 3): import tensorflow; the build (tf.sysconfig.get_build_info(): ROCm or CUDA and its version); tf.config.list_physical_devices('GPU') and each device's details; a 256x256 fp32 matmul on /GPU:0 (TF32 turned off) against float64 in NumPy within the worst-case fp32 bound; one training step of a Dense layer under the mixed_float16 policy with a LossScaleOptimizer, then one whose loss is infinite, which the optimizer must skip while halving its loss scale; 1024^3 matmul timings in fp32 and fp16 as evidence.\n\n"
+	  "The `tensorflow` package from PyPI is a CUDA (or CPU) build: on an AMD machine it lists no GPU. AMD publishes `tensorflow-rocm` for each ROCm release.\n\n"
+	  "Fix: the TensorFlow build for this machine's GPUs (tensorflow-rocm matching the ROCm release on AMD, `tensorflow[and-cuda]` on NVIDIA), or the static checks' fix that names the cause. Turn it off with `--skip framework.tensorflow.runtime`." },
 	{ 0 },
 };

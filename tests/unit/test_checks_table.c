@@ -1,7 +1,7 @@
 #include "checks_testlib.h"
 
 /* spec/checks.md, written out: IDs are a contract (net.repos and
- * framework.torch.runtime are additions beyond its catalog). */
+ * framework.*.runtime are additions beyond its catalog). */
 static const struct {
 	const char *id, *category;
 } spec_ids[] = {
@@ -17,7 +17,7 @@ static const struct {
 	{ "rocm.runtime", "rocm" },             { "rocm.rocblas", "rocm" },
 	{ "cuda.driver", "cuda" },              { "cuda.toolkit", "cuda" },
 	{ "framework.torch", "frameworks" },    { "framework.torch.runtime", "frameworks" },
-	{ "framework.tensorflow", "frameworks" },
+	{ "framework.tensorflow", "frameworks" }, { "framework.tensorflow.runtime", "frameworks" },
 	{ "env.launch_blocking", "environment" }, { "env.hsa_override", "environment" },
 	{ "env.visible_devices", "environment" }, { "env.pytorch_rocm_arch", "environment" },
 	{ "net.repos", "network" },

@@ -32,12 +32,12 @@ static const struct check_result *judge(struct tl *t, struct framework *fw, cons
 	}
 	const struct check_def *def = checks_find("framework.torch.runtime");
 	assert_non_null(def);
-	struct torch_answer a;
-	torch_answer_parse(text, &a);
-	struct torch_run run = { "/home/alice/venv/bin/python", own, rc, why, 180 };
+	struct fw_answer a;
+	fw_answer_parse(text, &a);
+	struct fw_run run = { "/home/alice/venv/bin/python", own, rc, why, 180 };
 	size_t before = t->r.nresults;
-	torch_runtime_judge(&t->ctx, &t->r, def, fw, &run, &a);
-	torch_answer_release(&a);
+	fw_runtime_judge(&t->ctx, &t->r, def, &fw_kind_torch, fw, &run, &a);
+	fw_answer_release(&a);
 	assert_int_equal(t->r.nresults, before + 1);
 	const struct check_result *c = &t->r.results[t->r.nresults - 1];
 	if ((c->status == ST_WARN || c->status == ST_FAIL) && !c->fix.text)
@@ -66,9 +66,9 @@ static struct framework *rocm_torch(struct tl *t, const char *archs)
 static void test_parse(void **state)
 {
 	(void)state;
-	struct torch_answer a;
+	struct fw_answer a;
 	/* the last line that is the script's object; library noise around it */
-	assert_int_equal(torch_answer_parse("MIOpen(HIP): Warning\n{\"schema\": 1, \"stage\": \"import\"}\n"
+	assert_int_equal(fw_answer_parse("MIOpen(HIP): Warning\n{\"schema\": 1, \"stage\": \"import\"}\n"
 					    "{not json}\n" HEALTHY_AMD "\n\n", &a), 0);
 	assert_string_equal(a.stage, "done");
 	assert_int_equal(a.available, 1);
@@ -81,22 +81,22 @@ static void test_parse(void **state)
 	assert_true(a.scale[2] == 32768.0);
 	assert_true(a.fp32_ms == 0.9 && a.fp16_ms == 0.3);
 	assert_null(a.cuda);
-	torch_answer_release(&a);
+	fw_answer_release(&a);
 	/* an object of another schema, a bare value, nothing */
-	assert_int_equal(torch_answer_parse("{\"schema\": 2, \"stage\": \"done\"}\n", &a), -EINVAL);
+	assert_int_equal(fw_answer_parse("{\"schema\": 2, \"stage\": \"done\"}\n", &a), -EINVAL);
 	assert_null(a.stage);
-	assert_int_equal(torch_answer_parse("[1, 2]\n\"x\"\n", &a), -EINVAL);
-	assert_int_equal(torch_answer_parse("", &a), -EINVAL);
-	assert_int_equal(torch_answer_parse(NULL, &a), -EINVAL);
+	assert_int_equal(fw_answer_parse("[1, 2]\n\"x\"\n", &a), -EINVAL);
+	assert_int_equal(fw_answer_parse("", &a), -EINVAL);
+	assert_int_equal(fw_answer_parse(NULL, &a), -EINVAL);
 	assert_int_equal(a.available, -1);
-	torch_answer_release(&a);
+	fw_answer_release(&a);
 	/* an import failure: nothing after the stage */
-	assert_int_equal(torch_answer_parse("{\"schema\": 1, \"stage\": \"import\", \"error\": \"ImportError: x\"}",
+	assert_int_equal(fw_answer_parse("{\"schema\": 1, \"stage\": \"import\", \"error\": \"ImportError: x\"}",
 					    &a), 0);
 	assert_string_equal(a.error, "ImportError: x");
 	assert_int_equal(a.matmul_ok, -1);
 	assert_int_equal(a.device_count, -1);
-	torch_answer_release(&a);
+	fw_answer_release(&a);
 }
 
 static void test_interpreter(void **state)
@@ -105,7 +105,7 @@ static void test_interpreter(void **state)
 	struct framework fw = { 0 };
 	bool own;
 	fw.python = "/opt/conda/envs/ml/bin/python";
-	char *p = torch_interpreter(&fw, &own);
+	char *p = fw_interpreter(&fw, &own);
 	assert_string_equal(p, "/opt/conda/envs/ml/bin/python");
 	assert_true(own);
 	free(p);
@@ -119,7 +119,7 @@ static void test_interpreter(void **state)
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(sites); i++) {
 		fw.site = (char *)sites[i][0];
-		p = torch_interpreter(&fw, &own);
+		p = fw_interpreter(&fw, &own);
 		assert_string_equal(p, sites[i][1]);
 		assert_false(own);
 		free(p);

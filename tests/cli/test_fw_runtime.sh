@@ -7,7 +7,8 @@
 #   importerror, cpu, unavailable, crash, hang, silent -> each failure path;
 #   a venv whose interpreter link is broken; PYTHONPATH and the current
 #   directory never shadow the install; quick level, --skip and --sysroot.
-# A real PyTorch is used too when this machine's python3 can import one.
+# A real TensorFlow (CPU build, from ci/frameworks) runs its own script; a
+# real PyTorch is used too when this machine's python3 can import one.
 . "$(dirname "$0")/lib.sh"
 
 if machine_has_gpu; then
@@ -104,7 +105,7 @@ assert_out_has "printed no answer"
 
 if grep -q '^ROCMCHECK_TEST_HOOKS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
 	v=$(venv hang hang rocm)
-	ROCMCHECK_TEST_TORCH_TIMEOUT_S=2 check "$v" 1
+	ROCMCHECK_TEST_FW_TIMEOUT_S=2 check "$v" 1
 	assert_out_has "($v/bin/python) did not finish: timed out after 2 s"
 	pgrep -f "$v/bin/python" >/dev/null && fail "the hung interpreter outlived the check"
 else
@@ -127,6 +128,27 @@ VIRTUAL_ENV=$v run 0 doctor --skip framework.torch.runtime -v --only framework
 assert_out_lacks "framework.torch.runtime"
 run 0 --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" doctor --only framework.torch.runtime -v
 assert_out_has "needs the live machine"
+
+# A real TensorFlow (the CPU build ci/frameworks installs; ci/test passes its
+# folder): the script runs against the real API and, without a GPU, must say
+# the build is CPU-only, never pass.
+tf_site=${ROCMCHECK_TEST_TF_SITE:-}
+if [ -n "$tf_site" ] && [ -d "$tf_site/tensorflow" ]; then
+	v=$T/realtf
+	mkdir -p "$v/bin" "$v/lib/python$pyver"
+	ln -sf "$real_python" "$v/bin/python"
+	echo "home = $(dirname "$real_python")" >"$v/pyvenv.cfg"
+	ln -s "$tf_site" "$v/lib/python$pyver/site-packages"
+	VIRTUAL_ENV=$v run 0 doctor --only framework.tensorflow.runtime -v
+	assert_out_has "tensorflow 2.16.2 ($v/bin/python) is a CPU-only build; no usable GPU was found"
+	assert_out_has "tensorflow.__version__: 2.16.2"
+	VIRTUAL_ENV=$v run 0 --json doctor --only framework.tensorflow.runtime
+	validate_json "$OUT" || fail "the report with TensorFlow's runtime entry does not validate"
+	[ "$(json_get "$OUT" '[f["runtime"]["stage"] for f in d["stack"]["frameworks"] if "runtime" in f]')" = "['done']" ] ||
+		{ fail "TensorFlow's runtime entry"; last; }
+else
+	echo "note: no real TensorFlow (ROCMCHECK_TEST_TF_SITE unset or empty; ci/test sets it after ci/frameworks)"
+fi
 
 # A real PyTorch, when this machine's python3 has one: without a GPU it must
 # say is_available() is False (or that the build is CPU-only), never pass.
