@@ -41,6 +41,8 @@ static const struct command commands[] = {
 	{ "devices", cmd_devices, "list the GPUs found", CMD_FACTS | CMD_JSON },
 	{ "plan", cmd_plan, "print a shell script that takes this machine to a working stack", CMD_FACTS },
 	{ "bundle", cmd_bundle, "write a support bundle (--upload URL sends it)", CMD_FACTS },
+	{ "diff", cmd_diff, "what differs between two reports or bundles, and which difference explains a verdict", 0 },
+	{ "fleet", cmd_fleet, "many nodes' reports in one table: failing checks, slow GPUs", 0 },
 	{ "checks", cmd_checks, "list every check; --explain ID says what it reads and how to fix it", 0 },
 	{ "profiles", cmd_profiles, "list, show or validate the profile database", CMD_PROFILES },
 	{ "version", cmd_version, "print the version, embedded kernel targets and profile database version",
@@ -59,7 +61,7 @@ static const char global_options_help[] =
 	"Global options (before or after the command):\n"
 	"  --sysroot DIR       read a captured machine instead of /\n"
 	"  --replay FILE       read the sysroot inside a support bundle\n"
-	"  --format FMT        text (default) or json\n"
+	"  --format FMT        text (default) or json; doctor also prometheus, junit, nfd\n"
 	"  --json              same as --format json\n"
 	"  --profiles DIR      use the profiles in DIR instead of the embedded ones\n"
 	"  --color WHEN        auto (default), always, never; NO_COLOR set means never\n"
@@ -139,6 +141,20 @@ int cli_parse_rest(struct cli *cli, const char *cmd, int argc, char **argv, int 
 	return -1;
 }
 
+/* The fleet formats (`doctor`; `fleet` all but nfd), by name; FMT_TEXT (0)
+ * for another name. */
+static enum out_format fleet_format(const char *name)
+{
+	if (!strcmp(name, "prometheus"))
+		return FMT_PROMETHEUS;
+	if (!strcmp(name, "junit"))
+		return FMT_JUNIT;
+	if (!strcmp(name, "nfd"))
+		return FMT_NFD;
+	return FMT_TEXT;
+}
+
+
 int cli_parse_global(struct cli *cli, const char *cmd, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
@@ -185,9 +201,13 @@ int cli_parse_global(struct cli *cli, const char *cmd, int argc, char **argv, in
 			cli->format = FMT_JSON;
 		} else if (!strcmp(val, "sh") && (!cmd || !strcmp(cmd, "plan"))) {
 			cli->format = FMT_SH; /* before the command: checked once it is known */
+		} else if (fleet_format(val) && (!cmd || !strcmp(cmd, "doctor") ||
+						 (!strcmp(cmd, "fleet") && fleet_format(val) != FMT_NFD))) {
+			cli->format = fleet_format(val); /* the same */
 		} else {
 			cli_usage_error(cmd, "unknown format '%s' for --format (text, json%s)", val,
-					!strcmp(val, "sh") ? "; sh is for `plan`" : "");
+					!strcmp(val, "sh") ? "; sh is for `plan`"
+					: fleet_format(val) ? "; prometheus, junit and nfd are for `doctor` and `fleet`" : "");
 			return -1;
 		}
 		return 1;
@@ -483,6 +503,12 @@ int cli_main(int argc, char **argv)
 	}
 	if (cli.format == FMT_SH && strcmp(cmd->name, "plan") != 0) {
 		status = cli_usage_error(cmd->name, "--format sh is for `plan` only (text, json)");
+		goto out;
+	}
+	if (cli.format >= FMT_PROMETHEUS && strcmp(cmd->name, "doctor") != 0 &&
+	    (strcmp(cmd->name, "fleet") != 0 || cli.format == FMT_NFD)) {
+		status = cli_usage_error(cmd->name, "--format prometheus and junit are for `doctor` and `fleet`, nfd for "
+				       "`doctor` only (text, json)");
 		goto out;
 	}
 	status = cmd->fn(&cli, sub_argc, sub_argv);

@@ -16,7 +16,8 @@
 #define EXIT_USAGE 2
 #define EXIT_TROUBLE 3
 
-enum out_format { FMT_TEXT = 0, FMT_JSON, FMT_SH /* plan only */ };
+enum out_format { FMT_TEXT = 0, FMT_JSON, FMT_SH /* plan only */,
+		  FMT_PROMETHEUS, FMT_JUNIT, FMT_NFD /* doctor only */ };
 enum color_mode { COLOR_AUTO = 0, COLOR_ALWAYS, COLOR_NEVER };
 
 struct cli {
@@ -102,6 +103,8 @@ int cmd_devices(struct cli *cli, int argc, char **argv);
 int cmd_plan(struct cli *cli, int argc, char **argv);
 int cmd_bundle(struct cli *cli, int argc, char **argv);
 int cmd_checks(struct cli *cli, int argc, char **argv);
+int cmd_fleet(struct cli *cli, int argc, char **argv);
+int cmd_diff(struct cli *cli, int argc, char **argv);
 int cmd_profiles(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 

@@ -1,7 +1,9 @@
 /* `rocmcheck doctor`: run the checks (and, from level standard, the probes)
  * and print the diagnosis. The exit status is the report's. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "checks.h"
 #include "probe.h"
@@ -24,6 +26,9 @@ static const char usage[] =
 	"  --timeout SECONDS     watchdog for each probe (default 60)\n"
 	"  --online              also ask the package and wheel servers the profiles name\n"
 	"                        (net.repos; on by default at level full, never at quick)\n"
+	"\n"
+	"For fleets, --format prometheus, junit or nfd prints the report for\n"
+	"node_exporter's textfile collector, CI test reports or Node Feature Discovery.\n"
 	"\n"
 	"Global options such as --json, --sysroot DIR, -q and -v work here too;\n"
 	"see `rocmcheck --help`. Exit status: 0 nothing failed, 1 a check or probe\n"
@@ -93,6 +98,21 @@ static int check_gpu_list(const char *val, const struct facts *f)
 	}
 	strvec_release(&items);
 	return rc;
+}
+
+/* The time a fleet format stamps on the report: now, or SOURCE_DATE_EPOCH
+ * (the reproducible-builds convention) for output that must not change. */
+static time_t report_time(void)
+{
+	const char *e = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	if (e && *e) {
+		errno = 0;
+		long long v = strtoll(e, &end, 10);
+		if (!*end && errno == 0 && v >= 0)
+			return (time_t)v;
+	}
+	return time(NULL);
 }
 
 void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r)
@@ -198,6 +218,12 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 		json_t *doc = out_json_report(&r);
 		out_json_write(stdout, doc); /* a write error is caught at exit */
 		json_decref(doc);
+	} else if (cli->format == FMT_PROMETHEUS) {
+		out_prom_report(stdout, &r, (double)report_time());
+	} else if (cli->format == FMT_JUNIT) {
+		out_junit_report(stdout, &r, report_time());
+	} else if (cli->format == FMT_NFD) {
+		out_nfd_report(stdout, &r, report_time());
 	} else {
 		struct out_opts o;
 		out_opts_init(&o, cli, stdout);

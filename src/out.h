@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "cli.h"
 #include "report.h"
@@ -37,6 +38,8 @@ char *out_verdict(const struct report *r, bool utf8);
  * replaced by '?', and invalid UTF-8 by '?' or U+FFFD: a hostile file must
  * not be able to drive the terminal. NULL writes nothing. */
 void out_text_clean(FILE *fp, const char *s, bool utf8);
+/* The status glyph doctor prints: ✓ ! ✗ - E, or [ok] [!!] [XX] [--] [EE]. */
+const char *out_status_glyph(enum status s, bool utf8);
 
 /* ---- out_json.c ---- */
 /* Decode one UTF-8 sequence at s (strict: no overlongs, surrogates or values
@@ -53,5 +56,31 @@ json_t *out_json_devices(const struct report *r);
 /* Print with two-space indent, keys in insertion order, and a newline.
  * Returns 0 or -EIO. */
 int out_json_write(FILE *fp, const json_t *doc);
+
+/* ---- fleet formats: out_prom.c, out_junit.c, out_nfd.c ----
+ * Each writes the whole report to fp and returns 0 or -EIO; `now` is the
+ * time the report stands for (seconds since the epoch). */
+/* Prometheus text exposition for the node_exporter textfile collector. */
+int out_prom_report(FILE *fp, const struct report *r, double now);
+/* JUnit XML: a <testcase> per check result and probe. */
+int out_junit_report(FILE *fp, const struct report *r, time_t now);
+/* A Node Feature Discovery feature file: rocmcheck.io/ labels, expiring. */
+int out_nfd_report(FILE *fp, const struct report *r, time_t now);
+/* A Prometheus label value, escaped (the quotes are the caller's). */
+void out_prom_label(FILE *fp, const char *s);
+/* Text for XML (an attribute value or element content), escaped. */
+void out_xml_text(FILE *fp, const char *s);
+
+/* ---- out_fleet.c: `rocmcheck fleet` (fleet.h) ---- */
+struct fleet;
+void out_fleet_text(FILE *fp, const struct fleet *fl, const struct out_opts *o);
+json_t *out_fleet_json(const struct fleet *fl);
+int out_fleet_prom(FILE *fp, const struct fleet *fl);
+int out_fleet_junit(FILE *fp, const struct fleet *fl);
+
+/* ---- out_diff.c: `rocmcheck diff` (diff.h) ---- */
+struct diff;
+void out_diff_text(FILE *fp, const struct diff *d, const char *name_a, const char *name_b, const struct out_opts *o);
+json_t *out_diff_json(const struct diff *d, const char *name_a, const char *name_b);
 
 #endif

@@ -483,3 +483,8 @@ void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o
 		fputc('\n', fp);
 	}
 }
+
+const char *out_status_glyph(enum status s, bool utf8)
+{
+	return status_glyph(s, utf8);
+}

@@ -68,7 +68,43 @@ void report_release(struct report *r)
 		fix_release(&p->fix);
 	}
 	free(r->probes);
+	for (size_t i = 0; i < r->nfw_runtime; i++) {
+		struct framework_runtime *fr = &r->fw_runtime[i];
+		free(fr->path);
+		free(fr->python);
+		free(fr->stage);
+		free(fr->error);
+		strvec_release(&fr->devices);
+	}
+	free(r->fw_runtime);
 	memset(r, 0, sizeof(*r));
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void report_add_framework_runtime(struct report *r, const struct framework_runtime *fr)
+{
+	r->fw_runtime = xrealloc(r->fw_runtime, (r->nfw_runtime + 1) * sizeof(*r->fw_runtime));
+	struct framework_runtime *c = &r->fw_runtime[r->nfw_runtime++];
+	*c = *fr;
+	c->path = dup_or_null(fr->path);
+	c->python = dup_or_null(fr->python);
+	c->stage = dup_or_null(fr->stage);
+	c->error = dup_or_null(fr->error);
+	strvec_init(&c->devices);
+	for (size_t i = 0; i < fr->devices.n; i++)
+		strvec_push(&c->devices, fr->devices.v[i]);
+}
+
+const struct framework_runtime *report_framework_runtime(const struct report *r, const char *path)
+{
+	for (size_t i = 0; path && i < r->nfw_runtime; i++)
+		if (r->fw_runtime[i].path && !strcmp(r->fw_runtime[i].path, path))
+			return &r->fw_runtime[i];
+	return NULL;
 }
 
 struct check_result *report_add(struct report *r, const struct check_def *def,

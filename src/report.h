@@ -72,6 +72,21 @@ struct probe_result {
 	unsigned nmetrics;
 };
 
+/* What framework.torch.runtime learnt from one PyTorch install, for its
+ * entry in stack.frameworks[] (matched by path). Owned by the report. */
+struct framework_runtime {
+	char *path;                /* the framework's package directory */
+	char *python;              /* the interpreter that ran it */
+	enum status status;        /* the check's verdict for it */
+	char *stage;               /* where it stopped: "import" ... "done"; NULL: no answer */
+	char *error;               /* the first line of the failure, NULL */
+	int available;             /* torch.cuda.is_available(): 1, 0, -1 not reached */
+	int device_count;          /* -1 not reached */
+	struct strvec devices;     /* "AMD Radeon RX 7900 XTX (gfx1100)" */
+	int matmul_ok, amp_ok;     /* 1, 0, -1 not run */
+	double step_ms, fp32_ms, fp16_ms; /* negative: not measured */
+};
+
 struct report {
 	const char *source_kind;   /* "live", "sysroot", "replay" */
 	const char *source_path;
@@ -82,6 +97,8 @@ struct report {
 	size_t nresults;
 	struct probe_result *probes;
 	size_t nprobes;
+	struct framework_runtime *fw_runtime;
+	size_t nfw_runtime;
 	/* derived by report_finish() */
 	enum status status;
 	size_t count[5];           /* indexed by enum status */
@@ -91,6 +108,9 @@ struct report {
 
 void report_init(struct report *r, const struct facts *f, const struct profiles *db);
 void report_release(struct report *r);
+/* Keep a copy of fr for the JSON report. */
+void report_add_framework_runtime(struct report *r, const struct framework_runtime *fr);
+const struct framework_runtime *report_framework_runtime(const struct report *r, const char *path);
 
 /* Append a result and return it for filling. `gpu` is -1 for none. */
 struct check_result *report_add(struct report *r, const struct check_def *def,

@@ -21,7 +21,7 @@ tail -n +2 "$OUT" | awk '{print $1}' | while read -r id; do
 	grep -qF -- "$id" "$T/man.txt" || echo "$id"
 done >"$T/missing"
 [ -s "$T/missing" ] && fail "man page lacks check IDs: $(tr '\n' ' ' <"$T/missing")"
-for cmd in doctor probe devices plan bundle checks profiles version; do
+for cmd in doctor probe devices plan bundle diff fleet checks profiles version; do
 	grep -q "^       $cmd" "$T/man.txt" || fail "man page COMMANDS lacks $cmd"
 done
 for opt in --sysroot --replay --format --json --profiles --color -q --quiet -v --verbose -h --help \

@@ -1,0 +1,151 @@
+/* `rocmcheck diff A B`: two reports or bundles compared (diff.c, out_diff.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "diff.h"
+#include "out.h"
+#include "replay.h"
+
+static const char usage[] =
+	"usage: rocmcheck [--format text|json] diff A B\n"
+	"\n"
+	"Compare two nodes, or one node before and after a fix: A and B are each a\n"
+	"`rocmcheck --json doctor` report or a support bundle. Prints the verdicts\n"
+	"that differ, each with the differences in the facts its check reads\n"
+	"(kernel, driver, ROCm/CUDA, wheels, GPUs; from bundles also environment\n"
+	"variables, the user's groups and the device nodes), then the other\n"
+	"differences.\n"
+	"\n"
+	"Exit status: 0 nothing differs, 1 something does, 2 usage error, 3 an\n"
+	"input could not be read.\n";
+
+struct side {
+	json_t *report;
+	char *tmpdir;
+	struct sysroot sr;
+	bool have_sr;
+};
+
+static bool is_bundle(const char *path)
+{
+	size_t n = strlen(path);
+	return (n > 7 && !strcmp(path + n - 7, ".tar.gz")) || (n > 4 && !strcmp(path + n - 4, ".tgz"));
+}
+
+static json_t *load_report(const char *path, const char *shown)
+{
+	json_error_t jerr;
+	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!doc) {
+		fprintf(stderr, "rocmcheck: diff: %s: not JSON (line %d: %s)\n", shown, jerr.line, jerr.text);
+		return NULL;
+	}
+	const char *schema = json_string_value(json_object_get(doc, "schema"));
+	if (!schema || strcmp(schema, "rocmcheck.report/1") != 0) {
+		fprintf(stderr, "rocmcheck: diff: %s: not a rocmcheck.report/1 report\n", shown);
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+/* 0, or -1 with the reason printed. */
+static int side_open(struct side *s, const char *path)
+{
+	memset(s, 0, sizeof(*s));
+	if (!is_bundle(path)) {
+		s->report = load_report(path, path);
+		return s->report ? 0 : -1;
+	}
+	char *sysroot = NULL, *err = NULL;
+	if (replay_extract(path, NULL, &s->tmpdir, &sysroot, &err) < 0) {
+		fprintf(stderr, "rocmcheck: diff: %s: %s\n", path, err ? err : "cannot unpack the bundle");
+		free(err);
+		return -1;
+	}
+	char *rj = xasprintf("%s/report.json", s->tmpdir);
+	struct stat st;
+	if (lstat(rj, &st) == 0 && S_ISREG(st.st_mode))
+		s->report = load_report(rj, path);
+	else
+		fprintf(stderr, "rocmcheck: diff: %s: the bundle holds no report.json\n", path);
+	free(rj);
+	if (s->report && sysroot_open(&s->sr, sysroot) == 0)
+		s->have_sr = true;
+	free(sysroot);
+	return s->report ? 0 : -1;
+}
+
+static void side_close(struct side *s)
+{
+	json_decref(s->report);
+	if (s->have_sr)
+		sysroot_release(&s->sr);
+	if (s->tmpdir) {
+		replay_remove(s->tmpdir);
+		free(s->tmpdir);
+	}
+}
+
+static struct diff_side side_view(const struct side *s)
+{
+	struct diff_side v = { s->report, NULL, NULL, 0 };
+	if (s->have_sr) {
+		v.host = &s->sr.host;
+		v.devs = s->sr.devs;
+		v.ndevs = s->sr.ndevs;
+	}
+	return v;
+}
+
+int cmd_diff(struct cli *cli, int argc, char **argv)
+{
+	const char *paths[2] = { NULL, NULL };
+	int n = 0;
+	for (int i = 1; i < argc && !cli->help; i++) {
+		if (argv[i][0] != '-' && n < 2) {
+			paths[n++] = argv[i];
+			continue;
+		}
+		if (cli_parse_rest(cli, "diff", argc, argv, &i) < 0)
+			return EXIT_USAGE;
+	}
+	if (cli->help) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	if (n != 2)
+		return cli_usage_error("diff", "give two reports or bundles: diff A B");
+	if (cli->sysroot_dir || cli->replay_file)
+		return cli_usage_error("diff", "diff compares reports, not a machine: --sysroot and --replay do not apply");
+	struct side a, b;
+	if (side_open(&a, paths[0]) < 0) {
+		side_close(&a);
+		return EXIT_TROUBLE;
+	}
+	if (side_open(&b, paths[1]) < 0) {
+		side_close(&a);
+		side_close(&b);
+		return EXIT_TROUBLE;
+	}
+	struct diff_side va = side_view(&a), vb = side_view(&b);
+	struct diff d;
+	diff_build(&d, &va, &vb);
+	if (cli->format == FMT_JSON) {
+		json_t *doc = out_diff_json(&d, paths[0], paths[1]);
+		out_json_write(stdout, doc);
+		json_decref(doc);
+	} else {
+		struct out_opts o;
+		out_opts_init(&o, cli, stdout);
+		out_diff_text(stdout, &d, paths[0], paths[1], &o);
+	}
+	int status = diff_exit_status(&d);
+	diff_release(&d);
+	side_close(&a);
+	side_close(&b);
+	return status;
+}
