@@ -27,9 +27,11 @@ void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 /* The `devices` table for r->facts. */
 void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o);
 /* The last line of the text report, without colour or newline; caller frees.
- * Wording (also in man/rocmcheck.1, Verdict):
- *   "N problems[, M warnings]: run `rocmcheck plan` for a fix script"
- *   "M warnings, counted as failures by --fail-on warn: run `rocmcheck plan` for a fix script"
+ * Wording (also in man/rocmcheck.1, Verdict), HINT being r->hint or, when
+ * unset, "run `rocmcheck plan` for a fix script":
+ *   "N problems[, M warnings]: HINT"
+ *   "M warnings, counted as failures by --fail-on warn: HINT"
+ *   "C of T checks run[ and P probes][, M warnings]; no verdict on readiness"  (--only/--skip)
  *   "Ready: GPU (arch) with ROCm X[ (M warnings)]"  (nothing failed, a GPU to name)
  *   "No problems found (P passed[, M warnings], S skipped)"  (nothing failed, no GPU to name) */
 char *out_verdict(const struct report *r, bool utf8);

@@ -369,16 +369,29 @@ char *out_verdict(const struct report *r, bool utf8)
 	size_t problems = r->count[ST_FAIL] + r->count[ST_ERROR];
 	size_t warnings = r->count[ST_WARN];
 	const char *warning_s = plural(warnings, "warning", "warnings");
+	const char *hint = r->hint ? r->hint : "run `rocmcheck plan` for a fix script";
 	if (problems) {
 		strbuf_addf(&sb, "%zu %s", problems, plural(problems, "problem", "problems"));
 		if (warnings)
 			strbuf_addf(&sb, ", %zu %s", warnings, warning_s);
-		strbuf_addstr(&sb, ": run `rocmcheck plan` for a fix script");
+		strbuf_addf(&sb, ": %s", hint);
 		return strbuf_detach(&sb);
 	}
 	if (warnings && r->fail_on_warn) {
-		strbuf_addf(&sb, "%zu %s, counted as %s by --fail-on warn: run `rocmcheck plan` for a fix script",
-			    warnings, warning_s, plural(warnings, "a failure", "failures"));
+		strbuf_addf(&sb, "%zu %s, counted as %s by --fail-on warn: %s", warnings, warning_s,
+			    plural(warnings, "a failure", "failures"), hint);
+		return strbuf_detach(&sb);
+	}
+	if (r->filtered) {
+		/* the checks that decide readiness may not have run */
+		strbuf_addf(&sb, "%zu of %zu %s", r->checks_run, r->checks_total,
+			    plural(r->checks_total, "check", "checks"));
+		if (r->nprobes)
+			strbuf_addf(&sb, " and %zu %s", r->nprobes, plural(r->nprobes, "probe", "probes"));
+		strbuf_addstr(&sb, " run");
+		if (warnings)
+			strbuf_addf(&sb, ", %zu %s", warnings, warning_s);
+		strbuf_addstr(&sb, "; no verdict on readiness");
 		return strbuf_detach(&sb);
 	}
 	const struct facts *f = r->facts;

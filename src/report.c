@@ -68,6 +68,7 @@ void report_release(struct report *r)
 		fix_release(&p->fix);
 	}
 	free(r->probes);
+	free(r->hint);
 	memset(r, 0, sizeof(*r));
 }
 

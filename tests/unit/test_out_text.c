@@ -269,11 +269,25 @@ static void test_verdict(void **state)
 	free(v);
 	r.fail_on_warn = false;
 
+	/* a filtered run never says Ready */
+	r.filtered = true;
+	r.checks_run = 1;
+	r.checks_total = 29;
+	v = out_verdict(&r, true);
+	assert_string_equal(v, "1 of 29 checks run, 1 warning; no verdict on readiness");
+	free(v);
+
 	report_add(&r, &def_kfd, ST_FAIL, -1, "denied");
 	report_finish(&r);
 	v = out_verdict(&r, true);
 	assert_string_equal(v, "1 problem, 1 warning: run `rocmcheck plan` for a fix script");
 	free(v);
+	/* the command's hint replaces the default one */
+	r.hint = xstrdup("run `rocmcheck --replay b.tar.gz plan` for a fix script");
+	v = out_verdict(&r, true);
+	assert_string_equal(v, "1 problem, 1 warning: run `rocmcheck --replay b.tar.gz plan` for a fix script");
+	free(v);
+	r.filtered = false;
 
 	/* NVIDIA: driver and toolkit */
 	report_release(&r);
