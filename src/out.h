@@ -50,7 +50,8 @@ json_t *out_json_str(const char *s);
 json_t *out_json_strvec(const struct strvec *sv);
 /* The whole rocmcheck.report/1 object; caller owns it (json_decref). */
 json_t *out_json_report(const struct report *r);
-/* What `devices --json` prints: schema, tool, source, host and gpus only. */
+/* What `devices --json` prints: the report of its run (the inventory in gpus,
+ * and device.present, whose summary.exit_status devices exits with). */
 json_t *out_json_devices(const struct report *r);
 /* Print with two-space indent, keys in insertion order, and a newline.
  * Returns 0 or -EIO. */

@@ -343,10 +343,8 @@ json_t *out_json_report(const struct report *r)
 
 json_t *out_json_devices(const struct report *r)
 {
-	json_t *doc = json_head(r);
-	set(doc, "host", json_host(r->facts));
-	set(doc, "gpus", json_gpus(r->facts));
-	return doc;
+	/* the whole report of the one check that decides the exit status */
+	return out_json_report(r);
 }
 
 json_t *out_json_strvec(const struct strvec *sv)

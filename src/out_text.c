@@ -445,54 +445,130 @@ static void pad(FILE *fp, size_t have, size_t want)
 		fputc(' ', fp);
 }
 
-static char *device_name(const struct gpu *g)
+/* One row of the `devices` table: a GPU of the inventory, or a GPU the
+ * inventory cannot use (on PCI with no compute driver, or WSL's /dev/dxg). */
+struct dev_row {
+	char index[8];
+	const char *vendor, *arch, *pci, *driver, *render, *note;
+	char *name;
+	char vram[32];
+};
+
+static void gpu_row(struct dev_row *w, const struct gpu *g)
 {
-	return xasprintf("%s%s", g->name ? g->name : "-", g->integrated ? " (integrated)" : "");
+	const char *vendor = vendor_name(g->vendor);
+	snprintf(w->index, sizeof(w->index), "%d", g->index);
+	w->vendor = vendor ? vendor : "-";
+	w->name = xasprintf("%s%s", g->name ? g->name : "-", g->integrated ? " (integrated)" : "");
+	w->arch = g->arch[0] ? g->arch : "-";
+	human_bytes(w->vram, sizeof(w->vram), g->vram_bytes);
+	w->pci = g->pci_addr ? g->pci_addr : "-";
+	w->driver = g->driver ? g->driver : "-";
+	w->render = g->render_node ? g->render_node : "-";
+	w->note = g->visible ? NULL : "hidden by *_VISIBLE_DEVICES";
+}
+
+static bool in_inventory(const struct facts *f, const char *addr)
+{
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].pci_addr && !strcmp(f->gpus[i].pci_addr, addr))
+			return true;
+	return false;
+}
+
+/* AMD and NVIDIA GPUs on PCI that no driver exposes for compute */
+static size_t unusable_rows(struct dev_row *rows, const struct facts *f)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->npci; i++) {
+		const struct pci_dev *p = &f->pci[i];
+		enum vendor v = p->vendor == 0x1002 ? VENDOR_AMD : p->vendor == 0x10de ? VENDOR_NVIDIA : VENDOR_NONE;
+		if (v == VENDOR_NONE || !p->addr || in_inventory(f, p->addr))
+			continue;
+		struct dev_row *w = &rows[n++];
+		memset(w, 0, sizeof(*w));
+		strcpy(w->index, "-");
+		w->vendor = vendor_name(v);
+		w->name = p->board_name ? xstrdup(p->board_name)
+					: xasprintf("%s GPU %04x:%04x", v == VENDOR_AMD ? "AMD" : "NVIDIA", p->vendor, p->device);
+		w->arch = "-";
+		human_bytes(w->vram, sizeof(w->vram), p->vram_total);
+		w->pci = p->addr;
+		w->driver = p->driver ? p->driver : "none";
+		w->render = "-";
+		w->note = p->driver ? "not usable: its driver gives no compute device" : "not usable: no driver bound";
+	}
+	if (n == 0 && f->ngpus == 0 && f->sys.wsl && f->sys.dxg_present) {
+		struct dev_row *w = &rows[n++];
+		memset(w, 0, sizeof(*w));
+		strcpy(w->index, "-");
+		w->vendor = w->arch = w->pci = w->driver = "-";
+		w->name = xstrdup("GPU under WSL");
+		human_bytes(w->vram, sizeof(w->vram), 0);
+		w->render = "/dev/dxg";
+		w->note = "the Windows driver's; WSL does not say whose GPU it is";
+	}
+	return n;
+}
+
+static void print_row(FILE *fp, const struct dev_row *w, const size_t width[4], const struct out_opts *o)
+{
+	fprintf(fp, "%-3s %-7s ", w->index, w->vendor);
+	out_text_clean(fp, w->name, o->utf8);
+	pad(fp, text_width(w->name), width[0] + 2);
+	fprintf(fp, "%-9s %-10s ", w->arch, w->vram);
+	out_text_clean(fp, w->pci, o->utf8);
+	pad(fp, text_width(w->pci), width[1] + 2);
+	out_text_clean(fp, w->driver, o->utf8);
+	pad(fp, text_width(w->driver), width[2] + 2);
+	out_text_clean(fp, w->render, o->utf8);
+	if (w->note)
+		fprintf(fp, "  (%s)", w->note);
+	fputc('\n', fp);
+}
+
+/* The device.present result, when the report holds one. */
+static const struct check_result *present_result(const struct report *r)
+{
+	for (size_t i = 0; i < r->nresults; i++)
+		if (r->results[i].def && !strcmp(r->results[i].def->id, "device.present"))
+			return &r->results[i];
+	return NULL;
 }
 
 void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o)
 {
 	const struct facts *f = r->facts;
-	if (!f || f->ngpus == 0) {
+	size_t cap = f ? f->ngpus + f->npci + 1 : 1, n = 0;
+	struct dev_row *rows = xcalloc(cap, sizeof(*rows));
+	for (size_t i = 0; f && i < f->ngpus; i++)
+		gpu_row(&rows[n++], &f->gpus[i]);
+	if (f)
+		n += unusable_rows(rows + n, f);
+	size_t width[4] = { 4, 3, 6, 0 };
+	for (size_t i = 0; i < n; i++) {
+		const char *col[3] = { rows[i].name, rows[i].pci, rows[i].driver };
+		for (int c = 0; c < 3; c++)
+			if (text_width(col[c]) > width[c])
+				width[c] = text_width(col[c]);
+	}
+	if (n == 0) {
 		fputs("No GPUs found.\n", fp);
-		return;
+	} else {
+		color_on(fp, o, C_BOLD);
+		fprintf(fp, "GPU VENDOR  %-*s  ARCH      VRAM       %-*s  %-*s  RENDER\n", (int)width[0], "NAME",
+			(int)width[1], "PCI", (int)width[2], "DRIVER");
+		color_off(fp, o);
 	}
-	size_t wname = 4, wpci = 3, wdrv = 6;
-	for (size_t i = 0; i < f->ngpus; i++) {
-		const struct gpu *g = &f->gpus[i];
-		char *name = device_name(g);
-		if (text_width(name) > wname)
-			wname = text_width(name);
-		free(name);
-		if (g->pci_addr && text_width(g->pci_addr) > wpci)
-			wpci = text_width(g->pci_addr);
-		if (g->driver && text_width(g->driver) > wdrv)
-			wdrv = text_width(g->driver);
+	for (size_t i = 0; i < n; i++) {
+		print_row(fp, &rows[i], width, o);
+		free(rows[i].name);
 	}
-	color_on(fp, o, C_BOLD);
-	fprintf(fp, "GPU VENDOR  %-*s  ARCH      VRAM       %-*s  %-*s  RENDER\n", (int)wname, "NAME",
-		(int)wpci, "PCI", (int)wdrv, "DRIVER");
-	color_off(fp, o);
-	for (size_t i = 0; i < f->ngpus; i++) {
-		const struct gpu *g = &f->gpus[i];
-		char vram[32];
-		human_bytes(vram, sizeof(vram), g->vram_bytes);
-		const char *vendor = vendor_name(g->vendor);
-		fprintf(fp, "%-3d %-7s ", g->index, vendor ? vendor : "-");
-		char *name = device_name(g);
-		out_text_clean(fp, name, o->utf8);
-		pad(fp, text_width(name), wname + 2);
-		free(name);
-		fprintf(fp, "%-9s %-10s ", g->arch[0] ? g->arch : "-", vram);
-		const char *pci = g->pci_addr ? g->pci_addr : "-";
-		out_text_clean(fp, pci, o->utf8);
-		pad(fp, text_width(pci), wpci + 2);
-		const char *drv = g->driver ? g->driver : "-";
-		out_text_clean(fp, drv, o->utf8);
-		pad(fp, text_width(drv), wdrv + 2);
-		out_text_clean(fp, g->render_node ? g->render_node : "-", o->utf8);
-		if (!g->visible)
-			fputs("  (hidden by *_VISIBLE_DEVICES)", fp);
+	free(rows);
+	/* the rule doctor judges by: no usable GPU is its device.present failure */
+	const struct check_result *c = present_result(r);
+	if (c && c->status >= ST_FAIL) {
 		fputc('\n', fp);
+		print_check(fp, c, o);
 	}
 }
