@@ -86,14 +86,21 @@ static bool shown(enum status s, const struct out_opts *o)
 	return o->verbosity >= 0 || s == ST_WARN || s == ST_FAIL || s == ST_ERROR;
 }
 
-/* "    fix: TEXT" with each command on its own line under the text. */
-static void print_fix(FILE *fp, const struct fix *fx, const struct out_opts *o)
+/* "    fix: TEXT" with each command on its own line under the text;
+ * "    fix (also for ID, ID): TEXT" when `also` names other checks it serves. */
+static void print_fix_for(FILE *fp, const struct fix *fx, const struct out_opts *o, const char *also)
 {
 	if (!fx->text && fx->commands.n == 0)
 		return;
 	fputs("    ", fp);
 	color_on(fp, o, C_BOLD);
-	fputs("fix:", fp);
+	fputs("fix", fp);
+	if (also && *also) {
+		fputs(" (also for ", fp);
+		out_text_clean(fp, also, o->utf8);
+		fputc(')', fp);
+	}
+	fputc(':', fp);
 	color_off(fp, o);
 	if (fx->text) {
 		fputc(' ', fp);
@@ -113,6 +120,11 @@ static void print_fix(FILE *fp, const struct fix *fx, const struct out_opts *o)
 		fputs("         (then log out and in again)\n", fp);
 }
 
+static void print_fix(FILE *fp, const struct fix *fx, const struct out_opts *o)
+{
+	print_fix_for(fp, fx, o, NULL);
+}
+
 static void print_line_head(FILE *fp, enum status st, const struct out_opts *o)
 {
 	fputs("  ", fp);
@@ -122,7 +134,8 @@ static void print_line_head(FILE *fp, enum status st, const struct out_opts *o)
 	fputc(' ', fp);
 }
 
-static void print_check(FILE *fp, const struct check_result *c, const struct out_opts *o)
+/* The check's line, and its evidence under -v or for an error. */
+static void print_check_line(FILE *fp, const struct check_result *c, const struct out_opts *o)
 {
 	print_line_head(fp, c->status, o);
 	out_text_clean(fp, c->def ? c->def->title : "(unknown check)", o->utf8);
@@ -149,8 +162,55 @@ static void print_check(FILE *fp, const struct check_result *c, const struct out
 			fputc('\n', fp);
 		}
 	}
+}
+
+static void print_check(FILE *fp, const struct check_result *c, const struct out_opts *o)
+{
+	print_check_line(fp, c, o);
 	if (c->status >= ST_WARN)
 		print_fix(fp, &c->fix, o);
+}
+
+static bool same_fix(const struct fix *a, const struct fix *b)
+{
+	if (!a->text || !b->text || strcmp(a->text, b->text) || a->commands.n != b->commands.n ||
+	    a->reboot != b->reboot || a->relogin != b->relogin)
+		return false;
+	for (size_t i = 0; i < a->commands.n; i++)
+		if (strcmp(a->commands.v[i], b->commands.v[i]))
+			return false;
+	return true;
+}
+
+/* The compact view's problem: the check, and its fix once for every check it
+ * serves ("fix (also for perm.render): ..."); a later check with the same fix
+ * points back to the first. */
+static void print_problem(FILE *fp, const struct report *r, size_t idx, const struct out_opts *o)
+{
+	const struct check_result *c = &r->results[idx];
+	print_check_line(fp, c, o);
+	for (size_t i = 0; i < idx; i++) {
+		const struct check_result *first = &r->results[i];
+		if (first->status < ST_WARN || !same_fix(&first->fix, &c->fix))
+			continue;
+		fputs("    fix: the same as for ", fp);
+		out_text_clean(fp, first->def ? first->def->id : "the check", o->utf8);
+		if (first->gpu >= 0)
+			fprintf(fp, " (GPU %d)", first->gpu);
+		fputs(" above\n", fp);
+		return;
+	}
+	struct strbuf also = STRBUF_INIT;
+	for (size_t j = idx + 1; j < r->nresults; j++) {
+		const struct check_result *d = &r->results[j];
+		if (d->status < ST_WARN || !d->def || !same_fix(&c->fix, &d->fix))
+			continue;
+		strbuf_addf(&also, "%s%s", also.len ? ", " : "", d->def->id);
+		if (d->gpu >= 0)
+			strbuf_addf(&also, " (GPU %d)", d->gpu);
+	}
+	print_fix_for(fp, &c->fix, o, strbuf_cstr(&also));
+	strbuf_release(&also);
 }
 
 static void print_probe(FILE *fp, const struct probe_result *p, const struct out_opts *o)
@@ -248,14 +308,92 @@ static void section(FILE *fp, const struct out_opts *o, bool *any, const char *n
 	fputc('\n', fp);
 }
 
-void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
+/* "3 passed, 1 skipped": the non-zero counts in report order. */
+static void add_counts(struct strbuf *sb, const size_t cnt[5])
 {
-	bool any = false;
-	if (o->verbosity >= 0) {
-		print_header(fp, r, o);
-		any = true;
-	}
+	static const struct { enum status st; const char *one, *many; } words[] = {
+		{ ST_PASS, "passed", "passed" }, { ST_WARN, "warning", "warnings" },
+		{ ST_FAIL, "failed", "failed" }, { ST_ERROR, "error", "errors" },
+		{ ST_SKIP, "skipped", "skipped" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (cnt[words[i].st])
+			strbuf_addf(sb, "%s%zu %s", sb->len ? ", " : "", cnt[words[i].st],
+				    plural(cnt[words[i].st], words[i].one, words[i].many));
+}
 
+/* The status a category's line shows: its worst, where pass beats skip. */
+static enum status category_status(const size_t cnt[5])
+{
+	static const enum status order[] = { ST_ERROR, ST_FAIL, ST_WARN, ST_PASS };
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++)
+		if (cnt[order[i]])
+			return order[i];
+	return ST_SKIP;
+}
+
+/* "✓ system: 3 passed, 3 skipped" */
+static void category_line(FILE *fp, const char *cat, const size_t cnt[5], const struct out_opts *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	add_counts(&sb, cnt);
+	enum status st = category_status(cnt);
+	color_on(fp, o, status_color(st));
+	fputs(status_glyph(st, o->utf8), fp);
+	color_off(fp, o);
+	fputc(' ', fp);
+	color_on(fp, o, C_BOLD);
+	out_text_clean(fp, cat, o->utf8);
+	color_off(fp, o);
+	fprintf(fp, ": %s\n", strbuf_cstr(&sb));
+	strbuf_release(&sb);
+}
+
+/* The default view (flutter doctor's): one line per category, and under a
+ * category with problems each warn/fail/error in full with its fix once. */
+static void compact_category(FILE *fp, const struct report *r, const char *cat, bool *done,
+			     const struct out_opts *o)
+{
+	size_t cnt[5] = { 0 };
+	for (size_t j = 0; j < r->nresults; j++)
+		if (!strcmp(category_of(&r->results[j]), cat))
+			cnt[r->results[j].status]++;
+	category_line(fp, cat, cnt, o);
+	for (size_t j = 0; j < r->nresults; j++) {
+		if (done[j] || strcmp(category_of(&r->results[j]), cat))
+			continue;
+		done[j] = true;
+		if (r->results[j].status >= ST_WARN)
+			print_problem(fp, r, j, o);
+	}
+}
+
+/* The probes' category line of the default view. */
+static void compact_probes(FILE *fp, const struct report *r, const struct out_opts *o)
+{
+	size_t cnt[5] = { 0 };
+	for (size_t i = 0; i < r->nprobes; i++)
+		cnt[r->probes[i].status]++;
+	category_line(fp, "probes", cnt, o);
+}
+
+static void print_checks_compact(FILE *fp, const struct report *r, const struct out_opts *o, bool *any)
+{
+	bool *done = xcalloc(r->nresults ? r->nresults : 1, sizeof(bool));
+	bool first = true;
+	for (size_t i = 0; i < r->nresults; i++) {
+		if (done[i])
+			continue;
+		if (first)
+			section(fp, o, any, NULL);
+		first = false;
+		compact_category(fp, r, category_of(&r->results[i]), done, o);
+	}
+	free(done);
+}
+
+static void print_checks_full(FILE *fp, const struct report *r, const struct out_opts *o, bool *any)
+{
 	/* categories in order of first appearance (the catalog order) */
 	bool *done = xcalloc(r->nresults ? r->nresults : 1, sizeof(bool));
 	for (size_t i = 0; i < r->nresults; i++) {
@@ -271,17 +409,35 @@ void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 			if (!shown(c->status, o))
 				continue;
 			if (!header) {
-				section(fp, o, &any, cat);
+				section(fp, o, any, cat);
 				header = true;
 			}
-			print_check(fp, c, o);
+			if (o->verbosity < 0)
+				print_problem(fp, r, j, o); /* -q: each fix once too */
+			else
+				print_check(fp, c, o);
 		}
 	}
 	free(done);
+}
 
-	bool header = false;
+void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
+{
+	bool any = false;
+	if (o->verbosity >= 0) {
+		print_header(fp, r, o);
+		any = true;
+	}
+	if (o->verbosity == 0)
+		print_checks_compact(fp, r, o, &any);
+	else
+		print_checks_full(fp, r, o, &any);
+
+	if (o->verbosity == 0 && r->nprobes)
+		compact_probes(fp, r, o);
+	bool header = o->verbosity == 0;
 	for (size_t i = 0; i < r->nprobes; i++) {
-		if (!shown(r->probes[i].status, o))
+		if (!shown(r->probes[i].status, o) || (o->verbosity == 0 && r->probes[i].status < ST_WARN))
 			continue;
 		if (!header) {
 			section(fp, o, &any, "probes");
