@@ -88,6 +88,20 @@ static int parse_timeout(const char *val, long *out)
 	return 0;
 }
 
+/* The upload options agree with each other: 0, or a usage error. A bundle
+ * leaves the machine encrypted; http:// only with --insecure-http. */
+static int upload_opts_check(struct upload_opts *up, bool want_upload_opts, bool insecure_http)
+{
+	if (want_upload_opts && !up->url)
+		return cli_usage_error("bundle", "--upload-form, --upload-timeout, --cacert, --insecure and "
+				       "--insecure-http go with --upload URL");
+	if (up->url && !insecure_http && str_startswith(up->url, "http://"))
+		return cli_usage_error("bundle", "--upload: a support bundle is only sent encrypted (https://); "
+				       "--insecure-http allows http:// for a local test server");
+	up->allow_http = insecure_http;
+	return 0;
+}
+
 /* Before anything is gathered: an upload needs libcurl and a bundle file it
  * can read back, and -o must name something the bundle may be written to. */
 static int bundle_preflight(const struct upload_opts *up, const char *output)
@@ -261,17 +275,8 @@ int cmd_bundle(struct cli *cli, int argc, char **argv)
 		fputs(usage, stdout);
 		goto out;
 	}
-	if (want_upload_opts && !up.url) {
-		cli_usage_error("bundle", "--upload-form, --upload-timeout, --cacert, --insecure and --insecure-http "
-				"go with --upload URL");
+	if (upload_opts_check(&up, want_upload_opts, insecure_http))
 		goto usage;
-	}
-	if (up.url && !insecure_http && str_startswith(up.url, "http://")) {
-		cli_usage_error("bundle", "--upload: a support bundle is only sent encrypted (https://); "
-				"--insecure-http allows http:// for a local test server");
-		goto usage;
-	}
-	up.allow_http = insecure_http;
 	status = bundle_preflight(&up, output);
 	if (status != EXIT_OK)
 		goto out;
