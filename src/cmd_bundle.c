@@ -112,6 +112,10 @@ static int bundle_preflight(const struct upload_opts *up, const char *output)
 	if (output && outfile_check(output, &regular, &why)) {
 		fprintf(stderr, "rocmcheck: bundle: %s\n", why.buf);
 		status = EXIT_TROUBLE;
+	} else if (output && !strcmp(output, "-") && isatty(STDOUT_FILENO)) {
+		fputs("rocmcheck: bundle: refusing to write a gzip archive to a terminal "
+		      "(redirect standard output, or give -o FILE)\n", stderr);
+		status = EXIT_TROUBLE;
 	} else if (up->url && !regular) {
 		fprintf(stderr, "rocmcheck: bundle: --upload sends the bundle file; %s is not a regular file "
 				"it could be read back from\n", output);

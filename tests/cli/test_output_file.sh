@@ -57,6 +57,15 @@ assert_err_has "Support bundle written: standard output ("
 "$ROCMCHECK" --sysroot "$FIX" bundle --level quick -o /dev/stdout 2>"$ERR" </dev/null | gzip -t 2>/dev/null ||
 	fail "-o /dev/stdout: stdout is not one gzip stream (a message mixed in?)"
 
+# - onto a terminal: refused, no archive on the screen (script(1) gives a pty)
+if command -v script >/dev/null; then
+	ntests=$((ntests + 1))
+	script -qec "'$ROCMCHECK' --sysroot '$FIX' bundle --level quick -o -" /dev/null </dev/null >"$T/tty" 2>&1
+	rc=$?
+	[ "$rc" = 3 ] || fail "-o - on a terminal: exit $rc, expected 3"
+	grep -q "refusing to write a gzip archive to a terminal" "$T/tty" || fail "-o - on a terminal: $(head -c 300 "$T/tty")"
+fi
+
 # a regular file is replaced whole, readable only by its owner
 echo "old content" >"$T/reg.tar.gz"
 chmod 644 "$T/reg.tar.gz"
