@@ -92,7 +92,11 @@ static int open_temp(struct outfile *of, mode_t mode, struct strbuf *err)
 	if (fchmod(of->fd, mode)) {
 		int e = errno;
 		strbuf_addf(err, "cannot set the mode of %s: %s", of->tmp, strerror(e));
-		outfile_abort(of);
+		close(of->fd);
+		of->fd = -1;
+		unlink(of->tmp);
+		free(of->tmp);
+		of->tmp = NULL;
 		return -e;
 	}
 	return 0;
@@ -108,8 +112,12 @@ int outfile_open(struct outfile *of, const char *path, mode_t mode, struct strbu
 	if (rc)
 		goto fail;
 	of->regular = t == T_NEW || t == T_REGULAR || t == T_LINK_REGULAR;
-	if (t == T_NEW || t == T_REGULAR)
-		return open_temp(of, mode, err);
+	if (t == T_NEW || t == T_REGULAR) {
+		rc = open_temp(of, mode, err);
+		if (rc)
+			goto fail;
+		return 0;
+	}
 	of->direct = true;
 	if (t == T_STDOUT) {
 		fflush(stdout); /* what stdio holds goes first */
