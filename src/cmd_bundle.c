@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "dl_libs.h"
 #include "out.h"
+#include "outfile.h"
 #include "redact.h"
 #include "upload.h"
 
@@ -27,7 +28,9 @@ static const char usage[] =
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE       where to write (default:\n"
-	"                          rocmcheck-bundle-<host>-<UTC time>.tar.gz here)\n"
+	"                          rocmcheck-bundle-<host>-<UTC time>.tar.gz here);\n"
+	"                          - is standard output; a device or FIFO is written\n"
+	"                          in place, a regular file replaced when complete\n"
 	"  --level LEVEL           quick, standard (default) or full, as for doctor\n"
 	"  --anonymize             also replace host name, user name, home, IP and MAC\n"
 	"                          addresses and GPU serials with stable pseudonyms\n"
@@ -37,6 +40,8 @@ static const char usage[] =
 	"  --upload-timeout SECS   give up uploading after this long (default 300)\n"
 	"  --cacert FILE           trust this CA certificate too (a private server)\n"
 	"  --insecure              do not verify the server's TLS certificate\n"
+	"  --insecure-http         allow an http:// URL (unencrypted: a local test\n"
+	"                          server only)\n"
 	"\n"
 	"Exit status: as for doctor (0 or 1) once the bundle is written (and sent);\n"
 	"2 usage error; 3 the bundle could not be written or sent (a bundle that\n"
@@ -83,12 +88,121 @@ static int parse_timeout(const char *val, long *out)
 	return 0;
 }
 
+/* The upload options agree with each other: 0, or a usage error. A bundle
+ * leaves the machine encrypted; http:// only with --insecure-http. */
+static int upload_opts_check(struct upload_opts *up, bool want_upload_opts, bool insecure_http)
+{
+	if (want_upload_opts && !up->url)
+		return cli_usage_error("bundle", "--upload-form, --upload-timeout, --cacert, --insecure and "
+				       "--insecure-http go with --upload URL");
+	if (up->url && !insecure_http && str_startswith(up->url, "http://"))
+		return cli_usage_error("bundle", "--upload: a support bundle is only sent encrypted (https://); "
+				       "--insecure-http allows http:// for a local test server");
+	up->allow_http = insecure_http;
+	return 0;
+}
+
+/* Before anything is gathered: an upload needs libcurl and a bundle file it
+ * can read back, and -o must name something the bundle may be written to. */
+static int bundle_preflight(const struct upload_opts *up, const char *output)
+{
+	struct strbuf why = STRBUF_INIT;
+	bool regular = true;
+	int status = EXIT_OK;
+	if (output && outfile_check(output, &regular, &why)) {
+		fprintf(stderr, "rocmcheck: bundle: %s\n", why.buf);
+		status = EXIT_TROUBLE;
+	} else if (output && !strcmp(output, "-") && isatty(STDOUT_FILENO)) {
+		fputs("rocmcheck: bundle: refusing to write a gzip archive to a terminal "
+		      "(redirect standard output, or give -o FILE)\n", stderr);
+		status = EXIT_TROUBLE;
+	} else if (up->url && !regular) {
+		fprintf(stderr, "rocmcheck: bundle: --upload sends the bundle file; %s is not a regular file "
+				"it could be read back from\n", output);
+		status = EXIT_TROUBLE;
+	} else if (up->url) {
+		/* no bundle is written when it could not be sent anyway */
+		char *err = NULL;
+		if (dl_curl_load(&err) < 0) {
+			fprintf(stderr, "rocmcheck: bundle --upload: %s\n", err ? err : "cannot load libcurl");
+			status = EXIT_TROUBLE;
+		}
+		free(err);
+	}
+	strbuf_release(&why);
+	return status;
+}
+
+/* Render the reports and write the bundle to `output`; EXIT_OK or EXIT_TROUBLE. */
+static int write_bundle(struct cli *cli, const struct report *r, const char *output, const char *level,
+			bool anonymize)
+{
+	char *json = render_json(r), *text = render_text(cli, r), *err = NULL;
+	long long size = -1;
+	int status = EXIT_OK;
+	if (!json || !text) {
+		fputs("rocmcheck: bundle: cannot render the report\n", stderr);
+		status = EXIT_TROUBLE;
+		goto out;
+	}
+	struct bundle_opts bo = {
+		.output = output,
+		.anonymize = anonymize,
+		.level = level,
+		.profiles_version = cli->db ? cli->db->db_version : NULL,
+		.report_json = json,
+		.report_txt = text,
+		.logs = cli->sr.live,
+		.written = &size,
+	};
+	if (bundle_write(&cli->sr, &cli->facts, &bo, &err)) {
+		fprintf(stderr, "rocmcheck: bundle: %s\n", err);
+		status = EXIT_TROUBLE;
+		goto out;
+	}
+	/* when the bundle is stdout (-o -, -o /dev/stdout), the note goes to stderr */
+	bool to_stdout = outfile_is_stdout(output);
+	fprintf(to_stdout ? stderr : stdout, "Support bundle written: %s (%lld bytes)%s\n",
+		strcmp(output, "-") ? output : "standard output", size, anonymize ? ", anonymised" : "");
+out:
+	free(err);
+	free(json);
+	free(text);
+	return status;
+}
+
+/* Upload the written bundle and print the server's answer; 0 or -1. */
+static int send_bundle(const char *output, struct upload_opts *up)
+{
+	struct upload_result res;
+	int ret = 0;
+	fflush(stdout);
+	up->progress = isatty(2) != 0;
+	if (upload_file(output, up, &res)) {
+		fprintf(stderr, "rocmcheck: upload failed after %d attempt%s: %s\n"
+				"rocmcheck: the bundle is still at %s\n",
+			res.attempts, res.attempts == 1 ? "" : "s", res.error ? res.error : "error", output);
+		ret = -1;
+	} else {
+		char *shown = redact_url_credentials(up->url, NULL);
+		printf("Uploaded to %s (HTTP %ld). The server answered:\n", shown, res.http_status);
+		/* the reply is the server's text: no control sequences reach the terminal */
+		out_text_clean(stdout, res.body && *res.body ? res.body : "(nothing)", cli_utf8());
+		if (!res.body || !str_endswith(res.body, "\n"))
+			putchar('\n');
+		free(shown);
+	}
+	upload_result_release(&res);
+	return ret;
+}
+
 int cmd_bundle(struct cli *cli, int argc, char **argv)
 {
 	const char *level = "standard", *output = NULL;
 	struct upload_opts up = { 0 };
 	bool anonymize = false, want_upload_opts = false;
-	char *outname = NULL, *err = NULL, *json = NULL, *text = NULL;
+	bool insecure_http = false;
+	char *outname = NULL;
 	struct report r;
 	bool have_report = false;
 	int status = EXIT_OK;
@@ -154,6 +268,9 @@ int cmd_bundle(struct cli *cli, int argc, char **argv)
 		} else if (!strcmp(a, "--insecure")) {
 			up.insecure = true;
 			want_upload_opts = true;
+		} else if (!strcmp(a, "--insecure-http")) {
+			insecure_http = true;
+			want_upload_opts = true;
 		} else if (cli_parse_rest(cli, "bundle", argc, argv, &i) < 0) {
 			goto usage;
 		}
@@ -162,20 +279,11 @@ int cmd_bundle(struct cli *cli, int argc, char **argv)
 		fputs(usage, stdout);
 		goto out;
 	}
-	if (want_upload_opts && !up.url) {
-		cli_usage_error("bundle", "--upload-form, --upload-timeout, --cacert and --insecure go with --upload URL");
+	if (upload_opts_check(&up, want_upload_opts, insecure_http))
 		goto usage;
-	}
-	if (up.url) {
-		/* no bundle is written when it could not be sent anyway */
-		char *why = NULL;
-		if (dl_curl_load(&why) < 0) {
-			fprintf(stderr, "rocmcheck: bundle --upload: %s\n", why ? why : "cannot load libcurl");
-			free(why);
-			status = EXIT_TROUBLE;
-			goto out;
-		}
-	}
+	status = bundle_preflight(&up, output);
+	if (status != EXIT_OK)
+		goto out;
 	status = cli_ready(cli, "bundle");
 	if (status != EXIT_OK)
 		goto out;
@@ -183,59 +291,17 @@ int cmd_bundle(struct cli *cli, int argc, char **argv)
 	struct doctor_run d = { level, NULL, NULL, 60, false, false };
 	doctor_report(cli, &d, &r);
 	have_report = true;
-	json = render_json(&r);
-	text = render_text(cli, &r);
-	if (!json || !text) {
-		fputs("rocmcheck: bundle: cannot render the report\n", stderr);
-		status = EXIT_TROUBLE;
-		goto out;
-	}
-
 	if (!output) {
 		outname = bundle_default_name(anonymize ? "anonymized" : cli->sr.host.nodename,
 					      (long long)time(NULL));
 		output = outname;
 	}
-	struct bundle_opts bo = {
-		.output = output,
-		.anonymize = anonymize,
-		.level = level,
-		.profiles_version = cli->db ? cli->db->db_version : NULL,
-		.report_json = json,
-		.report_txt = text,
-		.logs = cli->sr.live,
-	};
-	if (bundle_write(&cli->sr, &cli->facts, &bo, &err)) {
-		fprintf(stderr, "rocmcheck: bundle: %s\n", err);
-		status = EXIT_TROUBLE;
+	status = write_bundle(cli, &r, output, level, anonymize);
+	if (status != EXIT_OK)
 		goto out;
-	}
-	struct stat st;
-	long long size = stat(output, &st) == 0 ? (long long)st.st_size : -1;
-	printf("Support bundle written: %s (%lld bytes)%s\n", output, size,
-	       anonymize ? ", anonymised" : "");
 	status = r.exit_status;
-
-	if (up.url) {
-		struct upload_result res;
-		fflush(stdout);
-		up.progress = isatty(2) != 0;
-		if (upload_file(output, &up, &res)) {
-			fprintf(stderr, "rocmcheck: upload failed after %d attempt%s: %s\n"
-					"rocmcheck: the bundle is still at %s\n",
-				res.attempts, res.attempts == 1 ? "" : "s", res.error ? res.error : "error", output);
-			status = EXIT_TROUBLE;
-		} else {
-			char *shown = redact_url_credentials(up.url, NULL);
-			printf("Uploaded to %s (HTTP %ld). The server answered:\n", shown, res.http_status);
-			/* the reply is the server's text: no control sequences reach the terminal */
-			out_text_clean(stdout, res.body && *res.body ? res.body : "(nothing)", cli_utf8());
-			if (!res.body || !str_endswith(res.body, "\n"))
-				putchar('\n');
-			free(shown);
-		}
-		upload_result_release(&res);
-	}
+	if (up.url && send_bundle(output, &up) != 0)
+		status = EXIT_TROUBLE;
 	goto out;
 usage:
 	status = EXIT_USAGE;
@@ -243,8 +309,5 @@ out:
 	if (have_report)
 		report_release(&r);
 	free(outname);
-	free(err);
-	free(json);
-	free(text);
 	return status;
 }

@@ -9,6 +9,7 @@
 #include "probe.h"
 #include "cli.h"
 #include "out.h"
+#include "plan.h"
 
 static const char usage[] =
 	"usage: rocmcheck [GLOBAL OPTIONS] doctor [OPTIONS]\n"
@@ -82,6 +83,32 @@ static bool any_probe_selected(const struct check_filter *flt)
 	return false;
 }
 
+/* How many catalog checks the filter selects, and how many there are. */
+static size_t checks_selected(const struct check_filter *flt, size_t *total)
+{
+	size_t n = 0, sel = 0;
+	const struct check_def *const *all = checks_all(&n);
+	for (size_t i = 0; i < n; i++)
+		sel += check_selected(flt, all[i]->id);
+	*total = n;
+	return sel;
+}
+
+/* A selection that leaves nothing to run is a usage error, not an empty
+ * report: --only perm --skip perm, or only probes where none can run. */
+static int selection_runs_nothing(const struct cli *cli, const struct check_filter *flt, const char *level)
+{
+	size_t total;
+	if (checks_selected(flt, &total) > 0)
+		return 0;
+	if (!any_probe_selected(flt))
+		return cli_usage_error("doctor", "--only/--skip select no check and no probe");
+	if (!cli->sr.live || !strcmp(level, "quick"))
+		return cli_usage_error("doctor", "--only selects only probes, and probes run only on the live "
+				       "machine at level standard or full");
+	return 0;
+}
+
 /* "0,2" -> validated against the GPUs found; usage error otherwise. */
 static int check_gpu_list(const char *val, const struct facts *f)
 {
@@ -115,6 +142,54 @@ static time_t report_time(void)
 	return time(NULL);
 }
 
+/* The first failure (or error, or, with --fail-on warn, warning) in r. */
+static const char *first_problem(const struct report *r)
+{
+	for (int want = ST_ERROR; want >= ST_WARN; want--)
+		for (size_t i = 0; i < r->nresults; i++)
+			if ((int)r->results[i].status == want && r->results[i].def &&
+			    (want != ST_WARN || r->fail_on_warn))
+				return r->results[i].def->id;
+	for (size_t i = 0; i < r->nprobes; i++)
+		if (r->probes[i].status == ST_FAIL || r->probes[i].status == ST_ERROR)
+			return r->probes[i].id;
+	return NULL;
+}
+
+/* What the verdict tells a person with problems to run: `plan` (with the
+ * same --sysroot or --replay) when it has a step to offer; else the fix lines
+ * and `checks --explain`, because a plan would only say "no plan can work" or
+ * "Nothing to do". NULL when nothing failed. */
+static char *verdict_hint(const struct cli *cli, const struct report *r)
+{
+	const char *id = first_problem(r);
+	if (!id)
+		return NULL;
+	struct plan p;
+	struct plan_opts o = { NULL, -1 };
+	struct strbuf msg = STRBUF_INIT, sb = STRBUF_INIT;
+	plan_init(&p);
+	if (plan_build(cli->db, &cli->facts, r, NULL, &o, &p, &msg) == 0 && p.nsteps > 0) {
+		strbuf_addstr(&sb, "run `rocmcheck ");
+		if (cli->replay_file) {
+			strbuf_addstr(&sb, "--replay ");
+			strbuf_add_shell_word(&sb, cli->replay_file);
+			strbuf_addch(&sb, ' ');
+		} else if (!cli->sr.live) {
+			strbuf_addstr(&sb, "--sysroot ");
+			strbuf_add_shell_word(&sb, cli->sr.path);
+			strbuf_addch(&sb, ' ');
+		}
+		strbuf_addstr(&sb, "plan` for a fix script");
+	} else {
+		strbuf_addf(&sb, "no script can fix this: follow the fix lines above "
+				 "(`rocmcheck checks --explain %s` says more)", id);
+	}
+	plan_release(&p);
+	strbuf_release(&msg);
+	return strbuf_detach(&sb);
+}
+
 void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r)
 {
 	static const struct check_filter all = { STRVEC_INIT, STRVEC_INIT };
@@ -135,6 +210,9 @@ void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r
 	if (runtime && any_probe_selected(flt))
 		doctor_run_probes(&ctx, r, flt, d->gpus, d->timeout_s);
 	report_finish(r);
+	r->filtered = flt->only.n > 0 || flt->skip.n > 0;
+	r->checks_run = checks_selected(flt, &r->checks_total);
+	r->hint = verdict_hint(cli, r);
 }
 
 int cmd_doctor(struct cli *cli, int argc, char **argv)
@@ -205,6 +283,10 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 	status = cli_ready(cli, "doctor");
 	if (status != EXIT_OK)
 		goto out;
+	if (selection_runs_nothing(cli, &flt, level)) {
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (gpus && check_gpu_list(gpus, &cli->facts)) {
 		status = EXIT_USAGE;
 		goto out;

@@ -28,9 +28,11 @@ void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 /* The `devices` table for r->facts. */
 void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o);
 /* The last line of the text report, without colour or newline; caller frees.
- * Wording (also in man/rocmcheck.1, Verdict):
- *   "N problems[, M warnings]: run `rocmcheck plan` for a fix script"
- *   "M warnings, counted as failures by --fail-on warn: run `rocmcheck plan` for a fix script"
+ * Wording (also in man/rocmcheck.1, Verdict), HINT being r->hint or, when
+ * unset, "run `rocmcheck plan` for a fix script":
+ *   "N problems[, M warnings]: HINT"
+ *   "M warnings, counted as failures by --fail-on warn: HINT"
+ *   "C of T checks run[ and P probes][, M warnings]; no verdict on readiness"  (--only/--skip)
  *   "Ready: GPU (arch) with ROCm X[ (M warnings)]"  (nothing failed, a GPU to name)
  *   "No problems found (P passed[, M warnings], S skipped)"  (nothing failed, no GPU to name) */
 char *out_verdict(const struct report *r, bool utf8);
@@ -51,7 +53,8 @@ json_t *out_json_str(const char *s);
 json_t *out_json_strvec(const struct strvec *sv);
 /* The whole rocmcheck.report/1 object; caller owns it (json_decref). */
 json_t *out_json_report(const struct report *r);
-/* What `devices --json` prints: schema, tool, source, host and gpus only. */
+/* What `devices --json` prints: the report of its run (the inventory in gpus,
+ * and device.present, whose summary.exit_status devices exits with). */
 json_t *out_json_devices(const struct report *r);
 /* Print with two-space indent, keys in insertion order, and a newline.
  * Returns 0 or -EIO. */

@@ -372,10 +372,8 @@ json_t *out_json_report(const struct report *r)
 
 json_t *out_json_devices(const struct report *r)
 {
-	json_t *doc = json_head(r);
-	set(doc, "host", json_host(r->facts));
-	set(doc, "gpus", json_gpus(r->facts));
-	return doc;
+	/* the whole report of the one check that decides the exit status */
+	return out_json_report(r);
 }
 
 json_t *out_json_strvec(const struct strvec *sv)
@@ -388,9 +386,15 @@ json_t *out_json_strvec(const struct strvec *sv)
 
 int out_json_write(FILE *fp, const json_t *doc)
 {
+	int e = 0;
 	if (json_dumpf(doc, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
-		return -EIO;
-	if (fputc('\n', fp) == EOF || ferror(fp))
-		return -EIO;
-	return 0;
+		e = errno ? errno : EIO;
+	/* Even after a failed write: stdio drops what it could not write, and
+	 * the newline left in its buffer makes the final flush fail again with
+	 * the system's reason (ENOSPC), not a bare error flag (EIO). */
+	if (fputc('\n', fp) == EOF && !e)
+		e = errno ? errno : EIO;
+	if (ferror(fp) && !e)
+		e = EIO;
+	return -e;
 }

@@ -77,6 +77,7 @@ void report_release(struct report *r)
 		strvec_release(&fr->devices);
 	}
 	free(r->fw_runtime);
+	free(r->hint);
 	memset(r, 0, sizeof(*r));
 }
 

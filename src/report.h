@@ -104,6 +104,11 @@ struct report {
 	size_t count[5];           /* indexed by enum status */
 	int exit_status;
 	bool fail_on_warn;
+	/* set by the command that ran the checks, for the verdict line */
+	bool filtered;             /* --only/--skip left checks out: no verdict on readiness */
+	size_t checks_run;         /* catalog checks selected (each one result or more) */
+	size_t checks_total;       /* checks in the catalog */
+	char *hint;                /* "run `rocmcheck plan` for a fix script"; NULL: none */
 };
 
 void report_init(struct report *r, const struct facts *f, const struct profiles *db);

@@ -1486,6 +1486,36 @@ void sysroot_release(struct sysroot *sr)
 	sr->bytes_read = 0;
 }
 
+static bool dir_has_entries(struct sysroot *sr, const char *path)
+{
+	struct strvec names = STRVEC_INIT;
+	bool any = sysroot_list(sr, path, &names) == 0 && names.n > 0;
+	strvec_release(&names);
+	return any;
+}
+
+bool sysroot_is_capture(struct sysroot *sr)
+{
+	return sr->live || sr->have_host_ini || dir_has_entries(sr, "/proc") || dir_has_entries(sr, "/sys");
+}
+
+char *sysroot_capture_below(struct sysroot *sr)
+{
+	struct strvec names = STRVEC_INIT;
+	char *found = NULL;
+	if (sysroot_exists(sr, "/sysroot" HOST_INI))
+		return xstrdup("sysroot");
+	sysroot_list(sr, "/", &names);
+	for (size_t i = 0; i < names.n && !found; i++) {
+		char *ini = xasprintf("/%s" HOST_INI, names.v[i]);
+		if (sysroot_exists(sr, ini))
+			found = xstrdup(names.v[i]);
+		free(ini);
+	}
+	strvec_release(&names);
+	return found;
+}
+
 bool sysroot_glob_any(struct sysroot *sr, const char *pattern)
 {
 	struct strvec m = STRVEC_INIT;

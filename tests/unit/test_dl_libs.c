@@ -142,7 +142,7 @@ static void test_upload_without_libcurl(void **state)
 	assert_non_null(fp);
 	fputs("bundle", fp);
 	fclose(fp);
-	struct upload_opts o = { .url = "http://127.0.0.1:9/" };
+	struct upload_opts o = { .url = "https://127.0.0.1:9/" };
 	struct upload_result res;
 	assert_int_equal(upload_file(file, &o, &res), -ENOENT);
 	assert_int_equal(res.attempts, 0);
