@@ -84,6 +84,8 @@ struct probe_def {
 	const char *group;         /* "gemm" */
 	unsigned flags;            /* enum probe_flag bits */
 	void (*run)(struct probe_ctx *pc, struct probe_outcome *out);
+	const char *title;         /* for `checks`: "FP32 GEMM on the GPU" */
+	const char *explain;       /* for `checks --explain`: what it runs, what it verifies */
 };
 extern const struct probe_def probe_defs[];   /* terminated by {0} */
 const struct probe_def *probe_find(const char *name);
