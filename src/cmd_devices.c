@@ -5,9 +5,7 @@
 #include "cli.h"
 #include "out.h"
 
-static const char usage[] =
-	"usage: rocmcheck [GLOBAL OPTIONS] devices\n"
-	"\n"
+static const char about[] =
 	"List the GPUs found, with vendor, name, architecture, memory, PCI address,\n"
 	"driver and render node. The index is what `doctor --gpu` and the\n"
 	"*_VISIBLE_DEVICES variables refer to. With --json, prints the schema, tool,\n"
@@ -15,12 +13,11 @@ static const char usage[] =
 
 int cmd_devices(struct cli *cli, int argc, char **argv)
 {
-	for (int i = 1; i < argc && !cli->help; i++) {
-		if (cli_parse_rest(cli, "devices", argc, argv, &i) < 0)
-			return EXIT_USAGE;
-	}
+	static const struct cli_option opts[] = { CLI_END };
+	if (cli_parse(cli, "devices", opts, argc, argv, NULL))
+		return EXIT_USAGE;
 	if (cli->help) {
-		fputs(usage, stdout);
+		cli_print_usage(stdout, "devices", "", about, opts);
 		return EXIT_OK;
 	}
 	int status = cli_ready(cli, "devices");

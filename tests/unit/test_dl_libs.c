@@ -180,7 +180,7 @@ static void test_net_repos_without_libcurl(void **state)
 	f.gpus = &g;
 	f.ngpus = 1;
 	f.sr = &sr;
-	struct check_ctx ctx = { .facts = &f, .db = db, .live = true, .level = "standard", .online = true };
+	struct check_ctx ctx = { .facts = &f, .db = db, .live = true, .level = LEVEL_STANDARD, .online = true };
 	struct report r;
 	report_init(&r, &f, db);
 	check_net_defs[0].run(&ctx, &r, &check_net_defs[0]);
