@@ -74,14 +74,6 @@ struct parse {
 	unsigned seen;                 /* bits of opts[] rows given */
 };
 
-static size_t nrows(const struct cli_option *o)
-{
-	size_t n = 0;
-	while (o && o[n].kind != OPT_END)
-		n++;
-	return n;
-}
-
 /* "--level" or "-q", for messages. */
 static const char *row_name(const struct cli_option *o, char buf[4])
 {
@@ -97,7 +89,9 @@ static const char *row_name(const struct cli_option *o, char buf[4])
  * (global rows seen before the command count after it too). */
 static unsigned *seen_word(struct parse *ps, const struct cli_option *o, unsigned *bit)
 {
-	bool own = o >= ps->opts && o < ps->opts + nrows(ps->opts);
+	bool own = false;
+	for (const struct cli_option *x = ps->opts; x && x->kind != OPT_END && !own; x++)
+		own = x == o;
 	*bit = 1u << (own ? o - ps->opts : o - ps->globals);
 	return own ? &ps->seen : &ps->cli->global_seen;
 }
