@@ -41,6 +41,18 @@ bool probe_batch_selects(const struct check_filter *sel, const struct probe_def 
 	return sel && sel->only.n ? check_selected(sel, d->id) : !probe_timed(d);
 }
 
+/* Nothing was verified: every entry fails, its reason kept. */
+static void fail_unverified(struct report *r)
+{
+	for (size_t i = 0; i < r->nprobes; i++) {
+		struct probe_result *p = &r->probes[i];
+		char *text = xasprintf("no GPU probe ran: %s", p->summary ? p->summary : "skipped");
+		free(p->summary);
+		p->summary = text;
+		p->status = ST_FAIL;
+	}
+}
+
 bool probe_batch_run(const struct probe_batch *b, const struct facts *f, const struct profiles *db,
 		     struct report *r, struct strbuf *why)
 {
@@ -56,8 +68,10 @@ bool probe_batch_run(const struct probe_batch *b, const struct facts *f, const s
 		if (probe_batch_selects(b->sel, d))
 			set[n++] = d;
 	for (size_t i = 0; i < njobs; i++) {
-		probe_progress("%zu probe%s on %s %d (%s)...", n, n == 1 ? "" : "s", job_gpu[i] < 0 ? "host" : "GPU",
-			       job_gpu[i] < 0 ? 0 : job_gpu[i], jobs[i].ops->name);
+		if (job_gpu[i] >= 0)
+			probe_progress("%zu probe%s on GPU %d (%s)...", n, n == 1 ? "" : "s", job_gpu[i], jobs[i].ops->name);
+		else
+			probe_progress("%zu probe%s (%s)...", n, n == 1 ? "" : "s", jobs[i].ops->name);
 		probe_run_set(set, n, &jobs[i], b->timeout_s, outs);
 		for (size_t k = 0; k < n; k++)
 			probe_outcome_to_report(&outs[k], r, set[k]->id, job_gpu[i], jobs[i].ops->name);
@@ -66,24 +80,19 @@ bool probe_batch_run(const struct probe_batch *b, const struct facts *f, const s
 	bool ran = false;
 	for (size_t i = 0; i < r->nprobes; i++)
 		ran = ran || r->probes[i].status != ST_SKIP;
-	if (!njobs)
+	if (!njobs) { /* say what did not run, and why */
 		strbuf_addf(why, "no usable %s%sGPU found%s", b->only ? b->only->name : "", b->only ? " " : "",
 			    b->only ? "" : " (`--backend cpu` runs the probes on the host)");
-	else if (!ran)
+		for (size_t k = 0; k < n; k++)
+			report_add_probe(r, set[k]->id, -1, b->only ? b->only->name : "none")->summary = xstrdup(why->buf);
+	} else if (!ran) {
 		strbuf_addstr(why, "every selected probe was skipped");
-	for (size_t k = 0; !njobs && k < n; k++) /* say what did not run, and why */
-		report_add_probe(r, set[k]->id, -1, b->only ? b->only->name : "none")->summary = xstrdup(why->buf);
-	for (size_t i = 0; !ran && i < r->nprobes; i++) {
-		struct probe_result *p = &r->probes[i];
-		char *text = xasprintf("no GPU probe ran: %s", p->summary ? p->summary : "skipped");
-		free(p->summary);
-		p->summary = text;
-		p->status = ST_FAIL;
 	}
+	if (!ran)
+		fail_unverified(r);
 	free(set);
 	free(outs);
 	free(jobs);
 	free(job_gpu);
 	return ran;
 }
-
