@@ -276,11 +276,11 @@ static void check_net_repos(const struct check_ctx *ctx, struct report *r, const
 		report_add(r, def, ST_SKIP, -1, "needs the live machine");
 		return;
 	}
-	if (ctx->level && !strcmp(ctx->level, "quick")) {
+	if (ctx->level == LEVEL_QUICK) {
 		report_add(r, def, ST_SKIP, -1, "not at --level quick");
 		return;
 	}
-	if (!ctx->online && !(ctx->level && !strcmp(ctx->level, "full"))) {
+	if (!ctx->online && ctx->level != LEVEL_FULL) {
 		report_add(r, def, ST_SKIP, -1, "off by default: `rocmcheck doctor --online` asks the servers");
 		return;
 	}

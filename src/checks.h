@@ -32,7 +32,7 @@ struct check_ctx {
 	const struct facts *facts;
 	const struct profiles *db;
 	bool live;
-	const char *level;         /* "quick", "standard", "full" */
+	enum level level;          /* --level; zero is standard */
 	bool online;               /* doctor --online: checks may use the network (net.repos) */
 };
 

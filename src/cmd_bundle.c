@@ -11,37 +11,19 @@
 #include "bundle.h"
 #include "checks.h"
 #include "cli.h"
+#include "cli_opt.h"
 #include "dl_libs.h"
 #include "out.h"
 #include "outfile.h"
 #include "redact.h"
 #include "upload.h"
 
-static const char usage[] =
-	"usage: rocmcheck [GLOBAL OPTIONS] bundle [OPTIONS]\n"
-	"\n"
+static const char about[] =
 	"Run the doctor and write a support bundle: a .tar.gz with every file the\n"
 	"checks read (replay it with `rocmcheck --replay FILE doctor`), the reports,\n"
 	"kernel messages and tool output, and a manifest with SHA-256 sums.\n"
 	"Secrets in the environment are redacted; nothing else leaves the machine\n"
 	"unless --upload is given.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output FILE       where to write (default:\n"
-	"                          rocmcheck-bundle-<host>-<UTC time>.tar.gz here);\n"
-	"                          - is standard output; a device or FIFO is written\n"
-	"                          in place, a regular file replaced when complete\n"
-	"  --level LEVEL           quick, standard (default) or full, as for doctor\n"
-	"  --anonymize             also replace host name, user name, home, IP and MAC\n"
-	"                          addresses and GPU serials with stable pseudonyms\n"
-	"  --upload URL            send the bundle: HTTPS PUT (a URL ending in / gets\n"
-	"                          the file name appended)\n"
-	"  --upload-form FIELD     send it as a multipart POST in this form field\n"
-	"  --upload-timeout SECS   give up uploading after this long (default 300)\n"
-	"  --cacert FILE           trust this CA certificate too (a private server)\n"
-	"  --insecure              do not verify the server's TLS certificate\n"
-	"  --insecure-http         allow an http:// URL (unencrypted: a local test\n"
-	"                          server only)\n"
 	"\n"
 	"Exit status: as for doctor (0 or 1) once the bundle is written (and sent);\n"
 	"2 usage error; 3 the bundle could not be written or sent (a bundle that\n"
@@ -77,15 +59,6 @@ static char *render_text(const struct cli *cli, const struct report *r)
 		return NULL;
 	}
 	return buf;
-}
-
-static int parse_timeout(const char *val, long *out)
-{
-	uint64_t t;
-	if (parse_u64(val, 10, &t) < 0 || t == 0 || t > 86400)
-		return -1;
-	*out = (long)t;
-	return 0;
 }
 
 /* The upload options agree with each other: 0, or a usage error. A bundle
@@ -198,88 +171,56 @@ static int send_bundle(const char *output, struct upload_opts *up)
 
 int cmd_bundle(struct cli *cli, int argc, char **argv)
 {
-	const char *level = "standard", *output = NULL;
+	enum level level = LEVEL_STANDARD;
+	const char *output = NULL;
 	struct upload_opts up = { 0 };
-	bool anonymize = false, want_upload_opts = false;
-	bool insecure_http = false;
+	int anonymize = 0, insecure = 0, insecure_http = 0, upload_timeout = 0;
+	const struct cli_option opts[] = {
+		CLI_STRING('o', "output", &output, "FILE", "where to write (default:\n"
+			   "rocmcheck-bundle-<host>-<UTC time>.tar.gz here);\n"
+			   "- is standard output; a device or FIFO is written\n"
+			   "in place, a regular file replaced when complete"),
+		CLI_OPT_LEVEL(&level),
+		CLI_FLAG(0, "anonymize", &anonymize, 1, "also replace host name, user name, home, IP and MAC\n"
+			 "addresses and GPU serials with stable pseudonyms"),
+		CLI_FLAG(0, "anonymise", &anonymize, 1, "the same"),
+		CLI_STRING(0, "upload", &up.url, "URL", "send the bundle: HTTPS PUT (a URL ending in / gets\n"
+			   "the file name appended)"),
+		CLI_STRING(0, "upload-form", &up.form_field, "FIELD", "send it as a multipart POST in this form field"),
+		CLI_NUMBER("upload-timeout", &upload_timeout, 1, 86400, "SECONDS",
+			   "give up uploading after this long (default 300)"),
+		CLI_STRING(0, "cacert", &up.cacert, "FILE", "trust this CA certificate too (a private server)"),
+		CLI_FLAG(0, "insecure", &insecure, 1, "do not verify the server's TLS certificate"),
+		CLI_FLAG(0, "insecure-http", &insecure_http, 1, "allow an http:// URL (unencrypted: a local test\n"
+			 "server only)"),
+		CLI_END,
+	};
 	char *outname = NULL;
 	struct report r;
 	bool have_report = false;
-	int status = EXIT_OK;
-
-	for (int i = 1; i < argc && !cli->help; i++) {
-		const char *a = argv[i];
-		const char *val;
-		int rc;
-		if (!strcmp(a, "-o")) {
-			if (i + 1 >= argc) {
-				cli_usage_error("bundle", "option -o needs a file name");
-				goto usage;
-			}
-			output = argv[++i];
-		} else if ((rc = cli_opt_value("bundle", argc, argv, &i, "--output", &val)) != 0) {
-			if (rc < 0)
-				goto usage;
-			output = val;
-		} else if ((rc = cli_opt_value("bundle", argc, argv, &i, "--level", &val)) != 0) {
-			if (rc < 0)
-				goto usage;
-			if (strcmp(val, "quick") && strcmp(val, "standard") && strcmp(val, "full")) {
-				cli_usage_error("bundle", "unknown level '%s' for --level (quick, standard, full)", val);
-				goto usage;
-			}
-			level = val;
-		} else if (!strcmp(a, "--anonymize") || !strcmp(a, "--anonymise")) {
-			anonymize = true;
-		} else if ((rc = cli_opt_value("bundle", argc, argv, &i, "--upload-form", &val)) != 0) {
-			if (rc < 0)
-				goto usage;
-			if (!*val || strpbrk(val, "\"\r\n;")) {
-				cli_usage_error("bundle", "--upload-form needs a form field name");
-				goto usage;
-			}
-			up.form_field = val;
-			want_upload_opts = true;
-		} else if ((rc = cli_opt_value("bundle", argc, argv, &i, "--upload-timeout", &val)) != 0) {
-			if (rc < 0)
-				goto usage;
-			if (parse_timeout(val, &up.timeout_s)) {
-				cli_usage_error("bundle", "--upload-timeout needs seconds from 1 to 86400, not '%s'", val);
-				goto usage;
-			}
-			want_upload_opts = true;
-		} else if ((rc = cli_opt_value("bundle", argc, argv, &i, "--upload", &val)) != 0) {
-			if (rc < 0)
-				goto usage;
-			if (!str_startswith(val, "https://") && !str_startswith(val, "http://")) {
-				cli_usage_error("bundle", "--upload needs an https:// URL, not '%s'", val);
-				goto usage;
-			}
-			up.url = val;
-		} else if ((rc = cli_opt_value("bundle", argc, argv, &i, "--cacert", &val)) != 0) {
-			if (rc < 0)
-				goto usage;
-			if (access(val, R_OK)) {
-				cli_usage_error("bundle", "--cacert %s: %s", val, strerror(errno));
-				goto usage;
-			}
-			up.cacert = val;
-			want_upload_opts = true;
-		} else if (!strcmp(a, "--insecure")) {
-			up.insecure = true;
-			want_upload_opts = true;
-		} else if (!strcmp(a, "--insecure-http")) {
-			insecure_http = true;
-			want_upload_opts = true;
-		} else if (cli_parse_rest(cli, "bundle", argc, argv, &i) < 0) {
-			goto usage;
-		}
-	}
+	int status = cli_parse(cli, "bundle", opts, argc, argv, NULL);
+	if (status != EXIT_OK)
+		goto out;
 	if (cli->help) {
-		fputs(usage, stdout);
+		cli_print_usage(stdout, "bundle", "[OPTIONS]", about, opts);
 		goto out;
 	}
-	if (upload_opts_check(&up, want_upload_opts, insecure_http))
+	up.timeout_s = upload_timeout;
+	up.insecure = insecure != 0;
+	if (up.url && !str_startswith(up.url, "https://") && !str_startswith(up.url, "http://")) {
+		cli_usage_error("bundle", "--upload needs an https:// URL, not '%s'", up.url);
+		goto usage;
+	}
+	if (up.form_field && strpbrk(up.form_field, "\"\r\n;")) {
+		cli_usage_error("bundle", "--upload-form needs a form field name");
+		goto usage;
+	}
+	if (up.cacert && access(up.cacert, R_OK)) {
+		cli_usage_error("bundle", "--cacert %s: %s", up.cacert, strerror(errno));
+		goto usage;
+	}
+	if (upload_opts_check(&up, up.form_field || upload_timeout || up.cacert || insecure || insecure_http,
+			      insecure_http != 0))
 		goto usage;
 	status = bundle_preflight(&up, output);
 	if (status != EXIT_OK)
@@ -296,7 +237,7 @@ int cmd_bundle(struct cli *cli, int argc, char **argv)
 					      (long long)time(NULL));
 		output = outname;
 	}
-	status = write_bundle(cli, &r, output, level, anonymize);
+	status = write_bundle(cli, &r, output, level_name(level), anonymize != 0);
 	if (status != EXIT_OK)
 		goto out;
 	status = r.exit_status;

@@ -6,25 +6,22 @@
 #include "cli.h"
 #include "out.h"
 
-static const char usage[] =
-	"usage: rocmcheck [GLOBAL OPTIONS] devices\n"
-	"\n"
+static const char about[] =
 	"List the GPUs found, with vendor, name, architecture, memory, PCI address,\n"
 	"driver and render node. The index is what `doctor --gpu` and the\n"
 	"*_VISIBLE_DEVICES variables refer to. GPUs on PCI that no driver exposes\n"
 	"for compute (and WSL's /dev/dxg) are listed without an index. With --json,\n"
-	"prints the schema, tool, source, host and gpus members of the\n"
-	"rocmcheck.report/1 object. Exit status: 0 a usable GPU, 1 none (doctor's\n"
+	"prints the rocmcheck.report/1 report of that run (the inventory in gpus,\n"
+	"device.present in checks). Exit status: 0 a usable GPU, 1 none (doctor's\n"
 	"device.present check fails, and its finding and fix are printed).\n";
 
 int cmd_devices(struct cli *cli, int argc, char **argv)
 {
-	for (int i = 1; i < argc && !cli->help; i++) {
-		if (cli_parse_rest(cli, "devices", argc, argv, &i) < 0)
-			return EXIT_USAGE;
-	}
+	static const struct cli_option opts[] = { CLI_END };
+	if (cli_parse(cli, "devices", opts, argc, argv, NULL))
+		return EXIT_USAGE;
 	if (cli->help) {
-		fputs(usage, stdout);
+		cli_print_usage(stdout, "devices", "", about, opts);
 		return EXIT_OK;
 	}
 	int status = cli_ready(cli, "devices");
@@ -34,7 +31,7 @@ int cmd_devices(struct cli *cli, int argc, char **argv)
 	/* one rule with doctor: its device.present check decides whether a GPU is usable */
 	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
 	strvec_push(&flt.only, "device.present");
-	struct doctor_run d = { "quick", &flt, NULL, 0, false, false };
+	struct doctor_run d = { LEVEL_QUICK, &flt, NULL, 0, false, false };
 	struct report r;
 	doctor_report(cli, &d, &r);
 	strvec_release(&flt.only);

@@ -5,19 +5,18 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "diff.h"
 #include "out.h"
 #include "replay.h"
 
-static const char usage[] =
-	"usage: rocmcheck [--format text|json] diff A B\n"
-	"\n"
+static const char about[] =
 	"Compare two nodes, or one node before and after a fix: A and B are each a\n"
 	"`rocmcheck --json doctor` report or a support bundle. Prints the verdicts\n"
 	"that differ, each with the differences in the facts its check reads\n"
 	"(kernel, driver, ROCm/CUDA, wheels, GPUs; from bundles also environment\n"
 	"variables, the user's groups and the device nodes), then the other\n"
-	"differences.\n"
+	"differences; --format json the same for machines.\n"
 	"\n"
 	"Exit status: 0 nothing differs, 1 something does, 2 usage error, 3 an\n"
 	"input could not be read.\n";
@@ -103,32 +102,37 @@ static struct diff_side side_view(const struct side *s)
 
 int cmd_diff(struct cli *cli, int argc, char **argv)
 {
-	const char *paths[2] = { NULL, NULL };
-	int n = 0;
-	for (int i = 1; i < argc && !cli->help; i++) {
-		if (argv[i][0] != '-' && n < 2) {
-			paths[n++] = argv[i];
-			continue;
-		}
-		if (cli_parse_rest(cli, "diff", argc, argv, &i) < 0)
-			return EXIT_USAGE;
+	struct strvec args = STRVEC_INIT;
+	const struct cli_option opts[] = { CLI_END };
+	if (cli_parse(cli, "diff", opts, argc, argv, &args)) {
+		strvec_release(&args);
+		return EXIT_USAGE;
 	}
 	if (cli->help) {
-		fputs(usage, stdout);
+		cli_print_usage(stdout, "diff", "A B", about, opts);
+		strvec_release(&args);
 		return EXIT_OK;
 	}
-	if (n != 2)
-		return cli_usage_error("diff", "give two reports or bundles: diff A B");
-	if (cli->sysroot_dir || cli->replay_file)
-		return cli_usage_error("diff", "diff compares reports, not a machine: --sysroot and --replay do not apply");
+	int status = cli_ready(cli, "diff");
+	if (status == EXIT_OK && args.n != 2)
+		status = cli_usage_error("diff", "give two reports or bundles: diff A B");
+	if (status == EXIT_OK && (cli->sysroot_dir || cli->replay_file))
+		status = cli_usage_error("diff", "diff compares reports, not a machine: --sysroot and --replay do not apply");
+	if (status != EXIT_OK) {
+		strvec_release(&args);
+		return status;
+	}
+	const char *paths[2] = { args.v[0], args.v[1] };
 	struct side a, b;
 	if (side_open(&a, paths[0]) < 0) {
 		side_close(&a);
+		strvec_release(&args);
 		return EXIT_TROUBLE;
 	}
 	if (side_open(&b, paths[1]) < 0) {
 		side_close(&a);
 		side_close(&b);
+		strvec_release(&args);
 		return EXIT_TROUBLE;
 	}
 	struct diff_side va = side_view(&a), vb = side_view(&b);
@@ -143,9 +147,10 @@ int cmd_diff(struct cli *cli, int argc, char **argv)
 		out_opts_init(&o, cli, stdout);
 		out_diff_text(stdout, &d, paths[0], paths[1], &o);
 	}
-	int status = diff_exit_status(&d);
+	status = diff_exit_status(&d);
 	diff_release(&d);
 	side_close(&a);
 	side_close(&b);
+	strvec_release(&args);
 	return status;
 }

@@ -11,68 +11,45 @@
 #include "out.h"
 #include "plan.h"
 
-static const char usage[] =
-	"usage: rocmcheck [GLOBAL OPTIONS] doctor [OPTIONS]\n"
-	"\n"
+static const char about[] =
 	"Run the checks and print a diagnosis with a fix for every problem.\n"
-	"\n"
-	"Options:\n"
-	"  --level LEVEL         quick: static checks only, no GPU library is loaded;\n"
-	"                        standard (default): also runtime checks and short probes;\n"
-	"                        full: also larger probes and a sustained run\n"
-	"  --only ID[,ID...]     run only these checks (an ID or a prefix such as rocm.)\n"
-	"  --skip ID[,ID...]     do not run these checks\n"
-	"  --gpu N[,N...]        probe only these GPUs (as `rocmcheck devices` numbers them)\n"
-	"  --fail-on warn        count warnings as failures for the exit status\n"
-	"  --timeout SECONDS     watchdog for each probe (default 60)\n"
-	"  --online              also ask the package and wheel servers the profiles name\n"
-	"                        (net.repos; on by default at level full, never at quick)\n"
-	"\n"
 	"For fleets, --format prometheus, junit or nfd prints the report for\n"
 	"node_exporter's textfile collector, CI test reports or Node Feature Discovery.\n"
 	"\n"
-	"Global options such as --json, --sysroot DIR, -q and -v work here too;\n"
-	"see `rocmcheck --help`. Exit status: 0 nothing failed, 1 a check or probe\n"
-	"failed or hit an error, 2 usage error, 3 rocmcheck could not do its job.\n";
+	"Exit status: 0 nothing failed, 1 a check or probe failed or hit an error,\n"
+	"2 usage error, 3 rocmcheck could not do its job.\n";
 
 /* Probe IDs for --only/--skip: the probe engine's table (probe_defs), and
  * the IDs spec/checks.md reserves that this build does not run yet. */
 static const char *const reserved_probe_ids[] = { NULL };
 
+/* Whether an --only/--skip item selects a check or probe, by the rule
+ * check_selected applies (an ID, or a prefix ending at a dot). */
 static bool item_known(const char *item)
 {
+	struct check_filter one = { STRVEC_INIT, STRVEC_INIT };
+	strvec_push(&one.only, item);
 	size_t n;
 	const struct check_def *const *all = checks_all(&n);
-	for (size_t i = 0; i < n; i++)
-		if (check_id_matches(item, all[i]->id))
-			return true;
-	for (const struct probe_def *d = probe_defs; d->name; d++)
-		if (check_id_matches(item, d->id))
-			return true;
-	for (size_t i = 0; reserved_probe_ids[i]; i++)
-		if (check_id_matches(item, reserved_probe_ids[i]))
-			return true;
-	return false;
+	bool hit = false;
+	for (size_t i = 0; i < n && !hit; i++)
+		hit = check_selected(&one, all[i]->id);
+	for (const struct probe_def *d = probe_defs; d->name && !hit; d++)
+		hit = check_selected(&one, d->id);
+	for (size_t i = 0; reserved_probe_ids[i] && !hit; i++)
+		hit = check_selected(&one, reserved_probe_ids[i]);
+	strvec_release(&one.only);
+	return hit;
 }
 
-static int add_selection(struct strvec *list, const char *opt, const char *val)
+/* Every item of --only/--skip names a check or probe (or a prefix of one). */
+static int check_selection(const struct strvec *list, const char *opt)
 {
-	struct strvec items = STRVEC_INIT;
-	strvec_split(&items, val, ",");
-	int rc = 0;
-	if (items.n == 0)
-		rc = cli_usage_error("doctor", "option %s needs a check ID or prefix", opt);
-	for (size_t i = 0; !rc && i < items.n; i++) {
-		char *item = str_trim(items.v[i]);
-		if (!item_known(item)) {
-			rc = cli_usage_error("doctor", "%s: no check matches '%s' (see `rocmcheck checks`)",
-					     opt, item);
-			break;
-		}
-		strvec_push(list, item);
-	}
-	strvec_release(&items);
-	return rc;
+	for (size_t i = 0; i < list->n; i++)
+		if (!item_known(list->v[i]))
+			return cli_usage_error("doctor", "%s: no check matches '%s' (see `rocmcheck checks`)", opt,
+					       list->v[i]);
+	return 0;
 }
 
 static bool any_probe_selected(const struct check_filter *flt)
@@ -96,35 +73,17 @@ static size_t checks_selected(const struct check_filter *flt, size_t *total)
 
 /* A selection that leaves nothing to run is a usage error, not an empty
  * report: --only perm --skip perm, or only probes where none can run. */
-static int selection_runs_nothing(const struct cli *cli, const struct check_filter *flt, const char *level)
+static int selection_runs_nothing(const struct cli *cli, const struct check_filter *flt, enum level level)
 {
 	size_t total;
 	if (checks_selected(flt, &total) > 0)
 		return 0;
 	if (!any_probe_selected(flt))
 		return cli_usage_error("doctor", "--only/--skip select no check and no probe");
-	if (!cli->sr.live || !strcmp(level, "quick"))
+	if (!cli->sr.live || level == LEVEL_QUICK)
 		return cli_usage_error("doctor", "--only selects only probes, and probes run only on the live "
 				       "machine at level standard or full");
 	return 0;
-}
-
-/* "0,2" -> validated against the GPUs found; usage error otherwise. */
-static int check_gpu_list(const char *val, const struct facts *f)
-{
-	struct strvec items = STRVEC_INIT;
-	strvec_split(&items, val, ",");
-	int rc = items.n ? 0 : cli_usage_error("doctor", "option --gpu needs GPU indices");
-	for (size_t i = 0; !rc && i < items.n; i++) {
-		uint64_t idx;
-		if (parse_u64(items.v[i], 10, &idx) < 0)
-			rc = cli_usage_error("doctor", "--gpu: '%s' is not a GPU index", items.v[i]);
-		else if (idx >= f->ngpus)
-			rc = cli_usage_error("doctor", "--gpu: there is no GPU %s (%zu found; see `rocmcheck devices`)",
-					     items.v[i], f->ngpus);
-	}
-	strvec_release(&items);
-	return rc;
 }
 
 /* The time a fleet format stamps on the report: now, or SOURCE_DATE_EPOCH
@@ -203,9 +162,9 @@ void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r
 	};
 	report_init(r, &cli->facts, cli->db);
 	cli_source(cli, &r->source_kind, &r->source_path);
-	r->level = d->level;
+	r->level = level_name(d->level);
 	r->fail_on_warn = d->fail_on_warn;
-	bool runtime = strcmp(d->level, "quick") != 0;
+	bool runtime = d->level != LEVEL_QUICK;
 	checks_run(&ctx, flt, runtime, r);
 	if (runtime && any_probe_selected(flt))
 		doctor_run_probes(&ctx, r, flt, d->gpus, d->timeout_s);
@@ -215,68 +174,55 @@ void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r
 	r->hint = verdict_hint(cli, r);
 }
 
+void doctor_print_report(const struct cli *cli, const struct report *r)
+{
+	if (cli->format == FMT_JSON) {
+		json_t *doc = out_json_report(r);
+		out_json_write(stdout, doc); /* a write error is caught at exit */
+		json_decref(doc);
+	} else if (cli->format == FMT_PROMETHEUS) {
+		out_prom_report(stdout, r, (double)report_time());
+	} else if (cli->format == FMT_JUNIT) {
+		out_junit_report(stdout, r, report_time());
+	} else if (cli->format == FMT_NFD) {
+		out_nfd_report(stdout, r, report_time());
+	} else {
+		struct out_opts o;
+		out_opts_init(&o, cli, stdout);
+		out_text_report(stdout, r, &o);
+	}
+}
+
 int cmd_doctor(struct cli *cli, int argc, char **argv)
 {
-	const char *level = "standard";
+	enum level level = LEVEL_STANDARD;
 	const char *gpus = NULL;
-	bool fail_on_warn = false;
-	bool online = false;
-	int timeout_s = 60;
+	int fail_on = -1, online = 0, timeout_s = 60;  /* fail_on 0: --fail-on warn */
 	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
+	static const char *const fail_on_words[] = { "warn", NULL };
+	const struct cli_option opts[] = {
+		CLI_OPT_LEVEL(&level),
+		CLI_LIST("only", &flt.only, "ID[,ID...]", "run only these checks (an ID or a prefix such as rocm.)"),
+		CLI_LIST("skip", &flt.skip, "ID[,ID...]", "do not run these checks"),
+		CLI_STRING(0, "gpu", &gpus, "N[,N...]", "probe only these GPUs (as `rocmcheck devices` numbers them)"),
+		CLI_WORD("fail-on", &fail_on, fail_on_words, "warn", "count warnings as failures for the exit status"),
+		CLI_OPT_TIMEOUT(&timeout_s),
+		CLI_FLAG(0, "online", &online, 1, "also ask the package and wheel servers the profiles name\n"
+			 "(net.repos; on by default at level full, never at quick)"),
+		CLI_END,
+	};
 	struct report r;
 	bool have_report = false;
-	int status = EXIT_OK;
-
-	for (int i = 1; i < argc && !cli->help; i++) {
-		const char *a = argv[i];
-		const char *val;
-		int rc;
-		if ((rc = cli_opt_value("doctor", argc, argv, &i, "--level", &val)) != 0) {
-			if (rc < 0)
-				goto usage;
-			if (strcmp(val, "quick") && strcmp(val, "standard") && strcmp(val, "full")) {
-				cli_usage_error("doctor", "unknown level '%s' for --level (quick, standard, full)", val);
-				goto usage;
-			}
-			level = val;
-		} else if ((rc = cli_opt_value("doctor", argc, argv, &i, "--only", &val)) != 0) {
-			if (rc < 0 || add_selection(&flt.only, "--only", val))
-				goto usage;
-		} else if ((rc = cli_opt_value("doctor", argc, argv, &i, "--skip", &val)) != 0) {
-			if (rc < 0 || add_selection(&flt.skip, "--skip", val))
-				goto usage;
-		} else if ((rc = cli_opt_value("doctor", argc, argv, &i, "--gpu", &val)) != 0) {
-			if (rc < 0)
-				goto usage;
-			gpus = val;
-		} else if ((rc = cli_opt_value("doctor", argc, argv, &i, "--fail-on", &val)) != 0) {
-			if (rc < 0)
-				goto usage;
-			if (strcmp(val, "warn") != 0) {
-				cli_usage_error("doctor", "unknown value '%s' for --fail-on (warn)", val);
-				goto usage;
-			}
-			fail_on_warn = true;
-		} else if ((rc = cli_opt_value("doctor", argc, argv, &i, "--timeout", &val)) != 0) {
-			uint64_t t;
-			if (rc < 0)
-				goto usage;
-			if (parse_u64(val, 10, &t) < 0 || t == 0 || t > 86400) {
-				cli_usage_error("doctor", "--timeout needs a number of seconds from 1 to 86400, not '%s'", val);
-				goto usage;
-			}
-			timeout_s = (int)t;
-		} else if (!strcmp(a, "--online")) {
-			online = true;
-		} else if (cli_parse_rest(cli, "doctor", argc, argv, &i) < 0) {
-			goto usage;
-		}
-	}
+	int status = cli_parse(cli, "doctor", opts, argc, argv, NULL);
+	if (status != EXIT_OK)
+		goto out;
 	if (cli->help) {
-		fputs(usage, stdout);
+		cli_print_usage(stdout, "doctor", "[OPTIONS]", about, opts);
 		goto out;
 	}
-	if (online && !strcmp(level, "quick")) {
+	if (check_selection(&flt.only, "--only") || check_selection(&flt.skip, "--skip"))
+		goto usage;
+	if (online && level == LEVEL_QUICK) {
 		cli_usage_error("doctor", "--online cannot be combined with --level quick (quick never uses the network)");
 		goto usage;
 	}
@@ -287,30 +233,16 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (gpus && check_gpu_list(gpus, &cli->facts)) {
+	if (gpus && cli_check_gpu_list("doctor", gpus, cli->facts.ngpus)) {
 		status = EXIT_USAGE;
 		goto out;
 	}
 
-	struct doctor_run d = { level, &flt, gpus, timeout_s, online, fail_on_warn };
+	struct doctor_run d = { level, &flt, gpus, timeout_s, online != 0, fail_on == 0 };
 	doctor_report(cli, &d, &r);
 	have_report = true;
 
-	if (cli->format == FMT_JSON) {
-		json_t *doc = out_json_report(&r);
-		out_json_write(stdout, doc); /* a write error is caught at exit */
-		json_decref(doc);
-	} else if (cli->format == FMT_PROMETHEUS) {
-		out_prom_report(stdout, &r, (double)report_time());
-	} else if (cli->format == FMT_JUNIT) {
-		out_junit_report(stdout, &r, report_time());
-	} else if (cli->format == FMT_NFD) {
-		out_nfd_report(stdout, &r, report_time());
-	} else {
-		struct out_opts o;
-		out_opts_init(&o, cli, stdout);
-		out_text_report(stdout, &r, &o);
-	}
+	doctor_print_report(cli, &r);
 	status = r.exit_status;
 	goto out;
 usage:

@@ -8,13 +8,12 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_opt.h"
 #include "fleet.h"
 #include "out.h"
 #include "replay.h"
 
-static const char usage[] =
-	"usage: rocmcheck [--format text|json|prometheus|junit] fleet REPORT...\n"
-	"\n"
+static const char about[] =
 	"Read many nodes' reports and print one table, nodes by categories, worst\n"
 	"first; the failing checks with their nodes; and the probe outliers: a GPU\n"
 	"whose throughput is far below the median of its group of identical GPUs\n"
@@ -22,6 +21,7 @@ static const char usage[] =
 	"out. A REPORT is a `rocmcheck --json doctor` output, a support bundle\n"
 	"(.tar.gz, its report.json) or a directory of them (not recursive). The\n"
 	"reports are read one at a time: memory grows with the nodes, not the files.\n"
+	"--format json, prometheus or junit print the same for machines.\n"
 	"\n"
 	"Exit status: 0 every node passed and no GPU is an outlier, 1 otherwise (or\n"
 	"an input was not a report), 2 usage error, 3 nothing could be read.\n";
@@ -120,28 +120,24 @@ static void add_path(struct fleet *fl, const char *path)
 int cmd_fleet(struct cli *cli, int argc, char **argv)
 {
 	struct strvec inputs = STRVEC_INIT;
-	for (int i = 1; i < argc && !cli->help; i++) {
-		if (argv[i][0] != '-' || !strcmp(argv[i], "-")) {
-			strvec_push(&inputs, argv[i]);
-			continue;
-		}
-		if (cli_parse_rest(cli, "fleet", argc, argv, &i) < 0) {
-			strvec_release(&inputs);
-			return EXIT_USAGE;
-		}
+	const struct cli_option opts[] = { CLI_END };
+	if (cli_parse(cli, "fleet", opts, argc, argv, &inputs)) {
+		strvec_release(&inputs);
+		return EXIT_USAGE;
 	}
 	if (cli->help) {
-		fputs(usage, stdout);
+		cli_print_usage(stdout, "fleet", "REPORT...", about, opts);
 		strvec_release(&inputs);
 		return EXIT_OK;
 	}
-	if (!inputs.n) {
+	int status = cli_ready(cli, "fleet");
+	if (status == EXIT_OK && !inputs.n)
+		status = cli_usage_error("fleet", "give the reports: files, bundles or directories");
+	if (status == EXIT_OK && (cli->sysroot_dir || cli->replay_file))
+		status = cli_usage_error("fleet", "fleet reads reports, not a machine: --sysroot and --replay do not apply");
+	if (status != EXIT_OK) {
 		strvec_release(&inputs);
-		return cli_usage_error("fleet", "give the reports: files, bundles or directories");
-	}
-	if (cli->sysroot_dir || cli->replay_file) {
-		strvec_release(&inputs);
-		return cli_usage_error("fleet", "fleet reads reports, not a machine: --sysroot and --replay do not apply");
+		return status;
 	}
 	struct fleet fl;
 	fleet_init(&fl);
@@ -149,7 +145,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		add_path(&fl, inputs.v[i]);
 	strvec_release(&inputs);
 	fleet_finish(&fl);
-	int status = fleet_exit_status(&fl);
+	status = fleet_exit_status(&fl);
 	if (!fl.nnodes) {
 		for (size_t i = 0; i < fl.unreadable.n; i++)
 			fprintf(stderr, "rocmcheck: fleet: %s\n", fl.unreadable.v[i]);

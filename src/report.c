@@ -23,6 +23,15 @@ enum status status_worst(enum status a, enum status b)
 	return a > b ? a : b;
 }
 
+const char *const level_words[] = {
+	[LEVEL_STANDARD] = "standard", [LEVEL_QUICK] = "quick", [LEVEL_FULL] = "full", [LEVEL_FULL + 1] = NULL,
+};
+
+const char *level_name(enum level l)
+{
+	return l >= LEVEL_STANDARD && l <= LEVEL_FULL ? level_words[l] : "standard";
+}
+
 void report_init(struct report *r, const struct facts *f, const struct profiles *db)
 {
 	memset(r, 0, sizeof(*r));
@@ -30,7 +39,7 @@ void report_init(struct report *r, const struct facts *f, const struct profiles 
 	r->db = db;
 	r->source_kind = "live";
 	r->source_path = "/";
-	r->level = "standard";
+	r->level = level_name(LEVEL_STANDARD);
 }
 
 static void fix_release(struct fix *fx)

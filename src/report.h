@@ -15,6 +15,13 @@ enum status { ST_SKIP = 0, ST_PASS, ST_WARN, ST_FAIL, ST_ERROR }; /* ordered by 
 const char *status_name(enum status s);           /* "pass", ... */
 enum status status_worst(enum status a, enum status b);
 
+/* What doctor runs (--level). Standard is the default, and zero: a check_ctx
+ * that does not say runs at standard. */
+enum level { LEVEL_STANDARD = 0, LEVEL_QUICK, LEVEL_FULL };
+/* Their names, indexed by enum level, NULL-terminated (the --level words). */
+extern const char *const level_words[];
+const char *level_name(enum level l);
+
 struct evidence {
 	char *path;                /* file, device or variable ("env:HSA_OVERRIDE_GFX_VERSION") */
 	char *value;
@@ -90,7 +97,7 @@ struct framework_runtime {
 struct report {
 	const char *source_kind;   /* "live", "sysroot", "replay" */
 	const char *source_path;
-	const char *level;         /* "quick", "standard", "full" */
+	const char *level;         /* level_name(): "quick", "standard", "full" */
 	const struct facts *facts; /* borrowed */
 	const struct profiles *db; /* borrowed */
 	struct check_result *results;

@@ -260,7 +260,7 @@ static void judge(struct judged *j, const char *name)
 	memset(&j->f, 0, sizeof(j->f));
 	facts_gather(&j->f, &j->sr);
 	inventory_annotate(&j->f, db);
-	struct check_ctx ctx = { .facts = &j->f, .db = db, .live = false, .level = "quick" };
+	struct check_ctx ctx = { .facts = &j->f, .db = db, .live = false, .level = LEVEL_QUICK };
 	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
 	report_init(&j->r, &j->f, db);
 	checks_run(&ctx, &flt, false, &j->r);

@@ -755,6 +755,7 @@ static void test_cmd_profiles(void **state)
 	(void)state;
 	struct cli cli = { 0 };
 	struct run r;
+	cli.cmd_flags = CMD_PROFILES | CMD_JSON; /* as cli.c's row sets them */
 
 	r = RUN(&cli, "validate");
 	assert_int_equal(r.rc, 0);
@@ -772,6 +773,24 @@ static void test_cmd_profiles(void **state)
 	assert_non_null(strstr(r.out, "Profile database 2026.11.29 (embedded)"));
 	assert_non_null(strstr(r.out, "rocm-6.x.ini"));
 	assert_non_null(strstr(r.out, "10 ROCm releases"));
+	/* each count once: "11 cuda", not "11  11 cuda" */
+	assert_non_null(strstr(r.out, "  cuda.ini                       11 cuda\n"));
+	assert_null(strstr(r.out, "11  11"));
+	run_free(&r);
+
+	/* a model by the name `plan --gpu` takes */
+	r = RUN(&cli, "show", "RX 7900 XTX");
+	assert_int_equal(r.rc, 0);
+	assert_true(str_startswith(r.out, "[gpu rx-7900-xtx]  AMD Radeon RX 7900 XTX\n"));
+	run_free(&r);
+	r = RUN(&cli, "show", "gpu", "rtx 4090");
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "compute capability 8.9"));
+	run_free(&r);
+	/* an OS that the first ROCm release does not support: its first release line is labelled */
+	r = RUN(&cli, "show", "debian-12");
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "\n  ROCm           6."));
 	run_free(&r);
 
 	r = RUN(&cli, "show", "gfx1100");
@@ -818,7 +837,8 @@ static void test_cmd_profiles(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(usage); i++) {
 		r = run_cmd(&cli, usage[i]);
 		assert_int_equal(r.rc, EXIT_USAGE);
-		assert_true(str_startswith(r.err, "rocmcheck profiles: "));
+		assert_true(str_startswith(r.err, "rocmcheck: "));
+		assert_non_null(strstr(r.err, "\nTry `rocmcheck profiles --help`.\n"));
 		assert_string_equal(r.out, "");
 		run_free(&r);
 	}
@@ -830,6 +850,7 @@ static void test_cmd_profiles(void **state)
 	assert_int_equal(r.rc, 0);
 	assert_true(str_startswith(r.out, "usage: rocmcheck"));
 	run_free(&r);
+	cli.help = 0;
 
 	/* JSON: one document on stdout */
 	cli.format = FMT_JSON;
