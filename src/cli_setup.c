@@ -40,6 +40,21 @@ bool cli_utf8(void)
 	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
 }
 
+/* A directory with no host.ini and nothing under proc/ or sys/ would read as
+ * an empty machine ("no GPU"): say what it is, and where a capture is below. */
+static int not_a_capture(struct cli *cli)
+{
+	const char *dir = cli->replay_file ? cli->replay_file : cli->sr.path;
+	char *below = sysroot_capture_below(&cli->sr);
+	fprintf(stderr, "rocmcheck: %s %s is not a captured machine (no .rocmcheck/host.ini, nothing under "
+			"proc/ or sys/)", cli->replay_file ? "--replay" : "--sysroot", dir);
+	if (below && !cli->replay_file)
+		fprintf(stderr, "; did you mean %s%s%s?", dir, str_endswith(dir, "/") ? "" : "/", below);
+	fputc('\n', stderr);
+	free(below);
+	return EXIT_TROUBLE;
+}
+
 static int setup_sysroot(struct cli *cli)
 {
 	if (cli->sr_open)
@@ -73,6 +88,8 @@ static int setup_sysroot(struct cli *cli)
 		return EXIT_TROUBLE;
 	}
 	cli->sr_open = true;
+	if (!sysroot_is_capture(&cli->sr))
+		return not_a_capture(cli);
 	if (cli->sr.host_ini_error)
 		fprintf(stderr, "rocmcheck: warning: %s (what it describes is treated as unknown)\n",
 			cli->sr.host_ini_error);

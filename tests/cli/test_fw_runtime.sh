@@ -42,7 +42,7 @@ venv() {
 check() {
 	local v=$1 want=$2
 	shift 2
-	VIRTUAL_ENV=$v run "$want" doctor --only framework.torch.runtime "$@"
+	VIRTUAL_ENV=$v run "$want" doctor --only framework.torch.runtime -v "$@"
 }
 
 line() {
@@ -50,7 +50,7 @@ line() {
 }
 
 v=$(venv healthy healthy rocm)
-check "$v" 0 -v
+check "$v" 0
 assert_out_has "✓ PyTorch computes on the GPU: torch 2.4.0+rocm6.1 ($v/bin/python) sees 1 GPU (AMD Radeon RX 7900 XTX), which the report's inventory does not show; a matmul and an AMP step verify"
 assert_out_has "torch.cuda.get_device_name: 0: AMD Radeon RX 7900 XTX (gfx1100)"
 assert_out_has "matmul 1024^3: fp32 "
@@ -63,7 +63,7 @@ validate_json "$OUT" || fail "the report with a runtime entry does not validate"
 # torch that would shadow it: neither reaches the script.
 mkdir -p "$T/shadow/torch"
 echo 'raise ImportError("the shadow torch was imported")' >"$T/shadow/torch/__init__.py"
-(cd "$T/shadow" && PYTHONPATH=$T/shadow VIRTUAL_ENV=$v "$ROCMCHECK" doctor --only framework.torch.runtime) >"$OUT" 2>"$ERR"
+(cd "$T/shadow" && PYTHONPATH=$T/shadow VIRTUAL_ENV=$v "$ROCMCHECK" doctor --only framework.torch.runtime -v) >"$OUT" 2>"$ERR"
 ntests=$((ntests + 1))
 assert_out_has "a matmul and an AMP step verify"
 assert_out_lacks "shadow"
@@ -122,7 +122,7 @@ assert_out_has "recreate the environment"
 
 # Not at quick level, not when skipped, not on a captured machine.
 v=$T/healthy
-check "$v" 0 --level quick -v
+check "$v" 0 --level quick
 assert_out_has "needs the runtime"
 VIRTUAL_ENV=$v run 0 doctor --skip framework.torch.runtime -v --only framework
 assert_out_lacks "framework.torch.runtime"
