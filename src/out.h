@@ -19,6 +19,7 @@ struct out_opts {
 	bool color;                /* ANSI colours */
 	bool utf8;                 /* glyphs ✓ ! ✗; else [ok] [!!] [XX] */
 	int verbosity;             /* -1 quiet, 0 normal, 1 verbose */
+	bool every_probe;          /* `probe`: a line per probe also in the compact view */
 };
 /* From --color/NO_COLOR/isatty(fp), the locale and -q/-v. */
 void out_opts_init(struct out_opts *o, const struct cli *cli, FILE *fp);

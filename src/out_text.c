@@ -18,6 +18,7 @@ void out_opts_init(struct out_opts *o, const struct cli *cli, FILE *fp)
 	o->color = cli_use_color(cli, fp);
 	o->utf8 = cli_utf8();
 	o->verbosity = cli->verbosity;
+	o->every_probe = cli->cmd_name && !strcmp(cli->cmd_name, "probe");
 }
 
 void out_text_clean(FILE *fp, const char *s, bool utf8)
@@ -433,11 +434,12 @@ void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 	else
 		print_checks_full(fp, r, o, &any);
 
-	if (o->verbosity == 0 && r->nprobes)
+	bool compact = o->verbosity == 0 && !o->every_probe;
+	if (compact && r->nprobes)
 		compact_probes(fp, r, o);
-	bool header = o->verbosity == 0;
+	bool header = compact;
 	for (size_t i = 0; i < r->nprobes; i++) {
-		if (!shown(r->probes[i].status, o) || (o->verbosity == 0 && r->probes[i].status < ST_WARN))
+		if (!shown(r->probes[i].status, o) || (compact && r->probes[i].status < ST_WARN))
 			continue;
 		if (!header) {
 			section(fp, o, &any, "probes");
