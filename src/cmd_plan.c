@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "checks.h"
 #include "cli.h"
 #include "plan.h"
 
@@ -171,6 +172,7 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 	struct plan_opts o = { NULL, -1 };
 	const char *os_spec = NULL, *gpu_spec = NULL;
 	int check = 0;
+	enum level level = LEVEL_QUICK;
 	const struct cli_option opts[] = {
 		CLI_STRING(0, "rocm", &o.rocm, "X.Y", "install this ROCm release (default: the profile's choice)"),
 		CLI_STRING(0, "os", &os_spec, "ID-VERSION", "plan for a described machine (ubuntu-22.04, rhel-9, ...)"),
@@ -178,6 +180,9 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 		CLI_FLAG(0, "torch", &o.torch, 1, "install the PyTorch wheel (a described machine: by default)"),
 		CLI_FLAG(0, "no-torch", &o.torch, 0, "leave PyTorch alone"),
 		CLI_FLAG(0, "check", &check, 1, "print which steps are done here and which are pending"),
+		CLI_WORD("level", &level, level_words, "LEVEL", "quick (default): from the static checks;\n"
+			 "standard or full: also from the runtime checks (the HIP and CUDA\n"
+			 "runtimes, PyTorch and TensorFlow run in their environments); no probe runs"),
 		CLI_END,
 	};
 	struct plan p;
@@ -194,6 +199,8 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 		status = cli_usage_error("plan", "--rocm needs a release such as 6.2, not '%s'", o.rocm);
 	} else if (!os_spec != !gpu_spec) {
 		status = cli_usage_error("plan", "--os and --gpu describe a machine together: give both");
+	} else if (os_spec && level != LEVEL_QUICK) {
+		status = cli_usage_error("plan", "--level reads this machine: not with --os/--gpu");
 	} else if ((check || os_spec) && (cli->sysroot_dir || cli->replay_file)) {
 		status = cli_usage_error("plan", "%s: not with --sysroot or --replay", check ?
 					 "--check runs the guards on this machine" : "--os/--gpu describe a machine");
@@ -203,8 +210,12 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 		    !(status = described(cli, os_spec, gpu_spec, &m, &msg)))
 			status = build_status(plan_build(cli->db, NULL, NULL, &m, &o, &p, &msg), &msg);
 	} else if (!(status = cli_ready(cli, "plan"))) {
-		struct doctor_run d = { LEVEL_QUICK, NULL, NULL, 0, false, false };
+		/* the checks of the level, never the probes: a plan loads no kernel */
+		struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
+		strvec_push(&flt.skip, "probe");
+		struct doctor_run d = { level, &flt, NULL, 0, false, false };
 		doctor_report(cli, &d, &r);
+		strvec_release(&flt.skip);
 		have_report = true;
 		status = build_status(plan_build(cli->db, &cli->facts, &r, NULL, &o, &p, &msg), &msg);
 	}

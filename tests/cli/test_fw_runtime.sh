@@ -87,6 +87,13 @@ check "$v" 1
 assert_out_has "\`import torch\` fails: ImportError: libamdhip64.so: cannot open shared object file: No such file or directory"
 assert_out_has "$v/bin/python -m pip uninstall -y torch torchvision torchaudio"
 
+# plan runs the runtime checks at --level standard (its default, quick, runs
+# no interpreter); here, without a GPU, no plan can work, but the check ran
+# (unit.test_plan's test_runtime_fix puts its fix in a plan)
+VIRTUAL_ENV=$v run 1 plan --level standard
+assert_err_has "no plan can work: no AMD or NVIDIA GPU"
+usage_error plan --level standard --os ubuntu-24.04 --gpu gfx1100
+
 v=$(venv cpu cpu cpu)
 check "$v" 0
 assert_out_has "torch 2.4.0+cpu ($v/bin/python) is a CPU-only build; no usable GPU was found"
