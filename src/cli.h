@@ -100,7 +100,10 @@ struct doctor_run {
 void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r);
 /* A report on stdout the way doctor prints it: its text, or with --json the
  * JSON report (for doctor and probe). */
-void doctor_print_report(const struct cli *cli, const struct report *r);
+void doctor_print_report(const struct cli *cli, const struct report *r, FILE *fp);
+/* What --output FILE gets: `buf` written by the output-file rule (outfile.h);
+ * NULL output: standard output. EXIT_OK, or EXIT_TROUBLE with the reason printed. */
+int cli_write_output(const char *output, const char *buf, size_t len);
 
 /* Called by a command once its options are parsed: checks that the command
  * supports the chosen --format and sets up what its row of the command

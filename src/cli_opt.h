@@ -58,6 +58,9 @@ struct cli_option {
 	"quick: static checks only, no GPU library is loaded;\n" \
 	"standard (default): also runtime checks and short probes;\n" \
 	"full: also larger probes and a sustained run")
+#define CLI_OPT_OUTPUT(d) CLI_STRING('o', "output", (d), "FILE", \
+	"write it to FILE: a file is replaced whole once written (a reader never\n" \
+	"sees half of it); a device or FIFO is written in place; - is standard output")
 #define CLI_OPT_TIMEOUT(d) CLI_NUMBER("timeout", (d), 1, 86400, "SECONDS", "watchdog for each probe (default 60)")
 
 /* The global options (rocmcheck --help prints these rows). */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "outfile.h"
 #include "replay.h"
 #ifdef ROCMCHECK_TEST_HOOKS
 #include "probe.h"
@@ -188,3 +189,22 @@ void cli_release(struct cli *cli)
 	cli->replay_tmpdir = NULL;
 }
 
+
+int cli_write_output(const char *output, const char *buf, size_t len)
+{
+	if (!output) {
+		fwrite(buf, 1, len, stdout); /* a write error is caught at exit */
+		return EXIT_OK;
+	}
+	struct outfile of;
+	struct strbuf err = STRBUF_INIT;
+	int rc = outfile_open(&of, output, 0644, &err);
+	if (rc == 0) {
+		outfile_write(&of, buf, len);
+		rc = outfile_commit(&of, &err);
+	}
+	if (rc < 0)
+		fprintf(stderr, "rocmcheck: %s\n", err.buf);
+	strbuf_release(&err);
+	return rc < 0 ? EXIT_TROUBLE : EXIT_OK;
+}

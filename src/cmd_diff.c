@@ -103,7 +103,8 @@ static struct diff_side side_view(const struct side *s)
 int cmd_diff(struct cli *cli, int argc, char **argv)
 {
 	struct strvec args = STRVEC_INIT;
-	const struct cli_option opts[] = { CLI_END };
+	const char *output = NULL;
+	const struct cli_option opts[] = { CLI_OPT_OUTPUT(&output), CLI_END };
 	if (cli_parse(cli, "diff", opts, argc, argv, &args)) {
 		strvec_release(&args);
 		return EXIT_USAGE;
@@ -138,16 +139,25 @@ int cmd_diff(struct cli *cli, int argc, char **argv)
 	struct diff_side va = side_view(&a), vb = side_view(&b);
 	struct diff d;
 	diff_build(&d, &va, &vb);
-	if (cli->format == FMT_JSON) {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	int rc = fp ? EXIT_OK : EXIT_TROUBLE;
+	if (fp && cli->format == FMT_JSON) {
 		json_t *doc = out_diff_json(&d, paths[0], paths[1]);
-		out_json_write(stdout, doc);
+		out_json_write(fp, doc);
 		json_decref(doc);
-	} else {
+	} else if (fp) {
 		struct out_opts o;
-		out_opts_init(&o, cli, stdout);
-		out_diff_text(stdout, &d, paths[0], paths[1], &o);
+		out_opts_init(&o, cli, output ? fp : stdout);
+		out_diff_text(fp, &d, paths[0], paths[1], &o);
 	}
-	status = diff_exit_status(&d);
+	if (fp) {
+		fclose(fp);
+		rc = cli_write_output(output, buf, len);
+	}
+	free(buf);
+	status = rc != EXIT_OK ? rc : diff_exit_status(&d);
 	diff_release(&d);
 	side_close(&a);
 	side_close(&b);

@@ -174,29 +174,29 @@ void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r
 	r->hint = verdict_hint(cli, r);
 }
 
-void doctor_print_report(const struct cli *cli, const struct report *r)
+void doctor_print_report(const struct cli *cli, const struct report *r, FILE *fp)
 {
 	if (cli->format == FMT_JSON) {
 		json_t *doc = out_json_report(r);
-		out_json_write(stdout, doc); /* a write error is caught at exit */
+		out_json_write(fp, doc); /* a write error is caught at exit */
 		json_decref(doc);
 	} else if (cli->format == FMT_PROMETHEUS) {
-		out_prom_report(stdout, r, (double)report_time());
+		out_prom_report(fp, r, (double)report_time());
 	} else if (cli->format == FMT_JUNIT) {
-		out_junit_report(stdout, r, report_time());
+		out_junit_report(fp, r, report_time());
 	} else if (cli->format == FMT_NFD) {
-		out_nfd_report(stdout, r, report_time());
+		out_nfd_report(fp, r, report_time());
 	} else {
 		struct out_opts o;
-		out_opts_init(&o, cli, stdout);
-		out_text_report(stdout, r, &o);
+		out_opts_init(&o, cli, fp);
+		out_text_report(fp, r, &o);
 	}
 }
 
 int cmd_doctor(struct cli *cli, int argc, char **argv)
 {
 	enum level level = LEVEL_STANDARD;
-	const char *gpus = NULL;
+	const char *gpus = NULL, *output = NULL;
 	int fail_on = -1, online = 0, timeout_s = 60;  /* fail_on 0: --fail-on warn */
 	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
 	static const char *const fail_on_words[] = { "warn", NULL };
@@ -209,6 +209,7 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 		CLI_OPT_TIMEOUT(&timeout_s),
 		CLI_FLAG(0, "online", &online, 1, "also ask the package and wheel servers the profiles name\n"
 			 "(net.repos; on by default at level full, never at quick)"),
+		CLI_OPT_OUTPUT(&output),
 		CLI_END,
 	};
 	struct report r;
@@ -242,7 +243,25 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 	doctor_report(cli, &d, &r);
 	have_report = true;
 
-	doctor_print_report(cli, &r);
+	if (output) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+		if (!mem) {
+			status = EXIT_TROUBLE;
+			goto out;
+		}
+		doctor_print_report(cli, &r, mem);
+		fclose(mem);
+		int rc = cli_write_output(output, buf, len);
+		free(buf);
+		if (rc != EXIT_OK) {
+			status = rc;
+			goto out;
+		}
+	} else {
+		doctor_print_report(cli, &r, stdout);
+	}
 	status = r.exit_status;
 	goto out;
 usage:

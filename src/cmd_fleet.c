@@ -120,7 +120,8 @@ static void add_path(struct fleet *fl, const char *path)
 int cmd_fleet(struct cli *cli, int argc, char **argv)
 {
 	struct strvec inputs = STRVEC_INIT;
-	const struct cli_option opts[] = { CLI_END };
+	const char *output = NULL;
+	const struct cli_option opts[] = { CLI_OPT_OUTPUT(&output), CLI_END };
 	if (cli_parse(cli, "fleet", opts, argc, argv, &inputs)) {
 		strvec_release(&inputs);
 		return EXIT_USAGE;
@@ -153,19 +154,31 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		fleet_release(&fl);
 		return EXIT_TROUBLE;
 	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	if (!fp) {
+		fleet_release(&fl);
+		return EXIT_TROUBLE;
+	}
 	if (cli->format == FMT_JSON) {
 		json_t *doc = out_fleet_json(&fl);
-		out_json_write(stdout, doc);
+		out_json_write(fp, doc);
 		json_decref(doc);
 	} else if (cli->format == FMT_PROMETHEUS) {
-		out_fleet_prom(stdout, &fl);
+		out_fleet_prom(fp, &fl);
 	} else if (cli->format == FMT_JUNIT) {
-		out_fleet_junit(stdout, &fl);
+		out_fleet_junit(fp, &fl);
 	} else {
 		struct out_opts o;
-		out_opts_init(&o, cli, stdout);
-		out_fleet_text(stdout, &fl, &o);
+		out_opts_init(&o, cli, output ? fp : stdout);
+		out_fleet_text(fp, &fl, &o);
 	}
+	fclose(fp);
+	int rc = cli_write_output(output, buf, len);
+	free(buf);
+	if (rc != EXIT_OK)
+		status = rc;
 	fleet_release(&fl);
 	return status;
 }

@@ -117,6 +117,49 @@ grep -q '^rocmcheck_check_status{category="permissions",check="perm.kfd",gpu=""}
 	{ fail "node_exporter does not serve rocmcheck_check_status"; tail -5 "$T/exporter.log" >&2; }
 grep -q '^node_textfile_scrape_error 0$' "$T/metrics" || fail "node_exporter reports a textfile scrape error"
 
+# --output: the file node_exporter and NFD read is replaced whole. A reader
+# polling it during 200 rewrites never sees a partial file.
+out=$T/textfile/rocmcheck.prom
+run 1 --sysroot "$norender" --format prometheus doctor --level quick --output "$out"
+[ -s "$OUT" ] && fail "--output also wrote to stdout"
+"$ROCMCHECK" --sysroot "$norender" --format prometheus doctor --level quick >"$T/direct.prom"
+cmp -s "$out" "$T/direct.prom" || fail "--output differs from standard output"
+[ "$(stat -c %a "$out")" = 644 ] || fail "--output file mode $(stat -c %a "$out"), expected 644"
+"$PYTHON" - "$out" >"$T/reader.log" 2>&1 <<'PY' &
+import os, sys, time
+path, bad, reads = sys.argv[1], 0, 0
+end = time.time() + 600
+while not os.path.exists(path + ".stop") and time.time() < end:
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        continue
+    reads += 1
+    if not text.endswith("\n") or "rocmcheck_last_run_timestamp_seconds" not in text:
+        bad += 1
+print("reads", reads, "partial", bad)
+sys.exit(1 if bad or reads == 0 else 0)
+PY
+reader=$!
+for i in $(seq 200); do
+	SOURCE_DATE_EPOCH=$((1764590400 + i)) "$ROCMCHECK" --sysroot "$norender" --format prometheus doctor --level quick \
+		--output "$out" 2>>"$T/writer.err"
+done
+touch "$out.stop"
+ntests=$((ntests + 1))
+wait "$reader" || { fail "a reader saw a partial file: $(cat "$T/reader.log")"; cat "$T/writer.err" >&2; }
+echo "reader: $(cat "$T/reader.log")"
+grep -q '^rocmcheck_last_run_timestamp_seconds 1764590600$' "$out" || fail "the last rewrite is not the file"
+ls "$T/textfile" | grep -v -e '^rocmcheck.prom$' -e '^rocmcheck.prom.stop$' && fail "temporary files left behind"
+# into a FIFO: written in place, the FIFO stays one
+mkfifo "$T/fifo"
+cat "$T/fifo" >"$T/fifo.out" &
+run 1 --sysroot "$norender" --format nfd doctor --level quick --output "$T/fifo"
+wait
+[ -p "$T/fifo" ] || fail "the FIFO was replaced"
+grep -q '^rocmcheck.io/healthy=false$' "$T/fifo.out" || fail "nothing came through the FIFO"
+
 # doctor's only; a typo names the formats.
 usage_error --format prometheus devices
 usage_error --format junit plan
