@@ -136,6 +136,9 @@ struct loader {
 	const char *db_file;
 	int db_line;
 	bool have_database;
+	struct strmap where_index;  /* section key -> index in wheres (find_where) */
+	struct prof_where *wheres;
+	size_t nwheres;
 };
 
 static void verr_at(struct loader *l, const char *file, int line, const char *fmt, va_list ap)
@@ -335,48 +338,28 @@ static void check_template(struct loader *l, const char *key, const char *tmpl,
 
 /* ---- sections */
 
-static const struct prof_where *find_where(const struct profiles *db, enum sect k, const char *a, const char *b)
+/* Where [kind a b] was first defined, or NULL. Through an index, not a scan
+ * of the section arrays: a hostile set holds 100 k sections. */
+static const struct prof_where *find_where(struct loader *l, enum sect k, const char *a, const char *b)
 {
-	switch (k) {
-	case S_OS:
-		for (size_t i = 0; i < db->nos; i++)
-			if (!strcmp(db->os[i].key, a))
-				return &db->os[i].where;
-		break;
-	case S_ROCM:
-		for (size_t i = 0; i < db->nrocm; i++)
-			if (!strcmp(db->rocm[i].version, a))
-				return &db->rocm[i].where;
-		break;
-	case S_GFX:
-		for (size_t i = 0; i < db->ngfx; i++)
-			if (!strcmp(db->gfx[i].arch, a))
-				return &db->gfx[i].where;
-		break;
-	case S_GPU:
-		for (size_t i = 0; i < db->nmodels; i++)
-			if (!strcmp(db->models[i].key, a))
-				return &db->models[i].where;
-		break;
-	case S_CUDA:
-		for (size_t i = 0; i < db->ncuda; i++)
-			if (!strcmp(db->cuda[i].version, a))
-				return &db->cuda[i].where;
-		break;
-	case S_FIX:
-		for (size_t i = 0; i < db->nfixes; i++)
-			if (!strcmp(db->fixes[i].id, a))
-				return &db->fixes[i].where;
-		break;
-	case S_ROUTE:
-		for (size_t i = 0; i < db->nroutes; i++)
-			if (!strcmp(db->routes[i].os, a) && !strcmp(db->routes[i].rocm, b))
-				return &db->routes[i].where;
-		break;
-	default:
-		break;
+	if (k < S_OS)
+		return NULL;
+	struct strbuf key = STRBUF_INIT;
+	strbuf_addch(&key, (char)('0' + k));
+	strbuf_addstr(&key, a);
+	if (k == S_ROUTE) {
+		strbuf_addch(&key, '\n');   /* no title word holds a newline */
+		strbuf_addstr(&key, b);
 	}
-	return NULL;
+	size_t i;
+	bool found = strmap_get(&l->where_index, key.buf, key.len, &i);
+	if (!found) {
+		strmap_put(&l->where_index, key.buf, key.len, l->nwheres);
+		l->wheres = xrealloc(l->wheres, (l->nwheres + 1) * sizeof(*l->wheres));
+		l->wheres[l->nwheres++] = (struct prof_where){ l->file, l->line };
+	}
+	strbuf_release(&key);
+	return found ? &l->wheres[i] : NULL;
 }
 
 #define GROW(arr, n) ((arr) = xrealloc((arr), ((n) + 1) * sizeof(*(arr))), \
@@ -553,7 +536,7 @@ static void section_begin(struct loader *l, const char *title)
 		l->kind = S_DATABASE;
 		goto out;
 	}
-	const struct prof_where *prev = find_where(db, kind, a, b);
+	const struct prof_where *prev = find_where(l, kind, a, b);
 	if (prev) {
 		err(l, "duplicate [%s] (first defined at %s:%d)", title, prev->file, prev->line);
 		goto out;
@@ -1086,7 +1069,10 @@ static int prof_handler(void *user, const char *section, const char *name, const
  * when inih must not see it (an empty line is handed over instead). */
 static bool check_line(struct loader *l, const char *s, size_t n)
 {
-	char buf[PROF_MAX_LINE + 1];
+	/* PROF_MAX_LINE bytes, the CR that prof_reader leaves on, and the NUL */
+	char buf[PROF_MAX_LINE + 2];
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
 	if (n && buf[n - 1] == '\r')
@@ -1325,7 +1311,10 @@ static int cmp_cuda(const void *a, const void *b)
 	return version_cmp(&((const struct prof_cuda *)a)->ver, &((const struct prof_cuda *)b)->ver);
 }
 
-int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
+/* profiles_load and profiles_load_buffers: from `dir` when it is not NULL,
+ * else from the `nfiles` buffers. */
+static int load_set(struct profiles **out, const char *dir, const struct embedded_file *files,
+		    size_t nfiles, struct strvec *errors)
 {
 	struct loader l = { 0 };
 	struct strvec scratch = STRVEC_INIT;
@@ -1342,10 +1331,9 @@ int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
 	if (dir) {
 		load_dir(&l, dir);
 	} else {
-		for (size_t i = 0; i < embedded_profiles_count; i++)
-			load_buffer(&l, embedded_profiles[i].name, embedded_profiles[i].data,
-				    embedded_profiles[i].len);
-		if (!embedded_profiles_count)
+		for (size_t i = 0; i < nfiles; i++)
+			load_buffer(&l, files[i].name, files[i].data, files[i].len);
+		if (!nfiles)
 			err_at(&l, "(embedded)", 0, "no profiles were embedded at build time");
 	}
 	if (l.db->files.n)
@@ -1359,6 +1347,8 @@ int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
 		free(l.refs[i].owner);
 	}
 	free(l.refs);
+	strmap_release(&l.where_index);
+	free(l.wheres);
 	strvec_release(&scratch);
 
 	if (l.nerrors) {
@@ -1371,6 +1361,17 @@ int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
 		qsort(l.db->cuda, l.db->ncuda, sizeof(*l.db->cuda), cmp_cuda);
 	*out = l.db;
 	return 0;
+}
+
+int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
+{
+	return load_set(out, dir, embedded_profiles, embedded_profiles_count, errors);
+}
+
+int profiles_load_buffers(struct profiles **out, const struct embedded_file *files, size_t n,
+			  struct strvec *errors)
+{
+	return load_set(out, NULL, files, n, errors);
 }
 
 void profiles_free(struct profiles *db)

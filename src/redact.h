@@ -50,7 +50,11 @@ struct redactor {
 	struct strvec secrets;     /* literal values scrubbed from every file */
 	struct anon_pair *pairs;   /* anonymisation table (only in memory) */
 	size_t npairs;
-	bool sorted;               /* pairs longest first (replace_words sorts when not) */
+	bool sorted;               /* lens up to date (replace_words rebuilds it when not) */
+	struct strmap pair_index;  /* from -> index in pairs */
+	size_t *lens;              /* the distinct from_len of pairs, longest first */
+	size_t nlens;
+	unsigned char first[32];   /* bit set: a pair starts with this byte */
 	unsigned counter[ANON_NKINDS];
 };
 
