@@ -51,6 +51,8 @@ FILES = [
      fill(lambda i: f"mod{i:07d} 16384 0 - Live 0x0000000000000000\n".encode())),
     ("host.ini [env], distinct names", ".rocmcheck/host.ini",
      fill(lambda i: f"V{i:07d} = x\n".encode(), head=b"[capture]\nformat = 1\n[env]\n")),
+    ("host.ini [env], secret values (bundle)", ".rocmcheck/host.ini",
+     fill(lambda i: f"V{i:07d}_TOKEN = s{i:07d}\n".encode(), head=b"[capture]\nformat = 1\n[env]\n")),
     ("proc/cpuinfo, distinct IPv4 (bundle --anonymize)", "proc/cpuinfo",
      fill(lambda i: f"flags : {ipv4(i)}\n".encode())),
     ("etc/os-release, distinct keys", "etc/os-release",
@@ -92,10 +94,11 @@ with tempfile.TemporaryDirectory() as tmp:
     rows.append(("healthy fixture (reference)", "doctor", run([exe, "--sysroot", base, "doctor", "--level", "quick"])))
     for i, (name, path, data) in enumerate(FILES):
         root = tree(tmp, f"t{i}", [(path, data)])
-        if "anonymize" in name:
+        if "bundle" in name:
             out = os.path.join(tmp, f"b{i}.tar.gz")
-            rows.append((name, "bundle --anonymize",
-                         run([exe, "--sysroot", root, "bundle", "--level", "quick", "--anonymize", "-o", out])))
+            extra = ["--anonymize"] if "anonymize" in name else []
+            rows.append((name, " ".join(["bundle"] + extra),
+                         run([exe, "--sysroot", root, "bundle", "--level", "quick", "-o", out] + extra)))
         else:
             rows.append((name, "doctor", run([exe, "--sysroot", root, "doctor", "--level", "quick"])))
     # a profile file at its cap of 4 MiB: distinct [fix] sections

@@ -100,6 +100,8 @@ void redactor_release(struct redactor *rd)
 	free(rd->pairs);
 	strmap_release(&rd->pair_index);
 	free(rd->lens);
+	strmap_release(&rd->secret_index);
+	free(rd->secret_lens);
 	memset(rd, 0, sizeof(*rd));
 }
 
@@ -107,7 +109,7 @@ void redactor_add_secret(struct redactor *rd, const char *value)
 {
 	if (!value || strlen(value) < REDACT_MIN_SCRUB || !strcmp(value, REDACTED))
 		return;
-	if (!strvec_contains(&rd->secrets, value))
+	if (strmap_put(&rd->secret_index, value, strlen(value), rd->secrets.n))
 		strvec_push(&rd->secrets, value);
 }
 
@@ -472,17 +474,38 @@ static char *replace_words(struct redactor *rd, const char *s, size_t len, size_
 	return strbuf_detach(&sb);
 }
 
+/* Length of the longest secret at s[i], 0 when none: one index lookup per
+ * distinct secret length (a bundle's environment may name 100 k secrets). */
+static size_t secret_at(struct redactor *rd, const char *s, size_t i, size_t len)
+{
+	if (rd->secrets_indexed != rd->secrets.n) {
+		struct strmap seen = STRMAP_INIT;
+		rd->nsecret_lens = 0;
+		rd->secret_lens = xrealloc(rd->secret_lens, (rd->secrets.n ? rd->secrets.n : 1) * sizeof(size_t));
+		for (size_t k = 0; k < rd->secrets.n; k++) {
+			size_t fl = strlen(rd->secrets.v[k]);
+			if (strmap_put(&seen, (const char *)&fl, sizeof(fl), 0))
+				rd->secret_lens[rd->nsecret_lens++] = fl;
+		}
+		strmap_release(&seen);
+		qsort(rd->secret_lens, rd->nsecret_lens, sizeof(size_t), cmp_len_desc);
+		rd->secrets_indexed = rd->secrets.n;
+	}
+	size_t k;
+	for (size_t L = 0; L < rd->nsecret_lens; L++) {
+		size_t fl = rd->secret_lens[L];
+		if (fl <= len - i && strmap_get(&rd->secret_index, s + i, fl, &k))
+			return fl;
+	}
+	return 0;
+}
+
 static char *replace_secrets(struct redactor *rd, const char *s, size_t len, size_t *out_len)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i = 0;
 	while (i < len) {
-		size_t best = 0;
-		for (size_t k = 0; k < rd->secrets.n; k++) {
-			size_t fl = strlen(rd->secrets.v[k]);
-			if (fl > best && fl <= len - i && !memcmp(s + i, rd->secrets.v[k], fl))
-				best = fl;
-		}
+		size_t best = secret_at(rd, s, i, len);
 		if (best) {
 			strbuf_addstr(&sb, REDACTED);
 			i += best;
@@ -501,11 +524,11 @@ char *redactor_apply(struct redactor *rd, const char *buf, size_t len, size_t *o
 		char *out = xmalloc(len + 1);
 		memcpy(out, buf, len);
 		out[len] = '\0';
-		for (size_t k = 0; k < rd->secrets.n; k++) {
-			size_t fl = strlen(rd->secrets.v[k]);
-			char *p = out;
-			while ((p = memmem(p, len - (size_t)(p - out), rd->secrets.v[k], fl)) != NULL)
-				memset(p, 'X', fl);
+		for (size_t i = 0; i < len;) {
+			size_t fl = secret_at(rd, out, i, len);
+			if (fl)
+				memset(out + i, 'X', fl);
+			i += fl ? fl : 1;
 		}
 		*out_len = len;
 		return out;

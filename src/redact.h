@@ -55,6 +55,10 @@ struct redactor {
 	size_t *lens;              /* the distinct from_len of pairs, longest first */
 	size_t nlens;
 	unsigned char first[32];   /* bit set: a pair starts with this byte */
+	struct strmap secret_index;/* secret -> index in secrets */
+	size_t *secret_lens;       /* the distinct lengths of secrets, longest first */
+	size_t nsecret_lens;
+	size_t secrets_indexed;    /* secrets.n when secret_lens was built */
 	unsigned counter[ANON_NKINDS];
 };
 

@@ -42,14 +42,23 @@ char *fuzz_str(const uint8_t *data, size_t size)
 	return s;
 }
 
+static char *workdir;
+
+static void remove_workdir(void)
+{
+	replay_remove(workdir);
+}
+
 const char *fuzz_workdir(void)
 {
-	static char *dir;
+	char *dir = workdir;
 	if (!dir) {
 		const char *t = getenv("TMPDIR");
 		char *tmpl = xasprintf("%s/rocmcheck-fuzz-XXXXXX", t && *t ? t : "/tmp");
 		dir = mkdtemp(tmpl);
 		FUZZ_ASSERT(dir, "mkdtemp %s: %s", tmpl, strerror(errno));
+		workdir = dir;
+		atexit(remove_workdir);
 	}
 	return dir;
 }
@@ -81,15 +90,53 @@ static int open_parents(int dirfd, char *rel)
 			close(fd);
 			return -1;
 		}
-		mkdirat(fd, c, 0755);
 		int next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && mkdirat(fd, c, 0755) == 0)
+			next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		fd = next;
 	}
 	return fd;
 }
 
-static void make_entry(int rootfd, const char *path, size_t plen, const char *body, size_t blen)
+/* The directory of the previous entry stays open: trees list files of one
+ * directory together, and walking from the root each time was most of the
+ * cost of an input. */
+struct tree {
+	int rootfd;
+	char *parent;                         /* NULL: none open */
+	int parentfd;
+};
+
+static void tree_release(struct tree *t)
+{
+	if (t->parent)
+		close(t->parentfd);
+	free(t->parent);
+	close(t->rootfd);
+}
+
+static int tree_parent(struct tree *t, char *rel)
+{
+	if (t->parent && !strcmp(t->parent, rel))
+		return dup(t->parentfd);
+	if (t->parent) {
+		close(t->parentfd);
+		free(t->parent);
+		t->parent = NULL;
+	}
+	char *copy = xstrdup(rel);
+	int fd = open_parents(t->rootfd, rel);
+	if (fd >= 0) {
+		t->parent = copy;
+		t->parentfd = dup(fd);
+	} else {
+		free(copy);
+	}
+	return fd;
+}
+
+static void make_entry(struct tree *t, const char *path, size_t plen, const char *body, size_t blen)
 {
 	char *p = xstrndup(path, plen);
 	char *arrow = strstr(p, " -> ");
@@ -109,7 +156,7 @@ static void make_entry(int rootfd, const char *path, size_t plen, const char *bo
 	char *name = slash ? slash + 1 : rel;
 	if (slash)
 		*slash = '\0';
-	int fd = *name && strcmp(name, "..") && strcmp(name, ".") ? open_parents(rootfd, slash ? rel : (char[]){ "" }) : -1;
+	int fd = *name && strcmp(name, "..") && strcmp(name, ".") ? tree_parent(t, slash ? rel : (char[]){ "" }) : -1;
 	if (fd >= 0) {
 		if (target) {
 			symlinkat(target, fd, name);
@@ -127,10 +174,18 @@ static void make_entry(int rootfd, const char *path, size_t plen, const char *bo
 	free(p);
 }
 
+void fuzz_write_file(const char *root, const char *path, const uint8_t *data, size_t size)
+{
+	struct tree t = { open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), NULL, -1 };
+	FUZZ_ASSERT(t.rootfd >= 0, "open %s: %s", root, strerror(errno));
+	make_entry(&t, path, strlen(path), (const char *)data, size);
+	tree_release(&t);
+}
+
 void fuzz_build_tree(const char *root, const uint8_t *data, size_t size)
 {
-	int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	FUZZ_ASSERT(rootfd >= 0, "open %s: %s", root, strerror(errno));
+	struct tree t = { open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), NULL, -1 };
+	FUZZ_ASSERT(t.rootfd >= 0, "open %s: %s", root, strerror(errno));
 	const char *s = (const char *)data, *end = s + size;
 	unsigned entries = 0;
 	/* each record: "=== PATH\n" then its body up to the next "\n=== " */
@@ -150,10 +205,10 @@ void fuzz_build_tree(const char *root, const uint8_t *data, size_t size)
 			body = body_end;
 		size_t hlen = (size_t)((nl ? nl : end) - hdr);
 		if (hlen && !memchr(hdr, '\0', hlen))
-			make_entry(rootfd, hdr, hlen, body, (size_t)(body_end - body));
+			make_entry(&t, hdr, hlen, body, (size_t)(body_end - body));
 		p = next ? next + 1 : NULL;
 	}
-	close(rootfd);
+	tree_release(&t);
 }
 
 const struct profiles *fuzz_profiles(void)

@@ -35,6 +35,9 @@ const char *fuzz_fresh_dir(const char *name);
  * O_NOFOLLOW, ".." is refused. At most 256 entries. */
 void fuzz_build_tree(const char *root, const uint8_t *data, size_t size);
 
+/* Write one file `path` (relative, no "..", no link followed) under root. */
+void fuzz_write_file(const char *root, const char *path, const uint8_t *data, size_t size);
+
 /* The embedded profiles, loaded once per process. */
 const struct profiles *fuzz_profiles(void);
 

@@ -4,6 +4,7 @@
  * that one file of a minimal sysroot, read by facts_gather. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "facts.h"
 #include "fuzz_common.h"
@@ -126,16 +127,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = fuzz_str(data + 1, size - 1);
 	direct(sel, text);
 	if (sel & 0x80) {
-		/* the same bytes as a file that a facts reader parses */
-		const char *root = fuzz_fresh_dir("root");
-		fuzz_build_tree(root, (const uint8_t *)skeleton, sizeof(skeleton) - 1);
+		/* the same bytes as a file that a facts reader parses, in a
+		 * skeleton made once: only that file changes between inputs */
+		static const char *root;
+		if (!root) {
+			root = fuzz_fresh_dir("parsers");
+			fuzz_build_tree(root, (const uint8_t *)skeleton, sizeof(skeleton) - 1);
+		}
 		const char *path = files[(sel & 0x7f) % ARRAY_SIZE(files)];
-		struct strbuf sb = STRBUF_INIT;
-		strbuf_addf(&sb, "=== %s\n", path);
-		strbuf_add(&sb, data + 1, size - 1);
-		fuzz_build_tree(root, (const uint8_t *)sb.buf, sb.len);
-		strbuf_release(&sb);
+		fuzz_write_file(root, path, data + 1, size - 1);
 		fuzz_doctor(root);
+		/* back to the skeleton: its own content, or no such file */
+		const char *own = NULL;
+		struct strbuf hdr = STRBUF_INIT;
+		strbuf_addf(&hdr, "=== %s\n", path);
+		const char *at = strstr(skeleton, hdr.buf);
+		if (at) {
+			own = at + hdr.len;
+			const char *next = strstr(own, "\n=== ");
+			fuzz_write_file(root, path, (const uint8_t *)own,
+					next ? (size_t)(next + 1 - own) : strlen(own));
+		} else {
+			char *full = xasprintf("%s/%s", root, path);
+			unlink(full);
+			free(full);
+		}
+		strbuf_release(&hdr);
 	}
 	free(text);
 	return 0;
