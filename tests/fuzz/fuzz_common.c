@@ -174,6 +174,31 @@ static void make_entry(struct tree *t, const char *path, size_t plen, const char
 	free(p);
 }
 
+bool fuzz_next_record(const char **p, const char *end, struct fuzz_record *r)
+{
+	const char *s = *p;
+	if (s >= end)
+		return false;
+	r->name = NULL;
+	r->nlen = 0;
+	if ((size_t)(end - s) >= 4 && !memcmp(s, "=== ", 4)) {
+		r->name = s + 4;
+		const char *nl = memchr(r->name, '\n', (size_t)(end - r->name));
+		r->nlen = (size_t)((nl ? nl : end) - r->name);
+		s = nl ? nl + 1 : end;
+	}
+	/* the body runs up to and including the newline before the next "=== " */
+	const char *next = s;
+	while ((next = memchr(next, '\n', (size_t)(end - next))) && (size_t)(end - next) >= 5 &&
+	       memcmp(next, "\n=== ", 5))
+		next++;
+	const char *body_end = next && (size_t)(end - next) >= 5 ? next + 1 : end;
+	r->body = s;
+	r->blen = (size_t)(body_end - s);
+	*p = body_end;
+	return true;
+}
+
 void fuzz_write_file(const char *root, const char *path, const uint8_t *data, size_t size)
 {
 	struct tree t = { open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), NULL, -1 };
@@ -186,28 +211,11 @@ void fuzz_build_tree(const char *root, const uint8_t *data, size_t size)
 {
 	struct tree t = { open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), NULL, -1 };
 	FUZZ_ASSERT(t.rootfd >= 0, "open %s: %s", root, strerror(errno));
-	const char *s = (const char *)data, *end = s + size;
-	unsigned entries = 0;
-	/* each record: "=== PATH\n" then its body up to the next "\n=== " */
-	const char *p = size >= 4 && !memcmp(s, "=== ", 4) ? s : NULL;
-	while (p && entries++ < 256) {
-		const char *hdr = p + 4;
-		const char *nl = memchr(hdr, '\n', (size_t)(end - hdr));
-		const char *body = nl ? nl + 1 : end;
-		const char *next = body;
-		while ((next = memchr(next, '\n', (size_t)(end - next))) && (size_t)(end - next) >= 5 &&
-		       memcmp(next, "\n=== ", 5))
-			next++;
-		if (next && (size_t)(end - next) < 5)
-			next = NULL;
-		const char *body_end = next ? next + 1 : end;
-		if (body > body_end)
-			body = body_end;
-		size_t hlen = (size_t)((nl ? nl : end) - hdr);
-		if (hlen && !memchr(hdr, '\0', hlen))
-			make_entry(&t, hdr, hlen, body, (size_t)(body_end - body));
-		p = next ? next + 1 : NULL;
-	}
+	const char *p = (const char *)data, *end = p + size;
+	struct fuzz_record r;
+	for (unsigned entries = 0; entries < 256 && fuzz_next_record(&p, end, &r); entries++)
+		if (r.name && r.nlen && !memchr(r.name, '\0', r.nlen))
+			make_entry(&t, r.name, r.nlen, r.body, r.blen);
 	tree_release(&t);
 }
 

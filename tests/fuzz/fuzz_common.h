@@ -28,6 +28,15 @@ char *fuzz_str(const uint8_t *data, size_t size);
 const char *fuzz_workdir(void);
 const char *fuzz_fresh_dir(const char *name);
 
+/* One record of framed text at *p: a line "=== NAME" (name NULL when the
+ * text does not start with one), then the body up to the next line that
+ * starts with "=== ". Advances *p; false at the end. */
+struct fuzz_record {
+	const char *name, *body;
+	size_t nlen, blen;
+};
+bool fuzz_next_record(const char **p, const char *end, struct fuzz_record *r);
+
 /* Build a small tree under `root` from framed text: a line "=== PATH"
  * starts a file whose content is the lines up to the next "=== " line,
  * "=== PATH -> TARGET" makes a symbolic link, "=== PATH/" a directory.

@@ -13,28 +13,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct embedded_file files[32];
 	char *names[32];
 	size_t n = 0;
-	const char *s = (const char *)data, *end = s + size;
-	const char *p = s;
-	while (p < end && n < 32) {
-		const char *name = "a.ini";
-		size_t nlen = 5;
-		if ((size_t)(end - p) >= 4 && !memcmp(p, "=== ", 4)) {
-			name = p + 4;
-			const char *nl = memchr(name, '\n', (size_t)(end - name));
-			nlen = (size_t)((nl ? nl : end) - name);
-			p = nl ? nl + 1 : end;
-		}
-		const char *next = p;
-		while ((next = memchr(next, '\n', (size_t)(end - next))) && (size_t)(end - next) >= 5 &&
-		       memcmp(next, "\n=== ", 5))
-			next++;
-		if (next && (size_t)(end - next) < 5)
-			next = NULL;
-		const char *body_end = next ? next + 1 : end;
-		names[n] = xstrndup(name, nlen);
-		files[n] = (struct embedded_file){ names[n], p, (size_t)(body_end - p) };
+	const char *p = (const char *)data, *end = p + size;
+	struct fuzz_record r;
+	while (n < 32 && fuzz_next_record(&p, end, &r)) {
+		names[n] = r.name ? xstrndup(r.name, r.nlen) : xstrdup("a.ini");
+		files[n] = (struct embedded_file){ names[n], r.body, r.blen };
 		n++;
-		p = body_end;
 	}
 	struct profiles *db = NULL;
 	struct strvec errors = STRVEC_INIT;
