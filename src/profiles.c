@@ -362,7 +362,10 @@ static const struct prof_where *find_where(struct loader *l, enum sect k, const 
 	return found ? &l->wheres[i] : NULL;
 }
 
-#define GROW(arr, n) ((arr) = xrealloc((arr), ((n) + 1) * sizeof(*(arr))), \
+/* Room for one more: the capacity is the next power of two, so that a set
+ * of 100 k sections is not copied once per section. */
+#define GROW(arr, n) ((!((n) & ((n) - 1)) ? (void)((arr) = xrealloc((arr), ((n) ? 2 * (n) : 1) * sizeof(*(arr)))) \
+					   : (void)0), \
 		      memset(&(arr)[(n)], 0, sizeof(*(arr))), (n)++)
 
 static bool seen_key(struct loader *l, const char *key)
