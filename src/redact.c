@@ -101,7 +101,9 @@ void redactor_release(struct redactor *rd)
 	strmap_release(&rd->pair_index);
 	free(rd->lens);
 	strmap_release(&rd->secret_index);
+	strmap_release(&rd->secret_rk);
 	free(rd->secret_lens);
+	free(rd->secret_pows);
 	memset(rd, 0, sizeof(*rd));
 }
 
@@ -474,27 +476,67 @@ static char *replace_words(struct redactor *rd, const char *s, size_t len, size_
 	return strbuf_detach(&sb);
 }
 
-/* Length of the longest secret at s[i], 0 when none: one index lookup per
- * distinct secret length (a bundle's environment may name 100 k secrets). */
-static size_t secret_at(struct redactor *rd, const char *s, size_t i, size_t len)
+/* Secrets are found with a rolling hash (Rabin-Karp) per distinct secret
+ * length: the hash of any window of the text comes from its prefix hashes
+ * in O(1), so a long secret costs no more than a short one at each place
+ * (one secret of 100 KiB must not make every position hash 100 KiB). The
+ * base is odd and fixed; a hit is confirmed byte by byte. */
+#define RK_BASE 0x100000001b3ULL
+
+struct rk_key {
+	uint64_t len, hash;
+};
+
+static void index_secrets(struct redactor *rd)
 {
-	if (rd->secrets_indexed != rd->secrets.n) {
-		struct strmap seen = STRMAP_INIT;
-		rd->nsecret_lens = 0;
-		rd->secret_lens = xrealloc(rd->secret_lens, (rd->secrets.n ? rd->secrets.n : 1) * sizeof(size_t));
-		for (size_t k = 0; k < rd->secrets.n; k++) {
-			size_t fl = strlen(rd->secrets.v[k]);
-			if (strmap_put(&seen, (const char *)&fl, sizeof(fl), 0))
-				rd->secret_lens[rd->nsecret_lens++] = fl;
-		}
-		strmap_release(&seen);
-		qsort(rd->secret_lens, rd->nsecret_lens, sizeof(size_t), cmp_len_desc);
-		rd->secrets_indexed = rd->secrets.n;
+	struct strmap seen = STRMAP_INIT;
+	size_t n = rd->secrets.n ? rd->secrets.n : 1;
+	rd->nsecret_lens = 0;
+	rd->secret_lens = xrealloc(rd->secret_lens, n * sizeof(size_t));
+	rd->secret_pows = xrealloc(rd->secret_pows, n * sizeof(uint64_t));
+	strmap_release(&rd->secret_rk);
+	for (size_t k = 0; k < rd->secrets.n; k++) {
+		const char *v = rd->secrets.v[k];
+		struct rk_key key = { strlen(v), 0 };
+		for (size_t j = 0; j < key.len; j++)
+			key.hash = key.hash * RK_BASE + (unsigned char)v[j];
+		size_t first;
+		if (!strmap_get(&rd->secret_rk, (const char *)&key, sizeof(key), &first))
+			strmap_put(&rd->secret_rk, (const char *)&key, sizeof(key), k);
+		if (strmap_put(&seen, (const char *)&key.len, sizeof(key.len), 0))
+			rd->secret_lens[rd->nsecret_lens++] = key.len;
 	}
-	size_t k;
+	strmap_release(&seen);
+	qsort(rd->secret_lens, rd->nsecret_lens, sizeof(size_t), cmp_len_desc);
 	for (size_t L = 0; L < rd->nsecret_lens; L++) {
-		size_t fl = rd->secret_lens[L];
-		if (fl <= len - i && strmap_get(&rd->secret_index, s + i, fl, &k))
+		uint64_t pw = 1;
+		for (size_t j = 0; j < rd->secret_lens[L]; j++)
+			pw *= RK_BASE;
+		rd->secret_pows[L] = pw;
+	}
+	rd->secrets_indexed = rd->secrets.n;
+}
+
+/* prefix[j] = the hash of s[0..j): the caller's, len + 1 entries */
+static uint64_t *prefix_hashes(const char *s, size_t len)
+{
+	uint64_t *p = xmalloc((len + 1) * sizeof(*p));
+	p[0] = 0;
+	for (size_t j = 0; j < len; j++)
+		p[j + 1] = p[j] * RK_BASE + (unsigned char)s[j];
+	return p;
+}
+
+/* Length of the longest secret at s[i], 0 when none. */
+static size_t secret_at(struct redactor *rd, const char *s, size_t i, size_t len, const uint64_t *prefix)
+{
+	for (size_t L = 0; L < rd->nsecret_lens; L++) {
+		size_t fl = rd->secret_lens[L], k;
+		if (fl > len - i)
+			continue;
+		struct rk_key key = { fl, prefix[i + fl] - prefix[i] * rd->secret_pows[L] };
+		if (strmap_get(&rd->secret_rk, (const char *)&key, sizeof(key), &k) &&
+		    !memcmp(s + i, rd->secrets.v[k], fl))
 			return fl;
 	}
 	return 0;
@@ -502,10 +544,13 @@ static size_t secret_at(struct redactor *rd, const char *s, size_t i, size_t len
 
 static char *replace_secrets(struct redactor *rd, const char *s, size_t len, size_t *out_len)
 {
+	if (rd->secrets_indexed != rd->secrets.n)
+		index_secrets(rd);
+	uint64_t *prefix = prefix_hashes(s, len);
 	struct strbuf sb = STRBUF_INIT;
 	size_t i = 0;
 	while (i < len) {
-		size_t best = secret_at(rd, s, i, len);
+		size_t best = secret_at(rd, s, i, len, prefix);
 		if (best) {
 			strbuf_addstr(&sb, REDACTED);
 			i += best;
@@ -513,6 +558,7 @@ static char *replace_secrets(struct redactor *rd, const char *s, size_t len, siz
 			strbuf_addch(&sb, s[i++]);
 		}
 	}
+	free(prefix);
 	*out_len = sb.len;
 	return strbuf_detach(&sb);
 }
@@ -524,12 +570,16 @@ char *redactor_apply(struct redactor *rd, const char *buf, size_t len, size_t *o
 		char *out = xmalloc(len + 1);
 		memcpy(out, buf, len);
 		out[len] = '\0';
+		if (rd->secrets_indexed != rd->secrets.n)
+			index_secrets(rd);
+		uint64_t *prefix = prefix_hashes(buf, len);
 		for (size_t i = 0; i < len;) {
-			size_t fl = secret_at(rd, out, i, len);
+			size_t fl = secret_at(rd, buf, i, len, prefix);
 			if (fl)
 				memset(out + i, 'X', fl);
 			i += fl ? fl : 1;
 		}
+		free(prefix);
 		*out_len = len;
 		return out;
 	}

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util.h"
 
@@ -57,7 +58,9 @@ struct redactor {
 	unsigned char first[32];   /* bit set: a pair starts with this byte */
 	struct strmap secret_index;/* secret -> index in secrets */
 	size_t *secret_lens;       /* the distinct lengths of secrets, longest first */
+	uint64_t *secret_pows;     /* RK_BASE to the power of each of those lengths */
 	size_t nsecret_lens;
+	struct strmap secret_rk;   /* (length, rolling hash) of each secret -> index */
 	size_t secrets_indexed;    /* secrets.n when secret_lens was built */
 	unsigned counter[ANON_NKINDS];
 };

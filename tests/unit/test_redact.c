@@ -217,6 +217,24 @@ static void test_many(void **state)
 	assert_string_equal(out, "a " REDACTED " b ipv4-20000 c " REDACTED " d " REDACTED "x");
 	free(out);
 	redactor_release(&rd);
+
+	/* a long secret that almost matches at every place: found at its end */
+	redactor_init(&rd, false);
+	struct strbuf secret = STRBUF_INIT, text = STRBUF_INIT;
+	for (int i = 0; i < 5000; i++)
+		strbuf_addch(&secret, 'a');
+	strbuf_addch(&secret, 'b');
+	for (int i = 0; i < 10000; i++)
+		strbuf_addch(&text, 'a');
+	strbuf_addch(&text, 'b');
+	redactor_add_secret(&rd, secret.buf);
+	out = redactor_apply_str(&rd, text.buf);
+	assert_int_equal(strlen(out), 5000 + strlen(REDACTED));
+	assert_string_equal(out + 5000, REDACTED);
+	free(out);
+	strbuf_release(&secret);
+	strbuf_release(&text);
+	redactor_release(&rd);
 }
 
 int main(void)
