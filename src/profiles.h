@@ -160,6 +160,12 @@ struct embedded_file {
 extern const struct embedded_file embedded_profiles[];
 extern const size_t embedded_profiles_count;
 
+/* profiles_load from `n` files held in memory (name, bytes), read in the
+ * order given, as if they were the *.ini files of a directory: the same
+ * checks and the same "FILE:LINE: message" errors. */
+int profiles_load_buffers(struct profiles **out, const struct embedded_file *files, size_t n,
+			  struct strvec *errors);
+
 /* ---- queries ---- */
 const struct prof_os *profiles_find_os(const struct profiles *db, const char *id, const char *version_id);
 const struct prof_os *profiles_os_by_key(const struct profiles *db, const char *key);

@@ -26,14 +26,31 @@
 
 /* ---- sections: a new entry per header, found again for duplicates */
 
-#define GROW(arr, n) ((arr) = xrealloc((arr), ((n) + 1) * sizeof(*(arr))), \
+/* Room for one more: the capacity is the next power of two, so that a set
+ * of 100 k sections is not copied once per section. */
+#define GROW(arr, n) ((!((n) & ((n) - 1)) ? (void)((arr) = xrealloc((arr), ((n) ? 2 * (n) : 1) * sizeof(*(arr)))) \
+					   : (void)0), \
 		      memset(&(arr)[(n)], 0, sizeof(*(arr))), (n)++)
 
-static const struct prof_where *find_database(const struct profiles *db, const char *a, const char *b)
+/* Where [kind a b] was first defined, or NULL (and it is recorded). Through
+ * an index, not a scan of the section arrays: a hostile set holds 100 k
+ * sections. */
+static const struct prof_where *where_seen(struct loader *l, enum sect k, const char *a, const char *b)
 {
-	(void)a;
-	(void)b;
-	return db->db_where.file ? &db->db_where : NULL;
+	struct strbuf key = STRBUF_INIT;
+	strbuf_addch(&key, (char)('0' + k));
+	strbuf_addstr(&key, a ? a : "");
+	strbuf_addch(&key, '\n');   /* no title word holds a newline */
+	strbuf_addstr(&key, b ? b : "");
+	size_t i;
+	bool found = strmap_get(&l->where_index, key.buf, key.len, &i);
+	if (!found) {
+		strmap_put(&l->where_index, key.buf, key.len, l->nwheres);
+		l->wheres = xrealloc(l->wheres, (l->nwheres + 1) * sizeof(*l->wheres));
+		l->wheres[l->nwheres++] = (struct prof_where){ l->file, l->line };
+	}
+	strbuf_release(&key);
+	return found ? &l->wheres[i] : NULL;
 }
 
 static void begin_database(struct loader *l, const char *a, const char *b, struct prof_where where)
@@ -46,15 +63,6 @@ static void begin_database(struct loader *l, const char *a, const char *b, struc
 	l->db->db_where = where;
 }
 
-static const struct prof_where *find_os(const struct profiles *db, const char *a, const char *b)
-{
-	(void)b;
-	for (size_t i = 0; i < db->nos; i++)
-		if (!strcmp(db->os[i].key, a))
-			return &db->os[i].where;
-	return NULL;
-}
-
 static void begin_os(struct loader *l, const char *a, const char *b, struct prof_where where)
 {
 	struct profiles *db = l->db;
@@ -63,15 +71,6 @@ static void begin_os(struct loader *l, const char *a, const char *b, struct prof
 	GROW(db->os, db->nos);
 	db->os[l->idx].key = xstrdup(a);
 	db->os[l->idx].where = where;
-}
-
-static const struct prof_where *find_rocm(const struct profiles *db, const char *a, const char *b)
-{
-	(void)b;
-	for (size_t i = 0; i < db->nrocm; i++)
-		if (!strcmp(db->rocm[i].version, a))
-			return &db->rocm[i].where;
-	return NULL;
 }
 
 static void begin_rocm(struct loader *l, const char *a, const char *b, struct prof_where where)
@@ -85,15 +84,6 @@ static void begin_rocm(struct loader *l, const char *a, const char *b, struct pr
 	db->rocm[l->idx].where = where;
 }
 
-static const struct prof_where *find_gfx(const struct profiles *db, const char *a, const char *b)
-{
-	(void)b;
-	for (size_t i = 0; i < db->ngfx; i++)
-		if (!strcmp(db->gfx[i].arch, a))
-			return &db->gfx[i].where;
-	return NULL;
-}
-
 static void begin_gfx(struct loader *l, const char *a, const char *b, struct prof_where where)
 {
 	struct profiles *db = l->db;
@@ -102,15 +92,6 @@ static void begin_gfx(struct loader *l, const char *a, const char *b, struct pro
 	GROW(db->gfx, db->ngfx);
 	db->gfx[l->idx].arch = xstrdup(a);
 	db->gfx[l->idx].where = where;
-}
-
-static const struct prof_where *find_gpu(const struct profiles *db, const char *a, const char *b)
-{
-	(void)b;
-	for (size_t i = 0; i < db->nmodels; i++)
-		if (!strcmp(db->models[i].key, a))
-			return &db->models[i].where;
-	return NULL;
 }
 
 static void begin_gpu(struct loader *l, const char *a, const char *b, struct prof_where where)
@@ -124,15 +105,6 @@ static void begin_gpu(struct loader *l, const char *a, const char *b, struct pro
 	l->arch_line = l->line;
 }
 
-static const struct prof_where *find_cuda(const struct profiles *db, const char *a, const char *b)
-{
-	(void)b;
-	for (size_t i = 0; i < db->ncuda; i++)
-		if (!strcmp(db->cuda[i].version, a))
-			return &db->cuda[i].where;
-	return NULL;
-}
-
 static void begin_cuda(struct loader *l, const char *a, const char *b, struct prof_where where)
 {
 	struct profiles *db = l->db;
@@ -144,15 +116,6 @@ static void begin_cuda(struct loader *l, const char *a, const char *b, struct pr
 	db->cuda[l->idx].where = where;
 }
 
-static const struct prof_where *find_fix(const struct profiles *db, const char *a, const char *b)
-{
-	(void)b;
-	for (size_t i = 0; i < db->nfixes; i++)
-		if (!strcmp(db->fixes[i].id, a))
-			return &db->fixes[i].where;
-	return NULL;
-}
-
 static void begin_fix(struct loader *l, const char *a, const char *b, struct prof_where where)
 {
 	struct profiles *db = l->db;
@@ -161,14 +124,6 @@ static void begin_fix(struct loader *l, const char *a, const char *b, struct pro
 	GROW(db->fixes, db->nfixes);
 	db->fixes[l->idx].id = xstrdup(a);
 	db->fixes[l->idx].where = where;
-}
-
-static const struct prof_where *find_route(const struct profiles *db, const char *a, const char *b)
-{
-	for (size_t i = 0; i < db->nroutes; i++)
-		if (!strcmp(db->routes[i].os, a) && !strcmp(db->routes[i].rocm, b))
-			return &db->routes[i].where;
-	return NULL;
 }
 
 static void begin_route(struct loader *l, const char *a, const char *b, struct prof_where where)
@@ -583,7 +538,7 @@ static void key_route(struct loader *l, const char *key, const char *value)
 }
 
 /* ---- section kinds: one row each, indexed by enum sect (a new kind is one
- * row, its begin/find pair above, its key handler and its end rule) */
+ * row, its begin function above, its key handler and its end rule) */
 
 static const struct sect_kind {
 	const char *name;           /* the header's first word */
@@ -591,24 +546,22 @@ static const struct sect_kind {
 	const char *usage;          /* the header's form, for "malformed section" */
 	/* the arguments' form (profiles_check.c); NULL: no arguments */
 	bool (*args_ok)(const char *a, const char *b);
-	/* an entry of the same name, for "duplicate" */
-	const struct prof_where *(*find)(const struct profiles *db, const char *a, const char *b);
 	void (*begin)(struct loader *l, const char *a, const char *b, struct prof_where where);
 	void (*key)(struct loader *l, const char *key, const char *value);
 	/* what the section requires once read (profiles_check.c) */
 	void (*end)(struct loader *l);
 } sect_kinds[S_NKINDS] = {
-	[S_DATABASE] = { "database", 0, "[database]", NULL, find_database, begin_database,
+	[S_DATABASE] = { "database", 0, "[database]", NULL, begin_database,
 			 key_database, prof_end_database },
-	[S_OS] = { "os", 1, "[os KEY]", prof_args_name, find_os, begin_os, key_os, prof_end_os },
-	[S_ROCM] = { "rocm", 1, "[rocm MAJOR.MINOR]", prof_args_version, find_rocm, begin_rocm, key_rocm,
+	[S_OS] = { "os", 1, "[os KEY]", prof_args_name, begin_os, key_os, prof_end_os },
+	[S_ROCM] = { "rocm", 1, "[rocm MAJOR.MINOR]", prof_args_version, begin_rocm, key_rocm,
 		     prof_end_rocm },
-	[S_GFX] = { "gfx", 1, "[gfx gfxNNNN]", prof_args_gfx, find_gfx, begin_gfx, key_gfx, prof_end_gfx },
-	[S_GPU] = { "gpu", 1, "[gpu KEY]", prof_args_name, find_gpu, begin_gpu, key_gpu, prof_end_gpu },
-	[S_CUDA] = { "cuda", 1, "[cuda MAJOR.MINOR]", prof_args_version, find_cuda, begin_cuda, key_cuda,
+	[S_GFX] = { "gfx", 1, "[gfx gfxNNNN]", prof_args_gfx, begin_gfx, key_gfx, prof_end_gfx },
+	[S_GPU] = { "gpu", 1, "[gpu KEY]", prof_args_name, begin_gpu, key_gpu, prof_end_gpu },
+	[S_CUDA] = { "cuda", 1, "[cuda MAJOR.MINOR]", prof_args_version, begin_cuda, key_cuda,
 		     prof_end_cuda },
-	[S_FIX] = { "fix", 1, "[fix ID]", prof_args_name, find_fix, begin_fix, key_fix, prof_end_fix },
-	[S_ROUTE] = { "route", 2, "[route OS ROCM|*]", prof_args_route, find_route, begin_route, key_route,
+	[S_FIX] = { "fix", 1, "[fix ID]", prof_args_name, begin_fix, key_fix, prof_end_fix },
+	[S_ROUTE] = { "route", 2, "[route OS ROCM|*]", prof_args_route, begin_route, key_route,
 		      prof_end_route },
 };
 
@@ -673,7 +626,7 @@ static void section_begin(struct loader *l, const char *title)
 		prof_err(l, "malformed section [%s] (expected %s)", title, k->usage);
 		goto out;
 	}
-	const struct prof_where *prev = k->find(l->db, a, b);
+	const struct prof_where *prev = where_seen(l, kind, a, b);
 	if (prev) {
 		prof_err(l, "duplicate [%s] (first defined at %s:%d)", title, prev->file, prev->line);
 		goto out;
@@ -724,7 +677,10 @@ static int prof_handler(void *user, const char *section, const char *name, const
  * when inih must not see it (an empty line is handed over instead). */
 static bool check_line(struct loader *l, const char *s, size_t n)
 {
-	char buf[PROF_MAX_LINE + 1];
+	/* PROF_MAX_LINE bytes, the CR that prof_reader leaves on, and the NUL */
+	char buf[PROF_MAX_LINE + 2];
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
 	if (n && buf[n - 1] == '\r')
@@ -900,7 +856,10 @@ static int cmp_cuda(const void *a, const void *b)
 	return version_cmp(&((const struct prof_cuda *)a)->ver, &((const struct prof_cuda *)b)->ver);
 }
 
-int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
+/* profiles_load and profiles_load_buffers: from `dir` when it is not NULL,
+ * else from the `nfiles` buffers. */
+static int load_set(struct profiles **out, const char *dir, const struct embedded_file *files,
+		    size_t nfiles, struct strvec *errors)
 {
 	struct loader l = { 0 };
 	struct strvec scratch = STRVEC_INIT;
@@ -917,10 +876,9 @@ int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
 	if (dir) {
 		load_dir(&l, dir);
 	} else {
-		for (size_t i = 0; i < embedded_profiles_count; i++)
-			load_buffer(&l, embedded_profiles[i].name, embedded_profiles[i].data,
-				    embedded_profiles[i].len);
-		if (!embedded_profiles_count)
+		for (size_t i = 0; i < nfiles; i++)
+			load_buffer(&l, files[i].name, files[i].data, files[i].len);
+		if (!nfiles)
 			prof_err_at(&l, "(embedded)", 0, "no profiles were embedded at build time");
 	}
 	if (l.db->files.n)
@@ -934,6 +892,8 @@ int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
 		free(l.refs[i].owner);
 	}
 	free(l.refs);
+	strmap_release(&l.where_index);
+	free(l.wheres);
 	strvec_release(&scratch);
 
 	if (l.nerrors) {
@@ -946,6 +906,17 @@ int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
 		qsort(l.db->cuda, l.db->ncuda, sizeof(*l.db->cuda), cmp_cuda);
 	*out = l.db;
 	return 0;
+}
+
+int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
+{
+	return load_set(out, dir, embedded_profiles, embedded_profiles_count, errors);
+}
+
+int profiles_load_buffers(struct profiles **out, const struct embedded_file *files, size_t n,
+			  struct strvec *errors)
+{
+	return load_set(out, NULL, files, n, errors);
 }
 
 void profiles_free(struct profiles *db)

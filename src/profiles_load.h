@@ -52,6 +52,9 @@ struct loader {
 	const char *db_file;
 	int db_line;
 	bool have_database;
+	struct strmap where_index;  /* section kind and name -> index in wheres (where_seen) */
+	struct prof_where *wheres;
+	size_t nwheres;
 };
 
 #endif

@@ -71,6 +71,8 @@ struct host_info {
 	struct strvec sudo_groups; /* group names of sudo_user (checks judge for that user) */
 	struct env_entry *env;   /* only the variables rocmcheck reads */
 	size_t nenv;
+	size_t env_alloc;
+	struct strmap env_index; /* name -> index in env (a capture may hold many) */
 	char *captured_at, *capture_source;
 };
 

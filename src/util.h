@@ -62,6 +62,22 @@ void strvec_split(struct strvec *sv, const char *s, const char *seps);
 /* The strings joined with `sep`; caller owns the result ("" when empty). */
 char *strvec_join(const struct strvec *sv, const char *sep);
 
+/* Map from strings (keys copied) to a size_t, for lookups in tables that a
+ * hostile input can make large: open addressing, a hash seeded once per
+ * process, so a linear scan per line never turns a capped file into
+ * minutes. Keys are byte strings of a given length (NUL bytes allowed). */
+struct strmap {
+	struct strmap_slot *slots;
+	size_t cap;                           /* 0 or a power of two */
+	size_t n;
+};
+#define STRMAP_INIT { NULL, 0, 0 }
+void strmap_release(struct strmap *m);
+/* true and *val set when `key` (len bytes) is in the map */
+bool strmap_get(const struct strmap *m, const char *key, size_t len, size_t *val);
+/* Set key -> val; returns true when the key was new. */
+bool strmap_put(struct strmap *m, const char *key, size_t len, size_t val);
+
 /* Text helpers. */
 char *str_trim(char *s);                  /* in place; returns s moved past leading space */
 bool str_startswith(const char *s, const char *prefix);

@@ -602,6 +602,15 @@ static void test_line_limit_boundary(void **state)
 	strbuf_addch(&sb, '\n');
 	expect_overlay_error("zz-limit.ini", sb.buf,
 			     "zz-limit.ini:2: line is 200 bytes long: libinih reads at most 199 bytes per line (200 with the newline)");
+	/* the longest line with a CRLF end: 199 bytes and the CR reach the
+	 * line checker (its buffer once held one byte too few; ASan build) */
+	sb.len -= 2;
+	sb.buf[sb.len] = '\0';
+	strbuf_addstr(&sb, "\r\n");
+	expect_overlay_error("zz-limit.ini", sb.buf, NULL);
+	sb.len -= 1;
+	sb.buf[sb.len - 1] = '\r';   /* the file ends in the CR */
+	expect_overlay_error_n("zz-limit.ini", sb.buf, sb.len, NULL);
 	strbuf_release(&sb);
 }
 
@@ -643,6 +652,33 @@ static void test_hostile_input(void **state)
 	free(path);
 	remove_tree(tmp);
 	free(tmp);
+}
+
+/* The set loads from memory as from a directory: the embedded files load,
+ * and a section given twice is named with both buffers' names. */
+static void test_load_buffers(void **state)
+{
+	(void)state;
+	struct profiles *db = NULL;
+	struct strvec errors = STRVEC_INIT;
+	assert_int_equal(profiles_load_buffers(&db, embedded_profiles, embedded_profiles_count, &errors), 0);
+	assert_int_equal(errors.n, 0);
+	assert_non_null(profiles_find_gfx(db, "gfx1100"));
+	profiles_free(db);
+
+	struct embedded_file *files = xcalloc(embedded_profiles_count + 1, sizeof(*files));
+	memcpy(files, embedded_profiles, embedded_profiles_count * sizeof(*files));
+	static const char extra[] = "source = test\n[fix zz-one]\ntext = one\n[fix zz-one]\ntext = two\n";
+	files[embedded_profiles_count] = (struct embedded_file){ "zz.ini", extra, sizeof(extra) - 1 };
+	assert_true(profiles_load_buffers(&db, files, embedded_profiles_count + 1, &errors) < 0);
+	assert_null(db);
+	assert_true(strvec_contains(&errors, "zz.ini:4: duplicate [fix zz-one] (first defined at zz.ini:2)"));
+	strvec_release(&errors);
+	free(files);
+
+	assert_true(profiles_load_buffers(&db, NULL, 0, &errors) < 0);
+	assert_true(errors.n > 0);
+	strvec_release(&errors);
 }
 
 static void test_contract_violations(void **state)
@@ -930,6 +966,7 @@ int main(void)
 		cmocka_unit_test(test_bad_profiles),
 		cmocka_unit_test(test_line_limit_boundary),
 		cmocka_unit_test(test_hostile_input),
+		cmocka_unit_test(test_load_buffers),
 		cmocka_unit_test(test_contract_violations),
 		cmocka_unit_test(test_missing_dir),
 		cmocka_unit_test(test_cmd_profiles),
