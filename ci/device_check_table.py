@@ -19,11 +19,15 @@ def load(name):
         return {"error": str(e)}
 
 def first_line(name):
+    """The last line rocmcheck wrote on stderr that says what went wrong (a
+    usage error is followed by a "Try ... --help" hint), else the last line."""
     try:
         with open(os.path.join(work, name)) as f:
-            return f.read().strip().splitlines()[-1]
-    except (OSError, IndexError):
+            lines = f.read().strip().splitlines()
+    except OSError:
         return ""
+    said = [l for l in lines if l.startswith("rocmcheck: ")]
+    return (said or lines or [""])[-1]
 
 small, medium, doctor = load("probe-small.json"), load("probe-medium.json"), load("doctor.json")
 cublas = {}

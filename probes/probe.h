@@ -84,6 +84,8 @@ struct probe_def {
 	const char *group;         /* "gemm" */
 	unsigned flags;            /* enum probe_flag bits */
 	void (*run)(struct probe_ctx *pc, struct probe_outcome *out);
+	const char *title;         /* for `checks`: "FP32 GEMM on the GPU" */
+	const char *explain;       /* for `checks --explain`: what it runs, what it verifies */
 };
 extern const struct probe_def probe_defs[];   /* terminated by {0} */
 const struct probe_def *probe_find(const char *name);
@@ -187,7 +189,7 @@ void probe_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * probe_defs row): none at quick, the short set at standard (plus rocBLAS
  * when `blas`: rocm.rocblas doubts it), every probe at full (the timed
  * probe.sustained included). Returns how many. */
-size_t doctor_probe_select(const char *level, bool blas, const struct check_filter *flt,
+size_t doctor_probe_select(enum level level, bool blas, const struct check_filter *flt,
 			   const struct probe_def **set);
 
 /* doctor --level standard/full: the short set on every usable GPU. `gpus`

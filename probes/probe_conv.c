@@ -228,8 +228,10 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	struct conv_rounding rd = { .unit = ldexp(1.0, -24), .truncating = fp16 };
 	conv_verify(&d, &rd, pc->job->seed, &v);
 	char what[200];
-	snprintf(what, sizeof(what), "%s 3x3 N=%u C=K=%u %ux%u on %.60s (%s, %s)", probe, s.n, s.c, s.h, s.w,
-		 pc->props.name[0] ? pc->props.name : ops->name, pc->props.arch, out->variant);
+	bool same = !strcmp(pc->props.arch, out->variant); /* the host: "(cpu)", not "(cpu, cpu)" */
+	snprintf(what, sizeof(what), "%s 3x3 N=%u C=K=%u %ux%u on %.60s (%s%s%s)", probe, s.n, s.c, s.h, s.w,
+		 pc->props.name[0] ? pc->props.name : ops->name, pc->props.arch, same ? "" : ", ",
+		 same ? "" : out->variant);
 	probe_judge(out, &v, fp16 ? CONV16_MIN_RATIO : CONV32_MIN_RATIO, what);
 out:
 	if (dx)

@@ -121,13 +121,13 @@ static int check_status(const struct report *r, const char *id, int gpu)
 	return -1;
 }
 
-size_t doctor_probe_select(const char *level, bool blas, const struct check_filter *flt,
+size_t doctor_probe_select(enum level level, bool blas, const struct check_filter *flt,
 			   const struct probe_def **set)
 {
 	size_t n = 0;
-	if (!level || !strcmp(level, "quick"))
+	if (level == LEVEL_QUICK)
 		return 0;
-	bool full = !strcmp(level, "full");
+	bool full = level == LEVEL_FULL;
 	for (const struct probe_def *d = probe_defs; d->name; d++)
 		if ((((d->flags & PROBE_SHORT) && !probe_timed(d)) || full || (blas && !strcmp(d->group, "blas"))) &&
 		    (!flt || check_selected(flt, d->id)))
@@ -138,11 +138,10 @@ size_t doctor_probe_select(const char *level, bool blas, const struct check_filt
 void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const struct check_filter *flt,
 		       const char *gpus, int timeout_s)
 {
-	if (!ctx->live || !ctx->facts || (ctx->level && !strcmp(ctx->level, "quick")))
+	if (!ctx->live || !ctx->facts || ctx->level == LEVEL_QUICK)
 		return;
 	const struct facts *f = ctx->facts;
-	const char *level = ctx->level ? ctx->level : "standard";
-	bool full = !strcmp(level, "full");
+	bool full = ctx->level == LEVEL_FULL;
 	size_t ndefs = 0;
 	for (const struct probe_def *d = probe_defs; d->name; d++)
 		ndefs++;
@@ -160,7 +159,7 @@ void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const stru
 		 * everything at --level full, probe.sustained included */
 		int rb = check_status(r, "rocm.rocblas", g->index);
 		bool blas = g->vendor == VENDOR_AMD && (rb == ST_WARN || rb == ST_FAIL);
-		size_t n = doctor_probe_select(level, blas, flt, set);
+		size_t n = doctor_probe_select(ctx->level, blas, flt, set);
 		probe_progress("probes on GPU %d (%s)...", g->index, job.ops->name);
 		probe_run_set(set, n, &job, timeout_s > 0 ? timeout_s : 60, outs);
 		for (size_t k = 0; k < n; k++) {

@@ -33,8 +33,10 @@ static void gemm_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	if (peak > 0 && !backend_is_reference(pc->b->ops))
 		out->expected_tflops = peak;
 	char what[160];
-	snprintf(what, sizeof(what), "%s %ux%ux%u on %.60s (%s, %s)", probe, g.m, g.n, g.k,
-		 pc->props.name[0] ? pc->props.name : pc->b->ops->name, pc->props.arch, out->variant);
+	bool same = !strcmp(pc->props.arch, out->variant); /* the host: "(cpu)", not "(cpu, cpu)" */
+	snprintf(what, sizeof(what), "%s %ux%ux%u on %.60s (%s%s%s)", probe, g.m, g.n, g.k,
+		 pc->props.name[0] ? pc->props.name : pc->b->ops->name, pc->props.arch, same ? "" : ", ",
+		 same ? "" : out->variant);
 	probe_judge(out, &v, fp16 ? GEMM16_MIN_RATIO : GEMM32_MIN_RATIO, what);
 out:
 	gemm_dev_release(pc, &g);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "dl_libs.h"
+#include "outfile.h"
 #include "redact.h"
 #include "dl_use.h"     /* last: library names become dl_libs.h pointers */
 
@@ -973,44 +974,24 @@ char *bundle_default_name(const char *host, long long unix_time)
 	return strbuf_detach(&sb);
 }
 
-static int write_archive(struct bundle *b, const struct bundle_opts *o, bool live, time_t now,
-			 struct redactor *rd, char **err)
+/* libarchive writes through these, so the reason of a failed write is the
+ * system's (errno) and devices, FIFOs and stdout take the bytes as they come. */
+static la_ssize_t archive_out(struct archive *a, void *data, const void *buf, size_t len)
 {
-	char *dir = NULL, *tmp = NULL;
-	const char *slash = strrchr(o->output, '/');
-	dir = slash ? (slash == o->output ? xstrdup("/") : xstrndup(o->output, (size_t)(slash - o->output)))
-		    : xstrdup(".");
-	const char *base = slash ? slash + 1 : o->output;
-	tmp = xasprintf("%s/.%s.tmp-XXXXXX", dir, base);
+	(void)a;
+	return outfile_write(data, buf, len) ? -1 : (la_ssize_t)len;
+}
+
+static int archive_entries(struct archive *a, struct bundle *b, const struct bundle_opts *o, bool live,
+			   time_t now, struct redactor *rd, char **err)
+{
 	int ret = 0;
-	struct archive *a = NULL;
-	json_t *m = NULL;
-	char *mtext = NULL;
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	bool created = fd >= 0;
-	if (fd < 0) {
-		ret = -errno;
-		*err = xasprintf("cannot create %s: %s", o->output, strerror(errno));
-		goto out;
-	}
-	if (fchmod(fd, 0600)) {
-		ret = -errno;
-		*err = xasprintf("cannot set the mode of %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	a = archive_write_new();
-	archive_write_add_filter_gzip(a);
-	archive_write_set_format_pax_restricted(a);
-	if (archive_write_open_fd(a, fd) != ARCHIVE_OK) {
-		ret = -EIO;
-		*err = xasprintf("cannot write %s: %s", o->output, archive_error_string(a));
-		goto out;
-	}
 	for (size_t i = 0; i < b->n && !ret; i++)
 		ret = write_entry(a, b->v[i].path, b->v[i].type, b->v[i].data, b->v[i].len, now, err);
 	if (ret)
-		goto out;
-	m = manifest(b, o, live, now, &ret);
+		return ret;
+	json_t *m = manifest(b, o, live, now, &ret);
+	char *mtext = NULL;
 	if (ret) {
 		*err = xstrdup("SHA-256 failed (libcrypto)");
 		goto out;
@@ -1023,41 +1004,55 @@ static int write_archive(struct bundle *b, const struct bundle_opts *o, bool liv
 		goto out;
 	}
 	ret = write_entry(a, "manifest.json", B_FILE, mtext, strlen(mtext), now, err);
-	if (ret)
-		goto out;
-	if (archive_write_close(a) != ARCHIVE_OK) {
+out:
+	json_decref(m);
+	free(mtext);
+	return ret;
+}
+
+static int write_archive(struct bundle *b, const struct bundle_opts *o, bool live, time_t now,
+			 struct redactor *rd, char **err)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct outfile of;
+	int ret = outfile_open(&of, o->output, 0600, &why);
+	if (ret) {
+		*err = strbuf_detach(&why);
+		return ret;
+	}
+	struct archive *a = archive_write_new();
+	archive_write_add_filter_gzip(a);
+	archive_write_set_format_pax_restricted(a);
+	/* no padding after the gzip stream: it goes to pipes and devices too */
+	archive_write_set_bytes_in_last_block(a, 1);
+	if (archive_write_open(a, &of, NULL, archive_out, NULL) != ARCHIVE_OK) {
 		ret = -EIO;
 		*err = xasprintf("cannot write %s: %s", o->output, archive_error_string(a));
 		goto out;
 	}
-	if (fsync(fd)) {
-		ret = -errno;
-		*err = xasprintf("cannot write %s: %s", o->output, strerror(errno));
-		goto out;
+	ret = archive_entries(a, b, o, live, now, rd, err);
+	if (!ret && archive_write_close(a) != ARCHIVE_OK && !of.error) {
+		ret = -EIO;
+		*err = xasprintf("cannot write %s: %s", o->output, archive_error_string(a));
 	}
-	if (close(fd)) {
-		fd = -1;
-		ret = -errno;
-		*err = xasprintf("cannot write %s: %s", o->output, strerror(errno));
-		goto out;
+	if (of.error && (!ret || ret == -EIO)) {
+		/* the system's reason beats libarchive's "Write error" */
+		free(*err);
+		*err = xasprintf("cannot write %s: %s", o->output, strerror(of.error));
+		ret = -of.error;
 	}
-	fd = -1;
-	if (rename(tmp, o->output)) {
-		ret = -errno;
-		*err = xasprintf("cannot rename %s to %s: %s", tmp, o->output, strerror(errno));
+	if (ret)
 		goto out;
-	}
+	if (o->written)
+		*o->written = of.bytes;
+	ret = outfile_commit(&of, &why);
+	if (ret)
+		*err = strbuf_detach(&why);
 out:
-	if (a)
-		archive_write_free(a);
-	if (fd >= 0)
-		close(fd);
-	if (ret && created)
-		unlink(tmp);
-	json_decref(m);
-	free(mtext);
-	free(tmp);
-	free(dir);
+	archive_write_free(a);
+	if (ret)
+		outfile_abort(&of);
+	strbuf_release(&why);
 	return ret;
 }
 

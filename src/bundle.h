@@ -28,7 +28,7 @@
 #define BUNDLE_SYSROOT_CAP (256u * 1024 * 1024)
 
 struct bundle_opts {
-	const char *output;          /* the file to write */
+	const char *output;          /* where to write, by the rule of outfile.h ("-": stdout) */
 	bool anonymize;
 	const char *level;           /* "quick", "standard", "full" */
 	const char *profiles_version;/* [database] version, or NULL */
@@ -37,6 +37,7 @@ struct bundle_opts {
 	bool logs;                   /* collect logs/ (live runs) */
 	int cmd_timeout_ms;          /* 0: BUNDLE_CMD_TIMEOUT_MS */
 	size_t cmd_cap;              /* 0: BUNDLE_CMD_CAP */
+	long long *written;          /* if set: the bundle's size in bytes, once written */
 };
 
 /* Write the bundle for the run that read `sr` (and gathered `f`, which may

@@ -1,5 +1,5 @@
 /* Helpers shared by the check_<family>.c files (private to the checks;
- * implemented in checks.c). Everything here reads facts and profiles only. */
+ * implemented in check_common.c). Everything here reads facts and profiles only. */
 #ifndef ROCMCHECK_CHECK_COMMON_H
 #define ROCMCHECK_CHECK_COMMON_H
 
@@ -27,8 +27,6 @@ void fix_apply(struct check_result *res, const struct check_ctx *ctx, const char
 	       const struct fixvars *fv);
 
 /* ---- the machine ---- */
-size_t pci_count_vendor(const struct facts *f, unsigned vendor_id);
-size_t gpus_count_vendor(const struct facts *f, enum vendor v);
 /* An AMD GPU is expected: one on PCI, a KFD GPU node or an AMD inventory entry. */
 bool amd_gpu_expected(const struct facts *f);
 bool nvidia_gpu_expected(const struct facts *f);
@@ -157,15 +155,14 @@ bool report_fact_error(const struct check_ctx *ctx, struct report *r, const stru
 /* Under WSL the KFD/DRM/amdgpu checks do not apply: adds the skip, returns true. */
 bool skip_under_wsl(const struct check_ctx *ctx, struct report *r, const struct check_def *def);
 
-/* Visible-devices lists (CUDA semantics: the list stops at the first entry
- * that names no device). `cand` are the candidates in enumeration order;
- * `out` (room for ncand) receives the ones the value leaves visible, in the
- * value's order (the new numbering); returns how many. Tokens naming no
- * device go to `bad` (when non-NULL). */
-size_t visible_apply(const char *value, struct gpu *const *cand, size_t ncand, struct gpu **out,
-		     struct strvec *bad);
-
 bool cmdline_has(const char *cmdline, const char *token);
 char *human_bytes(unsigned long long bytes);
+
+/* The PyTorch fix for an install (check_framework.c): the wheel for the
+ * installed (else newest supporting) release through the environment's own
+ * interpreter, or where to find one when the profile has no index. */
+void fix_torch(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw, bool amd);
+/* The same for TensorFlow: tensorflow-rocm for the ROCm release, or the CUDA build. */
+void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw, bool amd);
 
 #endif

@@ -176,6 +176,91 @@ static void arch_deprecated(const struct check_ctx *ctx, struct report *r, const
 			rel->version, g->name ? g->name : g->arch, last ? last->version : rel->version, after);
 }
 
+/* An iGPU beside a discrete GPU is left out: hidden, never overridden
+ * (device.igpu and rocm.rocblas give the same fix). */
+static void arch_left_out(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+			  const struct gpu *g, const struct prof_rocm *rel, const char *famtxt, const char *how,
+			  const char *path)
+{
+	const struct facts *f = ctx->facts;
+	struct check_result *res;
+	const char *t = arch_override_target(ctx, g->arch);
+	bool target = profiles_first_rocm_with_arch(ctx->db, g->arch) ||
+		      (t[0] && profiles_first_rocm_with_arch(ctx->db, t));
+	if (!target) {
+		res = report_add(r, def, ST_SKIP, g->index,
+				 "%s%s, an integrated GPU, is no ROCm target: no ROCm release supports it; left out (the other GPU does the work)",
+				 g->arch, famtxt);
+	} else if (!g->visible || !amd_discrete_count(f)) {
+		res = report_add(r, def, ST_SKIP, g->index,
+				 "%s%s is not supported by ROCm %s; an integrated GPU beside a discrete one, it is left out%s",
+				 g->arch, famtxt, rel->version,
+				 !g->visible ? " (the visible-devices variables hide it)" : "");
+	} else {
+		res = report_add(r, def, ST_WARN, g->index,
+				 "%s%s is not supported by ROCm %s (%s); an integrated GPU beside a discrete one: hide it from ROCm rather than override it",
+				 g->arch, famtxt, rel->version, how);
+		fix_igpu_hide(res, ctx);
+	}
+	result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+}
+
+/* Neither supported nor runnable through an override: the nearest release
+ * that supports the arch, a deprecated arch that still runs, or none. */
+static void arch_not_supported(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+			       const struct gpu *g, const struct prof_rocm *rel, bool installed, const char *famtxt,
+			       const char *how, const char *path)
+{
+	const struct facts *f = ctx->facts;
+	struct check_result *res;
+	/* The nearest release that supports it: the first newer one, else the
+	 * newest older one (the arch was dropped). */
+	const struct prof_rocm *first = profiles_first_rocm_with_arch(ctx->db, g->arch);
+	const struct prof_rocm *last = profiles_newest_rocm_with_arch(ctx->db, g->arch);
+	const struct prof_rocm *near = NULL;
+	if (first && version_cmp_n(&first->ver, &rel->ver, 2) > 0)
+		near = first;
+	else if (last)
+		near = last;
+	/* Dropped from the lists (deprecated) while the installed rocBLAS still
+	 * ships its kernels (gfx906 after 5.7): it runs, unsupported. A warn
+	 * that says until when it was supported, never a downgrade that
+	 * rocm.rocblas in the same report would contradict. */
+	const struct rocm_install *ri = installed ? rocm_active(f) : NULL;
+	if (near && ri && version_cmp_n(&near->ver, &rel->ver, 2) < 0 && strvec_contains(&ri->tensile_archs, g->arch)) {
+		/* "from" only when the profile knows where support began */
+		char span[64];
+		if (first && rocm_release_index(ctx->db, first) > 0)
+			snprintf(span, sizeof(span), "from %s to %s", first->version, near->version);
+		else
+			snprintf(span, sizeof(span), "up to %s", near->version);
+		res = report_add(r, def, ST_WARN, g->index,
+				 "%s%s is deprecated: ROCm supported it %s, and %s no longer lists it, but the installed rocBLAS still ships kernels for it (%s): it runs unsupported, with no fixes for it",
+				 g->arch, famtxt, span, rel->version, ri->rocblas_dir ? ri->rocblas_dir : "rocBLAS");
+		result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+		result_evidence(res, ri->rocblas_dir ? ri->rocblas_dir : "rocBLAS", "TensileLibrary files for %s", g->arch);
+		result_fix_text(res, "Keep this ROCm release for the %s (a downgrade to %s gains nothing the installed libraries lack); before upgrading, check that the new release's rocBLAS still ships %s kernels (ROCm 6.4 dropped gfx900, gfx906, gfx1010 and others).",
+				g->name ? g->name : g->arch, near->version, g->arch);
+		return;
+	}
+	if (near) {
+		bool newer = version_cmp_n(&near->ver, &rel->ver, 2) > 0;
+		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by ROCm %s (%s); %s %s",
+				 g->arch, famtxt, rel->version, how,
+				 newer ? "it is supported from ROCm" : "it was dropped after ROCm", near->version);
+	} else {
+		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by any ROCm release in the profile",
+				 g->arch, famtxt);
+	}
+	result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+	if (near) {
+		fix_rocm_release(res, ctx, near, g->arch);
+	} else {
+		result_fix_text(res, "No ROCm release supports %s: run on another GPU, or build the libraries from source with --offload-arch=%s.",
+				g->arch, g->arch);
+	}
+}
+
 static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
 				  const struct gpu *g)
 {
@@ -218,28 +303,8 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 		free(path);
 		return;
 	}
-	/* An iGPU beside a discrete GPU is left out: hidden, never overridden
-	 * (device.igpu and rocm.rocblas give the same fix). */
 	if (gpu_left_out(f, g)) {
-		const char *t = arch_override_target(ctx, g->arch);
-		bool target = profiles_first_rocm_with_arch(ctx->db, g->arch) ||
-			      (t[0] && profiles_first_rocm_with_arch(ctx->db, t));
-		if (!target) {
-			res = report_add(r, def, ST_SKIP, g->index,
-					 "%s%s, an integrated GPU, is no ROCm target: no ROCm release supports it; left out (the other GPU does the work)",
-					 g->arch, famtxt);
-		} else if (!g->visible || !amd_discrete_count(f)) {
-			res = report_add(r, def, ST_SKIP, g->index,
-					 "%s%s is not supported by ROCm %s; an integrated GPU beside a discrete one, it is left out%s",
-					 g->arch, famtxt, rel->version,
-					 !g->visible ? " (the visible-devices variables hide it)" : "");
-		} else {
-			res = report_add(r, def, ST_WARN, g->index,
-					 "%s%s is not supported by ROCm %s (%s); an integrated GPU beside a discrete one: hide it from ROCm rather than override it",
-					 g->arch, famtxt, rel->version, how);
-			fix_igpu_hide(res, ctx);
-		}
-		result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+		arch_left_out(ctx, r, def, g, rel, famtxt, how, path);
 		free(path);
 		return;
 	}
@@ -258,53 +323,7 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 		free(path);
 		return;
 	}
-	/* The nearest release that supports it: the first newer one, else the
-	 * newest older one (the arch was dropped). */
-	const struct prof_rocm *first = profiles_first_rocm_with_arch(ctx->db, g->arch);
-	const struct prof_rocm *last = profiles_newest_rocm_with_arch(ctx->db, g->arch);
-	const struct prof_rocm *near = NULL;
-	if (first && version_cmp_n(&first->ver, &rel->ver, 2) > 0)
-		near = first;
-	else if (last)
-		near = last;
-	/* Dropped from the lists (deprecated) while the installed rocBLAS still
-	 * ships its kernels (gfx906 after 5.7): it runs, unsupported. A warn
-	 * that says until when it was supported, never a downgrade that
-	 * rocm.rocblas in the same report would contradict. */
-	const struct rocm_install *ri = installed ? rocm_active(f) : NULL;
-	if (near && ri && version_cmp_n(&near->ver, &rel->ver, 2) < 0 && strvec_contains(&ri->tensile_archs, g->arch)) {
-		/* "from" only when the profile knows where support began */
-		char span[64];
-		if (first && rocm_release_index(ctx->db, first) > 0)
-			snprintf(span, sizeof(span), "from %s to %s", first->version, near->version);
-		else
-			snprintf(span, sizeof(span), "up to %s", near->version);
-		res = report_add(r, def, ST_WARN, g->index,
-				 "%s%s is deprecated: ROCm supported it %s, and %s no longer lists it, but the installed rocBLAS still ships kernels for it (%s): it runs unsupported, with no fixes for it",
-				 g->arch, famtxt, span, rel->version, ri->rocblas_dir ? ri->rocblas_dir : "rocBLAS");
-		result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
-		result_evidence(res, ri->rocblas_dir ? ri->rocblas_dir : "rocBLAS", "TensileLibrary files for %s", g->arch);
-		result_fix_text(res, "Keep this ROCm release for the %s (a downgrade to %s gains nothing the installed libraries lack); before upgrading, check that the new release's rocBLAS still ships %s kernels (ROCm 6.4 dropped gfx900, gfx906, gfx1010 and others).",
-				g->name ? g->name : g->arch, near->version, g->arch);
-		free(path);
-		return;
-	}
-	if (near) {
-		bool newer = version_cmp_n(&near->ver, &rel->ver, 2) > 0;
-		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by ROCm %s (%s); %s %s",
-				 g->arch, famtxt, rel->version, how,
-				 newer ? "it is supported from ROCm" : "it was dropped after ROCm", near->version);
-	} else {
-		res = report_add(r, def, ST_FAIL, g->index, "%s%s is not supported by any ROCm release in the profile",
-				 g->arch, famtxt);
-	}
-	result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
-	if (near) {
-		fix_rocm_release(res, ctx, near, g->arch);
-	} else {
-		result_fix_text(res, "No ROCm release supports %s: run on another GPU, or build the libraries from source with --offload-arch=%s.",
-				g->arch, g->arch);
-	}
+	arch_not_supported(ctx, r, def, g, rel, installed, famtxt, how, path);
 	free(path);
 }
 

@@ -66,14 +66,7 @@ static bool pci_integrated(const struct check_ctx *ctx, const struct pci_dev *p)
 	pg.pci_revision = p->revision;
 	bool ambiguous = false;
 	const struct prof_gpu_model *m = ctx->db ? profiles_model_for_gpu(ctx->db, &pg, &ambiguous) : NULL;
-	if (m && m->arch) {
-		const struct prof_gfx *x = profiles_find_gfx(ctx->db, m->arch);
-		if (x)
-			return x->apu;
-	}
-	const uint64_t gib = 1024ull * 1024 * 1024;
-	return p->vram_total && p->gtt_total && p->vram_total <= 4 * gib && p->gtt_total >= 8 * gib &&
-	       p->gtt_total >= 4 * p->vram_total;
+	return gpu_is_integrated(ctx->db, m ? m->arch : NULL, p->vram_total, p->gtt_total);
 }
 
 static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, const struct check_def *def)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "check_common.h"
+#include "fw_runtime.h"
 
 static const char *backend_text(enum fw_backend b)
 {
@@ -134,7 +135,7 @@ static bool fix_torch_no_python(struct check_result *res, const struct check_ctx
 	return true;
 }
 
-static void fix_torch(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw, bool amd)
+void fix_torch(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw, bool amd)
 {
 	const char *index = NULL;
 	char pybuf[16];
@@ -171,7 +172,7 @@ static void fix_torch(struct check_result *res, const struct check_ctx *ctx, con
 
 /* AMD: tensorflow-rocm from repo.radeon.com for the installed (else newest
  * supporting) ROCm release; NVIDIA: tensorflow with its and-cuda extra. */
-static void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw,
+void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw,
 			   bool amd)
 {
 	struct fixvars fv = FIXVARS_INIT;
@@ -416,9 +417,19 @@ const struct check_def check_framework_defs[] = {
 	  "For every PyTorch install found (virtualenv, conda, ~/.local, system site-packages): torch/version.py (`hip` set -> ROCm build, `cuda` set -> CUDA build, neither -> CPU build), the bundled rocBLAS TensileLibrary files, and the amdgpu DKMS version.\n\n"
 	  "`pip install torch` gives a CUDA build, which on an AMD machine says `UserWarning: CUDA initialization: Found no NVIDIA driver on your system` and `torch.cuda.is_available()` is False; a ROCm build on an NVIDIA machine says `RuntimeError: No HIP GPUs are available`. A ROCm wheel without kernels for the GPU gives `RuntimeError: HIP error: invalid device function` or the rocBLAS `Cannot read ... TensileLibrary.dat ... for GPU arch` error; a wheel far from the DKMS driver's release fails in the runtime (a wheel older than every ROCm release the profile knows counts as outside the window). A CUDA build needs the minimum driver of its CUDA release (the profile's min_driver): an older driver gives `RuntimeError: The NVIDIA driver on your system is too old (found version 11040)`. On ROCm, PyTorch still uses the device name `cuda` (torch.device(\"cuda:0\")).\n\n"
 	  "Fix: `pip uninstall -y torch torchvision torchaudio`, then `pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocmX.Y`, with X.Y from the profile for the installed (else newest supporting) ROCm release, and only an index with wheels for the environment's Python (the profile's torch_python, from PyTorch's release compatibility matrix); when no index has them, the fix names the Pythons of the one that fits, for a new virtual environment. Skips when no PyTorch is installed." },
+	{ "framework.torch.runtime", "frameworks", "PyTorch computes on the GPU", check_framework_torch_runtime,
+	  CHECK_LIVE_ONLY | CHECK_RUNTIME,
+	  "Live only, at level standard and full: for every PyTorch install found, that environment's own interpreter (PREFIX/bin/python for a virtualenv or conda environment, else pythonX.Y of its site directory) runs a small script embedded in rocmcheck, in an isolated process under a 180 s watchdog, started in / with only PATH, HOME, LD_LIBRARY_PATH and the GPU-selection, override and launch variables (HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, HSA_OVERRIDE_GFX_VERSION, HIP_LAUNCH_BLOCKING, AMD_SERIALIZE_KERNEL, CUDA_LAUNCH_BLOCKING, ...) as the user has them, and `-s` for an environment of its own. The script imports torch; reads torch.version.hip / torch.version.cuda and torch.cuda.is_available(); names each device and its arch (gcnArchName on ROCm); multiplies two 256x256 fp32 matrices on cuda:0 (the device name PyTorch uses on ROCm too) and checks the product against float64 on the CPU within the worst-case fp32 bound; trains one step of a small model under `torch.autocast(device_type=\"cuda\", dtype=torch.float16)` with a GradScaler, then one step whose loss is infinite, which the scaler must skip while halving its scale; and times 1024^3 matmuls in fp32 and fp16 (evidence, not a verdict).\n\n"
+	  "Pass: the build sees every GPU the report found usable and the results verify. Fail, with the cause: `import torch` fails (its first line: a missing libamdhip64 or libcudnn, an ABI mismatch), a CPU-only build or a build for the other vendor, is_available() False with a usable GPU (the likely reason from the static facts: /dev/kfd permissions, visible-devices variables, no kernels for the arch in the wheel), fewer devices than usable GPUs, a wrong product, an AMP step the scaler gets wrong (error for a hang or a crash, with its last words). Fix: for that environment, with its own interpreter (`PREFIX/bin/python -m pip install torch ... --index-url ...`), or the static checks' fix that names the cause; `plan` takes it from the report.\n\n"
+	  "On ROCm builds `torch.autocast(device_type=\"hip\")` is not a valid device type (RuntimeError: User specified an unsupported autocast device_type 'hip'): write device_type=\"cuda\". Setting HIP_LAUNCH_BLOCKING=1 or AMD_SERIALIZE_KERNEL \"for speed\" serialises every launch; the result repeats it as evidence. Turn the check off with `--skip framework.torch.runtime` (or `--level quick`)." },
 	{ "framework.tensorflow", "frameworks", "TensorFlow build matches the GPUs", check_framework_tensorflow, 0,
 	  "For every TensorFlow install found: whether it is AMD's tensorflow-rocm build or the CUDA/CPU build, and for a ROCm build its bundled rocBLAS files and the DKMS window, as for framework.torch.\n\n"
 	  "The `tensorflow` package from PyPI cannot use an AMD GPU: `tf.config.list_physical_devices('GPU')` is empty.\n\n"
 	  "Fix: install `tensorflow-rocm` in the version matching the installed ROCm (AMD publishes the pairs) on AMD machines, the CUDA build on NVIDIA ones. Skips when no TensorFlow is installed." },
+	{ "framework.tensorflow.runtime", "frameworks", "TensorFlow computes on the GPU",
+	  check_framework_tensorflow_runtime, CHECK_LIVE_ONLY | CHECK_RUNTIME,
+	  "Live only, at level standard and full: for every TensorFlow install found, the same as framework.torch.runtime with a script for TensorFlow 2.4 or newer (Keras 2 or Keras 3): import tensorflow; the build (tf.sysconfig.get_build_info(): ROCm or CUDA and its version); tf.config.list_physical_devices('GPU') and each device's details; a 256x256 fp32 matmul on /GPU:0 (TF32 turned off) against float64 in NumPy within the worst-case fp32 bound; one training step of a Dense layer under the mixed_float16 policy with a LossScaleOptimizer, then one whose loss is infinite, which the optimizer must skip while halving its loss scale; 1024^3 matmul timings in fp32 and fp16 as evidence.\n\n"
+	  "The `tensorflow` package from PyPI is a CUDA (or CPU) build: on an AMD machine it lists no GPU. AMD publishes `tensorflow-rocm` for each ROCm release.\n\n"
+	  "Fix: the TensorFlow build for this machine's GPUs (tensorflow-rocm matching the ROCm release on AMD, `tensorflow[and-cuda]` on NVIDIA), or the static checks' fix that names the cause. Turn it off with `--skip framework.tensorflow.runtime`." },
 	{ 0 },
 };

@@ -124,43 +124,14 @@ static const char *host_of(const char *url, char *buf, size_t n)
 	return buf;
 }
 
-static void check_net_repos(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+/* Ask every server at once: the slowest answer bounds the wait, not the sum. */
+static CURLM *ask_servers(const struct strvec *urls, struct probe *pr)
 {
-	if (!ctx->live) {
-		report_add(r, def, ST_SKIP, -1, "needs the live machine");
-		return;
-	}
-	if (ctx->level && !strcmp(ctx->level, "quick")) {
-		report_add(r, def, ST_SKIP, -1, "not at --level quick");
-		return;
-	}
-	if (!ctx->online && !(ctx->level && !strcmp(ctx->level, "full"))) {
-		report_add(r, def, ST_SKIP, -1, "off by default: `rocmcheck doctor --online` asks the servers");
-		return;
-	}
-	struct strvec urls = STRVEC_INIT, purposes = STRVEC_INIT;
-	net_repo_urls(ctx, &urls, &purposes);
-	if (!urls.n) {
-		report_add(r, def, ST_SKIP, -1, "the profiles name no package or wheel server for this machine");
-		goto out;
-	}
-	char *lerr = NULL;
-	if (dl_curl_load(&lerr)) {
-		report_add(r, def, ST_ERROR, -1, "%s", lerr);
-		free(lerr);
-		goto out;
-	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		report_add(r, def, ST_ERROR, -1, "libcurl failed to initialise");
-		goto out;
-	}
-	/* all at once: the slowest answer bounds the wait, not the sum */
 	CURLM *m = curl_multi_init();
-	struct probe *pr = xcalloc(urls.n, sizeof(*pr));
-	for (size_t i = 0; i < urls.n; i++) {
+	for (size_t i = 0; i < urls->n; i++) {
 		CURL *h = curl_easy_init();
 		pr[i].h = h;
-		curl_easy_setopt(h, CURLOPT_URL, urls.v[i]);
+		curl_easy_setopt(h, CURLOPT_URL, urls->v[i]);
 		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
 		curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
 		curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
@@ -184,47 +155,55 @@ static void check_net_repos(const struct check_ctx *ctx, struct report *r, const
 		if (running)
 			curl_multi_poll(m, NULL, 0, 500, NULL);
 	}
-	struct strvec bad = STRVEC_INIT, good = STRVEC_INIT;
-	struct check_result *res = report_add(r, def, ST_PASS, -1, "%s", "");
+	return m;
+}
+
+/* Each server's answer as evidence of res; the hosts that answered go to
+ * `good`, the failures in words to `bad`. Cleans the handles up; returns
+ * how many failed. */
+static size_t judge_answers(CURLM *m, struct probe *pr, const struct strvec *urls,
+			    const struct strvec *purposes, struct check_result *res, struct strvec *good,
+			    struct strvec *bad)
+{
 	size_t nbad = 0;
 	CURLMsg *msg;
 	int left;
-	CURLcode *codes = xcalloc(urls.n, sizeof(*codes));
-	bool *done = xcalloc(urls.n, sizeof(*done));
+	CURLcode *codes = xcalloc(urls->n, sizeof(*codes));
+	bool *done = xcalloc(urls->n, sizeof(*done));
 	while ((msg = curl_multi_info_read(m, &left)) != NULL) {
 		if (msg->msg != CURLMSG_DONE)
 			continue;
-		for (size_t i = 0; i < urls.n; i++)
+		for (size_t i = 0; i < urls->n; i++)
 			if (pr[i].h == msg->easy_handle) {
 				codes[i] = msg->data.result;
 				done[i] = true;
 			}
 	}
-	for (size_t i = 0; i < urls.n; i++) {
+	for (size_t i = 0; i < urls->n; i++) {
 		long code = 0;
 		double secs = 0;
 		char host[256];
 		curl_easy_getinfo(pr[i].h, CURLINFO_RESPONSE_CODE, &code);
 		curl_easy_getinfo(pr[i].h, CURLINFO_TOTAL_TIME, &secs);
-		host_of(urls.v[i], host, sizeof(host));
-		char *shown = redact_url_credentials(urls.v[i], NULL);
+		host_of(urls->v[i], host, sizeof(host));
+		char *shown = redact_url_credentials(urls->v[i], NULL);
 		if (done[i] && codes[i] == CURLE_OK && code > 0 && code < 400) {
 			result_evidence(res, shown, "HTTP %ld in %.2f s", code, secs);
-			if (!strvec_contains(&good, host))
-				strvec_push(&good, host);
+			if (!strvec_contains(good, host))
+				strvec_push(good, host);
 		} else if (done[i] && codes[i] == CURLE_OK && code != 405 && code != 501) {
 			result_evidence(res, shown, "HTTP %ld", code);
-			strvec_pushf(&bad, "%s answers HTTP %ld, so %s fails", host, code, purposes.v[i]);
+			strvec_pushf(bad, "%s answers HTTP %ld, so %s fails", host, code, purposes->v[i]);
 			nbad++;
 		} else if (done[i] && codes[i] == CURLE_OK) {
 			/* the server does not do HEAD, but it answers */
 			result_evidence(res, shown, "HTTP %ld (HEAD not allowed; the server answers)", code);
-			if (!strvec_contains(&good, host))
-				strvec_push(&good, host);
+			if (!strvec_contains(good, host))
+				strvec_push(good, host);
 		} else {
 			const char *why = !done[i] ? "no answer" : *pr[i].err ? pr[i].err : curl_easy_strerror(codes[i]);
 			result_evidence(res, shown, "%s", why);
-			strvec_pushf(&bad, "cannot reach %s (%s), so %s fails", host, why, purposes.v[i]);
+			strvec_pushf(bad, "cannot reach %s (%s), so %s fails", host, why, purposes->v[i]);
 			nbad++;
 		}
 		free(shown);
@@ -232,12 +211,15 @@ static void check_net_repos(const struct check_ctx *ctx, struct report *r, const
 		curl_easy_cleanup(pr[i].h);
 	}
 	curl_multi_cleanup(m);
-	free(pr);
 	free(codes);
 	free(done);
+	return nbad;
+}
 
-	/* what the proxy variables say (the ones libcurl used), credentials
-	 * hidden; no_proxy alone is no proxy */
+/* What the proxy variables say (the ones libcurl used), credentials hidden,
+ * as evidence; true when one names a proxy (no_proxy alone is no proxy). */
+static bool proxy_evidence(const struct check_ctx *ctx, struct check_result *res)
+{
 	static const char *const proxy_vars[] = { "https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY",
 						  "no_proxy", "NO_PROXY" };
 	bool proxy = false;
@@ -252,15 +234,21 @@ static void check_net_repos(const struct check_ctx *ctx, struct report *r, const
 		free(p);
 		proxy = proxy || strcasecmp(proxy_vars[i], "no_proxy") != 0;
 	}
+	return proxy;
+}
 
+/* The summary, and for failures the advice and a curl command per server. */
+static void net_summary(struct check_result *res, size_t nbad, const struct strvec *good,
+			const struct strvec *bad, bool proxy)
+{
 	free(res->summary);
 	if (!nbad) {
-		char *hosts = strvec_join(&good, ", ");
-		res->summary = xasprintf("%zu server%s answered (%s)%s", good.n, good.n == 1 ? "" : "s", hosts,
+		char *hosts = strvec_join(good, ", ");
+		res->summary = xasprintf("%zu server%s answered (%s)%s", good->n, good->n == 1 ? "" : "s", hosts,
 					 proxy ? " through the configured proxy" : "");
 		free(hosts);
 	} else {
-		char *all = strvec_join(&bad, "; ");
+		char *all = strvec_join(bad, "; ");
 		res->status = ST_WARN;
 		res->summary = xasprintf("%s", all);
 		free(all);
@@ -280,6 +268,46 @@ static void check_net_repos(const struct check_ctx *ctx, struct report *r, const
 			free(cmd);
 		}
 	}
+}
+
+static void check_net_repos(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	if (!ctx->live) {
+		report_add(r, def, ST_SKIP, -1, "needs the live machine");
+		return;
+	}
+	if (ctx->level == LEVEL_QUICK) {
+		report_add(r, def, ST_SKIP, -1, "not at --level quick");
+		return;
+	}
+	if (!ctx->online && ctx->level != LEVEL_FULL) {
+		report_add(r, def, ST_SKIP, -1, "off by default: `rocmcheck doctor --online` asks the servers");
+		return;
+	}
+	struct strvec urls = STRVEC_INIT, purposes = STRVEC_INIT;
+	net_repo_urls(ctx, &urls, &purposes);
+	if (!urls.n) {
+		report_add(r, def, ST_SKIP, -1, "the profiles name no package or wheel server for this machine");
+		goto out;
+	}
+	char *lerr = NULL;
+	if (dl_curl_load(&lerr)) {
+		report_add(r, def, ST_ERROR, -1, "%s", lerr);
+		free(lerr);
+		goto out;
+	}
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		report_add(r, def, ST_ERROR, -1, "libcurl failed to initialise");
+		goto out;
+	}
+	struct probe *pr = xcalloc(urls.n, sizeof(*pr));
+	CURLM *m = ask_servers(&urls, pr);
+	struct strvec bad = STRVEC_INIT, good = STRVEC_INIT;
+	struct check_result *res = report_add(r, def, ST_PASS, -1, "%s", "");
+	size_t nbad = judge_answers(m, pr, &urls, &purposes, res, &good, &bad);
+	free(pr);
+	bool proxy = proxy_evidence(ctx, res);
+	net_summary(res, nbad, &good, &bad, proxy);
 	strvec_release(&bad);
 	strvec_release(&good);
 out:

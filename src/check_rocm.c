@@ -200,6 +200,144 @@ static const char *arch_family(const struct check_ctx *ctx, const char *arch)
 	return x ? x->family : NULL;
 }
 
+/* What rocm.version's two judges find. */
+struct rocm_window {
+	struct strvec problems, notes, fine;
+	const struct prof_rocm *gpu_target; /* the release a GPU needs (fix), or NULL */
+	const char *gpu_arch;
+	const char *dver;                   /* the amdgpu version judged, or NULL */
+	char *dkms_dir;                     /* dver when it is an installed, unloaded DKMS package */
+	bool driver_bad;
+};
+
+/* The installed release is not in the profile: newer (not judged) or older
+ * than every release it knows (upgrade). */
+static void judge_unlisted_release(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+				   const struct rocm_install *ri)
+{
+	const struct facts *f = ctx->facts;
+	struct check_result *res;
+	const struct prof_rocm *newest = ctx->db ? profiles_newest_rocm(ctx->db) : NULL;
+	if (newest && version_cmp_n(&ri->ver, &newest->ver, 2) > 0) {
+		res = report_add(r, def, ST_SKIP, -1, "ROCm %s is newer than the profile database knows (newest: %s)",
+				 ri->version, newest->version);
+		return;
+	}
+	res = report_add(r, def, ST_WARN, -1, "ROCm %s is older than every release in the profile database", ri->version);
+	install_evidence(res, ri);
+	const struct prof_rocm *to = rocm_to_install(ctx);
+	struct fixvars fv = FIXVARS_INIT;
+	const char *arch = "this GPU";
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].vendor == VENDOR_AMD && f->gpus[i].arch[0] && !f->gpus[i].integrated) {
+			arch = f->gpus[i].arch;
+			break;
+		}
+	fixvars_add(&fv, "rocm_version", to ? to->version : "");
+	fixvars_add(&fv, "arch", arch);
+	fix_apply(res, ctx, "rocm_upgrade", &fv);
+	fixvars_release(&fv);
+	if (to)
+		fix_add_route(res, ctx, to);
+}
+
+/* The GPU window: each AMD GPU's arch (the override's when it is of the
+ * GPU's own family) against the releases that support it. */
+static void judge_gpu_window(const struct check_ctx *ctx, const struct prof_rocm *rel, struct rocm_window *w)
+{
+	const struct facts *f = ctx->facts;
+	size_t nd = amd_discrete_count(f);
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != VENDOR_AMD || (nd && g->integrated))
+			continue;
+		/* the effective arch when an override of the GPU's own family
+		 * applies (the runtime then loads that arch's code); a
+		 * malformed or other-family override is env.hsa_override's
+		 * finding, and the GPU's own arch is judged */
+		bool ov = false;
+		const char *arch = gpu_effective_arch(f, g, &ov);
+		if (ov && !family_same(gpu_family(ctx, g), arch_family(ctx, arch))) {
+			arch = g->arch;
+			ov = false;
+		}
+		if (!arch[0])
+			continue;
+		const struct prof_rocm *first = profiles_first_rocm_with_arch(ctx->db, arch);
+		const struct prof_rocm *last = profiles_newest_rocm_with_arch(ctx->db, arch);
+		if (!first) {
+			strvec_pushf(&w->notes, "no release supports %s, see device.arch", arch);
+			continue;
+		}
+		if (version_cmp_n(&rel->ver, &first->ver, 2) < 0) {
+			strvec_pushf(&w->problems, "GPU %d (%s) needs ROCm %s or newer", g->index, arch, first->version);
+			if (!w->gpu_target) {
+				w->gpu_target = first;
+				w->gpu_arch = arch;
+			}
+		} else if (last && version_cmp_n(&rel->ver, &last->ver, 2) > 0) {
+			strvec_pushf(&w->problems, "GPU %d (%s) was dropped after ROCm %s", g->index, arch, last->version);
+			if (!w->gpu_target) {
+				w->gpu_target = last;
+				w->gpu_arch = arch;
+			}
+		} else {
+			char *txt = ov ? xasprintf("%s (GPU %d, a %s, runs as it through the override)", arch, g->index,
+						   g->arch) :
+				    xstrdup(arch);
+			if (!strvec_contains(&w->fine, txt))
+				strvec_push(&w->fine, txt);
+			free(txt);
+		}
+	}
+}
+
+/* The driver window: the amdgpu DKMS release against the user space's. */
+static void judge_driver_window(const struct check_ctx *ctx, const struct prof_rocm *rel, struct rocm_window *w)
+{
+	const struct facts *f = ctx->facts;
+	const struct prof_rocm *drel = NULL;
+	/* The driver judged: the loaded DKMS module; with amdgpu not loaded, the
+	 * installed DKMS package (what loads once the module is allowed to);
+	 * the in-tree driver is not judged. */
+	bool live = amdgpu_live(f);
+	const char *dhow = "";
+	w->dver = f->drv.amdgpu_version;
+	if (!w->dver && !live && f->sys.dkms_amdgpu_versions.n) {
+		/* "6.8.5-2041575.24.04" -> "6.8.5" */
+		const char *d = f->sys.dkms_amdgpu_versions.v[0];
+		w->dkms_dir = xstrndup(d, strcspn(d, "-"));
+		w->dver = w->dkms_dir;
+		dhow = " (installed, not loaded)";
+	}
+	if (w->dver) {
+		drel = profiles_rocm_for_dkms(ctx->db, w->dver);
+		if (!drel)
+			strvec_pushf(&w->notes, "amdgpu DKMS %s%s is not in the profile: driver window not judged", w->dver, dhow);
+		else if (!rocm_driver_compatible(ctx->db, rel, drel)) {
+			w->driver_bad = true;
+			if (rel->driver_window_months > 0)
+				strvec_pushf(&w->problems, "amdgpu DKMS %s%s (ROCm %s) is more than %d months from ROCm %s",
+					     w->dver, dhow, drel->version, rel->driver_window_months, rel->version);
+			else
+				strvec_pushf(&w->problems, "amdgpu DKMS %s%s (ROCm %s) is more than %d releases from ROCm %s",
+					     w->dver, dhow, drel->version, rel->driver_window_releases, rel->version);
+		} else if (drel == rel) {
+			strvec_pushf(&w->fine, "amdgpu DKMS %s%s is ROCm %s's own driver", w->dver, dhow, drel->version);
+		} else if (rel->driver_window_months > 0) {
+			strvec_pushf(&w->fine, "amdgpu DKMS %s%s (ROCm %s) is within %d months", w->dver, dhow, drel->version,
+				     rel->driver_window_months);
+		} else {
+			strvec_pushf(&w->fine, "amdgpu DKMS %s%s (ROCm %s) is within %d releases", w->dver, dhow, drel->version,
+				     rel->driver_window_releases);
+		}
+	} else if (live) {
+		strvec_push(&w->notes, "in-tree amdgpu: driver window not judged");
+	} else {
+		strvec_push(&w->notes, "amdgpu is not loaded and no DKMS package is installed: driver window not judged");
+	}
+}
+
 static void check_rocm_version(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -224,154 +362,48 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 	}
 	const struct prof_rocm *rel = ctx->db ? profiles_find_rocm(ctx->db, ri->version) : NULL;
 	if (!rel) {
-		const struct prof_rocm *newest = ctx->db ? profiles_newest_rocm(ctx->db) : NULL;
-		if (newest && version_cmp_n(&ri->ver, &newest->ver, 2) > 0) {
-			res = report_add(r, def, ST_SKIP, -1, "ROCm %s is newer than the profile database knows (newest: %s)",
-					 ri->version, newest->version);
-			return;
-		}
-		res = report_add(r, def, ST_WARN, -1, "ROCm %s is older than every release in the profile database", ri->version);
-		install_evidence(res, ri);
-		const struct prof_rocm *to = rocm_to_install(ctx);
-		struct fixvars fv = FIXVARS_INIT;
-		const char *arch = "this GPU";
-		for (size_t i = 0; i < f->ngpus; i++)
-			if (f->gpus[i].vendor == VENDOR_AMD && f->gpus[i].arch[0] && !f->gpus[i].integrated) {
-				arch = f->gpus[i].arch;
-				break;
-			}
-		fixvars_add(&fv, "rocm_version", to ? to->version : "");
-		fixvars_add(&fv, "arch", arch);
-		fix_apply(res, ctx, "rocm_upgrade", &fv);
-		fixvars_release(&fv);
-		if (to)
-			fix_add_route(res, ctx, to);
+		judge_unlisted_release(ctx, r, def, ri);
 		return;
 	}
-	struct strvec problems = STRVEC_INIT, notes = STRVEC_INIT, fine = STRVEC_INIT;
-	const struct prof_rocm *gpu_target = NULL;
-	const char *gpu_arch = NULL;
-	size_t nd = amd_discrete_count(f);
-	for (size_t i = 0; i < f->ngpus; i++) {
-		const struct gpu *g = &f->gpus[i];
-		if (g->vendor != VENDOR_AMD || (nd && g->integrated))
-			continue;
-		/* the effective arch when an override of the GPU's own family
-		 * applies (the runtime then loads that arch's code); a
-		 * malformed or other-family override is env.hsa_override's
-		 * finding, and the GPU's own arch is judged */
-		bool ov = false;
-		const char *arch = gpu_effective_arch(f, g, &ov);
-		if (ov && !family_same(gpu_family(ctx, g), arch_family(ctx, arch))) {
-			arch = g->arch;
-			ov = false;
-		}
-		if (!arch[0])
-			continue;
-		const struct prof_rocm *first = profiles_first_rocm_with_arch(ctx->db, arch);
-		const struct prof_rocm *last = profiles_newest_rocm_with_arch(ctx->db, arch);
-		if (!first) {
-			strvec_pushf(&notes, "no release supports %s, see device.arch", arch);
-			continue;
-		}
-		if (version_cmp_n(&rel->ver, &first->ver, 2) < 0) {
-			strvec_pushf(&problems, "GPU %d (%s) needs ROCm %s or newer", g->index, arch, first->version);
-			if (!gpu_target) {
-				gpu_target = first;
-				gpu_arch = arch;
-			}
-		} else if (last && version_cmp_n(&rel->ver, &last->ver, 2) > 0) {
-			strvec_pushf(&problems, "GPU %d (%s) was dropped after ROCm %s", g->index, arch, last->version);
-			if (!gpu_target) {
-				gpu_target = last;
-				gpu_arch = arch;
-			}
-		} else {
-			char *txt = ov ? xasprintf("%s (GPU %d, a %s, runs as it through the override)", arch, g->index,
-						   g->arch) :
-				    xstrdup(arch);
-			if (!strvec_contains(&fine, txt))
-				strvec_push(&fine, txt);
-			free(txt);
-		}
-	}
-	bool driver_bad = false;
-	const struct prof_rocm *drel = NULL;
-	/* The driver judged: the loaded DKMS module; with amdgpu not loaded, the
-	 * installed DKMS package (what loads once the module is allowed to);
-	 * the in-tree driver is not judged. */
-	bool live = amdgpu_live(f);
-	const char *dver = f->drv.amdgpu_version, *dhow = "";
-	char *dkms_dir = NULL;
-	if (!dver && !live && f->sys.dkms_amdgpu_versions.n) {
-		/* "6.8.5-2041575.24.04" -> "6.8.5" */
-		const char *d = f->sys.dkms_amdgpu_versions.v[0];
-		dkms_dir = xstrndup(d, strcspn(d, "-"));
-		dver = dkms_dir;
-		dhow = " (installed, not loaded)";
-	}
-	if (dver) {
-		drel = profiles_rocm_for_dkms(ctx->db, dver);
-		if (!drel)
-			strvec_pushf(&notes, "amdgpu DKMS %s%s is not in the profile: driver window not judged", dver, dhow);
-		else if (!rocm_driver_compatible(ctx->db, rel, drel)) {
-			driver_bad = true;
-			if (rel->driver_window_months > 0)
-				strvec_pushf(&problems, "amdgpu DKMS %s%s (ROCm %s) is more than %d months from ROCm %s",
-					     dver, dhow, drel->version, rel->driver_window_months, rel->version);
-			else
-				strvec_pushf(&problems, "amdgpu DKMS %s%s (ROCm %s) is more than %d releases from ROCm %s",
-					     dver, dhow, drel->version, rel->driver_window_releases, rel->version);
-		} else if (drel == rel) {
-			strvec_pushf(&fine, "amdgpu DKMS %s%s is ROCm %s's own driver", dver, dhow, drel->version);
-		} else if (rel->driver_window_months > 0) {
-			strvec_pushf(&fine, "amdgpu DKMS %s%s (ROCm %s) is within %d months", dver, dhow, drel->version,
-				     rel->driver_window_months);
-		} else {
-			strvec_pushf(&fine, "amdgpu DKMS %s%s (ROCm %s) is within %d releases", dver, dhow, drel->version,
-				     rel->driver_window_releases);
-		}
-	} else if (live) {
-		strvec_push(&notes, "in-tree amdgpu: driver window not judged");
-	} else {
-		strvec_push(&notes, "amdgpu is not loaded and no DKMS package is installed: driver window not judged");
-	}
-	char *pl = strvec_join(&problems, "; "), *nl = strvec_join(&notes, "; ");
+	struct rocm_window w = { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, NULL, NULL, NULL, false };
+	judge_gpu_window(ctx, rel, &w);
+	judge_driver_window(ctx, rel, &w);
+	char *pl = strvec_join(&w.problems, "; "), *nl = strvec_join(&w.notes, "; ");
 	struct strbuf ok = STRBUF_INIT;
-	for (size_t i = 0; i < fine.n; i++) {
-		bool arch = str_startswith(fine.v[i], "gfx");
+	for (size_t i = 0; i < w.fine.n; i++) {
+		bool arch = str_startswith(w.fine.v[i], "gfx");
 		if (i)
 			strbuf_addstr(&ok, arch ? ", " : "; ");
-		if (arch && (i == 0 || !str_startswith(fine.v[i - 1], "gfx")))
+		if (arch && (i == 0 || !str_startswith(w.fine.v[i - 1], "gfx")))
 			strbuf_addstr(&ok, "supports ");
-		strbuf_addstr(&ok, fine.v[i]);
+		strbuf_addstr(&ok, w.fine.v[i]);
 	}
-	if (problems.n)
+	if (w.problems.n)
 		res = report_add(r, def, ST_WARN, -1, "ROCm %s is outside its support window: %s", ri->version, pl);
 	else
 		res = report_add(r, def, ST_PASS, -1, "ROCm %s is within its support window%s%s%s%s", ri->version,
-				 ok.len ? ": " : "", strbuf_cstr(&ok), notes.n ? (ok.len ? "; " : ": ") : "", notes.n ? nl : "");
+				 ok.len ? ": " : "", strbuf_cstr(&ok), w.notes.n ? (ok.len ? "; " : ": ") : "", w.notes.n ? nl : "");
 	strbuf_release(&ok);
 	install_evidence(res, ri);
 	if (f->drv.amdgpu_version)
 		result_evidence(res, "/sys/module/amdgpu/version", "%s", f->drv.amdgpu_version);
-	else if (dkms_dir)
+	else if (w.dkms_dir)
 		result_evidence(res, "/var/lib/dkms/amdgpu", "%s", f->sys.dkms_amdgpu_versions.v[0]);
-	if (gpu_target)
-		fix_rocm_release(res, ctx, gpu_target, gpu_arch);
-	if (driver_bad) {
+	if (w.gpu_target)
+		fix_rocm_release(res, ctx, w.gpu_target, w.gpu_arch);
+	if (w.driver_bad) {
 		struct fixvars fv = FIXVARS_INIT;
 		fixvars_add(&fv, "rocm_version", rel->version);
-		fixvars_add(&fv, "driver_version", dver);
+		fixvars_add(&fv, "driver_version", w.dver);
 		fix_apply(res, ctx, "rocm_window", &fv);
 		fixvars_release(&fv);
 	}
-	free(dkms_dir);
+	free(w.dkms_dir);
 	free(pl);
 	free(nl);
-	strvec_release(&problems);
-	strvec_release(&notes);
-	strvec_release(&fine);
+	strvec_release(&w.problems);
+	strvec_release(&w.notes);
+	strvec_release(&w.fine);
 }
 
 static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, const struct check_def *def)

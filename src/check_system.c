@@ -325,12 +325,22 @@ static void check_system_wsl(const struct check_ctx *ctx, struct report *r, cons
 		report_add(r, def, ST_SKIP, -1, "not WSL");
 		return;
 	}
-	struct check_result *res = report_add(r, def, ST_WARN, -1,
-					      "running under WSL: no KFD, the GPU is %s",
-					      f->sys.dxg_present ? "/dev/dxg (present)" : "/dev/dxg (missing)");
+	/* the route is done once the Windows driver gives /dev/dxg and ROCm is
+	 * installed: telling the user to install it again would be noise */
+	const struct rocm_install *ri = rocm_active(f);
+	bool done = f->sys.dxg_present && ri && ri->version;
+	struct check_result *res;
+	if (done)
+		res = report_add(r, def, ST_PASS, -1, "running under WSL: no KFD, the GPU is /dev/dxg (present), "
+				 "ROCm %s installed", ri->version);
+	else
+		res = report_add(r, def, ST_WARN, -1, "running under WSL: no KFD, the GPU is %s%s",
+				 f->sys.dxg_present ? "/dev/dxg (present)" : "/dev/dxg (missing)",
+				 ri && ri->version ? "" : ", no ROCm installed");
 	result_evidence(res, f->sys.wsl_evidence ? f->sys.wsl_evidence : "/proc/version", "%s",
 			f->kernel.proc_version ? f->kernel.proc_version : (f->kernel.release ? f->kernel.release : "WSL"));
-	fix_apply(res, ctx, "wsl_route", NULL);
+	if (!done)
+		fix_apply(res, ctx, "wsl_route", NULL);
 }
 
 static const char *container_name(enum container_kind k)
@@ -593,6 +603,7 @@ const struct check_def check_system_defs[] = {
 	{ "system.wsl", "system", "Windows Subsystem for Linux", check_system_wsl, 0,
 	  "Reads /proc/version and the kernel release for `microsoft` or `WSL`, and looks for /dev/dxg and /usr/lib/wsl/lib.\n\n"
 	  "Under WSL there is no amdgpu kernel driver and no /dev/kfd: the GPU is reached through /dev/dxg and the Windows driver, and ROCm needs its WSL-specific install route. The KFD-, DRM- and amdgpu-based checks skip there with \"not available under WSL\"; device.present passes on /dev/dxg.\n\n"
+	  "Passes when /dev/dxg is there and ROCm is installed; warns while either is missing.\n\n"
 	  "Fix: follow the WSL install route of the profile (Windows Adrenalin driver plus the WSL `amdgpu-install --usecase=wsl,rocm`)." },
 	{ "system.container", "system", "Container device access", check_system_container, 0,
 	  "Reads container markers (/.dockerenv, /run/.containerenv, cgroup hints) and the /dev/kfd and /dev/dri/renderD* device nodes.\n\n"

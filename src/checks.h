@@ -32,7 +32,7 @@ struct check_ctx {
 	const struct facts *facts;
 	const struct profiles *db;
 	bool live;
-	const char *level;         /* "quick", "standard", "full" */
+	enum level level;          /* --level; zero is standard */
 	bool online;               /* doctor --online: checks may use the network (net.repos) */
 };
 
@@ -67,16 +67,16 @@ struct check_filter {
 	struct strvec only, skip;
 };
 bool check_selected(const struct check_filter *flt, const char *id);
+/* One --only/--skip item against an ID: the ID itself, or a prefix of it
+ * that ends at a dot ("rocm" and "rocm." match "rocm.install"); "" matches
+ * nothing. The rule for check and probe IDs alike. */
+bool check_id_matches(const char *item, const char *id);
 
 /* Run every selected check in order. Checks flagged CHECK_RUNTIME are only
  * run when `runtime` is true (level standard/full); otherwise they are
  * reported as skip with the reason. */
 void checks_run(const struct check_ctx *ctx, const struct check_filter *flt, bool runtime,
 		struct report *r);
-
-/* Annotate the GPU inventory with profile knowledge: names, family,
- * integrated, NVIDIA compute capability, visibility after *_VISIBLE_DEVICES. */
-void inventory_annotate(struct facts *f, const struct profiles *db);
 
 /* The effective gfx arch for a GPU: the HSA override's arch when one applies
  * to it (per-node form first), else its own. Borrowed. */

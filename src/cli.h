@@ -1,23 +1,42 @@
-/* Command dispatch: global options are parsed once in main.c into struct cli;
- * each command lives in src/cmd_<name>.c and gets the rest of argv.
- * Commands return the process exit status (0, 1, 2 or 3, spec/cli.md). */
+/* What every command shares: struct cli (the global options and what
+ * cli_ready set up for the command), the exit statuses, and the command
+ * functions. The command table and dispatch are in cli.c, which calls the
+ * commands; commands call cli_opt.c (options) and cli_setup.c (setup), never
+ * back into cli.c. Commands return the exit status (0-3, spec/cli.md). */
 #ifndef ROCMCHECK_CLI_H
 #define ROCMCHECK_CLI_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cli_opt.h"
 #include "facts.h"
 #include "profiles.h"
 #include "sysroot.h"
+
+struct report;
 
 #define EXIT_OK 0
 #define EXIT_PROBLEMS 1
 #define EXIT_USAGE 2
 #define EXIT_TROUBLE 3
 
-enum out_format { FMT_TEXT = 0, FMT_JSON, FMT_SH /* plan only */ };
+enum out_format { FMT_TEXT = 0, FMT_JSON, FMT_SH /* plan only */,
+		  FMT_PROMETHEUS, FMT_JUNIT /* doctor, fleet */, FMT_NFD /* doctor only */ };
 enum color_mode { COLOR_AUTO = 0, COLOR_ALWAYS, COLOR_NEVER };
+/* option rows store these through an int * (cli_opt.h) */
+_Static_assert(sizeof(enum out_format) == sizeof(int) && sizeof(enum color_mode) == sizeof(int) &&
+	       sizeof(enum level) == sizeof(int), "enums the option rows set are ints");
+
+/* What a command's row in cli.c asks cli_ready() to set up. */
+enum command_flags {
+	CMD_PROFILES = 1 << 0,     /* load the profile database */
+	CMD_FACTS = 1 << 1,        /* open the sysroot, load profiles, gather facts */
+	CMD_JSON = 1 << 2,         /* has a JSON output (--format json) */
+	CMD_SH = 1 << 3,           /* has a shell output (--format sh) */
+	CMD_FLEET = 1 << 4,        /* has the fleet outputs --format prometheus and junit */
+	CMD_NFD = 1 << 5,          /* has the Node Feature Discovery output (--format nfd) */
+};
 
 struct cli {
 	const char *sysroot_dir;   /* --sysroot */
@@ -26,7 +45,13 @@ struct cli {
 	enum out_format format;
 	enum color_mode color;
 	int verbosity;             /* -1 quiet, 0 normal, 1 verbose */
-	bool help;
+	int help;                  /* -h/--help given */
+	/* set by the parser and the dispatcher */
+	unsigned global_seen;      /* global option rows given (cli_opt.c: conflicts) */
+	bool version_alias;        /* --version before the command */
+	int nparsed;               /* argv entries the options before the command used */
+	const char *cmd_name;      /* the command running */
+	unsigned cmd_flags;        /* its row's enum command_flags */
 	/* set up by cli_setup() for commands that read the machine */
 	struct sysroot sr;
 	bool sr_open;
@@ -47,36 +72,16 @@ bool cli_use_color(const struct cli *cli, FILE *fp);
 /* true when the locale is UTF-8 (glyphs), else ASCII fallbacks. */
 bool cli_utf8(void);
 
-/* Usage error: prints "rocmcheck: MESSAGE" and a hint to stderr; returns EXIT_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* The whole command line (main.c): global options, the command table,
  * dispatch, and the final flush of stdout. Returns the exit status. */
 int cli_main(int argc, char **argv);
 
-/* For command parsers. Global options are accepted after the command too
- * ("rocmcheck doctor --json"). cli_parse_global() looks at argv[*i]:
- * returns 1 when it consumed a global option (and its value; *i is left on
- * the last argument used), 0 when argv[*i] is not one, -1 after printing a
- * usage error. cli_opt_value() matches "--name VALUE" and "--name=VALUE"
- * the same way, setting *val (borrowed from argv). */
-int cli_parse_global(struct cli *cli, const char *cmd, int argc, char **argv, int *i);
-/* The last branch of every command's option loop: a global option (returns 0,
- * consumed), else a usage error for an unknown option or an unexpected
- * argument (printed; returns -1). */
-int cli_parse_rest(struct cli *cli, const char *cmd, int argc, char **argv, int *i);
-int cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
-
-/* Called by a command once its options are parsed: checks that the command
- * supports the chosen --format and sets up what its row of the command
- * table asks for (profiles, or sysroot + profiles + facts). Returns EXIT_OK,
- * EXIT_USAGE or EXIT_TROUBLE (message printed). */
-/* What the report says it read: "replay" and the bundle, "live" and "/",
- * or "sysroot" and its directory. */
 /* Load the profile database (embedded, or --profiles DIR) once; on failure
  * each problem on stderr and EXIT_TROUBLE. */
 int cli_load_profiles(struct cli *cli);
 
+/* What the report says it read: "replay" and the bundle, "live" and "/",
+ * or "sysroot" and its directory. */
 void cli_source(const struct cli *cli, const char **kind, const char **path);
 
 /* What doctor runs (cmd_doctor.c), for doctor, bundle and plan: the checks
@@ -86,15 +91,27 @@ void cli_source(const struct cli *cli, const char **kind, const char **path);
 struct check_filter;
 struct report;
 struct doctor_run {
-	const char *level;
+	enum level level;
 	const struct check_filter *flt;
 	const char *gpus;
 	int timeout_s;
 	bool online, fail_on_warn;
 };
 void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r);
+/* A report on stdout the way doctor prints it: its text, or with --json the
+ * JSON report (for doctor and probe). */
+void doctor_print_report(const struct cli *cli, const struct report *r, FILE *fp);
+/* What --output FILE gets: `buf` written by the output-file rule (outfile.h);
+ * NULL output: standard output. EXIT_OK, or EXIT_TROUBLE with the reason printed. */
+int cli_write_output(const char *output, const char *buf, size_t len);
 
+/* Called by a command once its options are parsed: checks that the command
+ * supports the chosen --format and sets up what its row of the command
+ * table asks for (cli->cmd_flags: profiles, or sysroot + profiles + facts).
+ * Returns EXIT_OK, EXIT_USAGE or EXIT_TROUBLE (message printed). */
 int cli_ready(struct cli *cli, const char *cmd);
+/* The format part of cli_ready alone: EXIT_OK, or EXIT_USAGE printed. */
+int cli_check_format(const struct cli *cli, const char *cmd);
 
 int cmd_doctor(struct cli *cli, int argc, char **argv);
 int cmd_probe(struct cli *cli, int argc, char **argv);
@@ -102,6 +119,8 @@ int cmd_devices(struct cli *cli, int argc, char **argv);
 int cmd_plan(struct cli *cli, int argc, char **argv);
 int cmd_bundle(struct cli *cli, int argc, char **argv);
 int cmd_checks(struct cli *cli, int argc, char **argv);
+int cmd_fleet(struct cli *cli, int argc, char **argv);
+int cmd_diff(struct cli *cli, int argc, char **argv);
 int cmd_profiles(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 

@@ -8,24 +8,20 @@
 
 #include "cli.h"
 #include "out.h"
+#include "plan.h"
 #include "profiles.h"
 
-static const char profiles_usage[] =
-	"usage: rocmcheck [--profiles DIR] [--format text|json] profiles list\n"
-	"       rocmcheck [--profiles DIR] [--format text|json] profiles show NAME\n"
-	"       rocmcheck [--format text|json] profiles validate [DIR]\n";
-
-static const char profiles_help[] =
-	"\n"
+static const char about[] =
 	"The profile database: support matrices, GPU models, fixes and install\n"
 	"routes, as INI files (see rocmcheck-profiles(5)). The copy compiled into\n"
 	"rocmcheck is used unless --profiles DIR names another directory.\n"
 	"\n"
 	"  list            the files, how many entries each holds, and the database version\n"
 	"  show NAME       one entry: an OS key (ubuntu-22.04), a ROCm release (6.2),\n"
-	"                  a gfx target (gfx1100), a GPU model (rx-7900-xtx), a CUDA\n"
-	"                  release (12.4), a fix id (groups) or a route (route ubuntu-22.04 7.0);\n"
-	"                  prefix a kind to be explicit: os, rocm, gfx, gpu, cuda, fix, route\n"
+	"                  a gfx target (gfx1100), a GPU model (rx-7900-xtx or \"RX 7900 XTX\"),\n"
+	"                  a CUDA release (12.4), a fix id (groups) or a route (route\n"
+	"                  ubuntu-22.04 7.0); prefix a kind to be explicit: os, rocm, gfx,\n"
+	"                  gpu, cuda, fix, route\n"
 	"  validate [DIR]  check DIR (default: --profiles DIR, else the embedded copy):\n"
 	"                  prints one OK line, or every problem as FILE:LINE: message on\n"
 	"                  stderr and exits 1\n"
@@ -36,13 +32,13 @@ static const char profiles_help[] =
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
 {
+	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("rocmcheck profiles: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	int n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	fputs(profiles_usage, stderr);
+	cli_usage_error("profiles", "profiles: %s", n >= 0 ? msg : fmt);
+	free(n >= 0 ? msg : NULL);
 	return EXIT_USAGE;
 }
 
@@ -142,7 +138,7 @@ static int do_list(struct cli *cli)
 	} else {
 		printf("Profile database %s (%s)\n\n", db->db_version, src_label(cli->profiles_dir));
 		for (size_t i = 0; i < db->files.n; i++) {
-			size_t total = 0;
+			size_t total = 0, kinds = 0;
 			struct strbuf sb = STRBUF_INIT;
 			count_file(db, db->files.v[i], k);
 			for (int j = 0; j < 8; j++) {
@@ -150,8 +146,15 @@ static int do_list(struct cli *cli)
 					continue;
 				strbuf_addf(&sb, "%s%zu %s", sb.len ? ", " : "", k[j].n, k[j].kind);
 				total += k[j].n;
+				kinds++;
 			}
-			printf("  %-28s %4zu  %s\n", db->files.v[i], total, strbuf_cstr(&sb));
+			/* one kind: "11 cuda"; several: "12 (10 gpu, 2 fix)" */
+			if (kinds == 1)
+				printf("  %-28s %4zu %s\n", db->files.v[i], total, strchr(sb.buf, ' ') + 1);
+			else if (kinds)
+				printf("  %-28s %4zu (%s)\n", db->files.v[i], total, sb.buf);
+			else
+				printf("  %-28s %4zu\n", db->files.v[i], total);
 			strbuf_release(&sb);
 		}
 		printf("\n%zu OS, %zu ROCm releases, %zu gfx targets, %zu GPU models, %zu CUDA releases,"
@@ -200,11 +203,13 @@ static json_t *show_os(const struct profiles *db, const struct prof_os *o, bool 
 	printf("  %-14s %s: %s\n", "install", o->pkg, o->install);
 	print_list("headers", &o->headers);
 	printf("  %-14s %s\n", "grub update", o->grub_update);
+	bool first = true;
 	for (size_t i = 0; i < db->nrocm; i++) {
 		const struct prof_rocm_os *ro = prof_rocm_os(&db->rocm[i], o->key);
 		if (!ro)
 			continue;
-		printf("  %-14s %s: kernels", i ? "" : "ROCm", db->rocm[i].version);
+		printf("  %-14s %s: kernels", first ? "ROCm" : "", db->rocm[i].version);
+		first = false;
 		for (size_t j = 0; j < ro->kernels.n; j++)
 			printf(" %s", ro->kernels.v[j]);
 		printf("%s\n", ro->radeon ? ", Radeon and Instinct" : ", Instinct");
@@ -417,6 +422,12 @@ static int do_show(struct cli *cli, int argc, char **argv)
 	for (size_t m = 0; WANT("gpu") && m < db->nmodels; m++)
 		if (!strcmp(db->models[m].key, name))
 			EMIT(show_model(&db->models[m], json));
+	/* a model by its name, as `plan --gpu` takes it ("RX 7900 XTX") */
+	struct plan_machine pm = { 0 };
+	struct strbuf why = STRBUF_INIT;
+	if (WANT("gpu") && !found && plan_find_gpu(db, name, &pm, &why) == 0 && pm.model)
+		EMIT(show_model(pm.model, json));
+	strbuf_release(&why);
 	const struct prof_cuda *c;
 	if (WANT("cuda") && version_exact(name) && (c = profiles_find_cuda(db, name)))
 		EMIT(show_cuda(c, json));
@@ -474,37 +485,35 @@ static int do_validate(struct cli *cli, const char *dir)
 	return rc;
 }
 
-int cmd_profiles(struct cli *cli, int argc, char **argv)
+static int run_sub(struct cli *cli, int argc, char **argv)
 {
-	/* argv[0] is "profiles" */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(profiles_usage, stdout);
-			fputs(profiles_help, stdout);
-			return EXIT_OK;
-		}
-		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("unknown option %s", argv[i]);
-	}
-	if (cli->help) {
-		fputs(profiles_usage, stdout);
-		fputs(profiles_help, stdout);
-		return EXIT_OK;
-	}
-	if (argc < 2)
+	if (argc < 1)
 		return usage_error("%s", "missing subcommand: list, show or validate");
-	const char *sub = argv[1];
+	const char *sub = argv[0];
 	if (!strcmp(sub, "list")) {
-		if (argc != 2)
-			return usage_error("list takes no arguments (got \"%s\")", argv[2]);
+		if (argc != 1)
+			return usage_error("list takes no arguments (got \"%s\")", argv[1]);
 		return do_list(cli);
 	}
 	if (!strcmp(sub, "show"))
-		return do_show(cli, argc - 2, argv + 2);
+		return do_show(cli, argc - 1, argv + 1);
 	if (!strcmp(sub, "validate")) {
-		if (argc > 3)
-			return usage_error("validate takes at most one DIR (got \"%s\")", argv[3]);
-		return do_validate(cli, argc == 3 ? argv[2] : cli->profiles_dir);
+		if (argc > 2)
+			return usage_error("validate takes at most one DIR (got \"%s\")", argv[2]);
+		return do_validate(cli, argc == 2 ? argv[1] : cli->profiles_dir);
 	}
 	return usage_error("unknown subcommand \"%s\" (expected list, show or validate)", sub);
+}
+
+int cmd_profiles(struct cli *cli, int argc, char **argv)
+{
+	static const struct cli_option opts[] = { CLI_END };
+	struct strvec args = STRVEC_INIT;
+	int status = cli_parse(cli, "profiles", opts, argc, argv, &args);
+	if (!status && cli->help)
+		cli_print_usage(stdout, "profiles", "list | show NAME | validate [DIR]", about, opts);
+	else if (!status && !(status = cli_check_format(cli, "profiles")))
+		status = run_sub(cli, (int)args.n, args.v);
+	strvec_release(&args);
+	return status;
 }

@@ -1,25 +1,57 @@
-/* `rocmcheck version` (and `rocmcheck --version`). */
-#include "cli.h"
+/* `rocmcheck version` (and `rocmcheck --version`): text, or --json. */
+#include <jansson.h>
+#include <string.h>
 
-static const char usage[] =
-	"usage: rocmcheck version\n"
-	"\n"
+#include "cli.h"
+#include "out.h"
+
+static const char about[] =
 	"Print the version of rocmcheck, the GPU targets its probe kernels were\n"
-	"built for, and the version of the profile database in use.\n";
+	"built for, and the version of the profile database in use. With --json,\n"
+	"one object: version, kernel_targets (per runtime: the targets and the\n"
+	"toolkit that built them), profiles (version and source).\n";
+
+static void print_json(const struct cli *cli)
+{
+	const char *const *targets = probe_embedded_targets();
+	json_t *doc = json_object();
+	json_t *kt = json_array();
+	for (size_t i = 0; targets && targets[i]; i++) {
+		/* "hip: gfx900,... (hipcc) ...": the runtime, then its targets and toolkits */
+		const char *colon = strchr(targets[i], ':');
+		json_t *t = json_object();
+		json_object_set_new(t, "runtime", colon ? json_stringn(targets[i], (size_t)(colon - targets[i]))
+							: json_string(targets[i]));
+		json_object_set_new(t, "targets", json_string(colon ? colon + 1 + strspn(colon + 1, " ") : ""));
+		json_array_append_new(kt, t);
+	}
+	json_object_set_new(doc, "schema", json_string("rocmcheck.version/1"));
+	json_object_set_new(doc, "version", json_string(ROCMCHECK_VERSION));
+	json_object_set_new(doc, "kernel_targets", kt);
+	json_t *p = json_object();
+	json_object_set_new(p, "version", cli->db->db_version ? json_string(cli->db->db_version) : json_null());
+	json_object_set_new(p, "source", json_string(cli->profiles_dir ? cli->profiles_dir : "embedded"));
+	json_object_set_new(doc, "profiles", p);
+	out_json_write(stdout, doc);
+	json_decref(doc);
+}
 
 int cmd_version(struct cli *cli, int argc, char **argv)
 {
-	for (int i = 1; i < argc && !cli->help; i++) {
-		if (cli_parse_rest(cli, "version", argc, argv, &i) < 0)
-			return EXIT_USAGE;
-	}
+	static const struct cli_option opts[] = { CLI_END };
+	if (cli_parse(cli, "version", opts, argc, argv, NULL))
+		return EXIT_USAGE;
 	if (cli->help) {
-		fputs(usage, stdout);
+		cli_print_usage(stdout, "version", "", about, opts);
 		return EXIT_OK;
 	}
 	int status = cli_ready(cli, "version");
 	if (status != EXIT_OK)
 		return status;
+	if (cli->format == FMT_JSON) {
+		print_json(cli);
+		return EXIT_OK;
+	}
 
 	printf("rocmcheck %s\n", ROCMCHECK_VERSION);
 	/* one line per vendor: the CUDA one names its compiler and the driver

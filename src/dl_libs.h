@@ -70,7 +70,8 @@
 	X(archive_write_free)                   \
 	X(archive_write_header)                 \
 	X(archive_write_new)                    \
-	X(archive_write_open_fd)                \
+	X(archive_write_open)                   \
+	X(archive_write_set_bytes_in_last_block) \
 	X(archive_write_set_format_pax_restricted)
 
 #define DL_CURL_FUNCS(X)                        \

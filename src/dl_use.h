@@ -52,7 +52,8 @@
 #define archive_write_free (dl_archive.archive_write_free)
 #define archive_write_header (dl_archive.archive_write_header)
 #define archive_write_new (dl_archive.archive_write_new)
-#define archive_write_open_fd (dl_archive.archive_write_open_fd)
+#define archive_write_open (dl_archive.archive_write_open)
+#define archive_write_set_bytes_in_last_block (dl_archive.archive_write_set_bytes_in_last_block)
 #define archive_write_set_format_pax_restricted (dl_archive.archive_write_set_format_pax_restricted)
 
 #define curl_easy_cleanup (dl_curl.curl_easy_cleanup)

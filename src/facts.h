@@ -139,6 +139,8 @@ struct pci_dev {
 	struct hwmon_reading hwmon; /* facts_read_hwmon; !present until then */
 };
 bool pci_is_gpu_class(unsigned class_code); /* 0x03xxxx display or 0x12xxxx processing accelerator */
+/* GPU-class PCI devices of this PCI vendor id. */
+size_t pci_count_vendor(const struct facts *f, unsigned vendor_id);
 /* "0000:03:00.0" -> domain, bus, device, function; false when it is no PCI address. */
 bool pci_addr_parse(const char *s, unsigned *domain, unsigned *bus, unsigned *dev, unsigned *fn);
 
@@ -284,6 +286,9 @@ struct python_facts {
 	size_t n;
 	struct strvec sites_searched;
 };
+/* The torch install `import torch` loads (the first in the search order),
+ * else any torch found, or NULL. */
+const struct framework *torch_active(const struct facts *f);
 /* torch/version.py text -> version, backend and backend version (both styles:
  * `cuda: Optional[str] = None` and `cuda = None`). 0 or -EINVAL. */
 int torch_version_py_parse(const char *text, char **version, enum fw_backend *backend,
@@ -386,10 +391,33 @@ void facts_build_gpus(struct facts *f);
  * Needs f->gpus and f->pci. */
 void facts_read_devices(struct facts *f);
 
+struct profiles;
+/* Whether an AMD GPU of gfx target `arch` (NULL or "": unknown) with this
+ * much VRAM and GTT (bytes, 0 unknown) is an integrated one: the profile's
+ * `apu` for a target it knows, else at most 4 GiB of VRAM with at least
+ * 8 GiB, and four times as much, of GTT. The one rule for the inventory and
+ * for PCI devices without a KFD node. */
+bool gpu_is_integrated(const struct profiles *db, const char *arch, uint64_t vram, uint64_t gtt);
+/* Annotate the GPU inventory with profile knowledge: names, family,
+ * integrated, NVIDIA compute capability, visibility after *_VISIBLE_DEVICES. */
+void inventory_annotate(struct facts *f, const struct profiles *db);
+
+/* Visible-devices lists (CUDA semantics: the list stops at the first entry
+ * that names no device). `cand` are the candidates in enumeration order;
+ * `out` (room for ncand) receives the ones the value leaves visible, in the
+ * value's order (the new numbering); returns how many. Tokens naming no
+ * device go to `bad` (when non-NULL). */
+size_t visible_apply(const char *value, struct gpu *const *cand, size_t ncand, struct gpu **out,
+		     struct strvec *bad);
+
 /* An integrated GPU with a discrete GPU (of any vendor) beside it: the
  * discrete one does the work, so the integrated one is left out (hidden,
  * never overridden, not counted as ready). Needs inventory_annotate(). */
 bool gpu_left_out(const struct facts *f, const struct gpu *g);
+size_t gpus_count_vendor(const struct facts *f, enum vendor v);
+/* The first discrete GPU of vendor v in inventory order, else its first
+ * integrated one, or NULL. */
+const struct gpu *primary_gpu(const struct facts *f, enum vendor v);
 
 /* All of the above in order. */
 void facts_gather(struct facts *f, struct sysroot *sr);

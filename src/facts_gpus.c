@@ -1,12 +1,18 @@
 /* The GPU inventory: KFD GPU nodes in node order (the order ROCr and
  * ROCR_VISIBLE_DEVICES use), each joined to its PCI device and render
- * node, then NVIDIA display devices by PCI address. Names, families and
- * the integrated flag come later from the profiles (inventory_annotate). */
+ * node, then NVIDIA display devices by PCI address; annotated afterwards
+ * with the profile's names, families and integrated flag and with the
+ * visibility the *_VISIBLE_DEVICES variables leave (inventory_annotate). */
 #include "facts.h"
 
+#include <ctype.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "profiles.h"
 
 static enum vendor vendor_from_id(unsigned id)
 {
@@ -140,4 +146,223 @@ void facts_build_gpus(struct facts *f)
 			continue;
 		add_nvidia_gpu(f, p, nv_index++);
 	}
+}
+
+/* ---- visible devices ---- */
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* "GPU-abc", "0xabc", "abc" -> "abc" */
+static const char *uuid_core(const char *s)
+{
+	if (!strncasecmp(s, "GPU-", 4))
+		s += 4;
+	if (!strncasecmp(s, "0x", 2))
+		s += 2;
+	return s;
+}
+
+static int match_token(const char *tok, struct gpu *const *cand, size_t ncand)
+{
+	if (all_digits(tok)) {
+		uint64_t idx;
+		if (parse_u64(tok, 10, &idx) < 0 || idx >= ncand)
+			return -1;
+		return (int)idx;
+	}
+	if (strncasecmp(tok, "GPU-", 4))
+		return -1;
+	const char *want = uuid_core(tok);
+	size_t wl = strlen(want);
+	if (!wl)
+		return -1;
+	int found = -1;
+	for (size_t i = 0; i < ncand; i++) {
+		const char *id = cand[i]->unique_id;
+		if (!id || !*id)
+			continue;
+		const char *have = uuid_core(id);
+		if (!strcasecmp(have, want))
+			return (int)i;
+		/* CUDA accepts a unique prefix of the UUID */
+		if (!strncasecmp(have, want, wl)) {
+			if (found >= 0)
+				return -1;
+			found = (int)i;
+		}
+	}
+	return found;
+}
+
+size_t visible_apply(const char *value, struct gpu *const *cand, size_t ncand, struct gpu **out,
+		     struct strvec *bad)
+{
+	size_t n = 0;
+	struct strvec toks = STRVEC_INIT;
+	strvec_split(&toks, value ? value : "", ",");
+	bool stopped = false;
+	for (size_t i = 0; i < toks.n; i++) {
+		char *t = str_trim(toks.v[i]);
+		int idx = *t ? match_token(t, cand, ncand) : -1;
+		if (idx < 0) {
+			if (bad)
+				strvec_push(bad, t);
+			stopped = true; /* the runtimes ignore everything from here on */
+			continue;
+		}
+		bool dup = false;
+		for (size_t j = 0; j < n; j++)
+			dup = dup || out[j] == cand[idx];
+		if (!stopped && !dup)
+			out[n++] = cand[idx];
+	}
+	strvec_release(&toks);
+	return n;
+}
+
+/* ---- the profile's knowledge ---- */
+
+bool gpu_is_integrated(const struct profiles *db, const char *arch, uint64_t vram, uint64_t gtt)
+{
+	const struct prof_gfx *x = db && arch && arch[0] ? profiles_find_gfx(db, arch) : NULL;
+	if (x)
+		return x->apu;
+	/* ollama's rule for targets the profile does not know */
+	const uint64_t gib = 1024ull * 1024 * 1024;
+	return vram && gtt && vram <= 4 * gib && gtt >= 8 * gib && gtt >= 4 * vram;
+}
+
+static char *visible_id_for(const struct gpu *g, size_t pos)
+{
+	if (g->unique_id && *g->unique_id && strcmp(g->unique_id, "0")) {
+		if (!strncasecmp(g->unique_id, "GPU-", 4))
+			return xstrdup(g->unique_id);
+		return xasprintf("GPU-%s", g->unique_id);
+	}
+	return xasprintf("%zu", pos);
+}
+
+static void annotate_visibility(struct facts *f, enum vendor v)
+{
+	size_t n = 0;
+	struct gpu **cand = xcalloc(f->ngpus + 1, sizeof(*cand));
+	struct gpu **left = xcalloc(f->ngpus + 1, sizeof(*left));
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].vendor == v)
+			cand[n++] = &f->gpus[i];
+	for (size_t i = 0; i < n; i++) {
+		free(cand[i]->visible_id);
+		cand[i]->visible_id = visible_id_for(cand[i], i);
+	}
+	/* AMD: ROCr filters (and orders) first; HIP then numbers what is left. */
+	const char *first = v == VENDOR_AMD ? f->env.rocr_visible : v == VENDOR_NVIDIA ? f->env.cuda_visible : NULL;
+	/* HIP reads HIP_VISIBLE_DEVICES, else CUDA_VISIBLE_DEVICES, else
+	 * GPU_DEVICE_ORDINAL (ROCm's GPU isolation documentation) */
+	const char *second = v != VENDOR_AMD ? NULL :
+			     f->env.hip_visible ? f->env.hip_visible :
+			     f->env.cuda_visible ? f->env.cuda_visible : f->env.gpu_device_ordinal;
+	size_t m = n;
+	memcpy(left, cand, n * sizeof(*cand));
+	if (first)
+		m = visible_apply(first, cand, n, left, NULL);
+	if (second) {
+		struct gpu **again = xcalloc(m + 1, sizeof(*again));
+		size_t k = visible_apply(second, left, m, again, NULL);
+		memcpy(left, again, k * sizeof(*again));
+		m = k;
+		free(again);
+	}
+	for (size_t i = 0; i < n; i++) {
+		cand[i]->visible = false;
+		for (size_t j = 0; j < m; j++)
+			if (left[j] == cand[i])
+				cand[i]->visible = true;
+	}
+	free(left);
+	free(cand);
+}
+
+void inventory_annotate(struct facts *f, const struct profiles *db)
+{
+	for (size_t i = 0; i < f->ngpus; i++) {
+		struct gpu *g = &f->gpus[i];
+		g->visible = true;
+		bool ambiguous = false;
+		const struct prof_gpu_model *m = profiles_model_for_gpu(db, g, &ambiguous);
+		g->model_ambiguous = ambiguous;
+		if (g->vendor == VENDOR_NVIDIA && m) {
+			g->cc_major = m->cc_major;
+			g->cc_minor = m->cc_minor;
+			if (m->arch && str_startswith(m->arch, "sm_"))
+				snprintf(g->arch, sizeof(g->arch), "%s", m->arch);
+			else if (m->cc_major)
+				snprintf(g->arch, sizeof(g->arch), "sm_%u%u", m->cc_major, m->cc_minor);
+		}
+		if (m && m->name) {
+			free(g->name);
+			g->name = xstrdup(m->name);
+		} else if (g->board_name && *g->board_name) {
+			/* the card's own product name (facts.h: profile, else board name) */
+			free(g->name);
+			g->name = xstrdup(g->board_name);
+		} else if (!g->name || !*g->name || str_startswith(g->name, "AMD GPU ") ||
+			   str_startswith(g->name, "NVIDIA GPU ")) {
+			free(g->name);
+			if (g->vendor == VENDOR_AMD)
+				g->name = xasprintf("AMD GPU %s (%04x:%04x)", g->arch[0] ? g->arch : "gfx?",
+						    g->pci_vendor ? g->pci_vendor : 0x1002, g->pci_device);
+			else if (g->vendor == VENDOR_NVIDIA)
+				g->name = xasprintf("NVIDIA GPU (%04x:%04x)",
+						    g->pci_vendor ? g->pci_vendor : 0x10de, g->pci_device);
+			else
+				g->name = xasprintf("GPU (%04x:%04x)", g->pci_vendor, g->pci_device);
+		}
+		if (g->vendor != VENDOR_AMD)
+			continue;
+		const struct prof_gfx *x = db && g->arch[0] ? profiles_find_gfx(db, g->arch) : NULL;
+		free(g->family);
+		g->family = x && x->family ? xstrdup(x->family) : NULL;
+		if (ambiguous && !(g->board_name && *g->board_name)) {
+			/* boards share the id and the facts cannot tell: the family only */
+			free(g->name);
+			g->name = xasprintf("AMD %s%sGPU %s (%04x:%04x, board not known)", g->family ? g->family : "",
+					    g->family ? " " : "", g->arch[0] ? g->arch : "gfx?",
+					    g->pci_vendor ? g->pci_vendor : 0x1002, g->pci_device);
+		}
+		g->integrated = gpu_is_integrated(db, g->arch, g->vram_bytes, g->gtt_bytes);
+	}
+	annotate_visibility(f, VENDOR_AMD);
+	annotate_visibility(f, VENDOR_NVIDIA);
+}
+
+size_t gpus_count_vendor(const struct facts *f, enum vendor v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].vendor == v)
+			n++;
+	return n;
+}
+
+const struct gpu *primary_gpu(const struct facts *f, enum vendor v)
+{
+	const struct gpu *any = NULL;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != v)
+			continue;
+		if (!g->integrated)
+			return g;
+		if (!any)
+			any = g;
+	}
+	return any;
 }

@@ -169,3 +169,12 @@ void facts_read_pci(struct facts *f)
 out:
 	strvec_release(&names);
 }
+
+size_t pci_count_vendor(const struct facts *f, unsigned vendor_id)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->npci; i++)
+		if (f->pci[i].vendor == vendor_id && pci_is_gpu_class(f->pci[i].class_code))
+			n++;
+	return n;
+}

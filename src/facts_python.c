@@ -514,3 +514,17 @@ const char *framework_python_version(const struct framework *fw, char *buf, size
 	snprintf(buf, len, "3.%u", minor);
 	return buf;
 }
+
+const struct framework *torch_active(const struct facts *f)
+{
+	const struct framework *any = NULL;
+	for (size_t i = 0; i < f->py.n; i++) {
+		if (!f->py.v[i].name || strcmp(f->py.v[i].name, "torch"))
+			continue;
+		if (f->py.v[i].active)
+			return &f->py.v[i];
+		if (!any)
+			any = &f->py.v[i];
+	}
+	return any;
+}

@@ -84,6 +84,7 @@ static void read_modules(struct facts *f)
 		return;
 	}
 	f->sys.modules_read = true;
+	struct strmap seen = STRMAP_INIT;  /* a hostile capture lists 100 k names */
 	for (char *save, *line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		size_t n = strcspn(line, " \t");
@@ -91,9 +92,10 @@ static void read_modules(struct facts *f)
 			continue;
 		line[n] = '\0';
 		facts_printable(line);
-		if (!strvec_contains(&f->sys.modules, line))
+		if (strmap_put(&seen, line, strlen(line), 0))
 			strvec_push(&f->sys.modules, line);
 	}
+	strmap_release(&seen);
 	free(text);
 }
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "cli.h"
 #include "report.h"
@@ -18,6 +19,7 @@ struct out_opts {
 	bool color;                /* ANSI colours */
 	bool utf8;                 /* glyphs ✓ ! ✗; else [ok] [!!] [XX] */
 	int verbosity;             /* -1 quiet, 0 normal, 1 verbose */
+	bool every_probe;          /* `probe`: a line per probe also in the compact view */
 };
 /* From --color/NO_COLOR/isatty(fp), the locale and -q/-v. */
 void out_opts_init(struct out_opts *o, const struct cli *cli, FILE *fp);
@@ -27,9 +29,11 @@ void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 /* The `devices` table for r->facts. */
 void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o);
 /* The last line of the text report, without colour or newline; caller frees.
- * Wording (also in man/rocmcheck.1, Verdict):
- *   "N problems[, M warnings]: run `rocmcheck plan` for a fix script"
- *   "M warnings, counted as failures by --fail-on warn: run `rocmcheck plan` for a fix script"
+ * Wording (also in man/rocmcheck.1, Verdict), HINT being r->hint or, when
+ * unset, "run `rocmcheck plan` for a fix script":
+ *   "N problems[, M warnings]: HINT"
+ *   "M warnings, counted as failures by --fail-on warn: HINT"
+ *   "C of T checks run[ and P probes][, M warnings]; no verdict on readiness"  (--only/--skip)
  *   "Ready: GPU (arch) with ROCm X[ (M warnings)]"  (nothing failed, a GPU to name)
  *   "No problems found (P passed[, M warnings], S skipped)"  (nothing failed, no GPU to name) */
 char *out_verdict(const struct report *r, bool utf8);
@@ -37,6 +41,8 @@ char *out_verdict(const struct report *r, bool utf8);
  * replaced by '?', and invalid UTF-8 by '?' or U+FFFD: a hostile file must
  * not be able to drive the terminal. NULL writes nothing. */
 void out_text_clean(FILE *fp, const char *s, bool utf8);
+/* The status glyph doctor prints: ✓ ! ✗ - E, or [ok] [!!] [XX] [--] [EE]. */
+const char *out_status_glyph(enum status s, bool utf8);
 
 /* ---- out_json.c ---- */
 /* Decode one UTF-8 sequence at s (strict: no overlongs, surrogates or values
@@ -48,10 +54,37 @@ json_t *out_json_str(const char *s);
 json_t *out_json_strvec(const struct strvec *sv);
 /* The whole rocmcheck.report/1 object; caller owns it (json_decref). */
 json_t *out_json_report(const struct report *r);
-/* What `devices --json` prints: schema, tool, source, host and gpus only. */
+/* What `devices --json` prints: the report of its run (the inventory in gpus,
+ * and device.present, whose summary.exit_status devices exits with). */
 json_t *out_json_devices(const struct report *r);
 /* Print with two-space indent, keys in insertion order, and a newline.
  * Returns 0 or -EIO. */
 int out_json_write(FILE *fp, const json_t *doc);
+
+/* ---- fleet formats: out_prom.c, out_junit.c, out_nfd.c ----
+ * Each writes the whole report to fp and returns 0 or -EIO; `now` is the
+ * time the report stands for (seconds since the epoch). */
+/* Prometheus text exposition for the node_exporter textfile collector. */
+int out_prom_report(FILE *fp, const struct report *r, double now);
+/* JUnit XML: a <testcase> per check result and probe. */
+int out_junit_report(FILE *fp, const struct report *r, time_t now);
+/* A Node Feature Discovery feature file: rocmcheck.io/ labels, expiring. */
+int out_nfd_report(FILE *fp, const struct report *r, time_t now);
+/* A Prometheus label value, escaped (the quotes are the caller's). */
+void out_prom_label(FILE *fp, const char *s);
+/* Text for XML (an attribute value or element content), escaped. */
+void out_xml_text(FILE *fp, const char *s);
+
+/* ---- out_fleet.c: `rocmcheck fleet` (fleet.h) ---- */
+struct fleet;
+void out_fleet_text(FILE *fp, const struct fleet *fl, const struct out_opts *o);
+json_t *out_fleet_json(const struct fleet *fl);
+int out_fleet_prom(FILE *fp, const struct fleet *fl);
+int out_fleet_junit(FILE *fp, const struct fleet *fl);
+
+/* ---- out_diff.c: `rocmcheck diff` (diff.h) ---- */
+struct diff;
+void out_diff_text(FILE *fp, const struct diff *d, const char *name_a, const char *name_b, const struct out_opts *o);
+json_t *out_diff_json(const struct diff *d, const char *name_a, const char *name_b);
 
 #endif

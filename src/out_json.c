@@ -179,8 +179,34 @@ static json_t *json_gpus(const struct facts *f)
 	return a;
 }
 
-static json_t *json_stack(const struct facts *f)
+static json_t *tristate(int v)
 {
+	return v < 0 ? json_null() : json_boolean(v);
+}
+
+/* framework.torch.runtime's answer for one install (an addition to
+ * rocmcheck.report/1: present only where the check ran). */
+static json_t *json_fw_runtime(const struct framework_runtime *fr)
+{
+	json_t *o = json_object();
+	set(o, "status", json_string(status_name(fr->status)));
+	set(o, "python", nonempty(fr->python));
+	set(o, "stage", nonempty(fr->stage));
+	set(o, "error", nonempty(fr->error));
+	set(o, "available", tristate(fr->available));
+	set(o, "device_count", int_or_null(fr->device_count));
+	set(o, "devices", out_json_strvec(&fr->devices));
+	set(o, "matmul_ok", tristate(fr->matmul_ok));
+	set(o, "amp_ok", tristate(fr->amp_ok));
+	set(o, "step_ms", num_or_null(fr->step_ms));
+	set(o, "fp16_speedup", fr->fp32_ms > 0 && fr->fp16_ms > 0 ? num_or_null(fr->fp32_ms / fr->fp16_ms)
+								  : json_null());
+	return o;
+}
+
+static json_t *json_stack(const struct report *r)
+{
+	const struct facts *f = r->facts;
 	json_t *st = json_object();
 	json_t *kd = json_object();
 	set(kd, "amdgpu", nonempty(f ? f->drv.amdgpu_version : NULL));
@@ -215,6 +241,9 @@ static json_t *json_stack(const struct facts *f)
 		set(o, "backend", nonempty(fw_backend_name(fw->backend)));
 		set(o, "backend_version", nonempty(fw->backend_version));
 		set(o, "path", nonempty(fw->path));
+		const struct framework_runtime *fr = report_framework_runtime(r, fw->path);
+		if (fr)
+			set(o, "runtime", json_fw_runtime(fr));
 		json_array_append_new(fws, o);
 	}
 	set(st, "frameworks", fws);
@@ -328,7 +357,7 @@ json_t *out_json_report(const struct report *r)
 	set(doc, "level", nonempty(r->level));
 	set(doc, "host", json_host(r->facts));
 	set(doc, "gpus", json_gpus(r->facts));
-	set(doc, "stack", json_stack(r->facts));
+	set(doc, "stack", json_stack(r));
 	json_t *checks = json_array();
 	for (size_t i = 0; i < r->nresults; i++)
 		json_array_append_new(checks, json_check(&r->results[i]));
@@ -343,10 +372,8 @@ json_t *out_json_report(const struct report *r)
 
 json_t *out_json_devices(const struct report *r)
 {
-	json_t *doc = json_head(r);
-	set(doc, "host", json_host(r->facts));
-	set(doc, "gpus", json_gpus(r->facts));
-	return doc;
+	/* the whole report of the one check that decides the exit status */
+	return out_json_report(r);
 }
 
 json_t *out_json_strvec(const struct strvec *sv)
@@ -359,9 +386,15 @@ json_t *out_json_strvec(const struct strvec *sv)
 
 int out_json_write(FILE *fp, const json_t *doc)
 {
+	int e = 0;
 	if (json_dumpf(doc, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
-		return -EIO;
-	if (fputc('\n', fp) == EOF || ferror(fp))
-		return -EIO;
-	return 0;
+		e = errno ? errno : EIO;
+	/* Even after a failed write: stdio drops what it could not write, and
+	 * the newline left in its buffer makes the final flush fail again with
+	 * the system's reason (ENOSPC), not a bare error flag (EIO). */
+	if (fputc('\n', fp) == EOF && !e)
+		e = errno ? errno : EIO;
+	if (ferror(fp) && !e)
+		e = EIO;
+	return -e;
 }

@@ -18,6 +18,7 @@ void out_opts_init(struct out_opts *o, const struct cli *cli, FILE *fp)
 	o->color = cli_use_color(cli, fp);
 	o->utf8 = cli_utf8();
 	o->verbosity = cli->verbosity;
+	o->every_probe = cli->cmd_name && !strcmp(cli->cmd_name, "probe");
 }
 
 void out_text_clean(FILE *fp, const char *s, bool utf8)
@@ -86,14 +87,21 @@ static bool shown(enum status s, const struct out_opts *o)
 	return o->verbosity >= 0 || s == ST_WARN || s == ST_FAIL || s == ST_ERROR;
 }
 
-/* "    fix: TEXT" with each command on its own line under the text. */
-static void print_fix(FILE *fp, const struct fix *fx, const struct out_opts *o)
+/* "    fix: TEXT" with each command on its own line under the text;
+ * "    fix (also for ID, ID): TEXT" when `also` names other checks it serves. */
+static void print_fix_for(FILE *fp, const struct fix *fx, const struct out_opts *o, const char *also)
 {
 	if (!fx->text && fx->commands.n == 0)
 		return;
 	fputs("    ", fp);
 	color_on(fp, o, C_BOLD);
-	fputs("fix:", fp);
+	fputs("fix", fp);
+	if (also && *also) {
+		fputs(" (also for ", fp);
+		out_text_clean(fp, also, o->utf8);
+		fputc(')', fp);
+	}
+	fputc(':', fp);
 	color_off(fp, o);
 	if (fx->text) {
 		fputc(' ', fp);
@@ -113,6 +121,11 @@ static void print_fix(FILE *fp, const struct fix *fx, const struct out_opts *o)
 		fputs("         (then log out and in again)\n", fp);
 }
 
+static void print_fix(FILE *fp, const struct fix *fx, const struct out_opts *o)
+{
+	print_fix_for(fp, fx, o, NULL);
+}
+
 static void print_line_head(FILE *fp, enum status st, const struct out_opts *o)
 {
 	fputs("  ", fp);
@@ -122,7 +135,8 @@ static void print_line_head(FILE *fp, enum status st, const struct out_opts *o)
 	fputc(' ', fp);
 }
 
-static void print_check(FILE *fp, const struct check_result *c, const struct out_opts *o)
+/* The check's line, and its evidence under -v or for an error. */
+static void print_check_line(FILE *fp, const struct check_result *c, const struct out_opts *o)
 {
 	print_line_head(fp, c->status, o);
 	out_text_clean(fp, c->def ? c->def->title : "(unknown check)", o->utf8);
@@ -149,8 +163,55 @@ static void print_check(FILE *fp, const struct check_result *c, const struct out
 			fputc('\n', fp);
 		}
 	}
+}
+
+static void print_check(FILE *fp, const struct check_result *c, const struct out_opts *o)
+{
+	print_check_line(fp, c, o);
 	if (c->status >= ST_WARN)
 		print_fix(fp, &c->fix, o);
+}
+
+static bool same_fix(const struct fix *a, const struct fix *b)
+{
+	if (!a->text || !b->text || strcmp(a->text, b->text) || a->commands.n != b->commands.n ||
+	    a->reboot != b->reboot || a->relogin != b->relogin)
+		return false;
+	for (size_t i = 0; i < a->commands.n; i++)
+		if (strcmp(a->commands.v[i], b->commands.v[i]))
+			return false;
+	return true;
+}
+
+/* The compact view's problem: the check, and its fix once for every check it
+ * serves ("fix (also for perm.render): ..."); a later check with the same fix
+ * points back to the first. */
+static void print_problem(FILE *fp, const struct report *r, size_t idx, const struct out_opts *o)
+{
+	const struct check_result *c = &r->results[idx];
+	print_check_line(fp, c, o);
+	for (size_t i = 0; i < idx; i++) {
+		const struct check_result *first = &r->results[i];
+		if (first->status < ST_WARN || !same_fix(&first->fix, &c->fix))
+			continue;
+		fputs("    fix: the same as for ", fp);
+		out_text_clean(fp, first->def ? first->def->id : "the check", o->utf8);
+		if (first->gpu >= 0)
+			fprintf(fp, " (GPU %d)", first->gpu);
+		fputs(" above\n", fp);
+		return;
+	}
+	struct strbuf also = STRBUF_INIT;
+	for (size_t j = idx + 1; j < r->nresults; j++) {
+		const struct check_result *d = &r->results[j];
+		if (d->status < ST_WARN || !d->def || !same_fix(&c->fix, &d->fix))
+			continue;
+		strbuf_addf(&also, "%s%s", also.len ? ", " : "", d->def->id);
+		if (d->gpu >= 0)
+			strbuf_addf(&also, " (GPU %d)", d->gpu);
+	}
+	print_fix_for(fp, &c->fix, o, strbuf_cstr(&also));
+	strbuf_release(&also);
 }
 
 static void print_probe(FILE *fp, const struct probe_result *p, const struct out_opts *o)
@@ -248,14 +309,92 @@ static void section(FILE *fp, const struct out_opts *o, bool *any, const char *n
 	fputc('\n', fp);
 }
 
-void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
+/* "3 passed, 1 skipped": the non-zero counts in report order. */
+static void add_counts(struct strbuf *sb, const size_t cnt[5])
 {
-	bool any = false;
-	if (o->verbosity >= 0) {
-		print_header(fp, r, o);
-		any = true;
-	}
+	static const struct { enum status st; const char *one, *many; } words[] = {
+		{ ST_PASS, "passed", "passed" }, { ST_WARN, "warning", "warnings" },
+		{ ST_FAIL, "failed", "failed" }, { ST_ERROR, "error", "errors" },
+		{ ST_SKIP, "skipped", "skipped" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (cnt[words[i].st])
+			strbuf_addf(sb, "%s%zu %s", sb->len ? ", " : "", cnt[words[i].st],
+				    plural(cnt[words[i].st], words[i].one, words[i].many));
+}
 
+/* The status a category's line shows: its worst, where pass beats skip. */
+static enum status category_status(const size_t cnt[5])
+{
+	static const enum status order[] = { ST_ERROR, ST_FAIL, ST_WARN, ST_PASS };
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++)
+		if (cnt[order[i]])
+			return order[i];
+	return ST_SKIP;
+}
+
+/* "✓ system: 3 passed, 3 skipped" */
+static void category_line(FILE *fp, const char *cat, const size_t cnt[5], const struct out_opts *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	add_counts(&sb, cnt);
+	enum status st = category_status(cnt);
+	color_on(fp, o, status_color(st));
+	fputs(status_glyph(st, o->utf8), fp);
+	color_off(fp, o);
+	fputc(' ', fp);
+	color_on(fp, o, C_BOLD);
+	out_text_clean(fp, cat, o->utf8);
+	color_off(fp, o);
+	fprintf(fp, ": %s\n", strbuf_cstr(&sb));
+	strbuf_release(&sb);
+}
+
+/* The default view (flutter doctor's): one line per category, and under a
+ * category with problems each warn/fail/error in full with its fix once. */
+static void compact_category(FILE *fp, const struct report *r, const char *cat, bool *done,
+			     const struct out_opts *o)
+{
+	size_t cnt[5] = { 0 };
+	for (size_t j = 0; j < r->nresults; j++)
+		if (!strcmp(category_of(&r->results[j]), cat))
+			cnt[r->results[j].status]++;
+	category_line(fp, cat, cnt, o);
+	for (size_t j = 0; j < r->nresults; j++) {
+		if (done[j] || strcmp(category_of(&r->results[j]), cat))
+			continue;
+		done[j] = true;
+		if (r->results[j].status >= ST_WARN)
+			print_problem(fp, r, j, o);
+	}
+}
+
+/* The probes' category line of the default view. */
+static void compact_probes(FILE *fp, const struct report *r, const struct out_opts *o)
+{
+	size_t cnt[5] = { 0 };
+	for (size_t i = 0; i < r->nprobes; i++)
+		cnt[r->probes[i].status]++;
+	category_line(fp, "probes", cnt, o);
+}
+
+static void print_checks_compact(FILE *fp, const struct report *r, const struct out_opts *o, bool *any)
+{
+	bool *done = xcalloc(r->nresults ? r->nresults : 1, sizeof(bool));
+	bool first = true;
+	for (size_t i = 0; i < r->nresults; i++) {
+		if (done[i])
+			continue;
+		if (first)
+			section(fp, o, any, NULL);
+		first = false;
+		compact_category(fp, r, category_of(&r->results[i]), done, o);
+	}
+	free(done);
+}
+
+static void print_checks_full(FILE *fp, const struct report *r, const struct out_opts *o, bool *any)
+{
 	/* categories in order of first appearance (the catalog order) */
 	bool *done = xcalloc(r->nresults ? r->nresults : 1, sizeof(bool));
 	for (size_t i = 0; i < r->nresults; i++) {
@@ -271,17 +410,36 @@ void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 			if (!shown(c->status, o))
 				continue;
 			if (!header) {
-				section(fp, o, &any, cat);
+				section(fp, o, any, cat);
 				header = true;
 			}
-			print_check(fp, c, o);
+			if (o->verbosity < 0)
+				print_problem(fp, r, j, o); /* -q: each fix once too */
+			else
+				print_check(fp, c, o);
 		}
 	}
 	free(done);
+}
 
-	bool header = false;
+void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
+{
+	bool any = false;
+	if (o->verbosity >= 0) {
+		print_header(fp, r, o);
+		any = true;
+	}
+	if (o->verbosity == 0)
+		print_checks_compact(fp, r, o, &any);
+	else
+		print_checks_full(fp, r, o, &any);
+
+	bool compact = o->verbosity == 0 && !o->every_probe;
+	if (compact && r->nprobes)
+		compact_probes(fp, r, o);
+	bool header = compact;
 	for (size_t i = 0; i < r->nprobes; i++) {
-		if (!shown(r->probes[i].status, o))
+		if (!shown(r->probes[i].status, o) || (compact && r->probes[i].status < ST_WARN))
 			continue;
 		if (!header) {
 			section(fp, o, &any, "probes");
@@ -369,16 +527,29 @@ char *out_verdict(const struct report *r, bool utf8)
 	size_t problems = r->count[ST_FAIL] + r->count[ST_ERROR];
 	size_t warnings = r->count[ST_WARN];
 	const char *warning_s = plural(warnings, "warning", "warnings");
+	const char *hint = r->hint ? r->hint : "run `rocmcheck plan` for a fix script";
 	if (problems) {
 		strbuf_addf(&sb, "%zu %s", problems, plural(problems, "problem", "problems"));
 		if (warnings)
 			strbuf_addf(&sb, ", %zu %s", warnings, warning_s);
-		strbuf_addstr(&sb, ": run `rocmcheck plan` for a fix script");
+		strbuf_addf(&sb, ": %s", hint);
 		return strbuf_detach(&sb);
 	}
 	if (warnings && r->fail_on_warn) {
-		strbuf_addf(&sb, "%zu %s, counted as %s by --fail-on warn: run `rocmcheck plan` for a fix script",
-			    warnings, warning_s, plural(warnings, "a failure", "failures"));
+		strbuf_addf(&sb, "%zu %s, counted as %s by --fail-on warn: %s", warnings, warning_s,
+			    plural(warnings, "a failure", "failures"), hint);
+		return strbuf_detach(&sb);
+	}
+	if (r->filtered) {
+		/* the checks that decide readiness may not have run */
+		strbuf_addf(&sb, "%zu of %zu %s", r->checks_run, r->checks_total,
+			    plural(r->checks_total, "check", "checks"));
+		if (r->nprobes)
+			strbuf_addf(&sb, " and %zu %s", r->nprobes, plural(r->nprobes, "probe", "probes"));
+		strbuf_addstr(&sb, " run");
+		if (warnings)
+			strbuf_addf(&sb, ", %zu %s", warnings, warning_s);
+		strbuf_addstr(&sb, "; no verdict on readiness");
 		return strbuf_detach(&sb);
 	}
 	const struct facts *f = r->facts;
@@ -432,54 +603,135 @@ static void pad(FILE *fp, size_t have, size_t want)
 		fputc(' ', fp);
 }
 
-static char *device_name(const struct gpu *g)
+/* One row of the `devices` table: a GPU of the inventory, or a GPU the
+ * inventory cannot use (on PCI with no compute driver, or WSL's /dev/dxg). */
+struct dev_row {
+	char index[8];
+	const char *vendor, *arch, *pci, *driver, *render, *note;
+	char *name;
+	char vram[32];
+};
+
+static void gpu_row(struct dev_row *w, const struct gpu *g)
 {
-	return xasprintf("%s%s", g->name ? g->name : "-", g->integrated ? " (integrated)" : "");
+	const char *vendor = vendor_name(g->vendor);
+	snprintf(w->index, sizeof(w->index), "%d", g->index);
+	w->vendor = vendor ? vendor : "-";
+	w->name = xasprintf("%s%s", g->name ? g->name : "-", g->integrated ? " (integrated)" : "");
+	w->arch = g->arch[0] ? g->arch : "-";
+	human_bytes(w->vram, sizeof(w->vram), g->vram_bytes);
+	w->pci = g->pci_addr ? g->pci_addr : "-";
+	w->driver = g->driver ? g->driver : "-";
+	w->render = g->render_node ? g->render_node : "-";
+	w->note = g->visible ? NULL : "hidden by *_VISIBLE_DEVICES";
+}
+
+static bool in_inventory(const struct facts *f, const char *addr)
+{
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].pci_addr && !strcmp(f->gpus[i].pci_addr, addr))
+			return true;
+	return false;
+}
+
+/* AMD and NVIDIA GPUs on PCI that no driver exposes for compute */
+static size_t unusable_rows(struct dev_row *rows, const struct facts *f)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->npci; i++) {
+		const struct pci_dev *p = &f->pci[i];
+		enum vendor v = p->vendor == 0x1002 ? VENDOR_AMD : p->vendor == 0x10de ? VENDOR_NVIDIA : VENDOR_NONE;
+		if (v == VENDOR_NONE || !p->addr || in_inventory(f, p->addr))
+			continue;
+		struct dev_row *w = &rows[n++];
+		memset(w, 0, sizeof(*w));
+		strcpy(w->index, "-");
+		w->vendor = vendor_name(v);
+		w->name = p->board_name ? xstrdup(p->board_name)
+					: xasprintf("%s GPU %04x:%04x", v == VENDOR_AMD ? "AMD" : "NVIDIA", p->vendor, p->device);
+		w->arch = "-";
+		human_bytes(w->vram, sizeof(w->vram), p->vram_total);
+		w->pci = p->addr;
+		w->driver = p->driver ? p->driver : "none";
+		w->render = "-";
+		w->note = p->driver ? "not usable: its driver gives no compute device" : "not usable: no driver bound";
+	}
+	if (n == 0 && f->ngpus == 0 && f->sys.wsl && f->sys.dxg_present) {
+		struct dev_row *w = &rows[n++];
+		memset(w, 0, sizeof(*w));
+		strcpy(w->index, "-");
+		w->vendor = w->arch = w->pci = w->driver = "-";
+		w->name = xstrdup("GPU under WSL");
+		human_bytes(w->vram, sizeof(w->vram), 0);
+		w->render = "/dev/dxg";
+		w->note = "the Windows driver's; WSL does not say whose GPU it is";
+	}
+	return n;
+}
+
+static void print_row(FILE *fp, const struct dev_row *w, const size_t width[4], const struct out_opts *o)
+{
+	fprintf(fp, "%-3s %-7s ", w->index, w->vendor);
+	out_text_clean(fp, w->name, o->utf8);
+	pad(fp, text_width(w->name), width[0] + 2);
+	fprintf(fp, "%-9s %-10s ", w->arch, w->vram);
+	out_text_clean(fp, w->pci, o->utf8);
+	pad(fp, text_width(w->pci), width[1] + 2);
+	out_text_clean(fp, w->driver, o->utf8);
+	pad(fp, text_width(w->driver), width[2] + 2);
+	out_text_clean(fp, w->render, o->utf8);
+	if (w->note)
+		fprintf(fp, "  (%s)", w->note);
+	fputc('\n', fp);
+}
+
+/* The device.present result, when the report holds one. */
+static const struct check_result *present_result(const struct report *r)
+{
+	for (size_t i = 0; i < r->nresults; i++)
+		if (r->results[i].def && !strcmp(r->results[i].def->id, "device.present"))
+			return &r->results[i];
+	return NULL;
 }
 
 void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o)
 {
 	const struct facts *f = r->facts;
-	if (!f || f->ngpus == 0) {
+	size_t cap = f ? f->ngpus + f->npci + 1 : 1, n = 0;
+	struct dev_row *rows = xcalloc(cap, sizeof(*rows));
+	for (size_t i = 0; f && i < f->ngpus; i++)
+		gpu_row(&rows[n++], &f->gpus[i]);
+	if (f)
+		n += unusable_rows(rows + n, f);
+	size_t width[4] = { 4, 3, 6, 0 };
+	for (size_t i = 0; i < n; i++) {
+		const char *col[3] = { rows[i].name, rows[i].pci, rows[i].driver };
+		for (int c = 0; c < 3; c++)
+			if (text_width(col[c]) > width[c])
+				width[c] = text_width(col[c]);
+	}
+	if (n == 0) {
 		fputs("No GPUs found.\n", fp);
-		return;
+	} else {
+		color_on(fp, o, C_BOLD);
+		fprintf(fp, "GPU VENDOR  %-*s  ARCH      VRAM       %-*s  %-*s  RENDER\n", (int)width[0], "NAME",
+			(int)width[1], "PCI", (int)width[2], "DRIVER");
+		color_off(fp, o);
 	}
-	size_t wname = 4, wpci = 3, wdrv = 6;
-	for (size_t i = 0; i < f->ngpus; i++) {
-		const struct gpu *g = &f->gpus[i];
-		char *name = device_name(g);
-		if (text_width(name) > wname)
-			wname = text_width(name);
-		free(name);
-		if (g->pci_addr && text_width(g->pci_addr) > wpci)
-			wpci = text_width(g->pci_addr);
-		if (g->driver && text_width(g->driver) > wdrv)
-			wdrv = text_width(g->driver);
+	for (size_t i = 0; i < n; i++) {
+		print_row(fp, &rows[i], width, o);
+		free(rows[i].name);
 	}
-	color_on(fp, o, C_BOLD);
-	fprintf(fp, "GPU VENDOR  %-*s  ARCH      VRAM       %-*s  %-*s  RENDER\n", (int)wname, "NAME",
-		(int)wpci, "PCI", (int)wdrv, "DRIVER");
-	color_off(fp, o);
-	for (size_t i = 0; i < f->ngpus; i++) {
-		const struct gpu *g = &f->gpus[i];
-		char vram[32];
-		human_bytes(vram, sizeof(vram), g->vram_bytes);
-		const char *vendor = vendor_name(g->vendor);
-		fprintf(fp, "%-3d %-7s ", g->index, vendor ? vendor : "-");
-		char *name = device_name(g);
-		out_text_clean(fp, name, o->utf8);
-		pad(fp, text_width(name), wname + 2);
-		free(name);
-		fprintf(fp, "%-9s %-10s ", g->arch[0] ? g->arch : "-", vram);
-		const char *pci = g->pci_addr ? g->pci_addr : "-";
-		out_text_clean(fp, pci, o->utf8);
-		pad(fp, text_width(pci), wpci + 2);
-		const char *drv = g->driver ? g->driver : "-";
-		out_text_clean(fp, drv, o->utf8);
-		pad(fp, text_width(drv), wdrv + 2);
-		out_text_clean(fp, g->render_node ? g->render_node : "-", o->utf8);
-		if (!g->visible)
-			fputs("  (hidden by *_VISIBLE_DEVICES)", fp);
+	free(rows);
+	/* the rule doctor judges by: no usable GPU is its device.present failure */
+	const struct check_result *c = present_result(r);
+	if (c && c->status >= ST_FAIL) {
 		fputc('\n', fp);
+		print_check(fp, c, o);
 	}
+}
+
+const char *out_status_glyph(enum status s, bool utf8)
+{
+	return status_glyph(s, utf8);
 }

@@ -3,16 +3,13 @@
  * install routes, and a guard per step so that the script is idempotent. */
 #include "plan.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "checks.h"
+#include "plan_sh.h"
+#include "profiles_release.h"
 #include "route.h"
 
 /* Step order: each step has a rank; steps that need a new login come after
@@ -76,40 +73,6 @@ void plan_release(struct plan *p)
 	free(p->torch_index);
 	free(p->db_version);
 	memset(p, 0, sizeof(*p));
-}
-
-static void push_unique(struct strvec *sv, const char *s)
-{
-	if (s && *s && !strvec_contains(sv, s))
-		strvec_push(sv, s);
-}
-
-/* 'text' for the shell: single quotes, with ' written as '\''. */
-static void add_squoted(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			strbuf_addstr(sb, "'\\''");
-		else
-			strbuf_addch(sb, *s);
-	}
-	strbuf_addch(sb, '\'');
-}
-
-/* A basic regular expression matching `s` literally. */
-static void add_bre_literal(struct strbuf *sb, const char *s)
-{
-	for (; *s; s++) {
-		if (strchr(".[]\\*^$/", *s))
-			strbuf_addch(sb, '\\');
-		strbuf_addch(sb, *s);
-	}
-}
-
-static bool uses_sudo(const char *cmd)
-{
-	return str_startswith(cmd, "sudo ") || strstr(cmd, " sudo ") || strstr(cmd, "|sudo ");
 }
 
 static struct plan_step *step_find(struct plan *p, const char *id)
@@ -176,14 +139,14 @@ static struct plan_note *note_add(struct plan *p, const char *why, const char *t
 {
 	for (size_t i = 0; i < p->nnotes; i++) {
 		if (!strcmp(p->notes[i].text, text)) {
-			push_unique(&p->notes[i].why, why);
+			strvec_push_unique(&p->notes[i].why, why);
 			return &p->notes[i];
 		}
 	}
 	p->notes = xrealloc(p->notes, (p->nnotes + 1) * sizeof(*p->notes));
 	struct plan_note *n = &p->notes[p->nnotes++];
 	memset(n, 0, sizeof(*n));
-	push_unique(&n->why, why);
+	strvec_push_unique(&n->why, why);
 	n->text = xstrdup(text);
 	return n;
 }
@@ -217,72 +180,6 @@ static void var_set(struct strvec *vars, const char *name, const char *value)
 {
 	strvec_push(vars, name);
 	strvec_push(vars, value ? value : "");
-}
-
-/* ---------------------------------------------------------------- guards */
-
-/* "the packages are installed", for the OS's package manager. */
-static char *pkg_guard(const struct prof_os *o, const struct strvec *pkgs)
-{
-	if (!o || !o->pkg || !pkgs->n)
-		return NULL;
-	bool apt = !strcmp(o->pkg, "apt");
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < pkgs->n; i++) {
-		if (i)
-			strbuf_addstr(&sb, " && ");
-		if (apt)
-			strbuf_addf(&sb, "dpkg-query -W -f='${Status}' %s 2>/dev/null | grep -q 'ok installed'",
-				    pkgs->v[i]);
-		else
-			strbuf_addf(&sb, "rpm -q %s >/dev/null 2>&1", pkgs->v[i]);
-	}
-	return strbuf_detach(&sb);
-}
-
-/* The packages of a command the OS's install template produced, or none. */
-static void install_packages(const struct prof_os *o, const char *cmd, struct strvec *pkgs)
-{
-	const char *hole = o && o->install ? strstr(o->install, "{packages}") : NULL;
-	if (!hole || !cmd)
-		return;
-	size_t pre = (size_t)(hole - o->install);
-	const char *suffix = hole + strlen("{packages}");
-	size_t len = strlen(cmd), suf = strlen(suffix);
-	if (len < pre + suf || strncmp(cmd, o->install, pre) || strcmp(cmd + len - suf, suffix))
-		return;
-	char *list = xstrndup(cmd + pre, len - pre - suf);
-	/* only package names: a chained command ("... && sudo ubuntu-drivers
-	 * install") is not a plain install */
-	bool names = list[0] != '\0';
-	for (const char *c = list; *c && names; c++)
-		names = isalnum((unsigned char)*c) || strchr(" .+_:~-", *c);
-	if (names)
-		strvec_split(pkgs, list, " ");
-	free(list);
-}
-
-/* "ROCm X.Y is installed": rocm-core carries the point release in its version. */
-static char *rocm_guard(const struct prof_os *o, const char *rocm)
-{
-	if (!o || !o->pkg)
-		return NULL;
-	if (o->community)
-		return xstrdup("rpm -q rocm-hip >/dev/null 2>&1");
-	struct strbuf re = STRBUF_INIT;
-	strbuf_addch(&re, '^');
-	if (rocm)
-		add_bre_literal(&re, rocm);
-	strbuf_addstr(&re, rocm ? "\\." : "");
-	char *g;
-	if (!strcmp(o->pkg, "apt"))
-		g = rocm ? xasprintf("dpkg-query -W -f='${Version}' rocm-core 2>/dev/null | grep -q '%s'", re.buf)
-			 : xstrdup("dpkg-query -W -f='${Status}' rocm-core 2>/dev/null | grep -q 'ok installed'");
-	else
-		g = rocm ? xasprintf("rpm -q --qf '%%{VERSION}' rocm-core 2>/dev/null | grep -q '%s'", re.buf)
-			 : xstrdup("rpm -q rocm-core >/dev/null 2>&1");
-	strbuf_release(&re);
-	return g;
 }
 
 /* ---------------------------------------------------------- the context */
@@ -319,9 +216,9 @@ static void add_headers_step(struct planner *pl, const char *why, const char *cm
 {
 	struct plan_step *s = step_get(pl->p, "kernel_headers", RANK_HEADERS,
 				       "Install the running kernel's headers and extra modules");
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	if (cmd[0] == '#') {
-		push_unique(&s->manual, cmd);
+		strvec_push_unique(&s->manual, cmd);
 		return;
 	}
 	step_cmd(s, cmd);
@@ -345,7 +242,7 @@ static void add_persist_step(struct planner *pl, const char *why, const char *ex
 	char *id = xasprintf("env_set_%s", name);
 	char *title = xasprintf("Set %s for every new shell (~/.profile)", name);
 	struct plan_step *s = step_get(pl->p, id, RANK_ENV_SET, title);
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	if (!s->commands.n) {
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_addstr(&sb, "printf '%s\\n' ");
@@ -357,8 +254,8 @@ static void add_persist_step(struct planner *pl, const char *why, const char *ex
 		add_squoted(&sb, export_cmd);
 		strbuf_addstr(&sb, " ~/.profile");
 		step_guard(s, strbuf_detach(&sb));
-		push_unique(&s->manual, export_cmd);
-		push_unique(&pl->persist, name);
+		strvec_push_unique(&s->manual, export_cmd);
+		strvec_push_unique(&pl->persist, name);
 	}
 	step_comment(s, text);
 	free(title);
@@ -366,21 +263,12 @@ static void add_persist_step(struct planner *pl, const char *why, const char *ex
 	free(name);
 }
 
-static char *user_for_shell(const char *user)
-{
-	if (!user || !*user)
-		return xstrdup(ROUTE_SHELL_USER);
-	if (user[0] == '$')
-		return xasprintf("\"%s\"", user);
-	return xstrdup(user);
-}
-
 static void add_groups_step(struct planner *pl, const char *why, const struct strvec *vars,
 			    const struct strvec *cmds, const char *text)
 {
 	struct plan_step *s = step_get(pl->p, "groups", RANK_GROUPS,
 				       "Add the user to the groups that own the GPU device nodes");
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	s->relogin = true;
 	for (size_t i = 0; i < cmds->n; i++)
 		step_cmd(s, cmds->v[i]);
@@ -404,7 +292,7 @@ static void add_amdgpu_steps(struct planner *pl, const char *why, const struct s
 {
 	const char *headers = plan_var(vars, "headers_install");
 	struct plan_step *s = step_get(pl->p, "amdgpu_load", RANK_AMDGPU, "Load the amdgpu kernel driver");
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	step_comment(s, text);
 	for (size_t i = 0; i < cmds->n; i++) {
 		const char *c = cmds->v[i];
@@ -418,7 +306,7 @@ static void add_amdgpu_steps(struct planner *pl, const char *why, const struct s
 			free(mod);
 		} else {
 			/* a diagnostic (dmesg): for the user when loading fails */
-			push_unique(&s->manual, c);
+			strvec_push_unique(&s->manual, c);
 		}
 	}
 }
@@ -433,7 +321,7 @@ static void add_boot_step(struct planner *pl, const char *fix_id, const char *wh
 			    : !strcmp(fix_id, "nouveau") ? "Keep nouveau from binding the NVIDIA GPU"
 			    : fix_id;
 	struct plan_step *s = step_get(pl->p, fix_id, RANK_BOOT, title);
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	s->reboot |= reboot;
 	s->relogin |= relogin;
 	step_comment(s, text);
@@ -458,7 +346,7 @@ static void add_rocm_step(struct planner *pl, const char *why, const char *rocm,
 	char *title = rocm ? xasprintf("Install ROCm %s", rocm) : xstrdup("Install ROCm");
 	struct plan_step *s = step_get(pl->p, "rocm_install", RANK_ROCM, title);
 	free(title);
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	for (size_t i = 0; i < cmds->n; i++)
 		step_cmd(s, cmds->v[i]);
 	step_comment(s, text);
@@ -505,7 +393,7 @@ static void add_torch_step(struct planner *pl, const char *why, const struct str
 			   const struct strvec *cmds, const char *text)
 {
 	struct plan_step *s = step_get(pl->p, "torch", RANK_TORCH, "Install the PyTorch build for this GPU");
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	for (size_t i = 0; i < cmds->n; i++)
 		step_cmd(s, cmds->v[i]);
 	step_comment(s, text);
@@ -544,10 +432,10 @@ static void add_env_unset(struct planner *pl, const struct strvec *vars, const s
 	if (many && !one)
 		strvec_split(&names, many, " ,");
 	for (size_t i = 0; i < names.n; i++)
-		push_unique(&pl->clean, names.v[i]);
+		strvec_push_unique(&pl->clean, names.v[i]);
 	strvec_release(&names);
 	for (size_t i = 0; i < cmds->n; i++)
-		push_unique(&pl->unsets, cmds->v[i]);
+		strvec_push_unique(&pl->unsets, cmds->v[i]);
 }
 
 /* "a && b && c" as the commands a, b, c (appended to out). */
@@ -564,19 +452,6 @@ static void split_and_list(const char *cmd, struct strvec *out)
 	}
 }
 
-/* "the loaded NVIDIA driver is `min` or newer": the version of the loaded
- * module (/proc/driver/nvidia/version, else nvidia-smi) as one decimal
- * number of zero-padded parts, MMMMmmmmpppp, against min's (no arithmetic
- * expansion, no sort -V: sed and test alone). */
-static char *driver_guard(const struct version *min)
-{
-	return xasprintf("v=$( (sed -n 's/^NVRM version:.* \\([0-9]\\{3,\\}\\.[0-9][0-9.]*\\) .*/\\1/p' /proc/driver/nvidia/version; "
-			 "nvidia-smi --query-gpu=driver_version --format=csv,noheader) 2>/dev/null | "
-			 "sed -n '1s/$/.0.0/;1s/^\\([0-9]*\\)\\.\\([0-9]*\\)\\.\\([0-9]*\\).*/000\\1.000\\2.000\\3./;"
-			 "1s/[0-9]*\\([0-9]\\{4\\}\\)\\./\\1/gp') && [ -n \"$v\" ] && [ \"$v\" -ge %04u%04u%04u ]",
-			 min->part[0] % 10000, min->part[1] % 10000, min->part[2] % 10000);
-}
-
 /* cuda_driver_upgrade: a driver step that is done once the loaded driver is
  * the newest minimum any fix asked for (the OS's driver route, one command a
  * line, from the profile). */
@@ -588,7 +463,7 @@ static void add_driver_upgrade_step(struct planner *pl, const char *why, const s
 	if (!min || version_parse(min, &mv) < 0 || !cmds->n) {
 		struct plan_note *n = note_add(pl->p, why, text ? text : "cuda_driver_upgrade");
 		for (size_t i = 0; i < cmds->n; i++)
-			push_unique(&n->commands, cmds->v[i]);
+			strvec_push_unique(&n->commands, cmds->v[i]);
 		return;
 	}
 	struct plan_step *s = step_find(pl->p, "nvidia_driver_upgrade");
@@ -602,7 +477,7 @@ static void add_driver_upgrade_step(struct planner *pl, const char *why, const s
 			step_cmd(s, parts.v[i]);
 		strvec_release(&parts);
 	}
-	push_unique(&s->why, why);
+	strvec_push_unique(&s->why, why);
 	s->reboot |= reboot;
 	if (higher) {
 		free(pl->driver_min);
@@ -636,13 +511,13 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 		if (pl->o->torch == 0) {
 			struct plan_note *n = note_add(pl->p, why, "PyTorch is left as it is (--no-torch). The doctor's fix:");
 			for (size_t i = 0; i < cmds->n; i++)
-				push_unique(&n->commands, cmds->v[i]);
+				strvec_push_unique(&n->commands, cmds->v[i]);
 			return;
 		}
 		add_torch_step(pl, why, vars, cmds, text);
 	} else if (!strcmp(fix_id, "nvidia_driver")) {
 		struct plan_step *s = step_get(pl->p, "nvidia_driver", RANK_NVIDIA, "Install the NVIDIA driver");
-		push_unique(&s->why, why);
+		strvec_push_unique(&s->why, why);
 		s->reboot |= reboot;
 		step_comment(s, text);
 		/* The fix joins the OS's driver commands with &&, to paste as one
@@ -665,8 +540,8 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 		add_driver_upgrade_step(pl, why, vars, cmds, text, reboot);
 	} else if (!strcmp(fix_id, "hsa_override_unset") || !strcmp(fix_id, "visible_devices") ||
 		   !strcmp(fix_id, "launch_blocking")) {
-		push_unique(&pl->env_why, why);
-		push_unique(&pl->env_text, text);
+		strvec_push_unique(&pl->env_why, why);
+		strvec_push_unique(&pl->env_text, text);
 		add_env_unset(pl, vars, cmds);
 	} else if (!strcmp(fix_id, "hsa_override_set") || !strcmp(fix_id, "igpu_hide") ||
 		   !strcmp(fix_id, "hsa_override_format")) {
@@ -683,127 +558,8 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 		/* advice without a command to run (kernel series, container flags, VRAM, ...) */
 		struct plan_note *n = note_add(pl->p, why, text ? text : fix_id);
 		for (size_t i = 0; i < cmds->n; i++)
-			push_unique(&n->commands, cmds->v[i]);
+			strvec_push_unique(&n->commands, cmds->v[i]);
 	}
-}
-
-/* ------------------------------------------------- choosing a ROCm release */
-
-/* A Radeon (consumer) GPU: the model says so, else the arch is only in
- * Radeon lists. */
-static bool is_radeon(const struct profiles *db, const char *arch, const struct prof_gpu_model *model)
-{
-	if (model)
-		return !model->instinct;
-	bool radeon = false, instinct = false;
-	for (size_t i = 0; i < db->nrocm; i++) {
-		radeon |= strvec_contains(&db->rocm[i].gfx_radeon, arch);
-		instinct |= strvec_contains(&db->rocm[i].gfx_instinct, arch);
-	}
-	return radeon && !instinct;
-}
-
-struct choice {
-	const struct prof_rocm *rel;
-	bool radeon_listed;        /* the release lists Radeon cards for this OS */
-	bool torch;                /* it has a PyTorch index */
-};
-
-/* Can release r serve arch on os at all? */
-static bool release_fits(const struct profiles *db, const struct prof_rocm *r, const struct prof_os *os,
-			 const char *arch, bool radeon, bool *radeon_listed)
-{
-	if (!prof_rocm_has_arch(r, arch))
-		return false;
-	const struct prof_rocm_os *ros = prof_rocm_os(r, os->key);
-	if (!ros && !os->community)
-		return false;
-	if (!profiles_find_route(db, os->key, r->version))
-		return false;
-	*radeon_listed = !radeon || os->community || (ros && ros->radeon);
-	return true;
-}
-
-/* The newest release for arch on os, preferring one that lists Radeon cards
- * for the OS (when the GPU is one) and then one with a PyTorch index. */
-static struct choice choose_rocm(const struct profiles *db, const struct prof_os *os, const char *arch,
-				 bool radeon, bool want_torch)
-{
-	const struct prof_rocm *best[2][2] = { { NULL, NULL }, { NULL, NULL } };
-	for (size_t i = db->nrocm; i > 0; i--) {
-		const struct prof_rocm *r = &db->rocm[i - 1];
-		bool rl;
-		if (!release_fits(db, r, os, arch, radeon, &rl))
-			continue;
-		bool t = !want_torch || r->torch_index;
-		if (!best[rl][t])
-			best[rl][t] = r;
-	}
-	struct choice c = { NULL, false, false };
-	static const int order[4][2] = { { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 } };
-	for (int k = 0; k < 4; k++) {
-		const struct prof_rocm *r = best[order[k][0]][order[k][1]];
-		if (r) {
-			c.rel = r;
-			c.radeon_listed = order[k][0];
-			c.torch = r->torch_index != NULL;
-			break;
-		}
-	}
-	return c;
-}
-
-/* Why no release fits, and the nearest thing that would. */
-static void explain_no_release(const struct profiles *db, const struct prof_os *os, const char *arch, bool radeon,
-			       struct strbuf *msg)
-{
-	const struct prof_rocm *any = profiles_newest_rocm_with_arch(db, arch);
-	if (!any) {
-		strbuf_addf(msg, "no ROCm release in the profile database supports %s", arch);
-		const struct prof_gfx *g = profiles_find_gfx(db, arch);
-		const struct prof_rocm *newest = profiles_newest_rocm(db);
-		struct strvec near = STRVEC_INIT;
-		for (size_t i = 0; g && g->family && newest && i < db->ngfx; i++) {
-			const struct prof_gfx *h = &db->gfx[i];
-			if (h->family && !strcmp(h->family, g->family) && !h->apu && prof_rocm_has_arch(newest, h->arch))
-				push_unique(&near, h->arch);
-		}
-		if (near.n) {
-			char *l = strvec_join(&near, ", ");
-			strbuf_addf(msg, "; nearest supported: %s (%s, ROCm %s)", l, g->family, newest->version);
-			free(l);
-		} else if (newest) {
-			struct strvec all = STRVEC_INIT;
-			for (size_t i = 0; i < newest->gfx_radeon.n; i++)
-				push_unique(&all, newest->gfx_radeon.v[i]);
-			for (size_t i = 0; i < newest->gfx_instinct.n; i++)
-				push_unique(&all, newest->gfx_instinct.v[i]);
-			char *l = strvec_join(&all, ", ");
-			strbuf_addf(msg, "; ROCm %s supports: %s", newest->version, l);
-			free(l);
-			strvec_release(&all);
-		}
-		strvec_release(&near);
-		return;
-	}
-	strbuf_addf(msg, "no ROCm release supports %s on %s", arch, os->name ? os->name : os->key);
-	/* the newest release with the arch: the OSes it lists (for Radeon when it is one) */
-	struct strvec oses = STRVEC_INIT;
-	for (size_t pass = 0; pass < 2 && !oses.n; pass++) {
-		for (size_t i = 0; i < any->nos; i++) {
-			const struct prof_rocm_os *ro = &any->os[i];
-			if (pass == 0 && radeon && !ro->radeon)
-				continue;
-			if (profiles_find_route(db, ro->os, any->version))
-				push_unique(&oses, ro->os);
-		}
-	}
-	if (oses.n) {
-		char *l = strvec_join(&oses, ", ");
-		strbuf_addf(msg, "; nearest: ROCm %s supports it on %s", any->version, l);
-		free(l);
-	}
-	strvec_release(&oses);
 }
 
 /* Render profile fix `id` with vars into text and commands. false when the
@@ -894,7 +650,7 @@ static void add_env_clean_steps(struct planner *pl)
 		struct plan_step *s = step_get(pl->p, files[k].id, RANK_ENV_CLEAN, title);
 		free(title);
 		for (size_t i = 0; i < pl->env_why.n; i++)
-			push_unique(&s->why, pl->env_why.v[i]);
+			strvec_push_unique(&s->why, pl->env_why.v[i]);
 		struct strbuf g = STRBUF_INIT, c = STRBUF_INIT;
 		strbuf_addstr(&g, "! grep -qs");
 		strbuf_addf(&c, "%ssed -i", files[k].sudo);
@@ -914,7 +670,7 @@ static void add_env_clean_steps(struct planner *pl)
 				step_comment(s, pl->env_text.v[i]);
 			step_comment(s, "A script cannot change the shell it was started from: unset them there yourself.");
 			for (size_t i = 0; i < pl->unsets.n; i++)
-				push_unique(&s->manual, pl->unsets.v[i]);
+				strvec_push_unique(&s->manual, pl->unsets.v[i]);
 		} else {
 			step_comment(s, "So that new shells do not set them again.");
 		}
@@ -971,7 +727,7 @@ static void finish(struct planner *pl)
 			covered &= strvec_contains(&rocm->commands, hdr->commands.v[i]);
 		if (covered) {
 			for (size_t i = 0; i < hdr->why.n; i++)
-				push_unique(&rocm->why, hdr->why.v[i]);
+				strvec_push_unique(&rocm->why, hdr->why.v[i]);
 			step_remove(p, hdr);
 		}
 	}
@@ -992,12 +748,12 @@ static void finish(struct planner *pl)
 			struct plan_step *amd = step_get(p, "amdgpu_load", RANK_AMDGPU, "Load the amdgpu kernel driver");
 			hdr = step_find(p, "kernel_headers"); /* the array may have moved */
 			for (size_t i = 0; i < hdr->commands.n; i++)
-				push_unique(&after_boot, hdr->commands.v[i]);
+				strvec_push_unique(&after_boot, hdr->commands.v[i]);
 			for (size_t i = 0; i < hdr->why.n; i++)
-				push_unique(&amd->why, hdr->why.v[i]);
+				strvec_push_unique(&amd->why, hdr->why.v[i]);
 			step_remove(p, hdr);
 			mok = step_find(p, "mok_enroll");
-			push_unique(&mok->why, "driver.amdgpu");
+			strvec_push_unique(&mok->why, "driver.amdgpu");
 		}
 	}
 	struct plan_step *amd = step_find(p, "amdgpu_load");
@@ -1008,13 +764,13 @@ static void finish(struct planner *pl)
 			? "amdgpu loads at the next boot, after the steps that need a reboot; if `lsmod` does not list it then, run:"
 			: "If amdgpu still does not load, read the kernel log:");
 		for (size_t i = 0; i < amd->why.n; i++)
-			push_unique(&n->why, amd->why.v[i]);
+			strvec_push_unique(&n->why, amd->why.v[i]);
 		for (size_t i = 0; i < after_boot.n; i++)
-			push_unique(&n->commands, after_boot.v[i]);
+			strvec_push_unique(&n->commands, after_boot.v[i]);
 		for (size_t i = 0; i < amd->commands.n; i++)
-			push_unique(&n->commands, amd->commands.v[i]);
+			strvec_push_unique(&n->commands, amd->commands.v[i]);
 		for (size_t i = 0; i < amd->manual.n; i++)
-			push_unique(&n->commands, amd->manual.v[i]);
+			strvec_push_unique(&n->commands, amd->manual.v[i]);
 		step_remove(p, amd);
 	}
 	strvec_release(&after_boot);
@@ -1050,10 +806,6 @@ static void planner_release(struct planner *pl)
 
 static void described_torch_comment(struct planner *pl, const char *index);
 
-/* The torch step: PyTorch from this wheel index, through the same profile
- * fix the doctor's framework.torch uses. */
-static const struct framework *active_torch(const struct facts *f);
-
 /* The Pythons wheel index `index` serves, from the release that names it. */
 static bool index_python_range(const struct profiles *db, const char *index, const struct version **lo,
 			       const struct version **hi)
@@ -1077,7 +829,7 @@ static bool index_python_range(const struct profiles *db, const char *index, con
  * environment gets a note that says so, not a step that pip would fail. */
 static bool torch_python_missing(struct planner *pl, const char *index)
 {
-	const struct framework *t = pl->f ? active_torch(pl->f) : NULL;
+	const struct framework *t = pl->f ? torch_active(pl->f) : NULL;
 	const struct version *lo = NULL, *hi = NULL;
 	char buf[16];
 	const char *py = framework_python_version(t, buf, sizeof(buf));
@@ -1093,6 +845,8 @@ static bool torch_python_missing(struct planner *pl, const char *index)
 	return true;
 }
 
+/* The torch step: PyTorch from this wheel index, through the same profile
+ * fix the doctor's framework.torch uses. */
 static void add_torch(struct planner *pl, const char *index)
 {
 	if (torch_python_missing(pl, index))
@@ -1104,21 +858,14 @@ static void add_torch(struct planner *pl, const char *index)
 	strvec_release(&v);
 }
 
-static int plan_amd_described(struct planner *pl, const struct plan_machine *m, struct strbuf *msg)
+/* The release for a described AMD machine: the profile's choice, or --rocm's
+ * when it fits. 0, or -EINVAL / -ENOENT with the reason in msg. */
+static int described_rocm_release(struct planner *pl, const struct plan_machine *m, const char *arch,
+				  bool radeon, struct choice *out, struct strbuf *msg)
 {
 	const struct profiles *db = pl->db;
 	const struct prof_os *os = pl->os;
-	bool radeon = is_radeon(db, m->arch, m->model);
 	bool want_torch = pl->o->torch != 0;
-	const char *arch = m->arch;
-	const struct prof_gfx *gfx = profiles_find_gfx(db, arch);
-	bool need_override = false;
-
-	if (!profiles_newest_rocm_with_arch(db, arch) && gfx && gfx->override && strcmp(gfx->override_arch, arch) &&
-	    profiles_newest_rocm_with_arch(db, gfx->override_arch)) {
-		need_override = true;
-		arch = gfx->override_arch;
-	}
 	struct choice c = choose_rocm(db, os, arch, radeon, want_torch);
 	if (pl->o->rocm) {
 		const struct prof_rocm *forced = profiles_find_rocm(db, pl->o->rocm);
@@ -1152,11 +899,16 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 		explain_no_release(db, os, m->arch, radeon, msg);
 		return -ENOENT;
 	}
-	const struct prof_rocm *rel = c.rel;
-	free(pl->p->rocm);
-	pl->p->rocm = xstrdup(rel->version);
+	*out = c;
+	return 0;
+}
 
-	if (!c.radeon_listed) {
+/* The notes on the OS a described machine runs: Instinct-only, or community. */
+static void described_os_notes(struct planner *pl, const struct plan_machine *m, const struct choice *c)
+{
+	const struct prof_os *os = pl->os;
+	const struct prof_rocm *rel = c->rel;
+	if (!c->radeon_listed) {
 		char *t = xasprintf("AMD lists %s for Instinct GPUs only with ROCm %s: a Radeon GPU (%s) runs with the "
 				    "same packages, but AMD does not support that combination.",
 				    os->name ? os->name : os->key, rel->version, m->arch);
@@ -1169,8 +921,13 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 		note_add(pl->p, "system.os", t);
 		free(t);
 	}
+}
 
-	/* kernel series: checked when the script runs */
+/* The kernel series: checked when the script runs (an advisory step). */
+static void add_kernel_check(struct planner *pl, const struct prof_rocm *rel)
+{
+	const struct profiles *db = pl->db;
+	const struct prof_os *os = pl->os;
 	const struct prof_rocm_os *ros = prof_rocm_os(rel, os->key);
 	if (ros && ros->kernels.n) {
 		struct strbuf g = STRBUF_INIT;
@@ -1206,7 +963,7 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 						rel->version, kl);
 			struct plan_step *s = step_get(pl->p, "kernel_check", RANK_KERNEL, title);
 			free(title);
-			push_unique(&s->why, "system.kernel");
+			strvec_push_unique(&s->why, "system.kernel");
 			s->advisory = true;
 			step_cmd(s, e.buf);
 			step_guard(s, strbuf_detach(&g));
@@ -1219,9 +976,12 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 		strvec_release(&v);
 		free(kl);
 	}
+}
 
-	add_install_route(pl, rel, "rocm.install");
-
+/* The user in the GPU groups. */
+static void described_groups(struct planner *pl)
+{
+	const struct profiles *db = pl->db;
 	struct strvec v = STRVEC_INIT;
 	var_set(&v, "user", ROUTE_SHELL_USER);
 	char *groups = strvec_join(&db->amd_groups, ",");
@@ -1230,39 +990,78 @@ static int plan_amd_described(struct planner *pl, const struct plan_machine *m, 
 	apply_profile_fix(pl, "perm.kfd", "groups", &v);
 	struct plan_step *gs = step_find(pl->p, "groups");
 	if (gs)
-		push_unique(&gs->why, "perm.render");
+		strvec_push_unique(&gs->why, "perm.render");
 	strvec_release(&v);
+}
 
-	if (need_override) {
-		var_set(&v, "var", "HSA_OVERRIDE_GFX_VERSION");
-		var_set(&v, "override", gfx->override);
-		var_set(&v, "node", "");
-		var_set(&v, "arch", m->arch);
-		char *text = NULL;
-		struct strvec cmds = STRVEC_INIT;
-		const struct prof_fix *set = profiles_find_fix(db, "hsa_override_set");
-		if (render_fix(db, "hsa_override_format", &v, &text, &cmds, NULL, NULL)) {
-			char *caveat = set ? render(set->text, &v) : NULL;
-			for (size_t i = 0; i < cmds.n; i++)
-				add_persist_step(pl, "device.arch", cmds.v[i], caveat ? caveat : text);
-			free(caveat);
-		}
-		free(text);
-		strvec_release(&cmds);
-		strvec_release(&v);
+/* HSA_OVERRIDE_GFX_VERSION for an arch that runs as its family's supported one. */
+static void described_override(struct planner *pl, const struct plan_machine *m, const struct prof_gfx *gfx)
+{
+	const struct profiles *db = pl->db;
+	struct strvec v = STRVEC_INIT;
+	var_set(&v, "var", "HSA_OVERRIDE_GFX_VERSION");
+	var_set(&v, "override", gfx->override);
+	var_set(&v, "node", "");
+	var_set(&v, "arch", m->arch);
+	char *text = NULL;
+	struct strvec cmds = STRVEC_INIT;
+	const struct prof_fix *set = profiles_find_fix(db, "hsa_override_set");
+	if (render_fix(db, "hsa_override_format", &v, &text, &cmds, NULL, NULL)) {
+		char *caveat = set ? render(set->text, &v) : NULL;
+		for (size_t i = 0; i < cmds.n; i++)
+			add_persist_step(pl, "device.arch", cmds.v[i], caveat ? caveat : text);
+		free(caveat);
 	}
+	free(text);
+	strvec_release(&cmds);
+	strvec_release(&v);
+}
 
-	if (want_torch) {
-		if (rel->torch_index) {
-			add_torch(pl, rel->torch_index);
-			described_torch_comment(pl, rel->torch_index);
-		} else {
-			char *t = xasprintf("PyTorch publishes no wheel index for ROCm %s: use --rocm with a release "
-					    "that has one, or --no-torch.", rel->version);
-			note_add(pl->p, "framework.torch", t);
-			free(t);
-		}
+/* The release's PyTorch wheel, or a note that it has none. */
+static void described_rocm_torch(struct planner *pl, const struct prof_rocm *rel)
+{
+	if (rel->torch_index) {
+		add_torch(pl, rel->torch_index);
+		described_torch_comment(pl, rel->torch_index);
+	} else {
+		char *t = xasprintf("PyTorch publishes no wheel index for ROCm %s: use --rocm with a release "
+				    "that has one, or --no-torch.", rel->version);
+		note_add(pl->p, "framework.torch", t);
+		free(t);
 	}
+}
+
+static int plan_amd_described(struct planner *pl, const struct plan_machine *m, struct strbuf *msg)
+{
+	const struct profiles *db = pl->db;
+	bool radeon = is_radeon(db, m->arch, m->model);
+	const char *arch = m->arch;
+	const struct prof_gfx *gfx = profiles_find_gfx(db, arch);
+	bool need_override = false;
+
+	if (!profiles_newest_rocm_with_arch(db, arch) && gfx && gfx->override && strcmp(gfx->override_arch, arch) &&
+	    profiles_newest_rocm_with_arch(db, gfx->override_arch)) {
+		need_override = true;
+		arch = gfx->override_arch;
+	}
+	struct choice c;
+	int rc = described_rocm_release(pl, m, arch, radeon, &c, msg);
+	if (rc)
+		return rc;
+	const struct prof_rocm *rel = c.rel;
+	free(pl->p->rocm);
+	pl->p->rocm = xstrdup(rel->version);
+
+	described_os_notes(pl, m, &c);
+	add_kernel_check(pl, rel);
+
+	add_install_route(pl, rel, "rocm.install");
+
+	described_groups(pl);
+	if (need_override)
+		described_override(pl, m, gfx);
+	if (pl->o->torch != 0)
+		described_rocm_torch(pl, rel);
 	described_env(pl, need_override);
 	return 0;
 }
@@ -1280,27 +1079,6 @@ static void cc_of(const struct plan_machine *m, unsigned *maj, unsigned *min)
 		*maj = v / 10;
 		*min = v % 10;
 	}
-}
-
-/* The newest CUDA release with a PyTorch index that runs on compute
- * capability cc and (when known) on the installed driver. */
-static const struct prof_cuda *choose_cuda(const struct profiles *db, unsigned maj, unsigned min,
-					   const char *driver)
-{
-	struct version dv;
-	bool have_driver = driver && version_parse(driver, &dv) == 0;
-	for (size_t i = db->ncuda; i > 0; i--) {
-		const struct prof_cuda *c = &db->cuda[i - 1];
-		if (!c->torch_index)
-			continue;
-		if (maj && (maj < c->min_cc_major || (maj == c->min_cc_major && min < c->min_cc_minor)))
-			continue;
-		struct version mv;
-		if (have_driver && c->min_driver && version_parse(c->min_driver, &mv) == 0 && version_cmp(&dv, &mv) < 0)
-			continue;
-		return c;
-	}
-	return NULL;
 }
 
 /* The doctor's text says "the installed wheel is wrong": a described machine
@@ -1355,58 +1133,6 @@ static int plan_nvidia_described(struct planner *pl, const struct plan_machine *
 
 /* ------------------------------------------------------------ this machine */
 
-static bool pci_has(const struct facts *f, unsigned vendor)
-{
-	for (size_t i = 0; i < f->npci; i++)
-		if (f->pci[i].vendor == vendor && pci_is_gpu_class(f->pci[i].class_code))
-			return true;
-	return false;
-}
-
-static const struct gpu *primary_gpu(const struct facts *f, enum vendor v)
-{
-	const struct gpu *any = NULL;
-	for (size_t i = 0; i < f->ngpus; i++) {
-		const struct gpu *g = &f->gpus[i];
-		if (g->vendor != v)
-			continue;
-		if (!g->integrated)
-			return g;
-		if (!any)
-			any = g;
-	}
-	return any;
-}
-
-static const struct framework *active_torch(const struct facts *f)
-{
-	const struct framework *any = NULL;
-	for (size_t i = 0; i < f->py.n; i++) {
-		if (!f->py.v[i].name || strcmp(f->py.v[i].name, "torch"))
-			continue;
-		if (f->py.v[i].active)
-			return &f->py.v[i];
-		if (!any)
-			any = &f->py.v[i];
-	}
-	return any;
-}
-
-/* A value read from the machine that ends up in a command must not be able
- * to change what the command does: a captured machine (or a bundle) can
- * hold any bytes. */
-static bool shell_safe(const char *v)
-{
-	if (!v)
-		return true;
-	if (!strcmp(v, ROUTE_SHELL_USER) || !strcmp(v, ROUTE_SHELL_KERNEL))
-		return true;
-	for (const char *c = v; *c; c++)
-		if (!isalnum((unsigned char)*c) && !strchr("._,:/=+@%~ -", *c))
-			return false;
-	return true;
-}
-
 /* Placeholders whose values are commands built from profile templates. */
 static bool composite_var(const char *name)
 {
@@ -1451,7 +1177,7 @@ static void adopt_doctor_fixes(struct planner *pl)
 			/* written by the check itself: advice for the user */
 			struct plan_note *n = note_add(pl->p, res->def->id, res->fix.text);
 			for (size_t c = 0; c < res->fix.commands.n; c++)
-				push_unique(&n->commands, res->fix.commands.v[c]);
+				strvec_push_unique(&n->commands, res->fix.commands.v[c]);
 			continue;
 		}
 		for (size_t k = 0; k < res->fix.nrefs; k++) {
@@ -1506,7 +1232,7 @@ static void torch_follows_rocm(struct planner *pl)
 	struct plan_note *n = note_add(p, "framework.torch", t);
 	free(t);
 	for (size_t i = 0; i < s->commands.n; i++)
-		push_unique(&n->commands, s->commands.v[i]);
+		strvec_push_unique(&n->commands, s->commands.v[i]);
 	step_remove(p, s);
 	free(p->torch_index);
 	p->torch_index = NULL;
@@ -1525,7 +1251,7 @@ static void explain_os(const struct planner *pl, struct strbuf *msg)
 		struct strvec oses = STRVEC_INIT;
 		for (size_t i = 0; i < newest->nos; i++)
 			if (profiles_find_route(pl->db, newest->os[i].os, newest->version))
-				push_unique(&oses, newest->os[i].os);
+				strvec_push_unique(&oses, newest->os[i].os);
 		char *l = strvec_join(&oses, ", ");
 		strbuf_addf(msg, "; nearest: ROCm %s installs on %s (plan for one with --os and --gpu)", newest->version, l);
 		free(l);
@@ -1533,12 +1259,100 @@ static void explain_os(const struct planner *pl, struct strbuf *msg)
 	}
 }
 
+/* This machine's AMD side: the ROCm release to install (--rocm's, or an
+ * upgrade the checks ask for) and the PyTorch wheel that goes with it.
+ * 0, or -ENOENT with the reason in msg. */
+static int plan_this_amd(struct planner *pl, const struct gpu *g, const struct prof_rocm *installed,
+			 const struct prof_rocm *forced, struct strbuf *msg)
+{
+	const struct facts *f = pl->f;
+	struct plan *p = pl->p;
+	bool ambiguous = false;
+	const struct prof_gpu_model *model = g ? profiles_model_for_gpu(pl->db, g, &ambiguous) : NULL;
+	const char *arch = g && g->arch[0] ? g->arch : NULL;
+	bool radeon = arch && is_radeon(pl->db, arch, model);
+	const struct prof_rocm *target = NULL;
+	if (forced) {
+		bool rl;
+		if (!installed || installed != forced) {
+			if (!pl->os) {
+				explain_os(pl, msg);
+				return -ENOENT;
+			}
+			if (arch && !release_fits(pl->db, forced, pl->os, arch, radeon, &rl)) {
+				strbuf_addf(msg, "ROCm %s cannot be installed for %s on %s: ", forced->version, arch,
+					    pl->os->name ? pl->os->name : pl->os->key);
+				struct choice c = choose_rocm(pl->db, pl->os, arch, radeon, pl->o->torch != 0);
+				if (c.rel)
+					strbuf_addf(msg, "nearest: ROCm %s", c.rel->version);
+				else
+					explain_no_release(pl->db, pl->os, arch, radeon, msg);
+				return -ENOENT;
+			}
+			target = forced;
+		}
+	} else if (pl->upgrade_to && !step_find(p, "rocm_install") && pl->os && arch) {
+		struct choice c = choose_rocm(pl->db, pl->os, arch, radeon, pl->o->torch != 0);
+		if (c.rel && (!installed || version_cmp_n(&c.rel->ver, &installed->ver, 2) > 0))
+			target = c.rel;
+	}
+	if (target)
+		add_install_route(pl, target, forced ? "rocm.version" : "device.arch");
+	if (pl->have_rocm_install_fix && !step_find(p, "rocm_install") && !forced) {
+		explain_os(pl, msg);
+		return -ENOENT;
+	}
+	if (!pl->have_rocm_install_fix && !target && worst_status(pl->r, "rocm.install") == ST_FAIL) {
+		explain_os(pl, msg);
+		return -ENOENT;
+	}
+	const struct prof_rocm *rel = target ? target : installed;
+	if (!rel && arch && pl->os)
+		rel = choose_rocm(pl->db, pl->os, arch, radeon, true).rel;
+	const struct framework *t = torch_active(f);
+	bool want = pl->o->torch == 1 || (target && t);
+	if (want && !step_find(p, "torch") && rel && rel->torch_index) {
+		/* the installed build is right when its +rocmX.Y is the index's */
+		bool same = false;
+		if (t && t->backend == FW_BACKEND_ROCM && t->backend_version) {
+			char *mine = xasprintf("rocm%s", t->backend_version);
+			same = !strcmp(torch_index_backend(rel->torch_index), mine);
+			free(mine);
+		}
+		if (!same)
+			add_torch(pl, rel->torch_index);
+	}
+	torch_follows_rocm(pl);
+	return 0;
+}
+
+/* This machine's NVIDIA side: --torch installs the CUDA wheel that its
+ * compute capability and driver run. */
+static void plan_this_nvidia_torch(struct planner *pl, const struct gpu *g)
+{
+	const struct facts *f = pl->f;
+	struct plan *p = pl->p;
+	const struct framework *t = torch_active(f);
+	if (pl->o->torch == 1 && !step_find(p, "torch") && (!t || t->backend != FW_BACKEND_CUDA)) {
+		struct plan_machine m = { pl->os, VENDOR_NVIDIA, g ? g->arch : NULL, NULL };
+		unsigned maj, min;
+		cc_of(&m, &maj, &min);
+		if (g && g->cc_major) {
+			maj = g->cc_major;
+			min = g->cc_minor;
+		}
+		const struct prof_cuda *cu = choose_cuda(pl->db, maj, min, f->drv.nvidia_version);
+		if (cu)
+			add_cuda_torch(pl, cu);
+	}
+}
+
 static int plan_this_machine(struct planner *pl, struct strbuf *msg)
 {
 	const struct facts *f = pl->f;
 	struct plan *p = pl->p;
-	bool amd = pci_has(f, 0x1002) || primary_gpu(f, VENDOR_AMD);
-	bool nvidia = pci_has(f, 0x10de) || primary_gpu(f, VENDOR_NVIDIA);
+	bool amd = pci_count_vendor(f, 0x1002) || primary_gpu(f, VENDOR_AMD);
+	bool nvidia = pci_count_vendor(f, 0x10de) || primary_gpu(f, VENDOR_NVIDIA);
 	if (f->os.present && f->os.id)
 		pl->os = profiles_find_os(pl->db, f->os.id, f->os.version_id ? f->os.version_id : "");
 	if (pl->os) {
@@ -1589,76 +1403,11 @@ static int plan_this_machine(struct planner *pl, struct strbuf *msg)
 	adopt_doctor_fixes(pl);
 
 	if (amd) {
-		bool ambiguous = false;
-		const struct prof_gpu_model *model = g ? profiles_model_for_gpu(pl->db, g, &ambiguous) : NULL;
-		const char *arch = g && g->arch[0] ? g->arch : NULL;
-		bool radeon = arch && is_radeon(pl->db, arch, model);
-		const struct prof_rocm *target = NULL;
-		if (forced) {
-			bool rl;
-			if (!installed || installed != forced) {
-				if (!pl->os) {
-					explain_os(pl, msg);
-					return -ENOENT;
-				}
-				if (arch && !release_fits(pl->db, forced, pl->os, arch, radeon, &rl)) {
-					strbuf_addf(msg, "ROCm %s cannot be installed for %s on %s: ", forced->version, arch,
-						    pl->os->name ? pl->os->name : pl->os->key);
-					struct choice c = choose_rocm(pl->db, pl->os, arch, radeon, pl->o->torch != 0);
-					if (c.rel)
-						strbuf_addf(msg, "nearest: ROCm %s", c.rel->version);
-					else
-						explain_no_release(pl->db, pl->os, arch, radeon, msg);
-					return -ENOENT;
-				}
-				target = forced;
-			}
-		} else if (pl->upgrade_to && !step_find(p, "rocm_install") && pl->os && arch) {
-			struct choice c = choose_rocm(pl->db, pl->os, arch, radeon, pl->o->torch != 0);
-			if (c.rel && (!installed || version_cmp_n(&c.rel->ver, &installed->ver, 2) > 0))
-				target = c.rel;
-		}
-		if (target)
-			add_install_route(pl, target, forced ? "rocm.version" : "device.arch");
-		if (pl->have_rocm_install_fix && !step_find(p, "rocm_install") && !forced) {
-			explain_os(pl, msg);
-			return -ENOENT;
-		}
-		if (!pl->have_rocm_install_fix && !target && worst_status(pl->r, "rocm.install") == ST_FAIL) {
-			explain_os(pl, msg);
-			return -ENOENT;
-		}
-		const struct prof_rocm *rel = target ? target : installed;
-		if (!rel && arch && pl->os)
-			rel = choose_rocm(pl->db, pl->os, arch, radeon, true).rel;
-		const struct framework *t = active_torch(f);
-		bool want = pl->o->torch == 1 || (target && t);
-		if (want && !step_find(p, "torch") && rel && rel->torch_index) {
-			/* the installed build is right when its +rocmX.Y is the index's */
-			bool same = false;
-			if (t && t->backend == FW_BACKEND_ROCM && t->backend_version) {
-				char *mine = xasprintf("rocm%s", t->backend_version);
-				same = !strcmp(torch_index_backend(rel->torch_index), mine);
-				free(mine);
-			}
-			if (!same)
-				add_torch(pl, rel->torch_index);
-		}
-		torch_follows_rocm(pl);
+		int rc = plan_this_amd(pl, g, installed, forced, msg);
+		if (rc)
+			return rc;
 	} else {
-		const struct framework *t = active_torch(f);
-		if (pl->o->torch == 1 && !step_find(p, "torch") && (!t || t->backend != FW_BACKEND_CUDA)) {
-			struct plan_machine m = { pl->os, VENDOR_NVIDIA, g ? g->arch : NULL, NULL };
-			unsigned maj, min;
-			cc_of(&m, &maj, &min);
-			if (g && g->cc_major) {
-				maj = g->cc_major;
-				min = g->cc_minor;
-			}
-			const struct prof_cuda *cu = choose_cuda(pl->db, maj, min, f->drv.nvidia_version);
-			if (cu)
-				add_cuda_torch(pl, cu);
-		}
+		plan_this_nvidia_torch(pl, g);
 	}
 	if (pl->o->torch == 0) {
 		struct plan_step *s = step_find(p, "torch");
@@ -1716,32 +1465,6 @@ int plan_build(const struct profiles *db, const struct facts *f, const struct re
 
 /* ------------------------------------------------------------- --check */
 
-/* 1 when `guard` succeeds in /bin/sh, 0 when it fails, -errno when it
- * could not run. */
-static int guard_holds(const char *guard)
-{
-	pid_t pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		execl("/bin/sh", "sh", "-c", guard, (char *)NULL);
-		_exit(127);
-	}
-	int ws;
-	while (waitpid(pid, &ws, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127 && access("/bin/sh", X_OK) < 0)
-		return -ENOENT;
-	return WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
-}
-
 int plan_check(const struct plan *p, bool *done, struct strbuf *err)
 {
 	int pending = 0;
@@ -1760,100 +1483,4 @@ int plan_check(const struct plan *p, bool *done, struct strbuf *err)
 		pending += !done[i] && !s->advisory;
 	}
 	return pending;
-}
-
-/* ------------------------------------------------------- --os and --gpu */
-
-const struct prof_os *plan_find_os(const struct profiles *db, const char *spec)
-{
-	if (!db || !spec || !*spec)
-		return NULL;
-	const struct prof_os *o = profiles_os_by_key(db, spec);
-	if (o)
-		return o;
-	const char *dash = strrchr(spec, '-');
-	if (!dash || dash == spec || !dash[1])
-		return profiles_find_os(db, spec, "");
-	char *id = xstrndup(spec, (size_t)(dash - spec));
-	for (char *c = id; *c; c++)
-		if (*c >= 'A' && *c <= 'Z')
-			*c = (char)(*c - 'A' + 'a');
-	o = profiles_find_os(db, id, dash + 1);
-	free(id);
-	return o;
-}
-
-/* `needle` in `hay`, case-insensitive, starting and ending on word boundaries. */
-static bool word_match(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-	if (!n)
-		return false;
-	for (const char *h = hay; *h; h++) {
-		if (h != hay && (isalnum((unsigned char)h[-1])))
-			continue;
-		if (strncasecmp(h, needle, n))
-			continue;
-		if (!isalnum((unsigned char)h[n]))
-			return true;
-	}
-	return false;
-}
-
-int plan_find_gpu(const struct profiles *db, const char *spec, struct plan_machine *m, struct strbuf *msg)
-{
-	m->model = NULL;
-	m->arch = NULL;
-	m->vendor = VENDOR_NONE;
-	if (!db || !spec || !*spec)
-		return -ENOENT;
-	if (!strncasecmp(spec, "gfx", 3) && spec[3] && isalnum((unsigned char)spec[3])) {
-		bool ok = true;
-		for (const char *c = spec + 3; *c; c++)
-			ok &= isalnum((unsigned char)*c) && !(*c >= 'A' && *c <= 'Z');
-		if (!ok)
-			return -ENOENT;
-		m->vendor = VENDOR_AMD;
-		m->arch = spec;
-		return 0;
-	}
-	unsigned cc;
-	char tail;
-	if (sscanf(spec, "sm_%u%c", &cc, &tail) == 1 && cc >= 10) {
-		m->vendor = VENDOR_NVIDIA;
-		m->arch = spec;
-		m->model = profiles_find_model_by_arch(db, spec);
-		return 0;
-	}
-	const struct prof_gpu_model *found = NULL;
-	struct strvec names = STRVEC_INIT;
-	for (size_t i = 0; i < db->nmodels; i++) {
-		const struct prof_gpu_model *g = &db->models[i];
-		if (!g->name)
-			continue;
-		if (!strcasecmp(g->name, spec) || (g->key && !strcasecmp(g->key, spec))) {
-			found = g; /* an exact name wins */
-			strvec_release(&names);
-			strvec_push(&names, g->name);
-			break;
-		}
-		if (word_match(g->name, spec)) {
-			found = g;
-			strvec_push(&names, g->name);
-		}
-	}
-	if (!names.n)
-		return -ENOENT;
-	if (names.n > 1) {
-		char *l = strvec_join(&names, ", ");
-		strbuf_addf(msg, "'%s' names several GPUs: %s", spec, l);
-		free(l);
-		strvec_release(&names);
-		return -EEXIST;
-	}
-	strvec_release(&names);
-	m->model = found;
-	m->vendor = found->vendor;
-	m->arch = found->arch;
-	return found->arch ? 0 : -ENOENT;
 }

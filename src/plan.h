@@ -86,6 +86,7 @@ struct plan_opts {
 	int torch;                 /* --torch 1, --no-torch 0, default -1 */
 };
 
+/* --os and --gpu, resolved in cmd_plan.c where they are parsed. */
 /* Resolve --os ID-VERSION ("ubuntu-22.04", "rhel-9", "fedora-40"). NULL when
  * the profile has no such OS. */
 const struct prof_os *plan_find_os(const struct profiles *db, const char *spec);

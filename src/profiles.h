@@ -7,7 +7,7 @@
  * valid until profiles_free(). */
 /*
  * The fix contract between profiles/fixes.ini and the checks: the table
- * fix_contract[] in profiles.c lists each fix id the checks use, the
+ * fix_contract[] in profiles_check.c lists each fix id the checks use, the
  * placeholders its check fills and whether it needs a reboot or a new login
  * (documented in rocmcheck-profiles(5)). Each exists in the shipped profiles;
  * profiles validate rejects any other placeholder (profile_placeholders[]).
@@ -165,6 +165,12 @@ struct embedded_file {
 extern const struct embedded_file embedded_profiles[];
 extern const size_t embedded_profiles_count;
 
+/* profiles_load from `n` files held in memory (name, bytes), read in the
+ * order given, as if they were the *.ini files of a directory: the same
+ * checks and the same "FILE:LINE: message" errors. */
+int profiles_load_buffers(struct profiles **out, const struct embedded_file *files, size_t n,
+			  struct strvec *errors);
+
 /* ---- queries ---- */
 const struct prof_os *profiles_find_os(const struct profiles *db, const char *id, const char *version_id);
 const struct prof_os *profiles_os_by_key(const struct profiles *db, const char *key);
@@ -200,6 +206,8 @@ const struct prof_fix *profiles_find_fix(const struct profiles *db, const char *
 const char *prof_os_mok_key(const struct profiles *db, const struct prof_os *o);
 /* Install commands for an OS key and ROCm release (specific route first, then "*"). */
 const struct prof_route *profiles_find_route(const struct profiles *db, const char *os_key, const char *rocm);
+/* The route for exactly this OS key and release string ("*" too), no fallback. */
+const struct prof_route *prof_route_exact(const struct profiles *db, const char *os, const char *rocm);
 
 /* Placeholder filling: "{user}" -> value. `vars` is NULL-terminated pairs
  * {name, value, name, value, ..., NULL}. Returns 0 and *out (caller frees), or

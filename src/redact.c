@@ -98,6 +98,12 @@ void redactor_release(struct redactor *rd)
 		free(rd->pairs[i].to);
 	}
 	free(rd->pairs);
+	strmap_release(&rd->pair_index);
+	free(rd->lens);
+	strmap_release(&rd->secret_index);
+	strmap_release(&rd->secret_rk);
+	free(rd->secret_lens);
+	free(rd->secret_pows);
 	memset(rd, 0, sizeof(*rd));
 }
 
@@ -105,7 +111,7 @@ void redactor_add_secret(struct redactor *rd, const char *value)
 {
 	if (!value || strlen(value) < REDACT_MIN_SCRUB || !strcmp(value, REDACTED))
 		return;
-	if (!strvec_contains(&rd->secrets, value))
+	if (strmap_put(&rd->secret_index, value, strlen(value), rd->secrets.n))
 		strvec_push(&rd->secrets, value);
 }
 
@@ -182,10 +188,12 @@ const char *redactor_add(struct redactor *rd, enum anon_kind kind, const char *v
 			return value;
 	if (strlen(value) < 2)
 		return value;
-	for (size_t i = 0; i < rd->npairs; i++)
-		if (!strcmp(rd->pairs[i].from, value))
-			return rd->pairs[i].to;
-	rd->pairs = xrealloc(rd->pairs, (rd->npairs + 1) * sizeof(*rd->pairs));
+	size_t len = strlen(value), i;
+	if (strmap_get(&rd->pair_index, value, len, &i))
+		return rd->pairs[i].to;
+	if (!(rd->npairs & (rd->npairs - 1)))   /* grow at powers of two */
+		rd->pairs = xrealloc(rd->pairs, (rd->npairs ? 2 * rd->npairs : 1) * sizeof(*rd->pairs));
+	strmap_put(&rd->pair_index, value, len, rd->npairs);
 	struct anon_pair *p = &rd->pairs[rd->npairs++];
 	p->from = xstrdup(value);
 	p->from_len = strlen(value);
@@ -411,32 +419,48 @@ static char *replace_addresses(struct redactor *rd, const char *s, size_t len, s
 	return strbuf_detach(&sb);
 }
 
-static int cmp_pair_len(const void *a, const void *b)
+static int cmp_len_desc(const void *a, const void *b)
 {
-	size_t la = ((const struct anon_pair *)a)->from_len;
-	size_t lb = ((const struct anon_pair *)b)->from_len;
+	size_t la = *(const size_t *)a, lb = *(const size_t *)b;
 	return la < lb ? 1 : la > lb ? -1 : 0;
+}
+
+/* The distinct lengths of the pairs, longest first, and the bytes they
+ * start with: replace_words looks up each length at a position in the
+ * index instead of comparing every pair (23 k addresses in one file). */
+static void index_lengths(struct redactor *rd)
+{
+	struct strmap seen = STRMAP_INIT;
+	rd->nlens = 0;
+	rd->lens = xrealloc(rd->lens, (rd->npairs ? rd->npairs : 1) * sizeof(*rd->lens));
+	memset(rd->first, 0, sizeof(rd->first));
+	for (size_t k = 0; k < rd->npairs; k++) {
+		size_t fl = rd->pairs[k].from_len;
+		unsigned char c = (unsigned char)rd->pairs[k].from[0];
+		rd->first[c / 8] |= (unsigned char)(1u << (c % 8));
+		if (strmap_put(&seen, (const char *)&fl, sizeof(fl), 0))
+			rd->lens[rd->nlens++] = fl;
+	}
+	strmap_release(&seen);
+	qsort(rd->lens, rd->nlens, sizeof(*rd->lens), cmp_len_desc);
+	rd->sorted = true;
 }
 
 static char *replace_words(struct redactor *rd, const char *s, size_t len, size_t *out_len)
 {
-	/* longest first, so "/home/alice" wins over "alice"; sorted again only
-	 * after a pair was added */
-	if (!rd->sorted) {
-		qsort(rd->pairs, rd->npairs, sizeof(*rd->pairs), cmp_pair_len);
-		rd->sorted = true;
-	}
+	/* longest first, so "/home/alice" wins over "alice" */
+	if (!rd->sorted)
+		index_lengths(rd);
 	struct strbuf sb = STRBUF_INIT;
 	size_t i = 0;
 	while (i < len) {
 		bool done = false;
-		for (size_t k = 0; k < rd->npairs && !done; k++) {
+		unsigned char c = (unsigned char)s[i];
+		for (size_t L = 0; L < rd->nlens && !done && (rd->first[c / 8] & (1u << (c % 8))); L++) {
+			size_t fl = rd->lens[L], k;
+			if (fl > len - i || !strmap_get(&rd->pair_index, s + i, fl, &k))
+				continue;
 			const char *f = rd->pairs[k].from;
-			if (f[0] != s[i])
-				continue;
-			size_t fl = rd->pairs[k].from_len;
-			if (fl > len - i || memcmp(s + i, f, fl))
-				continue;
 			if (word_char(f[0]) && i > 0 && word_char(s[i - 1]))
 				continue;
 			if (word_char(f[fl - 1]) && i + fl < len && word_char(s[i + fl]))
@@ -452,17 +476,81 @@ static char *replace_words(struct redactor *rd, const char *s, size_t len, size_
 	return strbuf_detach(&sb);
 }
 
+/* Secrets are found with a rolling hash (Rabin-Karp) per distinct secret
+ * length: the hash of any window of the text comes from its prefix hashes
+ * in O(1), so a long secret costs no more than a short one at each place
+ * (one secret of 100 KiB must not make every position hash 100 KiB). The
+ * base is odd and fixed; a hit is confirmed byte by byte. */
+#define RK_BASE 0x100000001b3ULL
+
+struct rk_key {
+	uint64_t len, hash;
+};
+
+static void index_secrets(struct redactor *rd)
+{
+	struct strmap seen = STRMAP_INIT;
+	size_t n = rd->secrets.n ? rd->secrets.n : 1;
+	rd->nsecret_lens = 0;
+	rd->secret_lens = xrealloc(rd->secret_lens, n * sizeof(size_t));
+	rd->secret_pows = xrealloc(rd->secret_pows, n * sizeof(uint64_t));
+	strmap_release(&rd->secret_rk);
+	for (size_t k = 0; k < rd->secrets.n; k++) {
+		const char *v = rd->secrets.v[k];
+		struct rk_key key = { strlen(v), 0 };
+		for (size_t j = 0; j < key.len; j++)
+			key.hash = key.hash * RK_BASE + (unsigned char)v[j];
+		size_t first;
+		if (!strmap_get(&rd->secret_rk, (const char *)&key, sizeof(key), &first))
+			strmap_put(&rd->secret_rk, (const char *)&key, sizeof(key), k);
+		if (strmap_put(&seen, (const char *)&key.len, sizeof(key.len), 0))
+			rd->secret_lens[rd->nsecret_lens++] = key.len;
+	}
+	strmap_release(&seen);
+	qsort(rd->secret_lens, rd->nsecret_lens, sizeof(size_t), cmp_len_desc);
+	for (size_t L = 0; L < rd->nsecret_lens; L++) {
+		uint64_t pw = 1;
+		for (size_t j = 0; j < rd->secret_lens[L]; j++)
+			pw *= RK_BASE;
+		rd->secret_pows[L] = pw;
+	}
+	rd->secrets_indexed = rd->secrets.n;
+}
+
+/* prefix[j] = the hash of s[0..j): the caller's, len + 1 entries */
+static uint64_t *prefix_hashes(const char *s, size_t len)
+{
+	uint64_t *p = xmalloc((len + 1) * sizeof(*p));
+	p[0] = 0;
+	for (size_t j = 0; j < len; j++)
+		p[j + 1] = p[j] * RK_BASE + (unsigned char)s[j];
+	return p;
+}
+
+/* Length of the longest secret at s[i], 0 when none. */
+static size_t secret_at(struct redactor *rd, const char *s, size_t i, size_t len, const uint64_t *prefix)
+{
+	for (size_t L = 0; L < rd->nsecret_lens; L++) {
+		size_t fl = rd->secret_lens[L], k;
+		if (fl > len - i)
+			continue;
+		struct rk_key key = { fl, prefix[i + fl] - prefix[i] * rd->secret_pows[L] };
+		if (strmap_get(&rd->secret_rk, (const char *)&key, sizeof(key), &k) &&
+		    !memcmp(s + i, rd->secrets.v[k], fl))
+			return fl;
+	}
+	return 0;
+}
+
 static char *replace_secrets(struct redactor *rd, const char *s, size_t len, size_t *out_len)
 {
+	if (rd->secrets_indexed != rd->secrets.n)
+		index_secrets(rd);
+	uint64_t *prefix = prefix_hashes(s, len);
 	struct strbuf sb = STRBUF_INIT;
 	size_t i = 0;
 	while (i < len) {
-		size_t best = 0;
-		for (size_t k = 0; k < rd->secrets.n; k++) {
-			size_t fl = strlen(rd->secrets.v[k]);
-			if (fl > best && fl <= len - i && !memcmp(s + i, rd->secrets.v[k], fl))
-				best = fl;
-		}
+		size_t best = secret_at(rd, s, i, len, prefix);
 		if (best) {
 			strbuf_addstr(&sb, REDACTED);
 			i += best;
@@ -470,6 +558,7 @@ static char *replace_secrets(struct redactor *rd, const char *s, size_t len, siz
 			strbuf_addch(&sb, s[i++]);
 		}
 	}
+	free(prefix);
 	*out_len = sb.len;
 	return strbuf_detach(&sb);
 }
@@ -481,12 +570,16 @@ char *redactor_apply(struct redactor *rd, const char *buf, size_t len, size_t *o
 		char *out = xmalloc(len + 1);
 		memcpy(out, buf, len);
 		out[len] = '\0';
-		for (size_t k = 0; k < rd->secrets.n; k++) {
-			size_t fl = strlen(rd->secrets.v[k]);
-			char *p = out;
-			while ((p = memmem(p, len - (size_t)(p - out), rd->secrets.v[k], fl)) != NULL)
-				memset(p, 'X', fl);
+		if (rd->secrets_indexed != rd->secrets.n)
+			index_secrets(rd);
+		uint64_t *prefix = prefix_hashes(buf, len);
+		for (size_t i = 0; i < len;) {
+			size_t fl = secret_at(rd, buf, i, len, prefix);
+			if (fl)
+				memset(out + i, 'X', fl);
+			i += fl ? fl : 1;
 		}
+		free(prefix);
 		*out_len = len;
 		return out;
 	}

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util.h"
 
@@ -50,7 +51,17 @@ struct redactor {
 	struct strvec secrets;     /* literal values scrubbed from every file */
 	struct anon_pair *pairs;   /* anonymisation table (only in memory) */
 	size_t npairs;
-	bool sorted;               /* pairs longest first (replace_words sorts when not) */
+	bool sorted;               /* lens up to date (replace_words rebuilds it when not) */
+	struct strmap pair_index;  /* from -> index in pairs */
+	size_t *lens;              /* the distinct from_len of pairs, longest first */
+	size_t nlens;
+	unsigned char first[32];   /* bit set: a pair starts with this byte */
+	struct strmap secret_index;/* secret -> index in secrets */
+	size_t *secret_lens;       /* the distinct lengths of secrets, longest first */
+	uint64_t *secret_pows;     /* RK_BASE to the power of each of those lengths */
+	size_t nsecret_lens;
+	struct strmap secret_rk;   /* (length, rolling hash) of each secret -> index */
+	size_t secrets_indexed;    /* secrets.n when secret_lens was built */
 	unsigned counter[ANON_NKINDS];
 };
 

@@ -23,6 +23,15 @@ enum status status_worst(enum status a, enum status b)
 	return a > b ? a : b;
 }
 
+const char *const level_words[] = {
+	[LEVEL_STANDARD] = "standard", [LEVEL_QUICK] = "quick", [LEVEL_FULL] = "full", [LEVEL_FULL + 1] = NULL,
+};
+
+const char *level_name(enum level l)
+{
+	return l >= LEVEL_STANDARD && l <= LEVEL_FULL ? level_words[l] : "standard";
+}
+
 void report_init(struct report *r, const struct facts *f, const struct profiles *db)
 {
 	memset(r, 0, sizeof(*r));
@@ -30,7 +39,7 @@ void report_init(struct report *r, const struct facts *f, const struct profiles 
 	r->db = db;
 	r->source_kind = "live";
 	r->source_path = "/";
-	r->level = "standard";
+	r->level = level_name(LEVEL_STANDARD);
 }
 
 static void fix_release(struct fix *fx)
@@ -68,7 +77,44 @@ void report_release(struct report *r)
 		fix_release(&p->fix);
 	}
 	free(r->probes);
+	for (size_t i = 0; i < r->nfw_runtime; i++) {
+		struct framework_runtime *fr = &r->fw_runtime[i];
+		free(fr->path);
+		free(fr->python);
+		free(fr->stage);
+		free(fr->error);
+		strvec_release(&fr->devices);
+	}
+	free(r->fw_runtime);
+	free(r->hint);
 	memset(r, 0, sizeof(*r));
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void report_add_framework_runtime(struct report *r, const struct framework_runtime *fr)
+{
+	r->fw_runtime = xrealloc(r->fw_runtime, (r->nfw_runtime + 1) * sizeof(*r->fw_runtime));
+	struct framework_runtime *c = &r->fw_runtime[r->nfw_runtime++];
+	*c = *fr;
+	c->path = dup_or_null(fr->path);
+	c->python = dup_or_null(fr->python);
+	c->stage = dup_or_null(fr->stage);
+	c->error = dup_or_null(fr->error);
+	strvec_init(&c->devices);
+	for (size_t i = 0; i < fr->devices.n; i++)
+		strvec_push(&c->devices, fr->devices.v[i]);
+}
+
+const struct framework_runtime *report_framework_runtime(const struct report *r, const char *path)
+{
+	for (size_t i = 0; path && i < r->nfw_runtime; i++)
+		if (r->fw_runtime[i].path && !strcmp(r->fw_runtime[i].path, path))
+			return &r->fw_runtime[i];
+	return NULL;
 }
 
 struct check_result *report_add(struct report *r, const struct check_def *def,

@@ -15,6 +15,13 @@ enum status { ST_SKIP = 0, ST_PASS, ST_WARN, ST_FAIL, ST_ERROR }; /* ordered by 
 const char *status_name(enum status s);           /* "pass", ... */
 enum status status_worst(enum status a, enum status b);
 
+/* What doctor runs (--level). Standard is the default, and zero: a check_ctx
+ * that does not say runs at standard. */
+enum level { LEVEL_STANDARD = 0, LEVEL_QUICK, LEVEL_FULL };
+/* Their names, indexed by enum level, NULL-terminated (the --level words). */
+extern const char *const level_words[];
+const char *level_name(enum level l);
+
 struct evidence {
 	char *path;                /* file, device or variable ("env:HSA_OVERRIDE_GFX_VERSION") */
 	char *value;
@@ -72,25 +79,50 @@ struct probe_result {
 	unsigned nmetrics;
 };
 
+/* What framework.torch.runtime learnt from one PyTorch install, for its
+ * entry in stack.frameworks[] (matched by path). Owned by the report. */
+struct framework_runtime {
+	char *path;                /* the framework's package directory */
+	char *python;              /* the interpreter that ran it */
+	enum status status;        /* the check's verdict for it */
+	char *stage;               /* where it stopped: "import" ... "done"; NULL: no answer */
+	char *error;               /* the first line of the failure, NULL */
+	int available;             /* torch.cuda.is_available(): 1, 0, -1 not reached */
+	int device_count;          /* -1 not reached */
+	struct strvec devices;     /* "AMD Radeon RX 7900 XTX (gfx1100)" */
+	int matmul_ok, amp_ok;     /* 1, 0, -1 not run */
+	double step_ms, fp32_ms, fp16_ms; /* negative: not measured */
+};
+
 struct report {
 	const char *source_kind;   /* "live", "sysroot", "replay" */
 	const char *source_path;
-	const char *level;         /* "quick", "standard", "full" */
+	const char *level;         /* level_name(): "quick", "standard", "full" */
 	const struct facts *facts; /* borrowed */
 	const struct profiles *db; /* borrowed */
 	struct check_result *results;
 	size_t nresults;
 	struct probe_result *probes;
 	size_t nprobes;
+	struct framework_runtime *fw_runtime;
+	size_t nfw_runtime;
 	/* derived by report_finish() */
 	enum status status;
 	size_t count[5];           /* indexed by enum status */
 	int exit_status;
 	bool fail_on_warn;
+	/* set by the command that ran the checks, for the verdict line */
+	bool filtered;             /* --only/--skip left checks out: no verdict on readiness */
+	size_t checks_run;         /* catalog checks selected (each one result or more) */
+	size_t checks_total;       /* checks in the catalog */
+	char *hint;                /* "run `rocmcheck plan` for a fix script"; NULL: none */
 };
 
 void report_init(struct report *r, const struct facts *f, const struct profiles *db);
 void report_release(struct report *r);
+/* Keep a copy of fr for the JSON report. */
+void report_add_framework_runtime(struct report *r, const struct framework_runtime *fr);
+const struct framework_runtime *report_framework_runtime(const struct report *r, const char *path);
 
 /* Append a result and return it for filling. `gpu` is -1 for none. */
 struct check_result *report_add(struct report *r, const struct check_def *def,

@@ -852,7 +852,10 @@ void sysroot_glob(struct sysroot *sr, const char *pattern, struct strvec *out)
 
 static struct env_entry *env_find(struct host_info *h, const char *name)
 {
-	for (size_t i = 0; i < h->nenv; i++)
+	size_t i;
+	if (h->env_index.n == h->nenv)   /* filled by env_set */
+		return strmap_get(&h->env_index, name, strlen(name), &i) ? &h->env[i] : NULL;
+	for (i = 0; i < h->nenv; i++)   /* a table filled by hand (unit tests) */
 		if (!strcmp(h->env[i].name, name))
 			return &h->env[i];
 	return NULL;
@@ -866,9 +869,13 @@ static void env_set(struct host_info *h, const char *name, const char *value)
 		e->value = xstrdup(value);
 		return;
 	}
-	h->env = xrealloc(h->env, (h->nenv + 1) * sizeof(*h->env));
+	if (h->nenv == h->env_alloc) {
+		h->env_alloc = h->env_alloc ? 2 * h->env_alloc : 16;
+		h->env = xrealloc(h->env, h->env_alloc * sizeof(*h->env));
+	}
 	h->env[h->nenv].name = xstrdup(name);
 	h->env[h->nenv].value = xstrdup(value);
+	strmap_put(&h->env_index, name, strlen(name), h->nenv);
 	h->nenv++;
 }
 
@@ -1166,9 +1173,12 @@ static int ini_pair(struct ini_state *s, const char *name, const char *value)
 		}
 	} else if (!strcmp(sec, "env")) {
 		env_set(h, name, value);
-	} else if (!strncmp(sec, "device", 6) && (sec[6] == ' ' || sec[6] == '\t')) {
+	} else if (!strncmp(sec, "device", 6) && isspace((unsigned char)sec[6])) {
+		/* the same white space as ini_line's absolute-path check
+		 * (str_trim: isspace), or "[device \v/dev/kfd]" would pass
+		 * that check and be stored under a path nothing looks up */
 		const char *path = sec + 7;
-		while (*path == ' ' || *path == '\t')
+		while (isspace((unsigned char)*path))
 			path++;
 		return ini_device(s, path, name, value);
 	}
@@ -1319,6 +1329,7 @@ void host_info_release(struct host_info *h)
 		free(h->env[i].value);
 	}
 	free(h->env);
+	strmap_release(&h->env_index);
 	free(h->captured_at);
 	free(h->capture_source);
 	host_info_init(h);
@@ -1484,6 +1495,36 @@ void sysroot_release(struct sysroot *sr)
 	sr->cap_path = NULL;
 	dircache_release(sr);
 	sr->bytes_read = 0;
+}
+
+static bool dir_has_entries(struct sysroot *sr, const char *path)
+{
+	struct strvec names = STRVEC_INIT;
+	bool any = sysroot_list(sr, path, &names) == 0 && names.n > 0;
+	strvec_release(&names);
+	return any;
+}
+
+bool sysroot_is_capture(struct sysroot *sr)
+{
+	return sr->live || sr->have_host_ini || dir_has_entries(sr, "/proc") || dir_has_entries(sr, "/sys");
+}
+
+char *sysroot_capture_below(struct sysroot *sr)
+{
+	struct strvec names = STRVEC_INIT;
+	char *found = NULL;
+	if (sysroot_exists(sr, "/sysroot" HOST_INI))
+		return xstrdup("sysroot");
+	sysroot_list(sr, "/", &names);
+	for (size_t i = 0; i < names.n && !found; i++) {
+		char *ini = xasprintf("/%s" HOST_INI, names.v[i]);
+		if (sysroot_exists(sr, ini))
+			found = xstrdup(names.v[i]);
+		free(ini);
+	}
+	strvec_release(&names);
+	return found;
 }
 
 bool sysroot_glob_any(struct sysroot *sr, const char *pattern)

@@ -71,6 +71,8 @@ struct host_info {
 	struct strvec sudo_groups; /* group names of sudo_user (checks judge for that user) */
 	struct env_entry *env;   /* only the variables rocmcheck reads */
 	size_t nenv;
+	size_t env_alloc;
+	struct strmap env_index; /* name -> index in env (a capture may hold many) */
 	char *captured_at, *capture_source;
 };
 
@@ -105,6 +107,14 @@ struct sysroot {
  * host_ini_error and leave the affected facts unknown. */
 int sysroot_open(struct sysroot *sr, const char *dir);
 void sysroot_release(struct sysroot *sr);
+
+/* Whether an opened sysroot is a captured machine: it has .rocmcheck/host.ini,
+ * or something under proc/ or sys/. The live machine always is. */
+bool sysroot_is_capture(struct sysroot *sr);
+/* For a sysroot that is not a capture: the first directory right below it
+ * that is one (sysroot/ first, as an unpacked bundle holds it), relative to
+ * the sysroot, or NULL. Caller owns. */
+char *sysroot_capture_below(struct sysroot *sr);
 
 /* Read a whole file (at most SYSROOT_MAX_FILE bytes). On success *out is a
  * NUL-terminated buffer the caller frees and *len its length (embedded NULs

@@ -126,8 +126,9 @@ int upload_file(const char *path, const struct upload_opts *o, struct upload_res
 		res->error = xasprintf("cannot read %s: %s", path, strerror(errno ? errno : EINVAL));
 		return -ENOENT;
 	}
-	if (!str_startswith(o->url, "https://") && !str_startswith(o->url, "http://")) {
-		res->error = xstrdup("--upload needs an https:// (or http://) URL");
+	if (!str_startswith(o->url, "https://") && !(o->allow_http && str_startswith(o->url, "http://"))) {
+		res->error = xstrdup(o->allow_http ? "--upload needs an https:// or http:// URL"
+						   : "--upload needs an https:// URL (http:// only with --insecure-http)");
 		return -EINVAL;
 	}
 	ret = dl_curl_load(&res->error);
@@ -167,9 +168,10 @@ int upload_file(const char *path, const struct upload_opts *o, struct upload_res
 		curl_easy_setopt(c, CURLOPT_URL, url);
 		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 #if LIBCURL_VERSION_NUM >= 0x075500
-		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, o->allow_http ? "http,https" : "https");
 #else
-		curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+		curl_easy_setopt(c, CURLOPT_PROTOCOLS,
+				 (long)(o->allow_http ? CURLPROTO_HTTP | CURLPROTO_HTTPS : CURLPROTO_HTTPS));
 #endif
 		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)UPLOAD_CONNECT_TIMEOUT_S);
 		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)left);

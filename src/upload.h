@@ -1,6 +1,6 @@
 /* --upload URL: send a support bundle with libcurl.
  *
- * HTTPS PUT of the file (or a multipart POST with the file in `form_field`),
+ * HTTPS PUT of the file (plain http only with `allow_http`) (or a multipart POST with the file in `form_field`),
  * TLS verification always on unless `insecure`, an extra CA file with
  * `cacert`, the proxy variables honoured (libcurl's default), a 10 s connect
  * timeout and a total deadline for all attempts. Connection errors and HTTP
@@ -20,6 +20,7 @@ struct upload_opts {
 	const char *url;
 	const char *form_field;    /* NULL: PUT; else multipart POST with this field name */
 	bool insecure;             /* --insecure: no TLS verification */
+	bool allow_http;           /* --insecure-http: http:// URLs too (a local test server) */
 	const char *cacert;        /* --cacert FILE */
 	long timeout_s;            /* deadline for everything; 0: UPLOAD_TIMEOUT_S */
 	bool progress;             /* draw a progress bar on stderr */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <strings.h>
+#include <sys/random.h>
 
 static void oom(void)
 {
@@ -145,6 +146,22 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+void strbuf_add_shell_word(struct strbuf *sb, const char *s)
+{
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-=:,@%") == strlen(s)) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}
+
 char *strbuf_detach(struct strbuf *sb)
 {
 	char *r;
@@ -209,6 +226,12 @@ bool strvec_contains(const struct strvec *sv, const char *s)
 		if (!strcmp(sv->v[i], s))
 			return true;
 	return false;
+}
+
+void strvec_push_unique(struct strvec *sv, const char *s)
+{
+	if (s && *s && !strvec_contains(sv, s))
+		strvec_push(sv, s);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -415,4 +438,94 @@ long long monotonic_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- strmap */
+
+struct strmap_slot {
+	char *key;                            /* NULL: empty */
+	size_t len;
+	size_t val;
+	uint64_t hash;
+};
+
+/* FNV-1a from a per-process random start, then a 64-bit finaliser
+ * (MurmurHash3's fmix64) so that the low bits used as the index depend on
+ * every byte: a file cannot be built to collide in every run. */
+static uint64_t strmap_hash(const char *key, size_t len)
+{
+	static uint64_t seed;
+	if (!seed) {
+		uint64_t s = 0;
+		if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != (ssize_t)sizeof(s))
+			s = (uint64_t)monotonic_ms() ^ (uint64_t)(uintptr_t)&seed;
+		seed = s | 1;
+	}
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)key[i];
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static struct strmap_slot *strmap_slot(const struct strmap *m, const char *key, size_t len, uint64_t h)
+{
+	size_t mask = m->cap - 1;
+	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+		struct strmap_slot *s = &m->slots[i];
+		if (!s->key || (s->hash == h && s->len == len && !memcmp(s->key, key, len)))
+			return s;
+	}
+}
+
+void strmap_release(struct strmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->slots[i].key);
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->n = 0;
+}
+
+bool strmap_get(const struct strmap *m, const char *key, size_t len, size_t *val)
+{
+	if (!m->n)
+		return false;
+	struct strmap_slot *s = strmap_slot(m, key, len, strmap_hash(key, len));
+	if (!s->key)
+		return false;
+	*val = s->val;
+	return true;
+}
+
+bool strmap_put(struct strmap *m, const char *key, size_t len, size_t val)
+{
+	if ((m->n + 1) * 2 > m->cap) {   /* at most half full */
+		struct strmap old = *m;
+		m->cap = old.cap ? old.cap * 2 : 16;
+		m->slots = xcalloc(m->cap, sizeof(*m->slots));
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.slots[i].key)
+				*strmap_slot(m, old.slots[i].key, old.slots[i].len, old.slots[i].hash) = old.slots[i];
+		free(old.slots);
+	}
+	uint64_t h = strmap_hash(key, len);
+	struct strmap_slot *s = strmap_slot(m, key, len, h);
+	bool added = !s->key;
+	if (added) {
+		s->key = xmalloc(len + 1);
+		memcpy(s->key, key, len);
+		s->key[len] = '\0';
+		s->len = len;
+		s->hash = h;
+		m->n++;
+	}
+	s->val = val;
+	return added;
 }

@@ -35,6 +35,9 @@ void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+/* s as one shell word: as it is when it holds only characters no shell
+ * treats specially, else in single quotes (' written as '\''). */
+void strbuf_add_shell_word(struct strbuf *sb, const char *s);
 char *strbuf_detach(struct strbuf *sb);    /* caller owns the result; sb is reset */
 const char *strbuf_cstr(struct strbuf *sb); /* always a valid string, "" when empty */
 
@@ -51,11 +54,29 @@ void strvec_push(struct strvec *sv, const char *s);          /* copies s */
 void strvec_push_owned(struct strvec *sv, char *s);           /* takes s */
 void strvec_pushf(struct strvec *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool strvec_contains(const struct strvec *sv, const char *s);
+/* Push s unless it is NULL, empty or already there. */
+void strvec_push_unique(struct strvec *sv, const char *s);
 void strvec_sort(struct strvec *sv);
 /* Split on any of `seps`, skipping empty fields. */
 void strvec_split(struct strvec *sv, const char *s, const char *seps);
 /* The strings joined with `sep`; caller owns the result ("" when empty). */
 char *strvec_join(const struct strvec *sv, const char *sep);
+
+/* Map from strings (keys copied) to a size_t, for lookups in tables that a
+ * hostile input can make large: open addressing, a hash seeded once per
+ * process, so a linear scan per line never turns a capped file into
+ * minutes. Keys are byte strings of a given length (NUL bytes allowed). */
+struct strmap {
+	struct strmap_slot *slots;
+	size_t cap;                           /* 0 or a power of two */
+	size_t n;
+};
+#define STRMAP_INIT { NULL, 0, 0 }
+void strmap_release(struct strmap *m);
+/* true and *val set when `key` (len bytes) is in the map */
+bool strmap_get(const struct strmap *m, const char *key, size_t len, size_t *val);
+/* Set key -> val; returns true when the key was new. */
+bool strmap_put(struct strmap *m, const char *key, size_t len, size_t val);
 
 /* Text helpers. */
 char *str_trim(char *s);                  /* in place; returns s moved past leading space */

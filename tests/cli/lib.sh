@@ -147,3 +147,21 @@ finish() {
 	echo "ok: $ntests runs"
 	exit 0
 }
+
+# validate_schema SCHEMA FILE...: every FILE is one JSON document valid
+# against the JSON schema SCHEMA (man/*.schema.json).
+validate_schema() {
+	"$PYTHON" - "$@" <<'PY'
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+bad = 0
+for name in sys.argv[2:]:
+    for e in sorted(v.iter_errors(json.load(open(name))), key=lambda e: list(e.path))[:5]:
+        print(f"{name}: {'/'.join(map(str, e.path))}: {e.message}", file=sys.stderr)
+        bad = 1
+sys.exit(bad)
+PY
+}

@@ -30,6 +30,21 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
+# manifest_valid FILE...: valid against the shipped rocmcheck.bundle/1 schema
+manifest_valid() {
+	"$python" - "$tests_dir/../man/rocmcheck.bundle-1.schema.json" "$@" <<'PY'
+import json, sys
+import jsonschema
+v = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))
+bad = 0
+for name in sys.argv[2:]:
+    for e in list(v.iter_errors(json.load(open(name))))[:5]:
+        print(f"{name}: {'/'.join(map(str, e.path))}: {e.message}", file=sys.stderr)
+        bad = 1
+sys.exit(bad)
+PY
+}
+
 # verdicts FILE.json: one line per check result
 verdicts() {
 	"$python" -c '
@@ -64,10 +79,18 @@ for f in "${fixtures[@]}"; do
 		fail "$name: replayed verdicts differ:"
 		head -20 "$work/diff" >&2
 	fi
+	mkdir -p "$work/$name.m"
+	tar -xzf "$work/$name.tar.gz" -C "$work/$name.m" manifest.json &&
+		manifest_valid "$work/$name.m/manifest.json" || fail "$name: manifest.json is not a valid rocmcheck.bundle/1"
 	perm=$(stat -c %a "$work/$name.tar.gz")
 	[ "$perm" = 600 ] || fail "$name: bundle mode $perm, expected 600"
 done
 [ -z "$(leftovers)" ] || fail "replay left $(leftovers) in TMPDIR"
+# the schema can say no: a file entry without its sum
+first=$(basename "${fixtures[0]}")
+"$python" -c 'import json,sys; m=json.load(open(sys.argv[1])); f=[e for e in m["entries"] if e["type"]=="file"][0]; del f["sha256"]; json.dump(m, open(sys.argv[2], "w"))' \
+	"$work/$first.m/manifest.json" "$work/broken-manifest.json"
+manifest_valid "$work/broken-manifest.json" 2>/dev/null && fail "the bundle schema accepts a file without sha256"
 
 # 2. the live machine (whatever it is): bundle, then replay
 "$rocmcheck" bundle --level quick -o "$work/live.tar.gz" >"$work/out" 2>"$work/err"
@@ -102,6 +125,7 @@ sys.exit(1 if bad else 0)
 PY
 	# tool output: argv, exit status and timing recorded for each command run
 	tar -xzf "$work/live.tar.gz" -C "$work" manifest.json
+	manifest_valid "$work/manifest.json" || fail "live bundle: manifest.json is not a valid rocmcheck.bundle/1"
 	"$python" - "$work/manifest.json" <<'PY' || fail "live bundle: commands not recorded"
 import json, sys
 m = json.load(open(sys.argv[1]))

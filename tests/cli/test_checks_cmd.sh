@@ -28,4 +28,37 @@ done <"$T/ids"
 run 0 checks --explain rocm.runtime
 assert_out_has 'loads a GPU runtime'
 
+# the probes are in the table, and --explain knows them
+for id in probe.rtc probe.gemm.fp32 probe.gemm.fp16 probe.conv probe.conv.fp16 probe.amp probe.bandwidth \
+	probe.blas.fp32 probe.dnn.fp16 probe.sustained; do
+	grep -qx "$id" "$T/ids" || fail "checks: probe $id is missing"
+done
+run 0 checks --explain probe.gemm.fp32
+assert_out_has '^probe.gemm.fp32: FP32 GEMM on the GPU$'
+assert_out_has '^category: probe$'
+
+# --explain wraps at 80 columns when stdout is not a terminal
+awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$OUT" || fail "checks --explain has a line over 80 columns"
+run 0 checks --explain system.secure_boot
+awk 'length($0) > 80 { print; bad = 1 } END { exit bad }' "$OUT" >"$T/long" || fail "system.secure_boot: lines over 80: $(cat "$T/long")"
+[ "$(wc -l <"$OUT")" -ge 8 ] || fail "system.secure_boot: not wrapped"
+
+# --json: every check and probe ID, with category, title, flags and what it reads
+run 0 checks --json
+"$PYTHON" - "$OUT" "$T/ids" <<'PY' || fail "checks --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "rocmcheck.checks/1", d["schema"]
+ids = open(sys.argv[2]).read().split()
+assert [c["id"] for c in d["checks"]] == ids, "checks --json and checks list other IDs"
+for c in d["checks"]:
+    assert c["kind"] == ("probe" if c["id"].startswith("probe.") else "check"), c
+    assert c["category"] and c["title"], c
+    assert set(c["flags"]) <= {"live_only", "runtime", "per_gpu"}, c
+    assert c["reads"] and "\n" not in c["reads"], c
+perm = {c["id"]: c for c in d["checks"]}["perm.kfd"]
+assert perm["reads"].startswith("Reads /dev/kfd"), perm
+PY
+usage_error checks --json --explain perm.kfd
+
 finish

@@ -22,8 +22,10 @@ check_report --format=json doctor --level standard
 check_report doctor --json -v
 check_report doctor --json -q --color always
 check_report devices --json
-[ "$(json_get "$OUT" 'sorted(d.keys())')" = "['gpus', 'host', 'schema', 'source', 'tool']" ] ||
-	fail "devices --json has other members than schema, tool, source, host, gpus"
+[ "$(json_get "$OUT" 'list(d.keys())')" = "['schema', 'tool', 'source', 'level', 'host', 'gpus', 'stack', 'checks', 'probes', 'summary']" ] ||
+	fail "devices --json is not the report of its device.present run"
+[ "$(json_get "$OUT" '[c["id"] for c in d["checks"]]')" = "['device.present']" ] ||
+	fail "devices --json judges by other checks than device.present"
 
 # --color always must not leak escapes into JSON
 run any doctor --json --color always

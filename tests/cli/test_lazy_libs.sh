@@ -113,7 +113,7 @@ one_line_error "bundle without libarchive" libnope-archive.so.13
 # names the library.
 ntests=$((ntests + 1))
 ROCMCHECK_DL_CURL=libnope-curl.so.4 "$ROCMCHECK" --sysroot "$fixture" bundle -o "$T/out/u.tar.gz" \
-	--upload http://127.0.0.1:9/ >"$OUT" 2>"$ERR" </dev/null
+	--upload https://127.0.0.1:9/ >"$OUT" 2>"$ERR" </dev/null
 STATUS=$?
 one_line_error "--upload without libcurl" libnope-curl.so.4
 [ -e "$T/out/u.tar.gz" ] && fail "--upload without libcurl: a bundle was written that cannot be sent"

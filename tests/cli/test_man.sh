@@ -21,8 +21,35 @@ tail -n +2 "$OUT" | awk '{print $1}' | while read -r id; do
 	grep -qF -- "$id" "$T/man.txt" || echo "$id"
 done >"$T/missing"
 [ -s "$T/missing" ] && fail "man page lacks check IDs: $(tr '\n' ' ' <"$T/missing")"
-for cmd in doctor probe devices plan bundle checks profiles version; do
+for cmd in doctor probe devices plan bundle diff fleet checks profiles version help; do
 	grep -q "^       $cmd" "$T/man.txt" || fail "man page COMMANDS lacks $cmd"
+done
+# every option row: the global rows (rocmcheck --help) and each command's
+# (rocmcheck help COMMAND), as the parser prints them from its tables
+run 0 --help
+sed -n '/^Commands:/,/^$/p' "$OUT" | awk 'NR > 1 && NF {print $1}' >"$T/commands"
+[ "$(wc -l <"$T/commands")" -ge 9 ] || fail "rocmcheck --help lists too few commands: $(cat "$T/commands")"
+grep -Eo '^  (-[a-zA-Z], )?--[a-z][a-z-]*' "$OUT" | grep -Eo -- '--[a-z-]+' >"$T/options"
+while read -r cmd; do
+	run 0 help "$cmd"
+	grep -Eo '^  (-[a-zA-Z], )?--[a-z][a-z-]*' "$OUT" | grep -Eo -- '--[a-z-]+' | sed "s/^/$cmd /"
+done <"$T/commands" >>"$T/options"
+[ "$(wc -l <"$T/options")" -ge 30 ] || fail "too few option rows found: $(wc -l <"$T/options")"
+# bundle's options are in rocmcheck-bundle(1)
+if command -v groff >/dev/null; then
+	groff -man -Tascii -P-cbou "$SOURCE_DIR/man/rocmcheck-bundle.1" 2>/dev/null >"$T/bundle.txt"
+else
+	sed 's/\\-/-/g; s/\\f[BIRP]//g' "$SOURCE_DIR/man/rocmcheck-bundle.1" >"$T/bundle.txt"
+fi
+while read -r a b; do
+	opt=${b:-$a}
+	page=$T/man.txt
+	[ "$a" = bundle ] && page=$T/bundle.txt
+	grep -qF -- "$opt" "$page" || echo "${b:+$a }$opt"
+done <"$T/options" >"$T/missing"
+[ -s "$T/missing" ] && fail "man page lacks options: $(tr '\n' ' ' <"$T/missing")"
+for section in "Option rules" "Exit status of probe" "no GPU probe ran" "rocmcheck.checks/1" "rocmcheck.version/1"; do
+	grep -qF "$section" "$T/man.txt" || fail "man page lacks '$section'"
 done
 for opt in --sysroot --replay --format --json --profiles --color -q --quiet -v --verbose -h --help \
 	--version "--level quick" "--level standard" "--level full" --only --skip --gpu "--fail-on warn" \

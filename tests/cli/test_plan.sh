@@ -23,7 +23,6 @@ described=(
 	"gfx9999-unsupported|--os;ubuntu-22.04;--gpu;gfx9999"
 	"ubuntu2004-gfx1201-noroute|--os;ubuntu-20.04;--gpu;gfx1201"
 	"ubuntu2404-gfx1201-rocm62|--os;ubuntu-24.04;--gpu;gfx1201;--rocm;6.2"
-	"plan9-noos|--os;plan9-4;--gpu;gfx1100"
 )
 
 # The scripts and JSON documents written, for the later sections.
@@ -83,6 +82,15 @@ for d in "${described[@]}"; do
 	golden "${d%%|*}" plan "${args[@]}"
 done
 [ "${#scripts[@]}" -ge 15 ] || fail "only ${#scripts[@]} plans were checked"
+
+# ---- JSON: valid against the shipped schema, and the schema can say no
+PLAN_SCHEMA=$SOURCE_DIR/man/rocmcheck.plan-1.schema.json
+files=()
+for name in "${jsons[@]}"; do files+=("$T/$name.json"); done
+validate_schema "$PLAN_SCHEMA" "${files[@]}" || fail "plans are not valid rocmcheck.plan/1 documents"
+"$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); d["steps"][0]["needs_root"]="yes"; d["target"]["vendor"]="3dfx"; json.dump(d, open(sys.argv[2], "w"))' \
+	"$T/${jsons[0]}.json" "$T/broken-plan.json"
+validate_schema "$PLAN_SCHEMA" "$T/broken-plan.json" 2>/dev/null && fail "the plan schema accepts a broken plan"
 
 # ---- JSON: structure, guards, order, sudo, and the script has every command
 for name in "${jsons[@]}"; do
@@ -214,6 +222,15 @@ usage_error plan --os ubuntu-22.04 --gpu gfx1100 --rocm latest
 usage_error plan --os ubuntu-22.04 --gpu "RTX 4090" --rocm 6.2
 usage_error --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" plan --os ubuntu-22.04 --gpu gfx1100
 usage_error plan --bogus
+# an OS the profiles do not know is a bad value (2), and the error names
+# what --os takes, in the form the documentation gives (fedora-41)
+usage_error plan --os plan9-4 --gpu gfx1100
+assert_err_has "no install route for 'plan9-4'; it knows: ubuntu-20.04, "
+assert_err_has 'fedora-<release>'
+usage_error plan --os windows-11 --gpu gfx1100
+usage_error plan --os '' --gpu gfx1100
+usage_error plan --torch --no-torch --os ubuntu-22.04 --gpu gfx1100
+assert_err_has '--no-torch conflicts with --torch'
 usage_error --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" plan --check
 # --check runs only the guards (read-only tests) here; test_plan_run.sh runs it in its sandboxes
 run any plan --os ubuntu-22.04 --gpu gfx1100 --check --format json

@@ -3,6 +3,7 @@
 # with a build configured -DROCMCHECK_TEST_HOOKS=ON also the injected faults.
 set -u
 : "${ROCMCHECK:?}" "${BUILD_DIR:?}"
+export LC_ALL=C.UTF-8   # doctor's glyphs: ✓ pass, ! warn, ✗ fail, - skip
 PY=/usr/bin/python3
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -13,14 +14,14 @@ fi
 
 out=$("$ROCMCHECK" probe --backend cpu 2>/dev/null); rc=$?
 [ $rc -eq 0 ] || fail "probe --backend cpu exited $rc: $out"
-grep -q '^pass  *probe.gemm.fp32' <<<"$out" || fail "no passing gemm.fp32 in: $out"
-grep -q '^pass  *probe.gemm.fp16' <<<"$out" || fail "no passing gemm.fp16 in: $out"
-grep -q '^skip  *probe.rtc' <<<"$out" || fail "rtc should skip on cpu: $out"
+grep -q '^  ✓ probe.gemm.fp32' <<<"$out" || fail "no passing gemm.fp32 in: $out"
+grep -q '^  ✓ probe.gemm.fp16' <<<"$out" || fail "no passing gemm.fp16 in: $out"
+grep -q '^  - probe.rtc' <<<"$out" || fail "rtc should skip on cpu: $out"
 for p in conv conv.fp16 amp bandwidth; do
-	grep -q "^pass  *probe.$p " <<<"$out" || fail "no passing $p in: $out"
+	grep -q "^  ✓ probe.$p: " <<<"$out" || fail "no passing $p in: $out"
 done
 for p in blas.fp32 blas.fp16 dnn.fp32 dnn.fp16; do
-	grep -q "^skip  *probe.$p .*for the cpu backend" <<<"$out" || fail "$p should skip on cpu: $out"
+	grep -q "^  - probe.$p: .*for the cpu backend" <<<"$out" || fail "$p should skip on cpu: $out"
 done
 # the timed probe runs only when named
 ! grep -q 'probe.sustained' <<<"$out" || fail "probe without names ran probe.sustained: $out"
@@ -52,7 +53,7 @@ assert r["summary"]["exit_status"] == 0
 PYEOF
 out=$("$ROCMCHECK" probe probe.sustained --backend cpu --duration=1 2>/dev/null); rc=$?
 [ $rc -eq 0 ] || fail "probe probe.sustained --duration=1 exited $rc: $out"
-grep -q '^pass  *probe.sustained .*correct at the start and the end' <<<"$out" || fail "sustained text: $out"
+grep -q '^  ✓ probe.sustained: .*correct at the start and the end' <<<"$out" || fail "sustained text: $out"
 
 # the probes of issue 5 by group name, as JSON valid against the schema
 json=$("$ROCMCHECK" probe conv amp bandwidth blas dnn --backend cpu --json 2>/dev/null); rc=$?
@@ -112,6 +113,56 @@ for bad in "--size huge" "--backend opencl" "--iterations 0" "--timeout x" "nosu
 	[ $rc -eq 2 ] || fail "probe $bad exited $rc, want 2"
 done
 
+# doctor's renderer: the header, a "probes" section, the counts line and the verdict
+out=$("$ROCMCHECK" probe --backend cpu 2>/dev/null)
+grep -q '^rocmcheck [0-9.]* on .*, level standard$' <<<"$out" || fail "probe text has no header: $out"
+grep -q '^probes$' <<<"$out" || fail "probe text has no probes section: $out"
+grep -Eq '^[0-9]+ passed, 0 warnings, 0 failed, 0 errors, [0-9]+ skipped$' <<<"$out" || fail "probe counts: $out"
+! grep -q '(cpu, cpu)' <<<"$out" || fail "the host named twice: $out"
+# -q keeps only what is not a pass, -v adds the details
+out=$("$ROCMCHECK" probe gemm --backend cpu -q 2>/dev/null); rc=$?
+[ $rc -eq 0 ] || fail "probe -q exited $rc"
+! grep -q 'probe.gemm' <<<"$out" || fail "probe -q printed the passes: $out"
+out=$("$ROCMCHECK" probe gemm --backend cpu -v 2>/dev/null)
+grep -q '^    details: backend cpu' <<<"$out" || fail "probe -v printed no details: $out"
+# the host is filled as doctor fills it
+json=$("$ROCMCHECK" probe gemm.fp32 --backend cpu --json 2>/dev/null)
+$PY - "$json" <<'PYEOF' || fail "probe --json host: $json"
+import json, sys
+r = json.loads(sys.argv[1])
+assert r["host"]["kernel"] and r["host"]["arch"] and r["host"]["hostname"], r["host"]
+assert r["source"]["kind"] == "live", r["source"]
+PYEOF
+# probe names are the IDs without "probe.", selected as doctor --only selects
+json=$("$ROCMCHECK" probe conv --backend cpu --json 2>/dev/null)
+[ "$($PY -c 'import json,sys; print(" ".join(p["id"] for p in json.loads(sys.argv[1])["probes"]))' "$json")" = \
+	"probe.conv probe.conv.fp16" ] || fail "probe conv: not probe.conv and probe.conv.fp16: $json"
+"$ROCMCHECK" probe conv.fp32 --backend cpu >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] || fail "probe conv.fp32 (no such ID) exited $rc, want 2"
+
+# a probe command that ran no probe on any GPU fails: with no AMD GPU here,
+# `probe gemm --backend hip` verifies nothing
+if ! "$ROCMCHECK" devices --json 2>/dev/null | grep -q '"vendor": "amd"'; then
+	out=$("$ROCMCHECK" probe gemm --backend hip 2>"$BUILD_DIR/probe-nogpu.err"); rc=$?
+	[ $rc -eq 1 ] || fail "probe gemm --backend hip without an AMD GPU exited $rc, want 1: $out"
+	grep -q '^rocmcheck: no GPU probe ran: no usable hip GPU found' "$BUILD_DIR/probe-nogpu.err" ||
+		fail "no 'no GPU probe ran' on stderr: $(cat "$BUILD_DIR/probe-nogpu.err")"
+	grep -q '^  ✗ probe.gemm.fp32: no GPU probe ran: ' <<<"$out" || fail "no failed gemm.fp32 entry: $out"
+	json=$("$ROCMCHECK" probe gemm --backend hip --json 2>/dev/null); rc=$?
+	[ $rc -eq 1 ] || fail "probe --json without a GPU exited $rc, want 1"
+	$PY - "$json" <<'PYEOF' || fail "no-GPU JSON: $json"
+import json, sys
+r = json.loads(sys.argv[1])
+assert r["summary"]["exit_status"] == 1 and r["summary"]["fail"] == 2, r["summary"]
+PYEOF
+	rm -f "$BUILD_DIR/probe-nogpu.err"
+fi
+# --gpu names a GPU of this machine, as for doctor
+"$ROCMCHECK" probe --gpu 99 >/dev/null 2>"$BUILD_DIR/probe-gpu.err"; rc=$?
+[ $rc -eq 2 ] || fail "probe --gpu 99 exited $rc, want 2"
+grep -q 'there is no GPU 99' "$BUILD_DIR/probe-gpu.err" || fail "probe --gpu 99: $(cat "$BUILD_DIR/probe-gpu.err")"
+rm -f "$BUILD_DIR/probe-gpu.err"
+
 if grep -q '^ROCMCHECK_TEST_HOOKS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
 	check_fault() { # fault probe expected-text [extra options]
 		local fault=$1 probe=$2 text=$3; shift 3
@@ -119,10 +170,10 @@ if grep -q '^ROCMCHECK_TEST_HOOKS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/nu
 		o=$(ROCMCHECK_TEST_FAULT=$fault ROCMCHECK_TEST_FAULT_PROBE=$probe \
 			"$ROCMCHECK" probe gemm --backend cpu "$@" 2>/dev/null); local r=$?
 		[ $r -eq 1 ] || fail "fault $fault exited $r, want 1: $o"
-		grep -q "^fail  *probe.$probe .*$text" <<<"$o" || fail "fault $fault: no '$text' in: $o"
+		grep -q "^  ✗ probe.$probe: .*$text" <<<"$o" || fail "fault $fault: no '$text' in: $o"
 		# the rest of the report is intact
 		local other=gemm.fp16; [ "$probe" = gemm.fp16 ] && other=gemm.fp32
-		grep -q "^pass  *probe.$other" <<<"$o" || fail "fault $fault: $other missing or not pass: $o"
+		grep -q "^  ✓ probe.$other" <<<"$o" || fail "fault $fault: $other missing or not pass: $o"
 	}
 	check_fault crash gemm.fp32 "crashed with signal 11"
 	check_fault hang gemm.fp16 "timed out after 2 s" --timeout 2
@@ -132,16 +183,16 @@ if grep -q '^ROCMCHECK_TEST_HOOKS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/nu
 	# conv, amp, bandwidth: the fault hits one probe, the rest pass
 	o=$(ROCMCHECK_TEST_FAULT=wrong ROCMCHECK_TEST_FAULT_PROBE=conv.fp16 "$ROCMCHECK" probe conv amp --backend cpu 2>/dev/null); r=$?
 	[ $r -eq 1 ] || fail "conv fault exited $r: $o"
-	grep -q '^fail  *probe.conv.fp16 .*wrong result' <<<"$o" || fail "conv.fp16 fault: $o"
-	grep -q '^pass  *probe.conv' <<<"$o" || fail "conv.fp32 after a fault: $o"
-	grep -q '^pass  *probe.amp' <<<"$o" || fail "amp after a fault: $o"
+	grep -q '^  ✗ probe.conv.fp16: .*wrong result' <<<"$o" || fail "conv.fp16 fault: $o"
+	grep -q '^  ✓ probe.conv' <<<"$o" || fail "conv.fp32 after a fault: $o"
+	grep -q '^  ✓ probe.amp' <<<"$o" || fail "amp after a fault: $o"
 	o=$(ROCMCHECK_TEST_FAULT=nan ROCMCHECK_TEST_FAULT_PROBE=bandwidth "$ROCMCHECK" probe bandwidth --backend cpu 2>/dev/null); r=$?
 	[ $r -eq 1 ] || fail "bandwidth fault exited $r: $o"
-	grep -q '^fail  *probe.bandwidth .*NaN' <<<"$o" || fail "bandwidth fault: $o"
+	grep -q '^  ✗ probe.bandwidth: .*NaN' <<<"$o" || fail "bandwidth fault: $o"
 	# a device that misses the overflow of an AMP step
 	o=$(ROCMCHECK_TEST_FAULT=amp_nodetect "$ROCMCHECK" probe amp --backend cpu 2>/dev/null); r=$?
 	[ $r -eq 1 ] || fail "amp_nodetect exited $r: $o"
-	grep -q '^fail  *probe.amp .*the injected fp16 overflow was not detected on the device at step 3' <<<"$o" \
+	grep -q '^  ✗ probe.amp: .*the injected fp16 overflow was not detected on the device at step 3' <<<"$o" \
 		|| fail "amp_nodetect: $o"
 	grep -q 'fix: Mixed-precision training' <<<"$o" || fail "amp_nodetect fix: $o"
 
@@ -149,12 +200,12 @@ if grep -q '^ROCMCHECK_TEST_HOOKS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/nu
 	# that slows down as it runs warns with the throttling text
 	o=$(ROCMCHECK_TEST_FAULT=wrong_last "$ROCMCHECK" probe sustained --backend cpu --duration 1 2>/dev/null); r=$?
 	[ $r -eq 1 ] || fail "wrong_last exited $r: $o"
-	grep -q '^fail  *probe.sustained .*right at the start, then after [0-9]* launches: wrong result' <<<"$o" \
+	grep -q '^  ✗ probe.sustained: .*right at the start, then after [0-9]* launches: wrong result' <<<"$o" \
 		|| fail "wrong_last: $o"
 	grep -q 'fix: Correct when cold, wrong after running hot' <<<"$o" || fail "wrong_last fix: $o"
 	o=$(ROCMCHECK_TEST_FAULT=throttle "$ROCMCHECK" probe sustained --backend cpu --duration 2 2>/dev/null); r=$?
 	[ $r -eq 0 ] || fail "throttle exited $r: $o"
-	grep -q '^warn  *probe.sustained .*the last 10% of launches ran at [0-9]*% of the speed of the first 10%.*likely thermal or power throttling' <<<"$o" \
+	grep -q '^  ! probe.sustained: .*the last 10% of launches ran at [0-9]*% of the speed of the first 10%.*likely thermal or power throttling' <<<"$o" \
 		|| fail "throttle: $o"
 	grep -q 'fix: Likely thermal or power throttling.*power cap' <<<"$o" || fail "throttle fix: $o"
 

@@ -21,6 +21,29 @@ if [ "$(id -u)" != 0 ]; then
 	chmod 700 "$T/locked"
 fi
 
+# A directory that is not a capture (no host.ini, nothing under proc/ or sys/)
+# is exit 3, not an empty machine with "no GPU"; a capture below it is named.
+run 3 --sysroot "$TESTS_DIR/fixtures" doctor
+assert_err_has "rocmcheck: --sysroot $TESTS_DIR/fixtures is not a captured machine"
+assert_err_has "did you mean $TESTS_DIR/fixtures/amd-"
+[ -s "$OUT" ] && fail "a sysroot that is not a capture wrote to stdout"
+run 3 --sysroot "$TESTS_DIR/fixtures" devices
+mkdir -p "$T/unpacked"
+"$ROCMCHECK" --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" bundle --level quick \
+	-o "$T/b.tar.gz" >/dev/null 2>&1 || fail "cannot make a bundle to unpack"
+tar -xzf "$T/b.tar.gz" -C "$T/unpacked"
+run 3 --sysroot "$T/unpacked" --json doctor --level quick
+assert_err_has "did you mean $T/unpacked/sysroot?"
+[ -s "$OUT" ] && fail "a bundle's top directory wrote a JSON report"
+run 0 --sysroot "$T/unpacked/sysroot" doctor --level quick
+mkdir "$T/empty"
+run 3 --sysroot "$T/empty" doctor
+assert_err_has "is not a captured machine (no .rocmcheck/host.ini, nothing under proc/ or sys/)$"
+# proc/ alone makes a capture (hand-made sysroots have no host.ini)
+mkdir -p "$T/handmade/proc" && echo "Linux version 6.8.0" >"$T/handmade/proc/version"
+run any --sysroot "$T/handmade" doctor --level quick
+grep -q "not a captured machine" "$ERR" && fail "a sysroot with proc/ content was refused"
+
 # A bundle that does not exist, or is not an archive, is exit 3 with one line
 run 3 --replay "$T/bundle.tar.gz" doctor
 assert_err_has "rocmcheck: --replay $T/bundle.tar.gz: cannot read: No such file or directory"

@@ -69,16 +69,28 @@ requests() { wc -l <"$work/log" | tr -d ' '; }
 
 # 1. success: PUT to URL/<file name>, the body is the bundle, the ticket is printed
 start_server ok
-bundle ok --upload "http://127.0.0.1:$port/upload/"
+bundle ok --upload "http://127.0.0.1:$port/upload/" --insecure-http
 [ "$rc" = 0 ] || fail "ok: exit $rc: $err"
 grep -q "TICKET-0001" <<<"$out" || fail "ok: the server's reply is not printed: $out"
 [ "$(requests)" = 1 ] || fail "ok: $(requests) requests"
 grep -q "^PUT /upload/ok.tar.gz$" "$work/log" || fail "ok: request was $(cat "$work/log")"
 cmp -s "$file" "$work/body" || fail "ok: the body sent differs from the bundle"
 
+# 1b. plain http without --insecure-http: a usage error, nothing written or sent
+: >"$work/log"
+bundle plain --upload "http://127.0.0.1:$port/upload/"
+[ "$rc" = 2 ] || fail "http without --insecure-http: exit $rc, expected 2"
+grep -q "only sent encrypted (https://); --insecure-http" <<<"$err" || fail "http refused without saying why: $err"
+[ "$(requests)" = 0 ] || fail "http without --insecure-http: the server got $(requests) requests"
+[ -e "$file" ] && fail "http without --insecure-http: a bundle was written"
+bundle ftp --upload "ftp://127.0.0.1:$port/x/" --insecure-http
+[ "$rc" = 2 ] || fail "ftp: exit $rc, expected 2"
+bundle alone --insecure-http
+[ "$rc" = 2 ] || fail "--insecure-http without --upload: exit $rc, expected 2"
+
 # 2. 503 twice, then success
 start_server 503x2
-bundle retry --upload "http://127.0.0.1:$port/put/retry.tar.gz"
+bundle retry --upload "http://127.0.0.1:$port/put/retry.tar.gz" --insecure-http
 [ "$rc" = 0 ] || fail "503x2: exit $rc: $err"
 [ "$(requests)" = 3 ] || fail "503x2: $(requests) requests, expected 3"
 grep -q "TICKET-0003" <<<"$out" || fail "503x2: reply not printed: $out"
@@ -86,7 +98,7 @@ grep -q "HTTP 503" <<<"$err" || fail "503x2: the retries are not reported: $err"
 
 # 3. 404: no retry, clear error, the bundle stays
 start_server 404
-bundle notfound --upload "http://127.0.0.1:$port/nobucket/"
+bundle notfound --upload "http://127.0.0.1:$port/nobucket/" --insecure-http
 [ "$rc" = 3 ] || fail "404: exit $rc"
 [ "$(requests)" = 1 ] || fail "404: $(requests) requests, expected no retry"
 grep -q "HTTP 404: no such bucket" <<<"$err" || fail "404: message: $err"
@@ -97,7 +109,7 @@ grep -qF "the bundle is still at $file" <<<"$err" || fail "404: does not say whe
 stop_server
 closed=$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 start=$(date +%s)
-bundle refused --upload "http://127.0.0.1:$closed/x/" --upload-timeout 5
+bundle refused --upload "http://127.0.0.1:$closed/x/" --insecure-http --upload-timeout 5
 [ "$rc" = 3 ] || fail "refused: exit $rc"
 grep -qiE "connect|refused" <<<"$err" || fail "refused: message: $err"
 grep -q "retrying" <<<"$err" || fail "refused: no retry: $err"
@@ -108,7 +120,7 @@ grep -qF "still at $file" <<<"$err" || fail "refused: bundle location not said: 
 # 5. a server that never answers: the deadline ends it
 start_server hang
 start=$(date +%s)
-bundle hang --upload "http://127.0.0.1:$port/x/" --upload-timeout 2
+bundle hang --upload "http://127.0.0.1:$port/x/" --insecure-http --upload-timeout 2
 took=$(( $(date +%s) - start ))
 [ "$rc" = 3 ] || fail "hang: exit $rc"
 grep -qiE "timed out|no answer" <<<"$err" || fail "hang: message: $err"
@@ -117,7 +129,7 @@ grep -qiE "timed out|no answer" <<<"$err" || fail "hang: message: $err"
 
 # 6. multipart POST in a named field
 start_server ok
-bundle form --upload "http://127.0.0.1:$port/tickets" --upload-form attachment
+bundle form --upload "http://127.0.0.1:$port/tickets" --insecure-http --upload-form attachment
 [ "$rc" = 0 ] || fail "form: exit $rc: $err"
 grep -q "^POST /tickets$" "$work/log" || fail "form: request was $(cat "$work/log")"
 "$python" - "$work/body" "$file" <<'PY' || fail "form: the multipart body lacks the field or the file"

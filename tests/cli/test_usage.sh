@@ -34,7 +34,6 @@ usage_error doctor --only no.such.check
 usage_error doctor --skip nosuchfamily
 usage_error doctor --only ,
 usage_error checks --explain no.such.check
-usage_error checks --json
 
 # missing arguments
 usage_error --sysroot
@@ -52,6 +51,39 @@ usage_error checks --explain
 usage_error --sysroot=
 # quick never uses the network
 usage_error doctor --level quick --online
+
+# the option rules (rocmcheck(1), OPTION RULES)
+# a separate value that starts with '-' is a missing value, unless a number
+usage_error doctor --only -q
+assert_err_has "option --only needs a value (got the option '-q')"
+usage_error doctor --level --json
+usage_error --sysroot -v doctor
+usage_error doctor --timeout -5
+assert_err_has 'whole number from 1 to 86400'
+# an empty value is a usage error
+usage_error doctor --level ''
+usage_error doctor --gpu ''
+usage_error --profiles ''
+# bundled short options are the options one by one
+usage_error -qv
+assert_err_has '--verbose conflicts with --quiet'
+usage_error doctor -q -v
+usage_error doctor -v --quiet
+usage_error -q doctor -v
+usage_error --json --format text doctor
+usage_error doctor -qx
+assert_err_has "unknown option '-x' in '-qx'"
+usage_error --json=x
+assert_err_has 'takes no value'
+run any -qq --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy"
+case $STATUS in 0|1) ;; *) fail "-qq rejected with status $STATUS"; last ;; esac
+run any --json --format json --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" devices
+[ "$STATUS" = 0 ] || fail "--json --format json (one value twice) rejected"
+run 0 -qh
+assert_out_has '^usage: rocmcheck'
+# "--" ends the options
+usage_error devices -- --json
+assert_err_has "unexpected argument '--json'"
 
 # usage errors come before any work: a bad option with a bad sysroot is still 2
 usage_error --sysroot /nonexistent/rocmcheck doctor --level fast

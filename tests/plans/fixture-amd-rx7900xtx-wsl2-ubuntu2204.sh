@@ -7,10 +7,4 @@
 # Every step is guarded, so running it again changes nothing.
 set -eu
 
-# Note (system.wsl): Under WSL there is no amdgpu kernel module: ROCm talks to
-# the Windows driver through /dev/dxg. Install the Windows Adrenalin driver,
-# then ROCm's WSL use case inside Linux.
-#   sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms
-
-# Nothing to do: no step is needed (the notes above say what a script cannot
-# do).
+# Nothing to do: no problem found that needs a step.

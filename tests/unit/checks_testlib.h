@@ -182,7 +182,7 @@ static struct tl *tl_new_with(struct profiles *db)
 	t->ctx.facts = &t->f;
 	t->ctx.db = db;
 	t->ctx.live = false;
-	t->ctx.level = "standard";
+	t->ctx.level = LEVEL_STANDARD;
 	report_init(&t->r, &t->f, db);
 	return t;
 }

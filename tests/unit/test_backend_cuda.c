@@ -93,7 +93,7 @@ static struct report run_driver_check(struct facts *f)
 	f->gpus[0].vendor = VENDOR_NVIDIA;
 	f->gpus[0].visible = true;
 	f->gpus[0].kfd_node = -1;
-	struct check_ctx ctx = { .facts = f, .db = NULL, .live = true, .level = "standard" };
+	struct check_ctx ctx = { .facts = f, .db = NULL, .live = true, .level = LEVEL_STANDARD };
 	struct report r;
 	report_init(&r, f, NULL);
 	check_cuda_driver(&ctx, &r, &cuda_def);

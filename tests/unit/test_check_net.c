@@ -120,7 +120,7 @@ static void set_index(char **slot, int p, const char *path)
 	*slot = xasprintf("http://127.0.0.1:%d%s", p, path);
 }
 
-static const struct check_result *run(struct world *w, struct report *r, bool live, const char *level, bool online)
+static const struct check_result *run(struct world *w, struct report *r, bool live, enum level level, bool online)
 {
 	struct check_ctx ctx = { .facts = &w->f, .db = w->db, .live = live, .level = level, .online = online };
 	report_init(r, &w->f, w->db);
@@ -139,7 +139,7 @@ static void test_reachable(void **state)
 	set_index(&newest->torch_index, port, "/whl/rocm");
 	int before = atomic_load(&served);
 	struct report r;
-	const struct check_result *c = run(&w, &r, true, "standard", true);
+	const struct check_result *c = run(&w, &r, true, LEVEL_STANDARD, true);
 	assert_int_equal(c->status, ST_PASS);
 	assert_non_null(strstr(c->summary, "1 server answered (127.0.0.1:"));
 	assert_true(atomic_load(&served) > before);
@@ -155,12 +155,12 @@ static void test_reachable(void **state)
 				    { (char *)"https_proxy", (char *)"http://bob:s3cret@proxy.example:3128" } };
 	w.sr.host.env = env;
 	w.sr.host.nenv = 1;
-	c = run(&w, &r, true, "standard", true);
+	c = run(&w, &r, true, LEVEL_STANDARD, true);
 	assert_int_equal(c->status, ST_PASS);
 	assert_null(strstr(c->summary, "through the configured proxy"));
 	report_release(&r);
 	w.sr.host.nenv = 2;
-	c = run(&w, &r, true, "full", false);
+	c = run(&w, &r, true, LEVEL_FULL, false);
 	assert_non_null(strstr(c->summary, "through the configured proxy"));
 	bool seen = false;
 	for (size_t i = 0; i < c->nevidence; i++) {
@@ -173,18 +173,18 @@ static void test_reachable(void **state)
 	w.sr.host.nenv = 0;
 
 	/* level full asks too; quick, a capture, or no --online do not */
-	c = run(&w, &r, true, "full", false);
+	c = run(&w, &r, true, LEVEL_FULL, false);
 	assert_int_equal(c->status, ST_PASS);
 	report_release(&r);
 	before = atomic_load(&served);
-	c = run(&w, &r, true, "standard", false);
+	c = run(&w, &r, true, LEVEL_STANDARD, false);
 	assert_int_equal(c->status, ST_SKIP);
 	assert_non_null(strstr(c->summary, "--online"));
 	report_release(&r);
-	c = run(&w, &r, true, "quick", true);
+	c = run(&w, &r, true, LEVEL_QUICK, true);
 	assert_int_equal(c->status, ST_SKIP);
 	report_release(&r);
-	c = run(&w, &r, false, "full", true);
+	c = run(&w, &r, false, LEVEL_FULL, true);
 	assert_int_equal(c->status, ST_SKIP);
 	assert_string_equal(c->summary, "needs the live machine");
 	report_release(&r);
@@ -202,7 +202,7 @@ static void test_unreachable(void **state)
 	assert_true(w.db->ncuda > 0);
 	set_index(&w.db->cuda[w.db->ncuda - 1].torch_index, closed_port, "/whl/cu");
 	struct report r;
-	const struct check_result *c = run(&w, &r, true, "standard", true);
+	const struct check_result *c = run(&w, &r, true, LEVEL_STANDARD, true);
 	assert_int_equal(c->status, ST_WARN);
 	char *refused = xasprintf("cannot reach 127.0.0.1:%d", closed_port);
 	assert_non_null(strstr(c->summary, refused));
@@ -231,7 +231,7 @@ static void test_route_urls(void **state)
 	struct prof_rocm *newest = (struct prof_rocm *)profiles_newest_rocm(w.db);
 	free(newest->torch_index);
 	newest->torch_index = xstrdup("https://download.pytorch.org/whl/rocm9.9");
-	struct check_ctx ctx = { .facts = &w.f, .db = w.db, .live = true, .level = "standard", .online = true };
+	struct check_ctx ctx = { .facts = &w.f, .db = w.db, .live = true, .level = LEVEL_STANDARD, .online = true };
 	struct strvec urls = STRVEC_INIT, why = STRVEC_INIT;
 	net_repo_urls(&ctx, &urls, &why);
 	assert_int_equal(urls.n, why.n);

@@ -413,8 +413,24 @@ static void test_wsl(void **state)
 	t->f.kernel.proc_version = xstrdup("Linux version 5.15.153.1-microsoft-standard-WSL2");
 	const struct check_result *c = tl_one(t, "system.wsl");
 	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "no ROCm installed");
 	assert_true(tl_has_command(c, "--usecase=wsl,rocm"));
 	assert_true(tl_has_evidence(c, "/proc/version", "microsoft"));
+	/* installed, with /dev/dxg: the route is done, nothing to install again */
+	struct rocm_install ri = { .path = "/opt/rocm-6.1.3", .version = "6.1.3" };
+	t->f.rocm.installs = &ri;
+	t->f.rocm.ninstalls = 1;
+	t->f.rocm.active = 0;
+	c = tl_one(t, "system.wsl");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "ROCm 6.1.3 installed");
+	assert_int_equal(c->fix.commands.n, 0);
+	t->f.sys.dxg_present = false;
+	assert_status(tl_one(t, "system.wsl"), ST_WARN);
+	t->f.sys.dxg_present = true;
+	t->f.rocm.installs = NULL;
+	t->f.rocm.ninstalls = 0;
+	t->f.rocm.active = -1;
 	/* the KFD-based checks skip under WSL, device.present passes on /dev/dxg */
 	c = tl_one(t, "perm.kfd");
 	assert_status(c, ST_SKIP);

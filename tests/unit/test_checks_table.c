@@ -1,6 +1,7 @@
 #include "checks_testlib.h"
 
-/* spec/checks.md, written out: IDs are a contract. */
+/* spec/checks.md, written out: IDs are a contract (net.repos and
+ * framework.*.runtime are additions beyond its catalog). */
 static const struct {
 	const char *id, *category;
 } spec_ids[] = {
@@ -15,7 +16,8 @@ static const struct {
 	{ "rocm.install", "rocm" },             { "rocm.version", "rocm" },
 	{ "rocm.runtime", "rocm" },             { "rocm.rocblas", "rocm" },
 	{ "cuda.driver", "cuda" },              { "cuda.toolkit", "cuda" },
-	{ "framework.torch", "frameworks" },    { "framework.tensorflow", "frameworks" },
+	{ "framework.torch", "frameworks" },    { "framework.torch.runtime", "frameworks" },
+	{ "framework.tensorflow", "frameworks" }, { "framework.tensorflow.runtime", "frameworks" },
 	{ "env.launch_blocking", "environment" }, { "env.hsa_override", "environment" },
 	{ "env.visible_devices", "environment" }, { "env.pytorch_rocm_arch", "environment" },
 	{ "net.repos", "network" },

@@ -247,6 +247,34 @@ static void test_odd_but_valid(void **state)
 	parsed_release(&p);
 }
 
+/* [device PATH]: the path check and the key handler trim the same white
+ * space, so no vertical tab, form feed or CR stores a node under a path
+ * that nothing looks up. */
+static void test_device_path_whitespace(void **state)
+{
+	(void)state;
+	static const char *const spaces[] = { " ", "\t", "\v", "\f", "\r", " \v\f " };
+	for (size_t i = 0; i < sizeof(spaces) / sizeof(spaces[0]); i++) {
+		struct parsed p;
+		char *text = xasprintf("[device%s/dev/kfd]\ntype = char\naccess = rw\n", spaces[i]);
+		parse(&p, text);
+		assert_int_equal(p.line, 0);
+		assert_int_equal(p.ndevs, 1);
+		const struct dev_node *d = dev(&p, "/dev/kfd");
+		assert_non_null(d);
+		assert_int_equal(d->type, NODE_CHAR);
+		assert_int_equal(d->access, ACCESS_RW);
+		parsed_release(&p);
+		free(text);
+	}
+	/* not a path after the white space: refused, its keys ignored */
+	struct parsed p;
+	parse(&p, "[device \vdev/kfd]\ntype = char\n");
+	assert_int_equal(p.line, 1);
+	assert_int_equal(p.ndevs, 0);
+	parsed_release(&p);
+}
+
 /* A sysroot with and without host.ini. */
 static void write_file(const char *path, const char *text)
 {
@@ -340,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_odd_but_valid),
+		cmocka_unit_test(test_device_path_whitespace),
 		cmocka_unit_test(test_sysroot_host_ini),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

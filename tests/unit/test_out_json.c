@@ -231,7 +231,8 @@ static void test_devices_shape(void **state)
 	r.source_kind = "sysroot";
 	r.source_path = "/tmp/fixture";
 	json_t *doc = out_json_devices(&r);
-	const char *order[] = { "schema", "tool", "source", "host", "gpus" };
+	/* the report of the device.present run: the inventory and the check */
+	const char *order[] = { "schema", "tool", "source", "level", "host", "gpus", "stack", "checks", "probes", "summary" };
 	size_t i = 0;
 	const char *key;
 	json_t *val;

@@ -18,6 +18,8 @@ static const struct check_def def_kernel = { "system.kernel", "system", "Kernel"
 static const struct check_def def_kfd = { "perm.kfd", "permissions", "Access to /dev/kfd", no_run, 0, "" };
 static const struct check_def def_os = { "system.os", "system", "Operating system", no_run, 0, "" };
 static const struct check_def def_arch = { "device.arch", "device", "GPU architecture", no_run, CHECK_PER_GPU, "" };
+static const struct check_def def_render = { "perm.render", "permissions", "Access to the GPU render nodes", no_run,
+					     CHECK_PER_GPU, "" };
 
 /* Everything written to a tmpfile, as a string; closes fp. */
 static char *slurp(FILE *fp)
@@ -45,6 +47,15 @@ static char *clean(const char *s, bool utf8)
 	FILE *fp = tmpfile();
 	out_text_clean(fp, s, utf8);
 	return slurp(fp);
+}
+
+/* How often needle occurs in hay. */
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
 }
 
 /* Offset of needle in hay, -1 when absent. */
@@ -122,22 +133,25 @@ static void test_report_ascii(void **state)
 	char *out = render(&r, false, false, 0);
 	assert_true(all_ascii(out));
 	assert_null(strchr(out, '\x1b'));
-	assert_non_null(strstr(out, "  [ok] Kernel: 6.5.0-35-generic\n"));
+	/* the default view: a line per category, problems in full, passes and skips counted */
+	assert_non_null(strstr(out, "\n[!!] system: 1 passed, 1 warning\n  [!!] Operating system: Debian 13"));
+	assert_non_null(strstr(out, "\n[XX] permissions: 1 failed\n  [XX] Access to /dev/kfd: "));
+	assert_non_null(strstr(out, "\n[EE] device: 1 passed, 1 error, 1 skipped\n  [EE] GPU architecture (GPU 1)"));
+	assert_null(strstr(out, "Kernel"));
+	assert_null(strstr(out, "(GPU 0)"));
+	assert_null(strstr(out, "(GPU 2)"));
 	assert_non_null(strstr(out, "  [XX] Access to /dev/kfd: user alice cannot open /dev/kfd ?]0;pwned?\n"));
 	assert_non_null(strstr(out, "    fix: Add the user to the render and video groups.\n"
 				    "         sudo usermod -aG render,video alice\n"
 				    "         (then log out and in again)\n"));
-	assert_non_null(strstr(out, "  [!!] Operating system: Debian 13"));
-	assert_non_null(strstr(out, "  [ok] GPU architecture (GPU 0): gfx1100 supported\n"));
 	assert_non_null(strstr(out, "  [EE] GPU architecture (GPU 1): gfx_target_version unreadable\n"));
-	assert_non_null(strstr(out, "  [--] GPU architecture (GPU 2): not an AMD GPU\n"));
 	/* an error shows its evidence without -v; a pass or fail does not */
 	assert_non_null(strstr(out, "    evidence: /sys/class/kfd/kfd/topology/nodes/2/properties: ??\n"));
 	assert_null(strstr(out, "evidence: /dev/kfd"));
 	/* grouped by category, in order of first appearance: system holds both system checks */
-	long sys = pos(out, "\nsystem\n");
-	long perm = pos(out, "\npermissions\n");
-	long dev = pos(out, "\ndevice\n");
+	long sys = pos(out, "\n[!!] system:");
+	long perm = pos(out, "\n[XX] permissions:");
+	long dev = pos(out, "\n[EE] device:");
 	assert_true(sys >= 0 && perm >= 0 && dev >= 0);
 	assert_true(sys < perm && perm < dev);
 	assert_true(pos(out, "Operating system") < perm);
@@ -147,6 +161,42 @@ static void test_report_ascii(void **state)
 	assert_true(n > vn);
 	assert_string_equal(out + n - vn, verdict);
 	assert_non_null(strstr(out, "2 passed, 1 warning, 1 failed, 1 error, 1 skipped\n"));
+	free(out);
+
+	/* -v: every check on its own line, under its category's name */
+	out = render(&r, false, false, 1);
+	assert_non_null(strstr(out, "\nsystem\n  [ok] Kernel: 6.5.0-35-generic  [system.kernel]\n"));
+	assert_non_null(strstr(out, "  [ok] GPU architecture (GPU 0): gfx1100 supported  [device.arch]\n"));
+	assert_non_null(strstr(out, "  [--] GPU architecture (GPU 2): not an AMD GPU  [device.arch]\n"));
+	free(out);
+	report_release(&r);
+}
+
+/* Identical fixes print once, with the checks they serve. */
+static void test_fix_once(void **state)
+{
+	(void)state;
+	struct report r;
+	struct facts f;
+	memset(&f, 0, sizeof(f));
+	f.rocm.active = -1;
+	f.cuda.active = -1;
+	report_init(&r, &f, NULL);
+	for (int i = 0; i < 2; i++) {
+		struct check_result *c = report_add(&r, i ? &def_render : &def_kfd, ST_FAIL, i ? 0 : -1, "denied");
+		result_fix_text(c, "Add the user to the render and video groups.");
+		result_fix_command(c, "sudo usermod -aG render,video alice");
+	}
+	report_finish(&r);
+	for (int v = -1; v <= 0; v++) {
+		char *out = render(&r, false, false, v);
+		assert_non_null(strstr(out, "    fix (also for perm.render (GPU 0)): Add the user"));
+		assert_non_null(strstr(out, "    fix: the same as for perm.kfd above\n"));
+		assert_int_equal(count(out, "sudo usermod"), 1);
+		free(out);
+	}
+	char *out = render(&r, false, false, 1); /* -v: every fix in full */
+	assert_int_equal(count(out, "sudo usermod"), 2);
 	free(out);
 	report_release(&r);
 }
@@ -158,6 +208,10 @@ static void test_report_utf8_color(void **state)
 	struct facts f;
 	build(&r, &f);
 	char *out = render(&r, true, false, 0);
+	assert_non_null(strstr(out, "\n\xe2\x9c\x97 permissions: 1 failed\n")); /* ✗ */
+	assert_non_null(strstr(out, "\nE device: "));
+	free(out);
+	out = render(&r, true, false, 1);
 	assert_non_null(strstr(out, "  \xe2\x9c\x93 Kernel"));      /* ✓ */
 	assert_non_null(strstr(out, "  \xe2\x9c\x97 Access"));      /* ✗ */
 	assert_non_null(strstr(out, "  ! Operating system"));
@@ -269,11 +323,25 @@ static void test_verdict(void **state)
 	free(v);
 	r.fail_on_warn = false;
 
+	/* a filtered run never says Ready */
+	r.filtered = true;
+	r.checks_run = 1;
+	r.checks_total = 29;
+	v = out_verdict(&r, true);
+	assert_string_equal(v, "1 of 29 checks run, 1 warning; no verdict on readiness");
+	free(v);
+
 	report_add(&r, &def_kfd, ST_FAIL, -1, "denied");
 	report_finish(&r);
 	v = out_verdict(&r, true);
 	assert_string_equal(v, "1 problem, 1 warning: run `rocmcheck plan` for a fix script");
 	free(v);
+	/* the command's hint replaces the default one */
+	r.hint = xstrdup("run `rocmcheck --replay b.tar.gz plan` for a fix script");
+	v = out_verdict(&r, true);
+	assert_string_equal(v, "1 problem, 1 warning: run `rocmcheck --replay b.tar.gz plan` for a fix script");
+	free(v);
+	r.filtered = false;
 
 	/* NVIDIA: driver and toolkit */
 	report_release(&r);
@@ -376,6 +444,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_report_ascii),
+		cmocka_unit_test(test_fix_once),
 		cmocka_unit_test(test_report_utf8_color),
 		cmocka_unit_test(test_quiet_verbose),
 		cmocka_unit_test(test_verdict),

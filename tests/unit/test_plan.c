@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "fw_runtime.h"
 #include "plan.h"
 
 static struct profiles *db;
@@ -260,7 +261,7 @@ static void judge(struct judged *j, const char *name)
 	memset(&j->f, 0, sizeof(j->f));
 	facts_gather(&j->f, &j->sr);
 	inventory_annotate(&j->f, db);
-	struct check_ctx ctx = { .facts = &j->f, .db = db, .live = false, .level = "quick" };
+	struct check_ctx ctx = { .facts = &j->f, .db = db, .live = false, .level = LEVEL_QUICK };
 	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
 	report_init(&j->r, &j->f, db);
 	checks_run(&ctx, &flt, false, &j->r);
@@ -283,6 +284,39 @@ static int from_fixture(const char *name, const struct plan_opts *o, struct plan
 		assert_well_formed(p);
 	judged_release(&j);
 	return rc;
+}
+
+/* framework.torch.runtime's fix reaches the plan (`plan --level standard`):
+ * a wheel that imports on no machine of this kind is replaced through the
+ * environment's own interpreter. */
+static void test_runtime_fix(void **state)
+{
+	(void)state;
+	struct judged j;
+	judge(&j, "amd-rx7900xtx-ubuntu2204-healthy");
+	assert_int_equal(j.f.py.n, 1);
+	j.f.py.v[0].python = xstrdup("/home/alice/venv/bin/python");
+	struct check_ctx ctx = { .facts = &j.f, .db = db, .live = true, .level = LEVEL_STANDARD };
+	struct fw_answer a;
+	assert_int_equal(fw_answer_parse("{\"schema\": 1, \"stage\": \"import\", "
+					 "\"error\": \"ImportError: libamdhip64.so: cannot open shared object file\"}", &a), 0);
+	struct fw_run run = { "/home/alice/venv/bin/python", true, 0, "", 180 };
+	fw_runtime_judge(&ctx, &j.r, checks_find("framework.torch.runtime"), &fw_kind_torch, &j.f.py.v[0], &run, &a);
+	fw_answer_release(&a);
+	report_finish(&j.r);
+	struct plan p;
+	struct strbuf msg = STRBUF_INIT;
+	assert_int_equal(plan_build(db, &j.f, &j.r, NULL, NULL, &p, &msg), 0);
+	bool found = false;
+	for (size_t i = 0; i < p.nsteps; i++)
+		for (size_t k = 0; k < p.steps[i].commands.n; k++)
+			found |= strstr(p.steps[i].commands.v[k], "/home/alice/venv/bin/python -m pip install torch") != NULL &&
+				 strvec_contains(&p.steps[i].why, "framework.torch.runtime");
+	if (!found)
+		fail_msg("no step installs torch with the venv's interpreter for framework.torch.runtime");
+	plan_release(&p);
+	strbuf_release(&msg);
+	judged_release(&j);
 }
 
 static void test_fixtures(void **state)
@@ -620,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_described_amd),
 		cmocka_unit_test(test_described_nvidia),
 		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_runtime_fix),
 		cmocka_unit_test(test_fix_equals_step),
 		cmocka_unit_test(test_model_by_revision),
 		cmocka_unit_test(test_torch_follows_rocm),

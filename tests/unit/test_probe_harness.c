@@ -366,8 +366,8 @@ static void run_hang(struct probe_ctx *pc, struct probe_outcome *out)
 static void test_watchdog_report(void **state)
 {
 	(void)state;
-	static const struct probe_def crash = { "test.crash", "probe.test.crash", "test", false, run_crash };
-	static const struct probe_def hang = { "test.hang", "probe.test.hang", "test", false, run_hang };
+	static const struct probe_def crash = { "test.crash", "probe.test.crash", "test", false, run_crash, "crash", "" };
+	static const struct probe_def hang = { "test.hang", "probe.test.hang", "test", false, run_hang, "hang", "" };
 	struct probe_job job = cpu_job();
 	struct report r;
 	report_init(&r, NULL, NULL);

@@ -58,7 +58,7 @@ static void facts_with(struct facts *f, enum vendor v, size_t n)
 
 static struct report run_check(const struct check_def *def, const struct facts *f, bool live)
 {
-	struct check_ctx ctx = { .facts = f, .db = NULL, .live = live, .level = "standard" };
+	struct check_ctx ctx = { .facts = f, .db = NULL, .live = live, .level = LEVEL_STANDARD };
 	struct report r;
 	report_init(&r, f, NULL);
 	def->run(&ctx, &r, def);

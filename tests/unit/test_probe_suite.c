@@ -44,6 +44,7 @@ static struct probe_outcome run(const char *name, const struct probe_job *job)
 	return o;
 }
 
+#ifdef ROCMCHECK_TEST_HOOKS /* the faults exist only with the hooks */
 static void fault(const char *f, const char *probe)
 {
 	if (f) {
@@ -54,6 +55,7 @@ static void fault(const char *f, const char *probe)
 		unsetenv("ROCMCHECK_TEST_FAULT_PROBE");
 	}
 }
+#endif
 
 /* ---- conv ---- */
 
@@ -444,11 +446,11 @@ static void run_tensile(struct probe_ctx *pc, struct probe_outcome *out)
 	abort();
 }
 
-static const struct probe_def def_pid = { "t.pid", "probe.t.pid", "t", false, run_pid };
-static const struct probe_def def_fail = { "t.fail", "probe.t.fail", "t", false, run_fail };
-static const struct probe_def def_crash = { "t.crash", "probe.t.crash", "t", false, run_crash };
-static const struct probe_def def_hang = { "t.hang", "probe.t.hang", "t", false, run_hang };
-static const struct probe_def def_tensile = { "blas.t", "probe.blas.t", "blas", false, run_tensile };
+static const struct probe_def def_pid = { "t.pid", "probe.t.pid", "t", false, run_pid, "test", "" };
+static const struct probe_def def_fail = { "t.fail", "probe.t.fail", "t", false, run_fail, "test", "" };
+static const struct probe_def def_crash = { "t.crash", "probe.t.crash", "t", false, run_crash, "test", "" };
+static const struct probe_def def_hang = { "t.hang", "probe.t.hang", "t", false, run_hang, "test", "" };
+static const struct probe_def def_tensile = { "blas.t", "probe.blas.t", "blas", false, run_tensile, "test", "" };
 
 static void test_probe_set(void **state)
 {

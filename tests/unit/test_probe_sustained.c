@@ -325,10 +325,9 @@ static void test_doctor_levels(void **state)
 	for (const struct probe_def *d = probe_defs; d->name; d++)
 		all++;
 	const struct probe_def **set = calloc(all + 1, sizeof(*set));
-	assert_int_equal(doctor_probe_select("quick", false, NULL, set), 0);
-	assert_int_equal(doctor_probe_select(NULL, false, NULL, set), 0);
+	assert_int_equal(doctor_probe_select(LEVEL_QUICK, false, NULL, set), 0);
 
-	size_t n = doctor_probe_select("standard", false, NULL, set);
+	size_t n = doctor_probe_select(LEVEL_STANDARD, false, NULL, set);
 	assert_true(n > 0 && n < all);
 	assert_false(has(set, n, "probe.sustained"));
 	assert_false(has(set, n, "probe.blas.fp32"));
@@ -338,24 +337,24 @@ static void test_doctor_levels(void **state)
 		assert_true(set[i]->flags & PROBE_SHORT);
 
 	/* rocm.rocblas in doubt: rocBLAS joins, sustained still not */
-	n = doctor_probe_select("standard", true, NULL, set);
+	n = doctor_probe_select(LEVEL_STANDARD, true, NULL, set);
 	assert_true(has(set, n, "probe.blas.fp32") && has(set, n, "probe.blas.fp16"));
 	assert_false(has(set, n, "probe.sustained"));
 
-	n = doctor_probe_select("full", false, NULL, set);
+	n = doctor_probe_select(LEVEL_FULL, false, NULL, set);
 	assert_int_equal(n, all);
 	assert_true(has(set, n, "probe.sustained"));
 
 	/* doctor --only / --skip select probes by ID or prefix too */
 	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
 	strvec_push(&flt.only, "probe.gemm");
-	n = doctor_probe_select("full", false, &flt, set);
+	n = doctor_probe_select(LEVEL_FULL, false, &flt, set);
 	assert_int_equal(n, 2);
 	assert_true(has(set, n, "probe.gemm.fp32") && has(set, n, "probe.gemm.fp16"));
 	strvec_release(&flt.only);
 	strvec_push(&flt.skip, "probe.sustained");
 	strvec_push(&flt.skip, "probe.conv");
-	n = doctor_probe_select("full", false, &flt, set);
+	n = doctor_probe_select(LEVEL_FULL, false, &flt, set);
 	assert_int_equal(n, all - 3);
 	assert_false(has(set, n, "probe.sustained") || has(set, n, "probe.conv") || has(set, n, "probe.conv.fp16"));
 	strvec_release(&flt.skip);

@@ -111,8 +111,8 @@ static void probe_never(struct probe_ctx *pc, struct probe_outcome *out)
 static void test_run_set_stuck(void **state)
 {
 	(void)state;
-	const struct probe_def stuck = { "stuck", "probe.stuck", "stuck", PROBE_SHORT, probe_stuck };
-	const struct probe_def never = { "never", "probe.never", "never", PROBE_SHORT, probe_never };
+	const struct probe_def stuck = { "stuck", "probe.stuck", "stuck", PROBE_SHORT, probe_stuck, "test", "" };
+	const struct probe_def never = { "never", "probe.never", "never", PROBE_SHORT, probe_never, "test", "" };
 	const struct probe_def *defs[] = { &stuck, &never };
 	struct probe_job job;
 	memset(&job, 0, sizeof(job));

@@ -685,6 +685,15 @@ static void test_line_limit_boundary(void **state)
 	strbuf_addch(&sb, '\n');
 	expect_overlay_error("zz-limit.ini", sb.buf,
 			     "zz-limit.ini:2: line is 200 bytes long: libinih reads at most 199 bytes per line (200 with the newline)");
+	/* the longest line with a CRLF end: 199 bytes and the CR reach the
+	 * line checker (its buffer once held one byte too few; ASan build) */
+	sb.len -= 2;
+	sb.buf[sb.len] = '\0';
+	strbuf_addstr(&sb, "\r\n");
+	expect_overlay_error("zz-limit.ini", sb.buf, NULL);
+	sb.len -= 1;
+	sb.buf[sb.len - 1] = '\r';   /* the file ends in the CR */
+	expect_overlay_error_n("zz-limit.ini", sb.buf, sb.len, NULL);
 	strbuf_release(&sb);
 }
 
@@ -726,6 +735,33 @@ static void test_hostile_input(void **state)
 	free(path);
 	remove_tree(tmp);
 	free(tmp);
+}
+
+/* The set loads from memory as from a directory: the embedded files load,
+ * and a section given twice is named with both buffers' names. */
+static void test_load_buffers(void **state)
+{
+	(void)state;
+	struct profiles *db = NULL;
+	struct strvec errors = STRVEC_INIT;
+	assert_int_equal(profiles_load_buffers(&db, embedded_profiles, embedded_profiles_count, &errors), 0);
+	assert_int_equal(errors.n, 0);
+	assert_non_null(profiles_find_gfx(db, "gfx1100"));
+	profiles_free(db);
+
+	struct embedded_file *files = xcalloc(embedded_profiles_count + 1, sizeof(*files));
+	memcpy(files, embedded_profiles, embedded_profiles_count * sizeof(*files));
+	static const char extra[] = "source = test\n[fix zz-one]\ntext = one\n[fix zz-one]\ntext = two\n";
+	files[embedded_profiles_count] = (struct embedded_file){ "zz.ini", extra, sizeof(extra) - 1 };
+	assert_true(profiles_load_buffers(&db, files, embedded_profiles_count + 1, &errors) < 0);
+	assert_null(db);
+	assert_true(strvec_contains(&errors, "zz.ini:4: duplicate [fix zz-one] (first defined at zz.ini:2)"));
+	strvec_release(&errors);
+	free(files);
+
+	assert_true(profiles_load_buffers(&db, NULL, 0, &errors) < 0);
+	assert_true(errors.n > 0);
+	strvec_release(&errors);
 }
 
 static void test_contract_violations(void **state)
@@ -838,6 +874,7 @@ static void test_cmd_profiles(void **state)
 	(void)state;
 	struct cli cli = { 0 };
 	struct run r;
+	cli.cmd_flags = CMD_PROFILES | CMD_JSON; /* as cli.c's row sets them */
 
 	r = RUN(&cli, "validate");
 	assert_int_equal(r.rc, 0);
@@ -855,6 +892,24 @@ static void test_cmd_profiles(void **state)
 	assert_non_null(strstr(r.out, "Profile database 2026.11.29 (embedded)"));
 	assert_non_null(strstr(r.out, "rocm-6.x.ini"));
 	assert_non_null(strstr(r.out, "10 ROCm releases"));
+	/* each count once: "11 cuda", not "11  11 cuda" */
+	assert_non_null(strstr(r.out, "  cuda.ini                       11 cuda\n"));
+	assert_null(strstr(r.out, "11  11"));
+	run_free(&r);
+
+	/* a model by the name `plan --gpu` takes */
+	r = RUN(&cli, "show", "RX 7900 XTX");
+	assert_int_equal(r.rc, 0);
+	assert_true(str_startswith(r.out, "[gpu rx-7900-xtx]  AMD Radeon RX 7900 XTX\n"));
+	run_free(&r);
+	r = RUN(&cli, "show", "gpu", "rtx 4090");
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "compute capability 8.9"));
+	run_free(&r);
+	/* an OS that the first ROCm release does not support: its first release line is labelled */
+	r = RUN(&cli, "show", "debian-12");
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "\n  ROCm           6."));
 	run_free(&r);
 
 	r = RUN(&cli, "show", "gfx1100");
@@ -901,7 +956,8 @@ static void test_cmd_profiles(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(usage); i++) {
 		r = run_cmd(&cli, usage[i]);
 		assert_int_equal(r.rc, EXIT_USAGE);
-		assert_true(str_startswith(r.err, "rocmcheck profiles: "));
+		assert_true(str_startswith(r.err, "rocmcheck: "));
+		assert_non_null(strstr(r.err, "\nTry `rocmcheck profiles --help`.\n"));
 		assert_string_equal(r.out, "");
 		run_free(&r);
 	}
@@ -913,6 +969,7 @@ static void test_cmd_profiles(void **state)
 	assert_int_equal(r.rc, 0);
 	assert_true(str_startswith(r.out, "usage: rocmcheck"));
 	run_free(&r);
+	cli.help = 0;
 
 	/* JSON: one document on stdout */
 	cli.format = FMT_JSON;
@@ -993,6 +1050,7 @@ int main(void)
 		cmocka_unit_test(test_bad_profiles),
 		cmocka_unit_test(test_line_limit_boundary),
 		cmocka_unit_test(test_hostile_input),
+		cmocka_unit_test(test_load_buffers),
 		cmocka_unit_test(test_contract_violations),
 		cmocka_unit_test(test_missing_dir),
 		cmocka_unit_test(test_cmd_profiles),

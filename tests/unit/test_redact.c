@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,6 +183,60 @@ static void test_serials(void **state)
 	redactor_release(&rd);
 }
 
+/* Many secrets and many pseudonyms (a hostile bundle's environment or
+ * cpuinfo): the longest match at each place wins, in text and in binary
+ * data, and every one of them is found. */
+static void test_many(void **state)
+{
+	(void)state;
+	struct redactor rd;
+	redactor_init(&rd, true);
+	redactor_add_secret(&rd, "abcd");
+	redactor_add_secret(&rd, "abcd1234");
+	redactor_add_secret(&rd, "abcd");          /* known: not added twice */
+	assert_int_equal(rd.secrets.n, 2);
+	char *out = redactor_apply_str(&rd, "xx abcd1234 abcd yy");
+	assert_string_equal(out, "xx " REDACTED " " REDACTED " yy");
+	free(out);
+	static const char bin[] = "abcd1234\0abcd-";
+	size_t n;
+	out = redactor_apply(&rd, bin, sizeof(bin) - 1, &n);
+	assert_int_equal(n, sizeof(bin) - 1);
+	assert_memory_equal(out, "XXXXXXXX\0XXXX-", n);
+	free(out);
+
+	char v[32];
+	for (unsigned i = 0; i < 20000; i++) {
+		snprintf(v, sizeof(v), "s%0*u", (int)(4 + i % 7), i);
+		redactor_add_secret(&rd, v);
+		snprintf(v, sizeof(v), "10.%u.%u.%u", i / 65536, i / 256 % 256, i % 256);
+		redactor_add(&rd, ANON_IPV4, v);
+	}
+	out = redactor_apply_str(&rd, "a s19999 b 10.0.78.31 c s00008 d s00008x");
+	/* i = 19999: width 4 + 0, the 20000th address; i = 8: width 5 */
+	assert_string_equal(out, "a " REDACTED " b ipv4-20000 c " REDACTED " d " REDACTED "x");
+	free(out);
+	redactor_release(&rd);
+
+	/* a long secret that almost matches at every place: found at its end */
+	redactor_init(&rd, false);
+	struct strbuf secret = STRBUF_INIT, text = STRBUF_INIT;
+	for (int i = 0; i < 5000; i++)
+		strbuf_addch(&secret, 'a');
+	strbuf_addch(&secret, 'b');
+	for (int i = 0; i < 10000; i++)
+		strbuf_addch(&text, 'a');
+	strbuf_addch(&text, 'b');
+	redactor_add_secret(&rd, secret.buf);
+	out = redactor_apply_str(&rd, text.buf);
+	assert_int_equal(strlen(out), 5000 + strlen(REDACTED));
+	assert_string_equal(out + 5000, REDACTED);
+	free(out);
+	strbuf_release(&secret);
+	strbuf_release(&text);
+	redactor_release(&rd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_scrub_everywhere),
 		cmocka_unit_test(test_anonymize_consistent),
 		cmocka_unit_test(test_serials),
+		cmocka_unit_test(test_many),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,41 @@ static void test_versions(void **state)
 	free(s);
 }
 
+static void test_strmap(void **state)
+{
+	(void)state;
+	struct strmap m = STRMAP_INIT;
+	size_t v = 99;
+	assert_false(strmap_get(&m, "a", 1, &v));
+	assert_true(strmap_put(&m, "alpha", 5, 1));
+	assert_false(strmap_put(&m, "alpha", 5, 2));   /* replaced, not added */
+	assert_true(strmap_get(&m, "alpha", 5, &v));
+	assert_int_equal(v, 2);
+	/* a length, not a terminator: a prefix is another key, NUL is a byte */
+	assert_false(strmap_get(&m, "alphabet", 5 - 1, &v));
+	assert_true(strmap_get(&m, "alphabet", 5, &v));
+	assert_true(strmap_put(&m, "a\0b", 3, 7));
+	assert_false(strmap_get(&m, "a\0c", 3, &v));
+	assert_true(strmap_get(&m, "a\0b", 3, &v));
+	assert_int_equal(v, 7);
+	/* through several growths, every key keeps its value */
+	char key[32];
+	for (size_t i = 0; i < 5000; i++) {
+		int n = snprintf(key, sizeof(key), "k%zu", i);
+		assert_true(strmap_put(&m, key, (size_t)n, i * 3));
+	}
+	assert_int_equal(m.n, 5002);
+	for (size_t i = 0; i < 5000; i++) {
+		int n = snprintf(key, sizeof(key), "k%zu", i);
+		assert_true(strmap_get(&m, key, (size_t)n, &v));
+		assert_int_equal(v, i * 3);
+	}
+	assert_false(strmap_get(&m, "k5000", 5, &v));
+	strmap_release(&m);
+	assert_int_equal(m.n, 0);
+	assert_false(strmap_get(&m, "k1", 2, &v));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +139,7 @@ int main(void)
 		cmocka_unit_test(test_parse_numbers),
 		cmocka_unit_test(test_env_true),
 		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_strmap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,274 @@
+/* The comparison behind `rocmcheck diff`: both sides flattened into
+ * (area, name, value) facts and (check, GPU) verdicts, then matched by name;
+ * each verdict change is tied to the fact differences in the areas its check
+ * reads, which is the order a support engineer reads them in. */
+#include "diff.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *diff_area_name(enum diff_area a)
+{
+	static const char *const names[DA_NAREAS] = {
+		[DA_KERNEL] = "kernel", [DA_OS] = "os", [DA_CONTAINER] = "container", [DA_DRIVER] = "driver",
+		[DA_ROCM] = "rocm", [DA_CUDA] = "cuda", [DA_FRAMEWORK] = "frameworks", [DA_GPU] = "gpus",
+		[DA_ENV] = "environment", [DA_USER] = "user", [DA_DEVICES] = "devices",
+	};
+	return a < DA_NAREAS ? names[a] : "?";
+}
+
+#define BIT(a) (1u << (a))
+
+/* Which areas can explain a change of a check's verdict, by ID prefix (the
+ * first match wins). */
+static const struct {
+	const char *prefix;
+	unsigned areas;
+} explainers[] = {
+	{ "system.kernel", BIT(DA_KERNEL) | BIT(DA_OS) | BIT(DA_ROCM) | BIT(DA_CONTAINER) },
+	{ "system.os", BIT(DA_OS) | BIT(DA_ROCM) },
+	{ "system.container", BIT(DA_CONTAINER) | BIT(DA_DEVICES) | BIT(DA_ENV) },
+	{ "system.", BIT(DA_KERNEL) | BIT(DA_OS) | BIT(DA_DRIVER) },
+	{ "driver.", BIT(DA_DRIVER) | BIT(DA_KERNEL) | BIT(DA_DEVICES) },
+	{ "device.", BIT(DA_GPU) | BIT(DA_DRIVER) | BIT(DA_ENV) | BIT(DA_ROCM) },
+	{ "perm.", BIT(DA_USER) | BIT(DA_DEVICES) },
+	{ "rocm.", BIT(DA_ROCM) | BIT(DA_DRIVER) | BIT(DA_ENV) | BIT(DA_GPU) },
+	{ "cuda.", BIT(DA_CUDA) | BIT(DA_DRIVER) | BIT(DA_ENV) },
+	{ "framework.", BIT(DA_FRAMEWORK) | BIT(DA_ROCM) | BIT(DA_CUDA) | BIT(DA_DRIVER) | BIT(DA_ENV) },
+	{ "env.", BIT(DA_ENV) },
+	{ "net.", BIT(DA_OS) | BIT(DA_ENV) },
+	{ "probe.", BIT(DA_GPU) | BIT(DA_DRIVER) | BIT(DA_ROCM) | BIT(DA_CUDA) | BIT(DA_ENV) | BIT(DA_USER) |
+			    BIT(DA_DEVICES) },
+};
+
+static unsigned areas_for(const char *id)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(explainers); i++)
+		if (!strncmp(id, explainers[i].prefix, strlen(explainers[i].prefix)))
+			return explainers[i].areas;
+	return 0;
+}
+
+/* ---- one side, flattened ---- */
+
+struct kv {
+	enum diff_area area;
+	char *key, *val;
+};
+
+struct flat {
+	struct kv *v;
+	size_t n;
+};
+
+static void put(struct flat *f, enum diff_area area, char *key, const char *val)
+{
+	if (!val) {
+		free(key);
+		return;
+	}
+	f->v = xrealloc(f->v, (f->n + 1) * sizeof(*f->v));
+	f->v[f->n++] = (struct kv){ area, key, xstrdup(val) };
+}
+
+static const char *js(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static void flat_report(struct flat *f, const json_t *doc)
+{
+	const json_t *host = json_object_get(doc, "host"), *stack = json_object_get(doc, "stack");
+	put(f, DA_KERNEL, xstrdup("kernel"), js(host, "kernel"));
+	put(f, DA_OS, xstrdup("os"), js(json_object_get(host, "os"), "pretty_name"));
+	put(f, DA_CONTAINER, xstrdup("container"), js(host, "container"));
+	put(f, DA_CONTAINER, xstrdup("wsl"), json_is_true(json_object_get(host, "wsl")) ? "yes" : "no");
+	const json_t *kd = json_object_get(stack, "kernel_driver");
+	put(f, DA_DRIVER, xstrdup("amdgpu driver"), js(kd, "amdgpu"));
+	put(f, DA_DRIVER, xstrdup("nvidia driver"), js(kd, "nvidia"));
+	const json_t *rocm = json_object_get(stack, "rocm");
+	put(f, DA_ROCM, xstrdup("ROCm"), js(rocm, "version"));
+	put(f, DA_ROCM, xstrdup("ROCm path"), js(rocm, "path"));
+	put(f, DA_CUDA, xstrdup("CUDA toolkit"), js(json_object_get(stack, "cuda"), "toolkit"));
+	size_t i;
+	const json_t *it;
+	json_array_foreach(json_object_get(stack, "frameworks"), i, it) {
+		char *v = xasprintf("%s (%s)", js(it, "version") ? js(it, "version") : "?",
+				    js(it, "backend") ? js(it, "backend") : "?");
+		put(f, DA_FRAMEWORK, xasprintf("%s at %s", js(it, "name") ? js(it, "name") : "?",
+					      js(it, "path") ? js(it, "path") : "?"), v);
+		free(v);
+	}
+	json_array_foreach(json_object_get(doc, "gpus"), i, it) {
+		json_int_t idx = json_integer_value(json_object_get(it, "index"));
+		char *v = xasprintf("%s, %s, %s", js(it, "name") ? js(it, "name") : "?", js(it, "arch") ? js(it, "arch") : "?",
+				    js(it, "pci") ? js(it, "pci") : "?");
+		put(f, DA_GPU, xasprintf("GPU %lld", (long long)idx), v);
+		free(v);
+		put(f, DA_GPU, xasprintf("GPU %lld driver", (long long)idx), js(it, "driver"));
+		put(f, DA_GPU, xasprintf("GPU %lld visible", (long long)idx),
+		    json_is_true(json_object_get(it, "visible")) ? "yes" : "no");
+	}
+}
+
+static void flat_host(struct flat *f, const struct diff_side *s)
+{
+	const struct host_info *h = s->host;
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->nenv; i++)
+		put(f, DA_ENV, xasprintf("env %s", h->env[i].name), h->env[i].value);
+	put(f, DA_USER, xstrdup("user"), h->user);
+	if (h->user) {
+		char *g = strvec_join(&h->groups, ",");
+		put(f, DA_USER, xasprintf("groups of %s", h->user), g);
+		free(g);
+	}
+	put(f, DA_USER, xstrdup("sudo user"), h->sudo_user);
+	if (h->sudo_user) {
+		char *g = strvec_join(&h->sudo_groups, ",");
+		put(f, DA_USER, xasprintf("groups of %s", h->sudo_user), g);
+		free(g);
+	}
+	static const char *const access[] = { "unknown", "read-write", "read-only", "denied", "missing" };
+	for (size_t i = 0; i < s->ndevs; i++) {
+		const struct dev_node *d = &s->devs[i];
+		if (!d->path || !d->known)
+			continue;
+		char *v = d->type == NODE_MISSING ? xstrdup("missing")
+			: xasprintf("%04o %s:%s, %s", d->mode, d->owner ? d->owner : "?", d->group ? d->group : "?",
+				    access[d->access < 5 ? d->access : 0]);
+		put(f, DA_DEVICES, xstrdup(d->path), v);
+		free(v);
+	}
+}
+
+static void flat_release(struct flat *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->v[i].key);
+		free(f->v[i].val);
+	}
+	free(f->v);
+}
+
+static const struct kv *find(const struct flat *f, const char *key)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i].key, key))
+			return &f->v[i];
+	return NULL;
+}
+
+static void fact_diff(struct diff *d, const struct flat *a, const struct flat *b)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		const struct flat *x = pass ? b : a, *y = pass ? a : b;
+		for (size_t i = 0; i < x->n; i++) {
+			const struct kv *o = find(y, x->v[i].key);
+			if (pass && o)
+				continue; /* seen in the first pass */
+			if (o && !strcmp(o->val, x->v[i].val))
+				continue;
+			d->facts = xrealloc(d->facts, (d->nfacts + 1) * sizeof(*d->facts));
+			struct diff_fact *df = &d->facts[d->nfacts++];
+			df->area = x->v[i].area;
+			df->what = xstrdup(x->v[i].key);
+			/* first pass: A's value and B's (or none); second: only in B */
+			const char *va = pass ? NULL : x->v[i].val, *vb = pass ? x->v[i].val : o ? o->val : NULL;
+			df->a = va ? xstrdup(va) : NULL;
+			df->b = vb ? xstrdup(vb) : NULL;
+			df->explains = false;
+		}
+	}
+}
+
+/* ---- verdicts ---- */
+
+static const json_t *find_result(const json_t *list, const char *id, json_int_t gpu)
+{
+	size_t i;
+	const json_t *it;
+	json_array_foreach(list, i, it) {
+		const json_t *g = json_object_get(it, "gpu");
+		json_int_t gi = json_is_integer(g) ? json_integer_value(g) : -1;
+		if (js(it, "id") && !strcmp(js(it, "id"), id) && gi == gpu)
+			return it;
+	}
+	return NULL;
+}
+
+static void verdict_diff(struct diff *d, const json_t *a, const json_t *b, const char *member)
+{
+	const json_t *la = json_object_get(a, member), *lb = json_object_get(b, member);
+	for (int pass = 0; pass < 2; pass++) {
+		const json_t *x = pass ? lb : la, *y = pass ? la : lb;
+		size_t i;
+		const json_t *it;
+		json_array_foreach(x, i, it) {
+			const char *id = js(it, "id");
+			const json_t *g = json_object_get(it, "gpu");
+			json_int_t gpu = json_is_integer(g) ? json_integer_value(g) : -1;
+			if (!id)
+				continue;
+			const json_t *o = find_result(y, id, gpu);
+			if (pass && o)
+				continue;
+			const char *sx = js(it, "status"), *so = o ? js(o, "status") : NULL;
+			if (o && sx && so && !strcmp(sx, so))
+				continue;
+			d->verdicts = xrealloc(d->verdicts, (d->nverdicts + 1) * sizeof(*d->verdicts));
+			struct diff_verdict *v = &d->verdicts[d->nverdicts++];
+			v->id = xstrdup(id);
+			v->gpu = (int)gpu;
+			const char *va = pass ? NULL : sx, *vb = pass ? sx : so;
+			v->a = va ? xstrdup(va) : NULL;
+			v->b = vb ? xstrdup(vb) : NULL;
+			const json_t *sb = pass ? it : o ? o : it;
+			v->summary = js(sb, "summary") ? xstrdup(js(sb, "summary")) : NULL;
+			v->areas = areas_for(id);
+		}
+	}
+}
+
+void diff_build(struct diff *d, const struct diff_side *a, const struct diff_side *b)
+{
+	memset(d, 0, sizeof(*d));
+	struct flat fa = { 0 }, fb = { 0 };
+	flat_report(&fa, a->report);
+	flat_report(&fb, b->report);
+	flat_host(&fa, a);
+	flat_host(&fb, b);
+	fact_diff(d, &fa, &fb);
+	flat_release(&fa);
+	flat_release(&fb);
+	verdict_diff(d, a->report, b->report, "checks");
+	verdict_diff(d, a->report, b->report, "probes");
+	for (size_t i = 0; i < d->nverdicts; i++)
+		for (size_t j = 0; j < d->nfacts; j++)
+			if (d->verdicts[i].areas & BIT(d->facts[j].area))
+				d->facts[j].explains = true;
+}
+
+void diff_release(struct diff *d)
+{
+	for (size_t i = 0; i < d->nfacts; i++) {
+		free(d->facts[i].what);
+		free(d->facts[i].a);
+		free(d->facts[i].b);
+	}
+	free(d->facts);
+	for (size_t i = 0; i < d->nverdicts; i++) {
+		free(d->verdicts[i].id);
+		free(d->verdicts[i].a);
+		free(d->verdicts[i].b);
+		free(d->verdicts[i].summary);
+	}
+	free(d->verdicts);
+	memset(d, 0, sizeof(*d));
+}
+
+int diff_exit_status(const struct diff *d)
+{
+	return d->nfacts || d->nverdicts ? 1 : 0;
+}

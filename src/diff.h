@@ -1,0 +1,59 @@
+/* `rocmcheck diff A B`: what differs between two reports (or bundles) in
+ * facts and in verdicts, each verdict change with the fact differences of the
+ * areas that can explain it (diff.c). Rendering is out_diff.c's. */
+#ifndef ROCMCHECK_DIFF_H
+#define ROCMCHECK_DIFF_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sysroot.h"
+#include "util.h"
+
+/* The areas facts fall in; a verdict change is explained by the areas its
+ * check reads (diff.c's table). */
+enum diff_area {
+	DA_KERNEL, DA_OS, DA_CONTAINER, DA_DRIVER, DA_ROCM, DA_CUDA, DA_FRAMEWORK, DA_GPU, DA_ENV, DA_USER,
+	DA_DEVICES, DA_NAREAS
+};
+const char *diff_area_name(enum diff_area a);
+
+/* One side: the report, and for a bundle its captured machine's host facts
+ * (environment, user and groups, device nodes); host NULL for a report. */
+struct diff_side {
+	const json_t *report;
+	const struct host_info *host;
+	const struct dev_node *devs;
+	size_t ndevs;
+};
+
+struct diff_fact {
+	enum diff_area area;
+	char *what;                /* "kernel", "env HSA_OVERRIDE_GFX_VERSION", "/dev/kfd" */
+	char *a, *b;               /* NULL: absent on that side */
+	bool explains;             /* named under a verdict change */
+};
+
+struct diff_verdict {
+	char *id;                  /* "perm.kfd", "probe.gemm.fp32" */
+	int gpu;                   /* -1 machine-wide */
+	char *a, *b;               /* statuses; NULL: absent */
+	char *summary;             /* B's summary (A's when absent in B) */
+	unsigned areas;            /* bit per diff_area that can explain it */
+};
+
+struct diff {
+	struct diff_fact *facts;
+	size_t nfacts;
+	struct diff_verdict *verdicts;
+	size_t nverdicts;
+};
+
+/* Compare a with b into *d (caller releases). */
+void diff_build(struct diff *d, const struct diff_side *a, const struct diff_side *b);
+void diff_release(struct diff *d);
+/* 0 when nothing differs, else 1. */
+int diff_exit_status(const struct diff *d);
+
+#endif

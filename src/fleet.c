@@ -1,0 +1,325 @@
+/* The fleet analysis behind `rocmcheck fleet`: per-node records taken from
+ * rocmcheck.report/1 documents one at a time (the documents are not kept),
+ * then the failing checks across nodes and the probe outliers within groups
+ * of identical GPUs. */
+#include "fleet.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const fleet_categories[FLEET_NCAT] = {
+	"system", "driver", "device", "permissions", "rocm", "cuda", "frameworks", "environment", "network", "probes",
+};
+
+void fleet_init(struct fleet *fl)
+{
+	memset(fl, 0, sizeof(*fl));
+	strvec_init(&fl->unreadable);
+}
+
+void fleet_release(struct fleet *fl)
+{
+	for (size_t i = 0; i < fl->nnodes; i++) {
+		free(fl->nodes[i].name);
+		free(fl->nodes[i].source);
+		strvec_release(&fl->nodes[i].failing);
+	}
+	free(fl->nodes);
+	for (size_t i = 0; i < fl->nsamples; i++) {
+		free(fl->samples[i].group);
+		free(fl->samples[i].probe);
+	}
+	free(fl->samples);
+	for (size_t i = 0; i < fl->nfailing; i++) {
+		free(fl->failing[i].id);
+		strvec_release(&fl->failing[i].nodes);
+	}
+	free(fl->failing);
+	free(fl->outliers);
+	strvec_release(&fl->unreadable);
+	memset(fl, 0, sizeof(*fl));
+}
+
+void fleet_add_unreadable(struct fleet *fl, const char *source, const char *why)
+{
+	strvec_pushf(&fl->unreadable, "%s: %s", source, why);
+}
+
+static int status_of(const char *s)
+{
+	static const char *const names[] = { "skip", "pass", "warn", "fail", "error" };
+	for (int i = 0; s && i < 5; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static int category_of(const char *c)
+{
+	for (int i = 0; c && i < FLEET_NCAT; i++)
+		if (!strcmp(c, fleet_categories[i]))
+			return i;
+	return -1;
+}
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* "AMD Instinct MI300X gfx942 | amdgpu 6.8.5 | ROCm 6.2.0" for GPU `index`:
+ * what must be equal for two GPUs' figures to be compared. */
+static char *gpu_key(const json_t *doc, json_int_t index)
+{
+	const json_t *gpus = json_object_get(doc, "gpus"), *stack = json_object_get(doc, "stack");
+	const json_t *g = NULL, *it;
+	size_t i;
+	json_array_foreach(gpus, i, it)
+		if (json_integer_value(json_object_get(it, "index")) == index)
+			g = it;
+	const json_t *kd = json_object_get(stack, "kernel_driver");
+	const char *vendor = g ? jstr(g, "vendor") : NULL;
+	bool nvidia = vendor && !strcmp(vendor, "nvidia");
+	const char *drv = jstr(kd, nvidia ? "nvidia" : "amdgpu");
+	const char *rocm = jstr(json_object_get(stack, "rocm"), "version");
+	const char *cuda = jstr(json_object_get(stack, "cuda"), "toolkit");
+	return xasprintf("%s %s | %s %s | %s %s", g && jstr(g, "name") ? jstr(g, "name") : "?",
+			 g && jstr(g, "arch") ? jstr(g, "arch") : "?", nvidia ? "nvidia" : "amdgpu", drv ? drv : "?",
+			 nvidia ? "CUDA" : "ROCm", nvidia ? (cuda ? cuda : "?") : (rocm ? rocm : "?"));
+}
+
+static void add_sample(struct fleet *fl, size_t node, const json_t *doc, const json_t *p)
+{
+	double v = json_number_value(json_object_get(p, "tflops"));
+	if (!(v > 0))
+		v = json_number_value(json_object_get(p, "gbs"));
+	const char *id = jstr(p, "id");
+	json_t *gpu = json_object_get(p, "gpu");
+	if (!(v > 0) || !id || !json_is_integer(gpu) || status_of(jstr(p, "status")) != 1)
+		return; /* only what a passing probe measured */
+	if (fl->nsamples == fl->scap) {
+		fl->scap = fl->scap ? 2 * fl->scap : 64;
+		fl->samples = xrealloc(fl->samples, fl->scap * sizeof(*fl->samples));
+	}
+	struct fleet_sample *s = &fl->samples[fl->nsamples++];
+	s->node = node;
+	s->gpu = (int)json_integer_value(gpu);
+	s->value = v;
+	s->probe = xstrdup(id);
+	char *key = gpu_key(doc, json_integer_value(gpu));
+	const char *backend = jstr(p, "backend");
+	s->group = xasprintf("%s | %s | %s", id, backend ? backend : "?", key);
+	free(key);
+}
+
+/* The worst status per category, and what failed, from checks[] and probes[]. */
+static void node_results(struct fleet_node *n, const json_t *doc)
+{
+	for (int c = 0; c < FLEET_NCAT; c++)
+		n->cat[c] = -1;
+	const json_t *lists[] = { json_object_get(doc, "checks"), json_object_get(doc, "probes") };
+	for (size_t l = 0; l < 2; l++) {
+		size_t i;
+		const json_t *it;
+		json_array_foreach(lists[l], i, it) {
+			int st = status_of(jstr(it, "status"));
+			int c = l ? FLEET_NCAT - 1 : category_of(jstr(it, "category"));
+			if (st < 0 || c < 0)
+				continue;
+			if (st > n->cat[c])
+				n->cat[c] = st;
+			const char *id = jstr(it, "id");
+			if ((st == ST_FAIL || st == ST_ERROR) && id && !strvec_contains(&n->failing, id))
+				strvec_push(&n->failing, id);
+		}
+	}
+}
+
+int fleet_add_report(struct fleet *fl, const json_t *doc, const char *source, struct strbuf *err)
+{
+	const char *schema = jstr(doc, "schema");
+	if (!json_is_object(doc) || !schema || strcmp(schema, "rocmcheck.report/1") != 0 ||
+	    !json_is_array(json_object_get(doc, "checks"))) {
+		strbuf_addstr(err, "not a rocmcheck.report/1 report (a `rocmcheck --json doctor` output)");
+		return -EINVAL;
+	}
+	if (fl->nnodes == fl->cap) {
+		fl->cap = fl->cap ? 2 * fl->cap : 64;
+		fl->nodes = xrealloc(fl->nodes, fl->cap * sizeof(*fl->nodes));
+	}
+	size_t idx = fl->nnodes++;
+	struct fleet_node *n = &fl->nodes[idx];
+	memset(n, 0, sizeof(*n));
+	strvec_init(&n->failing);
+	const char *host = jstr(json_object_get(doc, "host"), "hostname");
+	const char *base = strrchr(source, '/');
+	n->name = xstrdup(host && *host ? host : base ? base + 1 : source);
+	n->source = xstrdup(source);
+	int st = status_of(jstr(json_object_get(doc, "summary"), "status"));
+	n->status = st < 0 ? ST_ERROR : (enum status)st;
+	node_results(n, doc);
+	size_t i;
+	const json_t *p;
+	json_array_foreach(json_object_get(doc, "probes"), i, p)
+		add_sample(fl, idx, doc, p);
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int cmp_sample_group(const void *a, const void *b, void *ctx)
+{
+	const struct fleet *fl = ctx;
+	const struct fleet_sample *x = &fl->samples[*(const size_t *)a], *y = &fl->samples[*(const size_t *)b];
+	int c = strcmp(x->group, y->group);
+	return c ? c : (x->node > y->node) - (x->node < y->node);
+}
+
+/* Outliers within one group: samples order[lo..hi). */
+static void group_outliers(struct fleet *fl, const size_t *order, size_t lo, size_t hi)
+{
+	size_t n = hi - lo;
+	if (n < FLEET_MIN_GROUP)
+		return;
+	double *v = xcalloc(n, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = fl->samples[order[lo + i]].value;
+	double med = median(v, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = fabs(fl->samples[order[lo + i]].value - med);
+	double mad = median(v, n);
+	free(v);
+	if (mad < FLEET_MAD_FLOOR * med)
+		mad = FLEET_MAD_FLOOR * med;
+	if (!(mad > 0))
+		return;
+	for (size_t i = lo; i < hi; i++) {
+		struct fleet_sample *s = &fl->samples[order[i]];
+		double z = 0.6745 * (s->value - med) / mad;
+		if (z >= -FLEET_Z)
+			continue;
+		fl->outliers = xrealloc(fl->outliers, (fl->noutliers + 1) * sizeof(*fl->outliers));
+		fl->outliers[fl->noutliers++] = (struct fleet_outlier){ order[i], med, z, n };
+		fl->nodes[s->node].outlier = true;
+	}
+}
+
+static void find_outliers(struct fleet *fl)
+{
+	if (!fl->nsamples)
+		return;
+	size_t *order = xcalloc(fl->nsamples, sizeof(*order));
+	for (size_t i = 0; i < fl->nsamples; i++)
+		order[i] = i;
+	qsort_r(order, fl->nsamples, sizeof(*order), cmp_sample_group, fl);
+	size_t lo = 0;
+	for (size_t i = 1; i <= fl->nsamples; i++)
+		if (i == fl->nsamples || strcmp(fl->samples[order[i]].group, fl->samples[order[lo]].group)) {
+			group_outliers(fl, order, lo, i);
+			lo = i;
+		}
+	free(order);
+}
+
+static int cmp_failing(const void *a, const void *b)
+{
+	const struct fleet_failing *x = a, *y = b;
+	if (x->nodes.n != y->nodes.n)
+		return x->nodes.n < y->nodes.n ? 1 : -1;
+	return strcmp(x->id, y->id);
+}
+
+static void gather_failing(struct fleet *fl)
+{
+	for (size_t i = 0; i < fl->nnodes; i++)
+		for (size_t j = 0; j < fl->nodes[i].failing.n; j++) {
+			const char *id = fl->nodes[i].failing.v[j];
+			size_t k = 0;
+			while (k < fl->nfailing && strcmp(fl->failing[k].id, id))
+				k++;
+			if (k == fl->nfailing) {
+				fl->failing = xrealloc(fl->failing, (fl->nfailing + 1) * sizeof(*fl->failing));
+				fl->failing[k].id = xstrdup(id);
+				strvec_init(&fl->failing[k].nodes);
+				fl->nfailing++;
+			}
+			strvec_push(&fl->failing[k].nodes, fl->nodes[i].name);
+		}
+	qsort(fl->failing, fl->nfailing, sizeof(*fl->failing), cmp_failing);
+}
+
+/* How bad a node is for the order of the table: its status, and a slow GPU
+ * counts as a failure. */
+static int node_rank(const struct fleet_node *n)
+{
+	int st = (int)n->status;
+	return n->outlier && st < ST_FAIL ? ST_FAIL : st;
+}
+
+/* Worst first; then by name. Samples keep pointing at the right node. */
+static void sort_nodes(struct fleet *fl)
+{
+	size_t n = fl->nnodes;
+	size_t *rank = xcalloc(n, sizeof(*rank));
+	struct fleet_node *copy = xcalloc(n ? n : 1, sizeof(*copy));
+	memcpy(copy, fl->nodes, n * sizeof(*copy));
+	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	/* order by status (worst first), then name */
+	for (size_t width = 1; width < n; width *= 2) { /* bottom-up merge sort: stable, n log n */
+		size_t *tmp = xcalloc(n, sizeof(*tmp));
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+			size_t a = lo, b = mid, k = lo;
+			while (a < mid || b < hi) {
+				bool take_a = b >= hi;
+				if (a < mid && b < hi) {
+					const struct fleet_node *x = &copy[order[a]], *y = &copy[order[b]];
+					int sx = node_rank(x), sy = node_rank(y);
+					take_a = sx > sy || (sx == sy && strcmp(x->name, y->name) <= 0);
+				}
+				tmp[k++] = take_a ? order[a++] : order[b++];
+			}
+		}
+		memcpy(order, tmp, n * sizeof(*order));
+		free(tmp);
+	}
+	for (size_t i = 0; i < n; i++) {
+		fl->nodes[i] = copy[order[i]];
+		rank[order[i]] = i;
+	}
+	for (size_t i = 0; i < fl->nsamples; i++)
+		fl->samples[i].node = rank[fl->samples[i].node];
+	free(order);
+	free(copy);
+	free(rank);
+}
+
+void fleet_finish(struct fleet *fl)
+{
+	find_outliers(fl);
+	sort_nodes(fl);
+	for (size_t i = 0; i < fl->nnodes; i++)
+		fl->count[fl->nodes[i].status]++;
+	gather_failing(fl);
+}
+
+int fleet_exit_status(const struct fleet *fl)
+{
+	if (fl->count[ST_FAIL] || fl->count[ST_ERROR] || fl->noutliers || fl->unreadable.n)
+		return 1;
+	return 0;
+}

@@ -1,0 +1,96 @@
+/* `rocmcheck diff` rendered: the verdict changes first, each with the fact
+ * differences that can explain it, then the other differences; as text or
+ * JSON (rocmcheck.diff/1). */
+#include "out.h"
+#include "diff.h"
+
+static void fact_line(FILE *fp, const struct diff_fact *f, const char *indent, bool utf8)
+{
+	fputs(indent, fp);
+	out_text_clean(fp, f->what, utf8);
+	fputs(": ", fp);
+	out_text_clean(fp, f->a ? f->a : "(none)", utf8);
+	fputs(utf8 ? " \xe2\x86\x92 " : " -> ", fp);
+	out_text_clean(fp, f->b ? f->b : "(none)", utf8);
+	fputc('\n', fp);
+}
+
+void out_diff_text(FILE *fp, const struct diff *d, const char *name_a, const char *name_b, const struct out_opts *o)
+{
+	fputs("rocmcheck diff: A ", fp);
+	out_text_clean(fp, name_a, o->utf8);
+	fputs(", B ", fp);
+	out_text_clean(fp, name_b, o->utf8);
+	fputc('\n', fp);
+	if (!d->nfacts && !d->nverdicts) {
+		fputs("No differences in the facts compared or in the verdicts.\n", fp);
+		return;
+	}
+	if (d->nverdicts)
+		fprintf(fp, "\nVerdicts that differ (%zu):\n", d->nverdicts);
+	for (size_t i = 0; i < d->nverdicts; i++) {
+		const struct diff_verdict *v = &d->verdicts[i];
+		fputs("  ", fp);
+		out_text_clean(fp, v->id, o->utf8);
+		if (v->gpu >= 0)
+			fprintf(fp, " (gpu %d)", v->gpu);
+		fprintf(fp, ": %s%s%s", v->a ? v->a : "(absent)", o->utf8 ? " \xe2\x86\x92 " : " -> ",
+			v->b ? v->b : "(absent)");
+		if (v->summary) {
+			fputs(": ", fp);
+			out_text_clean(fp, v->summary, o->utf8);
+		}
+		fputc('\n', fp);
+		bool any = false;
+		for (size_t j = 0; j < d->nfacts; j++) {
+			if (!(v->areas & (1u << d->facts[j].area)))
+				continue;
+			if (!any)
+				fputs("    what differs where it reads:\n", fp);
+			any = true;
+			fact_line(fp, &d->facts[j], "      ", o->utf8);
+		}
+		if (!any)
+			fputs("    no difference in the facts it reads was found (compare the bundles for more)\n", fp);
+	}
+	size_t other = 0;
+	for (size_t j = 0; j < d->nfacts; j++)
+		other += !d->facts[j].explains;
+	if (other)
+		fprintf(fp, "\nOther differences (%zu):\n", other);
+	for (size_t j = 0; j < d->nfacts; j++)
+		if (!d->facts[j].explains)
+			fact_line(fp, &d->facts[j], "  ", o->utf8);
+}
+
+json_t *out_diff_json(const struct diff *d, const char *name_a, const char *name_b)
+{
+	json_object_seed(0x726f636d);
+	json_t *doc = json_object();
+	json_object_set_new(doc, "schema", json_string("rocmcheck.diff/1"));
+	json_object_set_new(doc, "a", out_json_str(name_a));
+	json_object_set_new(doc, "b", out_json_str(name_b));
+	json_t *verdicts = json_array();
+	for (size_t i = 0; i < d->nverdicts; i++) {
+		const struct diff_verdict *v = &d->verdicts[i];
+		json_t *areas = json_array();
+		for (int a = 0; a < DA_NAREAS; a++)
+			if (v->areas & (1u << a))
+				json_array_append_new(areas, json_string(diff_area_name((enum diff_area)a)));
+		json_array_append_new(verdicts, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "id", out_json_str(v->id),
+							  "gpu", v->gpu < 0 ? json_null() : json_integer(v->gpu), "a",
+							  out_json_str(v->a), "b", out_json_str(v->b), "summary",
+							  out_json_str(v->summary), "reads", areas));
+	}
+	json_object_set_new(doc, "verdicts", verdicts);
+	json_t *facts = json_array();
+	for (size_t j = 0; j < d->nfacts; j++) {
+		const struct diff_fact *f = &d->facts[j];
+		json_array_append_new(facts, json_pack("{s:s, s:o, s:o, s:o, s:b}", "area", diff_area_name(f->area),
+						       "what", out_json_str(f->what), "a", out_json_str(f->a), "b",
+						       out_json_str(f->b), "explains_a_verdict", f->explains));
+	}
+	json_object_set_new(doc, "facts", facts);
+	json_object_set_new(doc, "exit_status", json_integer(diff_exit_status(d)));
+	return doc;
+}

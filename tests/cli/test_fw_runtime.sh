@@ -1,0 +1,169 @@
+#!/bin/bash
+# framework.torch.runtime on this (GPU-less) machine, through a real Python
+# interpreter: virtual environments made here hold the stand-in torch package
+# of tests/fake/torch_standin, one behaviour each (its MODE file):
+#   healthy, wrongmatmul, noskip, invalidfn -> the script runs every stage
+#     (the stand-in "sees" a GPU the inventory does not show, as under WSL);
+#   importerror, cpu, unavailable, crash, hang, silent -> each failure path;
+#   a venv whose interpreter link is broken; PYTHONPATH and the current
+#   directory never shadow the install; quick level, --skip and --sysroot.
+# A real TensorFlow (CPU build, from ci/frameworks) runs its own script; a
+# real PyTorch is used too when this machine's python3 can import one.
+. "$(dirname "$0")/lib.sh"
+
+if machine_has_gpu; then
+	echo "SKIP: this machine has a GPU; the expectations here are for a machine without one"
+	exit 77
+fi
+
+STANDIN=$TESTS_DIR/fake/torch_standin/torch
+real_python=$("$PYTHON" -c 'import os, sys; print(os.path.realpath(sys.executable))')
+pyver=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+
+# venv NAME MODE BUILD: $T/NAME, a virtual environment with the stand-in torch
+# in MODE; BUILD is rocm, cuda or cpu (torch/version.py, which the facts read).
+venv() {
+	local v=$T/$1 site
+	site=$v/lib/python$pyver/site-packages
+	mkdir -p "$v/bin" "$site"
+	ln -sf "$real_python" "$v/bin/python"
+	echo "home = $(dirname "$real_python")" >"$v/pyvenv.cfg"
+	cp -r "$STANDIN" "$site/torch"
+	echo "$2" >"$site/torch/MODE"
+	case $3 in
+	rocm) printf '__version__ = "2.4.0+rocm6.1"\nhip = "6.1.40091"\ncuda = None\n' ;;
+	cuda) printf '__version__ = "2.4.0+cu121"\nhip = None\ncuda = "12.1"\n' ;;
+	cpu) printf '__version__ = "2.4.0+cpu"\nhip = None\ncuda = None\n' ;;
+	esac >"$site/torch/version.py"
+	echo "$v"
+}
+
+# check VENV STATUS ARGS...: doctor --only framework.torch.runtime in VENV
+check() {
+	local v=$1 want=$2
+	shift 2
+	VIRTUAL_ENV=$v run "$want" doctor --only framework.torch.runtime -v "$@"
+}
+
+line() {
+	grep 'framework.torch.runtime' "$OUT" | head -1
+}
+
+v=$(venv healthy healthy rocm)
+check "$v" 0
+assert_out_has "✓ PyTorch computes on the GPU: torch 2.4.0+rocm6.1 ($v/bin/python) sees 1 GPU (AMD Radeon RX 7900 XTX), which the report's inventory does not show; a matmul and an AMP step verify"
+assert_out_has "torch.cuda.get_device_name: 0: AMD Radeon RX 7900 XTX (gfx1100)"
+assert_out_has "matmul 1024^3: fp32 "
+VIRTUAL_ENV=$v run 0 --json doctor --only framework.torch.runtime
+validate_json "$OUT" || fail "the report with a runtime entry does not validate"
+[ "$(json_get "$OUT" 'd["stack"]["frameworks"][0]["runtime"]["status"], d["stack"]["frameworks"][0]["runtime"]["matmul_ok"], d["stack"]["frameworks"][0]["runtime"]["amp_ok"], d["stack"]["frameworks"][0]["runtime"]["devices"]')" \
+	= "pass True True ['AMD Radeon RX 7900 XTX (gfx1100)']" ] || { fail "runtime entry of the healthy venv"; last; }
+
+# The same install reached with PYTHONPATH and the current directory holding a
+# torch that would shadow it: neither reaches the script.
+mkdir -p "$T/shadow/torch"
+echo 'raise ImportError("the shadow torch was imported")' >"$T/shadow/torch/__init__.py"
+(cd "$T/shadow" && PYTHONPATH=$T/shadow VIRTUAL_ENV=$v "$ROCMCHECK" doctor --only framework.torch.runtime -v) >"$OUT" 2>"$ERR"
+ntests=$((ntests + 1))
+assert_out_has "a matmul and an AMP step verify"
+assert_out_lacks "shadow"
+
+v=$(venv wrong wrongmatmul rocm)
+check "$v" 1
+assert_out_has "✗ PyTorch computes on the GPU: torch 2.4.0+rocm6.1 ($v/bin/python): a 256x256 fp32 matmul on cuda:0 is wrong"
+assert_out_has "rocmcheck probe"
+
+v=$(venv noskip noskip cuda)
+check "$v" 1
+assert_out_has "torch 2.4.0+cu121 ($v/bin/python): mixed precision is wrong: the GradScaler applied a step whose loss overflowed"
+
+v=$(venv invalidfn invalidfn rocm)
+check "$v" 1
+assert_out_has "fails at matmul: RuntimeError: HIP error: invalid device function"
+assert_out_has "$v/bin/python -m pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/rocm"
+
+v=$(venv importerror importerror rocm)
+check "$v" 1
+assert_out_has "\`import torch\` fails: ImportError: libamdhip64.so: cannot open shared object file: No such file or directory"
+assert_out_has "$v/bin/python -m pip uninstall -y torch torchvision torchaudio"
+
+# plan runs the runtime checks at --level standard (its default, quick, runs
+# no interpreter); here, without a GPU, no plan can work, but the check ran
+# (unit.test_plan's test_runtime_fix puts its fix in a plan)
+VIRTUAL_ENV=$v run 1 plan --level standard
+assert_err_has "no plan can work: no AMD or NVIDIA GPU"
+usage_error plan --level standard --os ubuntu-24.04 --gpu gfx1100
+
+v=$(venv cpu cpu cpu)
+check "$v" 0
+assert_out_has "torch 2.4.0+cpu ($v/bin/python) is a CPU-only build; no usable GPU was found"
+
+v=$(venv unavailable unavailable rocm)
+check "$v" 0
+assert_out_has "is_available() is False; the report found no usable AMD GPU"
+
+v=$(venv crash crash rocm)
+check "$v" 1
+assert_out_has "E PyTorch computes on the GPU: torch 2.4.0+rocm6.1 ($v/bin/python) crashed with signal 6 (Aborted); it printed: Memory access fault by GPU node-1"
+
+v=$(venv silent silent rocm)
+check "$v" 1
+assert_out_has "printed no answer"
+
+if grep -q '^ROCMCHECK_TEST_HOOKS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
+	v=$(venv hang hang rocm)
+	ROCMCHECK_TEST_FW_TIMEOUT_S=2 check "$v" 1
+	assert_out_has "($v/bin/python) did not finish: timed out after 2 s"
+	pgrep -f "$v/bin/python" >/dev/null && fail "the hung interpreter outlived the check"
+else
+	echo "note: the hang case needs a build with -DROCMCHECK_TEST_HOOKS=ON (its 180 s watchdog is shortened there)"
+fi
+
+# An environment whose interpreter link is broken (the system Python it
+# pointed at was upgraded away).
+v=$(venv broken healthy rocm)
+ln -sf /nonexistent/python3.99 "$v/bin/python"
+check "$v" 1
+assert_out_has "the interpreter of $v/lib/python$pyver/site-packages/torch cannot run"
+assert_out_has "recreate the environment"
+
+# Not at quick level, not when skipped, not on a captured machine.
+v=$T/healthy
+check "$v" 0 --level quick
+assert_out_has "needs the runtime"
+VIRTUAL_ENV=$v run 0 doctor --skip framework.torch.runtime -v --only framework
+assert_out_lacks "framework.torch.runtime"
+run 0 --sysroot "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" doctor --only framework.torch.runtime -v
+assert_out_has "needs the live machine"
+
+# A real TensorFlow (the CPU build ci/frameworks installs; ci/test passes its
+# folder): the script runs against the real API and, without a GPU, must say
+# the build is CPU-only, never pass.
+tf_site=${ROCMCHECK_TEST_TF_SITE:-}
+if [ -n "$tf_site" ] && [ -d "$tf_site/tensorflow" ]; then
+	v=$T/realtf
+	mkdir -p "$v/bin" "$v/lib/python$pyver"
+	ln -sf "$real_python" "$v/bin/python"
+	echo "home = $(dirname "$real_python")" >"$v/pyvenv.cfg"
+	ln -s "$tf_site" "$v/lib/python$pyver/site-packages"
+	VIRTUAL_ENV=$v run 0 doctor --only framework.tensorflow.runtime -v
+	assert_out_has "tensorflow 2.16.2 ($v/bin/python) is a CPU-only build; no usable GPU was found"
+	assert_out_has "tensorflow.__version__: 2.16.2"
+	VIRTUAL_ENV=$v run 0 --json doctor --only framework.tensorflow.runtime
+	validate_json "$OUT" || fail "the report with TensorFlow's runtime entry does not validate"
+	[ "$(json_get "$OUT" '[f["runtime"]["stage"] for f in d["stack"]["frameworks"] if "runtime" in f]')" = "['done']" ] ||
+		{ fail "TensorFlow's runtime entry"; last; }
+else
+	echo "note: no real TensorFlow (ROCMCHECK_TEST_TF_SITE unset or empty; ci/test sets it after ci/frameworks)"
+fi
+
+# A real PyTorch, when this machine's python3 has one: without a GPU it must
+# say is_available() is False (or that the build is CPU-only), never pass.
+if "$PYTHON" -c 'import torch' 2>/dev/null; then
+	run any doctor --only framework.torch.runtime
+	grep -q -e 'is_available() is False' -e 'CPU-only build' "$OUT" || { fail "real PyTorch: unexpected verdict"; last; }
+else
+	echo "note: no real PyTorch here: PyPI's torch for Linux x86_64 is the CUDA build (about 900 MB with its nvidia-* wheels), over this suite's budget, and the CPU-only wheel is on download.pytorch.org, not PyPI; the stand-in covers the script's paths"
+fi
+
+finish

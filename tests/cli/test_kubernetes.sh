@@ -1,0 +1,51 @@
+#!/bin/bash
+# contrib/kubernetes: every manifest parses as YAML and is valid against the
+# Kubernetes object schemas (kubernetes-validate --strict, from ci/test-deps;
+# ROCMCHECK_TEST_KV_SITE names its folder); the DaemonSet's loop is valid
+# sh and, run against a fixture with a stand-in `rocmcheck`, replaces the
+# feature file and keeps the old one when rocmcheck cannot do its job.
+. "$(dirname "$0")/lib.sh"
+
+kv=${ROCMCHECK_TEST_KV_SITE:-}
+if [ -z "$kv" ] || [ ! -d "$kv/kubernetes_validate" ]; then
+	echo "SKIP: kubernetes-validate is not installed (ci/test-deps puts it in build/testsite; ROCMCHECK_TEST_KV_SITE)"
+	exit 77
+fi
+K8S=$SOURCE_DIR/contrib/kubernetes
+
+for m in "$K8S"/*.yaml; do
+	ntests=$((ntests + 1))
+	PYTHONPATH=$kv "$PYTHON" -m kubernetes_validate --strict --quiet "$m" >"$T/kv" 2>&1 ||
+		{ fail "$(basename "$m") is not a valid Kubernetes object"; cat "$T/kv" >&2; }
+done
+
+# The DaemonSet's script, taken from the manifest.
+PYTHONPATH=$kv "$PYTHON" - "$K8S/rocmcheck-nfd-daemonset.yaml" >"$T/loop.sh" <<'PY'
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+c = d["spec"]["template"]["spec"]["containers"][0]
+assert c["command"] == ["/bin/sh", "-c"], c["command"]
+print(c["args"][0])
+PY
+ntests=$((ntests + 1))
+sh -n "$T/loop.sh" || fail "the DaemonSet's loop is not valid sh"
+# once round the loop: /features.d -> a folder here, sleep ends it
+mkdir -p "$T/bin" "$T/features.d"
+cat >"$T/bin/rocmcheck" <<SH
+#!/bin/sh
+exec '$ROCMCHECK' --sysroot "\$FIXTURE" "\$@"
+SH
+printf '#!/bin/sh\nexit 7\n' >"$T/bin/sleep"
+chmod +x "$T/bin/rocmcheck" "$T/bin/sleep"
+sed "s|/features.d|$T/features.d|" "$T/loop.sh" >"$T/loop1.sh"
+echo 'exit 0' >>"$T/loop1.sh"
+sed -i 's/sleep 600/sleep 600 || break/' "$T/loop1.sh"
+FIXTURE=$TESTS_DIR/fixtures/amd-rx7900xt-ubuntu2404-secureboot PATH="$T/bin:$PATH" sh "$T/loop1.sh"
+ntests=$((ntests + 1))
+grep -q '^rocmcheck.io/healthy=false$' "$T/features.d/rocmcheck" || fail "the loop did not write the labels"
+[ "$(ls "$T/features.d")" = rocmcheck ] || fail "the loop left other files: $(ls "$T/features.d")"
+FIXTURE=/nonexistent PATH="$T/bin:$PATH" sh "$T/loop1.sh" 2>"$T/err"
+ntests=$((ntests + 1))
+grep -q '^rocmcheck.io/healthy=false$' "$T/features.d/rocmcheck" || fail "a failed run replaced the labels"
+grep -q 'labels left as they were' "$T/err" || fail "a failed run said nothing"
+finish

@@ -1,0 +1,135 @@
+#!/bin/bash
+# contrib/slurm/rocmcheck-healthcheck as a real Slurm's HealthCheckProgram:
+# a single-node Slurm (Debian's slurm-wlm, with munge) on 127.0.0.1, all
+# state under the test's folder, checking a sysroot fixture every 2 s.
+#   - a failing fixture drains the node with "rocmcheck: <check>: <summary>";
+#   - a healthy one resumes it;
+#   - a node an admin drained stays drained with the admin's reason, failing
+#     or healthy.
+# Skips, saying why, when Slurm or munge is missing or slurmctld cannot start.
+. "$(dirname "$0")/lib.sh"
+
+# The prolog example, without Slurm: exit 1 with the verdict on a failing
+# machine, 0 on a healthy one.
+SLURM_JOB_ID=7 ROCMCHECK="$ROCMCHECK" ROCMCHECK_ARGS="--sysroot $TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-norender" \
+	"$SOURCE_DIR/contrib/slurm/rocmcheck-prolog" >"$OUT" 2>"$ERR"
+prolog_status=$?
+ntests=$((ntests + 1))
+[ "$prolog_status" = 1 ] || fail "prolog on a failing machine: exit $prolog_status, expected 1"
+grep -q 'rocmcheck-prolog: job 7: GPU check failed (exit 1): 2 problems' "$ERR" || { fail "prolog on a failing machine"; last; }
+ROCMCHECK="$ROCMCHECK" ROCMCHECK_ARGS="--sysroot $TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" \
+	"$SOURCE_DIR/contrib/slurm/rocmcheck-prolog" >"$OUT" 2>"$ERR" || { fail "prolog on a healthy machine"; last; }
+ntests=$((ntests + 1))
+
+for tool in slurmctld slurmd scontrol munged mungekey; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed (ci/test-deps installs slurm-wlm and munge)"; exit 77; }
+done
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: the test Slurm runs as root (SlurmUser=root)"
+	exit 77
+fi
+
+S=$T/slurm
+mkdir -p "$S/state" "$S/spool"
+node=$(hostname -s)
+pids=""
+cleanup() {
+	# shellcheck disable=SC2086
+	[ -n "$pids" ] && kill $pids 2>/dev/null
+	[ -f "$S/munged.pid" ] && kill "$(cat "$S/munged.pid")" 2>/dev/null
+	sleep 0.2
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+mungekey -c -k "$S/munge.key" || { echo "SKIP: mungekey failed"; exit 77; }
+munged --force -S "$S/munge.sock" --key-file "$S/munge.key" --pid-file "$S/munged.pid" \
+	--log-file "$S/munged.log" --seed-file "$S/munge.seed" || { echo "SKIP: munged cannot start"; exit 77; }
+
+# The health check slurmd runs: the wrapper on whatever $S/node points to.
+ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-norender" "$S/node"
+cat >"$S/hc" <<HC
+#!/bin/sh
+ROCMCHECK='$ROCMCHECK' ROCMCHECK_ARGS='--sysroot $S/node' SCONTROL=scontrol \
+SLURM_CONF='$S/slurm.conf' PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+exec '$SOURCE_DIR/contrib/slurm/rocmcheck-healthcheck' >>'$S/hc.log' 2>&1
+HC
+chmod +x "$S/hc"
+
+free_port() {
+	"$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+cat >"$S/slurm.conf" <<CONF
+ClusterName=rocmchecktest
+SlurmctldHost=$node(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$S/munge.sock
+SlurmctldPort=$(free_port)
+SlurmdPort=$(free_port)
+StateSaveLocation=$S/state
+SlurmdSpoolDir=$S/spool
+SlurmctldPidFile=$S/slurmctld.pid
+SlurmdPidFile=$S/slurmd.pid
+SlurmctldLogFile=$S/slurmctld.log
+SlurmdLogFile=$S/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SchedulerType=sched/builtin
+SelectType=select/linear
+ReturnToService=2
+HealthCheckProgram=$S/hc
+HealthCheckInterval=2
+MpiDefault=none
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF=$S/slurm.conf
+
+slurmctld -D >"$S/ctld.out" 2>&1 &
+pids="$pids $!"
+for _ in $(seq 50); do scontrol ping >/dev/null 2>&1 && break; sleep 0.2; done
+if ! scontrol ping >/dev/null 2>&1; then
+	echo "SKIP: slurmctld cannot start here:"
+	tail -5 "$S/slurmctld.log" "$S/ctld.out" 2>/dev/null
+	exit 77
+fi
+slurmd -D >"$S/d.out" 2>&1 &
+pids="$pids $!"
+
+# wait_for WHAT PATTERN: scontrol show node matches PATTERN within 30 s
+wait_for() {
+	ntests=$((ntests + 1))
+	for _ in $(seq 150); do
+		scontrol show node "$node" >"$S/node.txt" 2>&1
+		grep -Eq "$2" "$S/node.txt" && return 0
+		sleep 0.2
+	done
+	fail "$1: no '$2' in 30 s"
+	cat "$S/node.txt" >&2
+	tail -5 "$S/hc.log" >&2 2>/dev/null
+	return 1
+}
+
+wait_for "failing fixture" 'State=[A-Z+]*DRAIN'
+wait_for "drain reason" 'Reason=rocmcheck: perm.kfd: user alice cannot open /dev/kfd read-write'
+
+ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" "$S/node"
+wait_for "healthy fixture" 'State=IDLE '
+grep -q 'Reason=' "$S/node.txt" && fail "the resumed node still has a reason"
+grep -q "$node passes again; resumed" "$S/hc.log" || fail "the wrapper did not say it resumed the node"
+
+# An admin's drain is left alone, whatever the check says.
+scontrol update nodename="$node" state=drain reason="admin maintenance"
+ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-norender" "$S/node"
+sleep 5
+wait_for "admin drain kept (failing)" 'Reason=admin maintenance'
+ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" "$S/node"
+sleep 5
+wait_for "admin drain kept (healthy)" 'Reason=admin maintenance'
+grep -q 'already drained by someone else (admin maintenance)' "$S/hc.log" || fail "the wrapper did not name the admin's drain"
+finish

@@ -1,0 +1,7 @@
+# torch.backends of the stand-in (see __init__.py).
+class _Matmul:
+    allow_tf32 = True
+
+
+class cuda:
+    matmul = _Matmul()

@@ -1,0 +1,55 @@
+/* The redactor (bundle, --anonymize): arbitrary text, with a secret token
+ * planted by the harness that must never survive. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_common.h"
+#include "redact.h"
+#include "util.h"
+
+#define PLANTED "Zq7sEcReTtOkEn4fuzz"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	/* first byte: options and where the token goes */
+	bool anonymize = data[0] & 1;
+	size_t at = size > 1 ? (data[0] >> 1) % size : 0;
+	data++;
+	size--;
+	if (at > size)
+		at = size;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add(&sb, data, at);
+	strbuf_addstr(&sb, " " PLANTED " ");
+	strbuf_add(&sb, data + at, size - at);
+
+	struct redactor rd;
+	redactor_init(&rd, anonymize);
+	redactor_learn_env(&rd, "HF_TOKEN", PLANTED);
+	/* the text teaches the redactor what it would learn in a bundle */
+	char *text = fuzz_str(data, size);
+	char *eq = strchr(text, '=');
+	if (eq) {
+		*eq = '\0';
+		redactor_learn_env(&rd, text, eq + 1);
+		*eq = '=';
+	}
+	redactor_learn_serials(&rd, text, size);
+	redactor_add(&rd, ANON_HOST, "fuzzhost");
+	redactor_add(&rd, ANON_USER, "fuzzuser");
+	size_t n;
+	char *out = redactor_apply(&rd, sb.buf, sb.len, &n);
+	FUZZ_ASSERT(!memmem(out, n, PLANTED, strlen(PLANTED)), "the planted secret survived redaction");
+	if (anonymize && !memchr(sb.buf, '\0', sb.len))
+		FUZZ_ASSERT(!memmem(out, n, " fuzzhost ", 10), "a registered host name survived anonymisation");
+	/* the same text twice gives the same pseudonyms */
+	char *again = redactor_apply(&rd, sb.buf, sb.len, &n);
+	free(again);
+	free(out);
+	free(text);
+	redactor_release(&rd);
+	strbuf_release(&sb);
+	return 0;
+}

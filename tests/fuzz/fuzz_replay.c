@@ -1,0 +1,66 @@
+/* Bundle replay (doctor --replay): the input is the archive, unpacked by
+ * replay_extract with the rules of --replay into a private parent directory,
+ * then the doctor on what it unpacked. The archive is handed over as a file
+ * in the harness's own directory: the same code path as a bundle a user
+ * received, one process for every input. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fuzz_common.h"
+#include "replay.h"
+#include "util.h"
+
+static size_t count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	FUZZ_ASSERT(d, "opendir %s", dir);
+	size_t n = 0;
+	for (struct dirent *de; (de = readdir(d));)
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *box = fuzz_fresh_dir("replay");     /* holds the archive and the parent */
+	char *file = xasprintf("%s/bundle.tar.gz", box);
+	char *parent = xasprintf("%s/parent", box);
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	FUZZ_ASSERT(fd >= 0 && write(fd, data, size) == (ssize_t)size, "write %s", file);
+	close(fd);
+	FUZZ_ASSERT(mkdir(parent, 0700) == 0, "mkdir %s", parent);
+
+	struct replay_limits lim = REPLAY_LIMITS_DEFAULT;
+	lim.max_entry = 1u << 20;          /* small caps: the rules, not the sizes, are fuzzed */
+	lim.max_total = 8u << 20;
+	lim.max_entries = 512;
+	lim.parent = parent;
+	char *tmpdir = NULL, *sysroot = NULL, *err = NULL;
+	int rc = replay_extract(file, &lim, &tmpdir, &sysroot, &err);
+	/* whatever the archive holds, nothing appears beside the archive and
+	 * the parent, and the parent holds at most the one private directory */
+	FUZZ_ASSERT(count_entries(box) == 2, "replay wrote beside its directory");
+	if (rc == 0) {
+		FUZZ_ASSERT(count_entries(parent) == 1, "more than one directory in the parent");
+		FUZZ_ASSERT(str_startswith(tmpdir, parent) && str_startswith(sysroot, tmpdir),
+			    "unpacked outside the parent: %s", tmpdir);
+		fuzz_doctor(sysroot);
+		FUZZ_ASSERT(replay_remove(tmpdir) == 0, "cannot remove %s", tmpdir);
+	} else {
+		FUZZ_ASSERT(err && *err, "refused without a reason");
+	}
+	FUZZ_ASSERT(count_entries(parent) == 0, "a refused or removed replay left files (rc %d)", rc);
+	free(tmpdir);
+	free(sysroot);
+	free(err);
+	free(parent);
+	free(file);
+	return 0;
+}
