@@ -158,11 +158,16 @@ bool skip_under_wsl(const struct check_ctx *ctx, struct report *r, const struct 
 bool cmdline_has(const char *cmdline, const char *token);
 char *human_bytes(unsigned long long bytes);
 
-/* The PyTorch fix for an install (check_framework.c): the wheel for the
+/* check_framework_fix.c: whether the driver runs a CUDA release, and the
+ * CUDA release whose PyTorch index fits this machine and `fw`'s Python. */
+bool cuda_driver_runs(const struct facts *f, const struct prof_cuda *pc);
+const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx, const struct framework *fw,
+					   const char *py);
+/* The PyTorch fix for an install (check_framework_fix.c): the wheel for the
  * installed (else newest supporting) release through the environment's own
  * interpreter, or where to find one when the profile has no index. */
 void fix_torch(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw, bool amd);
-/* The same for TensorFlow: tensorflow-rocm for the ROCm release, or the CUDA build. */
+/* The same for TensorFlow (check_framework_fix.c): tensorflow-rocm for the ROCm release, or the CUDA build. */
 void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw, bool amd);
 
 #endif

@@ -257,7 +257,8 @@ static void gather_failing(struct fleet *fl)
 			}
 			strvec_push(&fl->failing[k].nodes, fl->nodes[i].name);
 		}
-	qsort(fl->failing, fl->nfailing, sizeof(*fl->failing), cmp_failing);
+	if (fl->nfailing)
+		qsort(fl->failing, fl->nfailing, sizeof(*fl->failing), cmp_failing);
 }
 
 /* How bad a node is for the order of the table: its status, and a slow GPU
@@ -272,9 +273,10 @@ static int node_rank(const struct fleet_node *n)
 static void sort_nodes(struct fleet *fl)
 {
 	size_t n = fl->nnodes;
-	size_t *rank = xcalloc(n, sizeof(*rank));
+	size_t *rank = xcalloc(n ? n : 1, sizeof(*rank));
 	struct fleet_node *copy = xcalloc(n ? n : 1, sizeof(*copy));
-	memcpy(copy, fl->nodes, n * sizeof(*copy));
+	if (n)
+		memcpy(copy, fl->nodes, n * sizeof(*copy));
 	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;

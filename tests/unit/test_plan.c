@@ -295,6 +295,7 @@ static void test_runtime_fix(void **state)
 	struct judged j;
 	judge(&j, "amd-rx7900xtx-ubuntu2204-healthy");
 	assert_int_equal(j.f.py.n, 1);
+	free(j.f.py.v[0].python);
 	j.f.py.v[0].python = xstrdup("/home/alice/venv/bin/python");
 	struct check_ctx ctx = { .facts = &j.f, .db = db, .live = true, .level = LEVEL_STANDARD };
 	struct fw_answer a;
