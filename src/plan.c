@@ -246,12 +246,12 @@ static void add_persist_step(struct planner *pl, const char *why, const char *ex
 	if (!s->commands.n) {
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_addstr(&sb, "printf '%s\\n' ");
-		add_squoted(&sb, export_cmd);
+		strbuf_add_squoted(&sb, export_cmd);
 		strbuf_addstr(&sb, " >> ~/.profile");
 		step_cmd(s, sb.buf);
 		strbuf_release(&sb);
 		strbuf_addstr(&sb, "grep -qsxF ");
-		add_squoted(&sb, export_cmd);
+		strbuf_add_squoted(&sb, export_cmd);
 		strbuf_addstr(&sb, " ~/.profile");
 		step_guard(s, strbuf_detach(&sb));
 		strvec_push_unique(&s->manual, export_cmd);

@@ -15,18 +15,6 @@
 
 /* ---- quoting */
 
-/* 'text' for the shell: single quotes, with ' written as '\''. */
-void add_squoted(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			strbuf_addstr(sb, "'\\''");
-		else
-			strbuf_addch(sb, *s);
-	}
-	strbuf_addch(sb, '\'');
-}
 
 /* A basic regular expression matching `s` literally. */
 void add_bre_literal(struct strbuf *sb, const char *s)

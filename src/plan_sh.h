@@ -9,9 +9,7 @@
 #include "profiles.h"
 #include "util.h"
 
-/* ---- quoting */
-/* 'text' for the shell: single quotes, with ' written as '\''. */
-void add_squoted(struct strbuf *sb, const char *s);
+/* ---- quoting (single quotes: strbuf_add_squoted, util.h) */
 /* A basic regular expression matching `s` literally. */
 void add_bre_literal(struct strbuf *sb, const char *s);
 /* The command runs something through sudo. */

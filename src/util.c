@@ -152,6 +152,11 @@ void strbuf_add_shell_word(struct strbuf *sb, const char *s)
 		strbuf_addstr(sb, s);
 		return;
 	}
+	strbuf_add_squoted(sb, s);
+}
+
+void strbuf_add_squoted(struct strbuf *sb, const char *s)
+{
 	strbuf_addch(sb, '\'');
 	for (; *s; s++) {
 		if (*s == '\'')

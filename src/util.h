@@ -38,6 +38,8 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* s as one shell word: as it is when it holds only characters no shell
  * treats specially, else in single quotes (' written as '\''). */
 void strbuf_add_shell_word(struct strbuf *sb, const char *s);
+/* s in single quotes for the shell, ' written as '\'' (always quoted). */
+void strbuf_add_squoted(struct strbuf *sb, const char *s);
 char *strbuf_detach(struct strbuf *sb);    /* caller owns the result; sb is reset */
 const char *strbuf_cstr(struct strbuf *sb); /* always a valid string, "" when empty */
 
