@@ -168,6 +168,12 @@ void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx, const
 {
 	struct fixvars fv = FIXVARS_INIT;
 	fixvars_add(&fv, "packages", fw->name ? fw->name : "tensorflow");
+	/* the environment's own interpreter, as for PyTorch: a bare pip may be
+	 * another Python's, or refuse (externally-managed-environment) */
+	if (fw->python)
+		fixvars_addf(&fv, "pip", "%s -m pip", fw->python);
+	else
+		fixvars_add(&fv, "pip", "pip");
 	if (amd) {
 		bool installed = false;
 		const struct prof_rocm *rel = rocm_release_judged(ctx, &installed);

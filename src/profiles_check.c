@@ -18,7 +18,7 @@ const char *const profile_placeholders[] = {
 	"driver_version", "cuda_version", "min_driver", "vram", "min_vram",
 	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda", "nodes", "mok_key",
 	"lib_version", "alternatives", "python", "installed", "nvidia_branch",
-	"python_version", "python_range", "python_newest", "site",
+	"python_version", "python_range", "python_newest", "site", "pip",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id", "no_dkms",
 	NULL
@@ -51,8 +51,8 @@ static const struct fix_contract {
 	{ "torch_reinstall_env", "python torch_index backend", false, false },
 	{ "torch_no_index", "backend", false, false },
 	{ "torch_no_python", "backend python_version python_range python_newest site", false, false },
-	{ "tf_reinstall", "packages rocm_version", false, false },
-	{ "tf_reinstall_cuda", "packages", false, false },
+	{ "tf_reinstall", "packages rocm_version pip", false, false },
+	{ "tf_reinstall_cuda", "packages pip", false, false },
 	{ "container_devices", "", false, false },
 	{ "container_nvidia", "nodes", false, false },
 	{ "nvidia_nodes", "", false, false },

@@ -357,6 +357,15 @@ static void test_tensorflow(void **state)
 	assert_true(tl_has_command(c, "pip uninstall -y tensorflow-rocm"));
 	assert_true(tl_has_command(c, "pip install 'tensorflow[and-cuda]'"));
 	tl_free(t);
+	/* in an environment of its own: that environment's pip */
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	struct framework *fw = tl_framework(t, "tensorflow-rocm", "2.14.0.600", FW_BACKEND_ROCM, "6.0", NULL);
+	fw->python = xstrdup("/home/alice/venv/bin/python");
+	c = tl_one(t, "framework.tensorflow");
+	assert_true(tl_has_command(c, "/home/alice/venv/bin/python -m pip uninstall -y tensorflow-rocm"));
+	assert_true(tl_has_command(c, "/home/alice/venv/bin/python -m pip install 'tensorflow[and-cuda]'"));
+	tl_free(t);
 	t = amd();
 	tl_framework(t, "tensorflow-rocm", "2.14.0.600", FW_BACKEND_ROCM, "6.0", NULL);
 	assert_status(tl_one(t, "framework.tensorflow"), ST_PASS);
