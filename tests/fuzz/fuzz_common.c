@@ -333,7 +333,7 @@ void fuzz_doctor(const char *root)
 	r.source_path = root;
 	r.level = "quick";
 	static const struct check_filter all = { STRVEC_INIT, STRVEC_INIT };
-	struct check_ctx ctx = { .facts = &f, .db = db, .live = false, .level = "quick" };
+	struct check_ctx ctx = { .facts = &f, .db = db, .live = false, .level = LEVEL_QUICK };
 	checks_run(&ctx, &all, false, &r);
 	report_finish(&r);
 	check_recorded(&sr);
