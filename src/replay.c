@@ -356,10 +356,105 @@ static int open_archive(int fd, struct archive **in, char **err)
 	return 0;
 }
 
+/* One entry as it is read: what the next pass needs of it. */
+struct entry {
+	char *name;                /* the clean name */
+	char *target;              /* a link's clean target */
+	char *shown;               /* the name as given, printable, for messages */
+	mode_t type;
+	la_int64_t size;
+};
+
+static void entry_release(struct entry *en)
+{
+	free(en->name);
+	free(en->target);
+	free(en->shown);
+	memset(en, 0, sizeof(*en));
+}
+
+/* The rules every entry must keep: a clean name, no hard link, no device,
+ * FIFO or socket, within the size caps (*total counts all entries), a link
+ * that stays inside. 0, or a negative errno with ps->err. */
+static int entry_check(struct archive_entry *e, struct pass *ps, uint64_t *total, struct entry *en)
+{
+	const struct replay_limits *lim = ps->lim;
+	en->shown = printable(archive_entry_pathname(e));
+	const char *why = NULL;
+	en->name = clean_name(archive_entry_pathname(e), &why);
+	if (!en->name) {
+		ps->err = xasprintf("entry '%s': %s", en->shown, why);
+		return -EPERM;
+	}
+	if (archive_entry_hardlink(e)) {
+		ps->err = xasprintf("entry '%s': hard link", en->shown);
+		return -EPERM;
+	}
+	en->type = archive_entry_filetype(e);
+	if (en->type != AE_IFREG && en->type != AE_IFDIR && en->type != AE_IFLNK) {
+		ps->err = xasprintf("entry '%s': device, FIFO or socket", en->shown);
+		return -EPERM;
+	}
+	en->size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+	if (en->type != AE_IFREG)
+		en->size = 0;
+	if (en->size < 0 || (uint64_t)en->size > lim->max_entry) {
+		ps->err = xasprintf("entry '%s': %lld bytes, over the limit of %llu per entry", en->shown,
+				    (long long)en->size, (unsigned long long)lim->max_entry);
+		return -EFBIG;
+	}
+	*total += (uint64_t)en->size;
+	if (*total > lim->max_total) {
+		ps->err = xasprintf("more than %llu bytes in all", (unsigned long long)lim->max_total);
+		return -EFBIG;
+	}
+	if (en->type == AE_IFLNK) {
+		en->target = check_link(en->name, archive_entry_symlink(e), &why);
+		if (!en->target) {
+			char *t = printable(archive_entry_symlink(e));
+			ps->err = xasprintf("entry '%s' -> '%s': %s", en->shown, t, why);
+			free(t);
+			return -EPERM;
+		}
+	}
+	return 0;
+}
+
+/* Write a checked entry under its clean name, with nothing of the sender's
+ * identity or permissions. 0, or a negative errno with ps->err. */
+static int entry_write(struct archive *in, struct archive *out, struct archive_entry *e, struct pass *ps,
+		       const struct entry *en)
+{
+	archive_entry_set_pathname(e, en->name);
+	if (en->type == AE_IFLNK)
+		archive_entry_set_symlink(e, en->target);
+	archive_entry_set_perm(e, en->type == AE_IFDIR ? 0700 : 0600);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	archive_entry_set_uname(e, NULL);
+	archive_entry_set_gname(e, NULL);
+	archive_entry_set_size(e, en->size);
+
+	if (archive_write_header(out, e) < ARCHIVE_WARN) {
+		ps->err = xasprintf("entry '%s': %s", en->shown, archive_msg(out, "refused"));
+		return -EPERM;
+	}
+	if (en->type == AE_IFREG && en->size > 0) {
+		int ret = copy_data(in, out, (uint64_t)en->size, &ps->err, en->shown);
+		if (ret)
+			return ret;
+	}
+	if (archive_write_finish_entry(out) < ARCHIVE_WARN) {
+		ps->err = xasprintf("entry '%s': %s", en->shown, archive_msg(out, "write error"));
+		return -EIO;
+	}
+	return 0;
+}
+
 static int run_pass(struct archive *in, struct archive *out, struct pass *ps)
 {
 	const struct replay_limits *lim = ps->lim;
-	char *name = NULL, *target = NULL, *shown = NULL;
+	struct entry en = { 0 };
 	uint64_t total = 0;
 	size_t count = 0;
 	int ret = 0;
@@ -389,99 +484,27 @@ static int run_pass(struct archive *in, struct archive *out, struct pass *ps)
 			ret = -E2BIG;
 			goto out;
 		}
-		free(shown);
-		shown = printable(archive_entry_pathname(e));
-		const char *why = NULL;
-		free(name);
-		name = clean_name(archive_entry_pathname(e), &why);
-		if (!name) {
-			ps->err = xasprintf("entry '%s': %s", shown, why);
-			ret = -EPERM;
+		entry_release(&en);
+		if ((ret = entry_check(e, ps, &total, &en)) != 0)
 			goto out;
-		}
-		if (archive_entry_hardlink(e)) {
-			ps->err = xasprintf("entry '%s': hard link", shown);
-			ret = -EPERM;
-			goto out;
-		}
-		mode_t type = archive_entry_filetype(e);
-		if (type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK) {
-			ps->err = xasprintf("entry '%s': device, FIFO or socket", shown);
-			ret = -EPERM;
-			goto out;
-		}
-		la_int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
-		if (type != AE_IFREG)
-			size = 0;
-		if (size < 0 || (uint64_t)size > lim->max_entry) {
-			ps->err = xasprintf("entry '%s': %lld bytes, over the limit of %llu per entry", shown,
-					    (long long)size, (unsigned long long)lim->max_entry);
-			ret = -EFBIG;
-			goto out;
-		}
-		total += (uint64_t)size;
-		if (total > lim->max_total) {
-			ps->err = xasprintf("more than %llu bytes in all", (unsigned long long)lim->max_total);
-			ret = -EFBIG;
-			goto out;
-		}
-		if (type == AE_IFLNK) {
-			free(target);
-			target = check_link(name, archive_entry_symlink(e), &why);
-			if (!target) {
-				char *t = printable(archive_entry_symlink(e));
-				ps->err = xasprintf("entry '%s' -> '%s': %s", shown, t, why);
-				free(t);
-				ret = -EPERM;
-				goto out;
-			}
-		}
 		if (!out) {
-			strvec_push(&ps->names, name);
-			if (type == AE_IFLNK)
-				strvec_push(&ps->links, name);
-			if (type == AE_IFREG && size > 0 && (r = archive_read_data_skip(in)) < ARCHIVE_WARN) {
-				ps->err = xasprintf("truncated or corrupt archive at '%s': %s", shown,
+			strvec_push(&ps->names, en.name);
+			if (en.type == AE_IFLNK)
+				strvec_push(&ps->links, en.name);
+			if (en.type == AE_IFREG && en.size > 0 && archive_read_data_skip(in) < ARCHIVE_WARN) {
+				ps->err = xasprintf("truncated or corrupt archive at '%s': %s", en.shown,
 						    archive_msg(in, "read error"));
 				ret = -EINVAL;
 				goto out;
 			}
 			continue;
 		}
-
-		archive_entry_set_pathname(e, name);
-		if (type == AE_IFLNK)
-			archive_entry_set_symlink(e, target);
-		/* nothing of the sender's identity or permissions is restored */
-		archive_entry_set_perm(e, type == AE_IFDIR ? 0700 : 0600);
-		archive_entry_set_uid(e, 0);
-		archive_entry_set_gid(e, 0);
-		archive_entry_set_uname(e, NULL);
-		archive_entry_set_gname(e, NULL);
-		archive_entry_set_size(e, size);
-
-		r = archive_write_header(out, e);
-		if (r < ARCHIVE_WARN) {
-			ps->err = xasprintf("entry '%s': %s", shown, archive_msg(out, "refused"));
-			ret = -EPERM;
+		if ((ret = entry_write(in, out, e, ps, &en)) != 0)
 			goto out;
-		}
-		if (type == AE_IFREG && size > 0) {
-			ret = copy_data(in, out, (uint64_t)size, &ps->err, shown);
-			if (ret)
-				goto out;
-		}
-		if (archive_write_finish_entry(out) < ARCHIVE_WARN) {
-			ps->err = xasprintf("entry '%s': %s", shown, archive_msg(out, "write error"));
-			ret = -EIO;
-			goto out;
-		}
 	}
 	ps->count = count;
 out:
-	free(name);
-	free(target);
-	free(shown);
+	entry_release(&en);
 	return ret;
 }
 
@@ -518,6 +541,60 @@ static int check_through_links(struct pass *ps)
 	return 0;
 }
 
+/* The first pass: read the whole bundle, check every entry, write nothing;
+ * it must hold sysroot/. 0, or a negative errno with ps->err. */
+static int first_pass(int fd, struct pass *ps)
+{
+	struct archive *in = NULL;
+	int ret = open_archive(fd, &in, &ps->err);
+	if (!ret)
+		ret = run_pass(in, NULL, ps);
+	if (!ret)
+		ret = check_through_links(ps);
+	if (!ret && !strvec_contains(&ps->names, "sysroot")) {
+		bool any = false;
+		for (size_t i = 0; i < ps->names.n && !any; i++)
+			any = str_startswith(ps->names.v[i], "sysroot/");
+		if (!any) {
+			ps->err = xstrdup(ps->names.n ? "not a rocmcheck bundle: no sysroot/ in it"
+						     : "not a gzip-compressed tar archive (empty)");
+			ret = -EINVAL;
+		}
+	}
+	if (in) {
+		archive_read_close(in);
+		archive_read_free(in);
+	}
+	return ret;
+}
+
+/* A private directory in `parent`, by its absolute path. 0, or a negative
+ * errno with err. */
+static int make_dir(const char *parent, char **dirp, char **err)
+{
+	char *dir = xasprintf("%s/rocmcheck-replay-XXXXXX", parent);
+	if (!mkdtemp(dir)) {
+		int ret = -errno;
+		*err = xasprintf("cannot create a temporary directory in %s: %s", parent, strerror(errno));
+		free(dir);
+		return ret;
+	}
+	if (dir[0] != '/') {
+		char *abs = realpath(dir, NULL);
+		if (!abs) {
+			int ret = -errno;
+			*err = xasprintf("cannot resolve %s: %s", dir, strerror(errno));
+			replay_remove(dir);
+			free(dir);
+			return ret;
+		}
+		free(dir);
+		dir = abs;
+	}
+	*dirp = dir;
+	return 0;
+}
+
 int replay_extract(const char *file, const struct replay_limits *lim_in,
 		   char **tmpdir, char **sysroot, char **err)
 {
@@ -545,50 +622,14 @@ int replay_extract(const char *file, const struct replay_limits *lim_in,
 	if (!parent || !*parent)
 		parent = "/tmp";
 
-	/* first pass: check everything, write nothing */
 	ret = open_bundle(file, &fd, &ps.err);
 	if (!ret)
-		ret = open_archive(fd, &in, &ps.err);
-	if (!ret)
-		ret = run_pass(in, NULL, &ps);
-	if (!ret)
-		ret = check_through_links(&ps);
-	if (!ret && !strvec_contains(&ps.names, "sysroot")) {
-		bool any = false;
-		for (size_t i = 0; i < ps.names.n && !any; i++)
-			any = str_startswith(ps.names.v[i], "sysroot/");
-		if (!any) {
-			ps.err = xstrdup(ps.names.n ? "not a rocmcheck bundle: no sysroot/ in it"
-						    : "not a gzip-compressed tar archive (empty)");
-			ret = -EINVAL;
-		}
-	}
-	if (in) {
-		archive_read_close(in);
-		archive_read_free(in);
-		in = NULL;
-	}
+		ret = first_pass(fd, &ps);
 	if (ret)
 		goto out;
-
-	dir = xasprintf("%s/rocmcheck-replay-XXXXXX", parent);
-	if (!mkdtemp(dir)) {
-		ret = -errno;
-		ps.err = xasprintf("cannot create a temporary directory in %s: %s", parent, strerror(errno));
-		free(dir);
-		dir = NULL;
+	ret = make_dir(parent, &dir, &ps.err);
+	if (ret)
 		goto out;
-	}
-	if (dir[0] != '/') {
-		char *abs = realpath(dir, NULL);
-		if (!abs) {
-			ret = -errno;
-			ps.err = xasprintf("cannot resolve %s: %s", dir, strerror(errno));
-			goto out;
-		}
-		free(dir);
-		dir = abs;
-	}
 	arm(dir);
 	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cwd < 0 || chdir(dir)) {

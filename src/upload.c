@@ -113,6 +113,68 @@ static char *first_line(const char *s)
 	return l;
 }
 
+/* One upload attempt's handle, set up for `url` from the open file `fp`. */
+struct attempt {
+	CURL *c;
+	curl_mime *mime;
+	struct curl_slist *hdrs;
+	struct reply reply;
+	char errbuf[CURL_ERROR_SIZE];
+	int last_pct;
+};
+
+static void attempt_setup(struct attempt *a, const struct upload_opts *o, const char *url, const char *path,
+			  FILE *fp, curl_off_t size, long left_ms)
+{
+	memset(a, 0, sizeof(*a));
+	strbuf_init(&a->reply.body);
+	a->last_pct = -1;
+	CURL *c = a->c = curl_easy_init();
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, a->errbuf);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, o->allow_http ? "http,https" : "https");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS,
+			 (long)(o->allow_http ? CURLPROTO_HTTP | CURLPROTO_HTTPS : CURLPROTO_HTTPS));
+#endif
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)UPLOAD_CONNECT_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, left_ms);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
+	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
+	if (o->cacert)
+		curl_easy_setopt(c, CURLOPT_CAINFO, o->cacert);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "rocmcheck/" ROCMCHECK_VERSION);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &a->reply);
+	if (o->progress) {
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, &a->last_pct);
+	}
+	if (o->form_field) {
+		a->mime = curl_mime_init(c);
+		curl_mimepart *part = curl_mime_addpart(a->mime);
+		curl_mime_name(part, o->form_field);
+		curl_mime_filedata(part, path);
+		curl_mime_filename(part, base);
+		curl_mime_type(part, "application/gzip");
+		curl_easy_setopt(c, CURLOPT_MIMEPOST, a->mime);
+	} else {
+		curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+		curl_easy_setopt(c, CURLOPT_READDATA, fp);
+		curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, size);
+	}
+	if (!o->form_field)
+		a->hdrs = curl_slist_append(a->hdrs, "Content-Type: application/gzip");
+	/* no "Expect: 100-continue" round trip */
+	a->hdrs = curl_slist_append(a->hdrs, "Expect:");
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, a->hdrs);
+}
+
 int upload_file(const char *path, const struct upload_opts *o, struct upload_result *res)
 {
 	memset(res, 0, sizeof(*res));
@@ -141,8 +203,6 @@ int upload_file(const char *path, const struct upload_opts *o, struct upload_res
 	url = o->form_field ? xstrdup(o->url) : upload_target_url(o->url, path);
 	shown = redact_url_credentials(url, NULL);
 	long long deadline = monotonic_ms() + timeout_s * 1000LL;
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
 
 	for (int attempt = 0;; attempt++) {
 		long long left = deadline - monotonic_ms();
@@ -159,65 +219,23 @@ int upload_file(const char *path, const struct upload_opts *o, struct upload_res
 			res->error = xasprintf("cannot read %s: %s", path, strerror(errno));
 			break;
 		}
-		CURL *c = curl_easy_init();
-		curl_mime *mime = NULL;
-		struct reply reply = { STRBUF_INIT, false };
-		char errbuf[CURL_ERROR_SIZE] = "";
-		int last_pct = -1;
+		struct attempt at;
+		attempt_setup(&at, o, url, path, fp, (curl_off_t)st.st_size, (long)left);
+		CURL *c = at.c;
 		res->attempts++;
-		curl_easy_setopt(c, CURLOPT_URL, url);
-		curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-#if LIBCURL_VERSION_NUM >= 0x075500
-		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, o->allow_http ? "http,https" : "https");
-#else
-		curl_easy_setopt(c, CURLOPT_PROTOCOLS,
-				 (long)(o->allow_http ? CURLPROTO_HTTP | CURLPROTO_HTTPS : CURLPROTO_HTTPS));
-#endif
-		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)UPLOAD_CONNECT_TIMEOUT_S);
-		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)left);
-		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, o->insecure ? 0L : 1L);
-		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
-		if (o->cacert)
-			curl_easy_setopt(c, CURLOPT_CAINFO, o->cacert);
-		curl_easy_setopt(c, CURLOPT_USERAGENT, "rocmcheck/" ROCMCHECK_VERSION);
-		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-		curl_easy_setopt(c, CURLOPT_WRITEDATA, &reply);
-		if (o->progress) {
-			curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-			curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-			curl_easy_setopt(c, CURLOPT_XFERINFODATA, &last_pct);
-		}
-		if (o->form_field) {
-			mime = curl_mime_init(c);
-			curl_mimepart *part = curl_mime_addpart(mime);
-			curl_mime_name(part, o->form_field);
-			curl_mime_filedata(part, path);
-			curl_mime_filename(part, base);
-			curl_mime_type(part, "application/gzip");
-			curl_easy_setopt(c, CURLOPT_MIMEPOST, mime);
-		} else {
-			curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-			curl_easy_setopt(c, CURLOPT_READDATA, fp);
-			curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)st.st_size);
-		}
-		struct curl_slist *hdrs = NULL;
-		if (!o->form_field)
-			hdrs = curl_slist_append(hdrs, "Content-Type: application/gzip");
-		/* no "Expect: 100-continue" round trip */
-		hdrs = curl_slist_append(hdrs, "Expect:");
-		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 
 		CURLcode cc = curl_easy_perform(c);
-		if (o->progress && last_pct >= 0)
+		if (o->progress && at.last_pct >= 0)
 			fputc('\n', stderr);
 		long code = 0;
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 		res->http_status = code;
-		curl_slist_free_all(hdrs);
-		curl_mime_free(mime);
+		curl_slist_free_all(at.hdrs);
+		curl_mime_free(at.mime);
 		curl_easy_cleanup(c);
 		fclose(fp);
+		struct reply reply = at.reply;
+		const char *errbuf = at.errbuf;
 
 		bool again = false;
 		free(res->error);
