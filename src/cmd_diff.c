@@ -28,12 +28,6 @@ struct side {
 	bool have_sr;
 };
 
-static bool is_bundle(const char *path)
-{
-	size_t n = strlen(path);
-	return (n > 7 && !strcmp(path + n - 7, ".tar.gz")) || (n > 4 && !strcmp(path + n - 4, ".tgz"));
-}
-
 static json_t *load_report(const char *path, const char *shown)
 {
 	json_error_t jerr;
@@ -55,7 +49,7 @@ static json_t *load_report(const char *path, const char *shown)
 static int side_open(struct side *s, const char *path)
 {
 	memset(s, 0, sizeof(*s));
-	if (!is_bundle(path)) {
+	if (!replay_is_bundle_name(path)) {
 		s->report = load_report(path, path);
 		return s->report ? 0 : -1;
 	}

@@ -26,12 +26,6 @@ static const char about[] =
 	"Exit status: 0 every node passed and no GPU is an outlier, 1 otherwise (or\n"
 	"an input was not a report), 2 usage error, 3 nothing could be read.\n";
 
-static bool is_bundle(const char *path)
-{
-	size_t n = strlen(path);
-	return (n > 7 && !strcmp(path + n - 7, ".tar.gz")) || (n > 4 && !strcmp(path + n - 4, ".tgz"));
-}
-
 static void add_json_file(struct fleet *fl, const char *path, const char *shown)
 {
 	json_error_t jerr;
@@ -88,7 +82,7 @@ static void add_dir(struct fleet *fl, const char *dir)
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		size_t n = strlen(e->d_name);
-		if (e->d_name[0] != '.' && ((n > 5 && !strcmp(e->d_name + n - 5, ".json")) || is_bundle(e->d_name)))
+		if (e->d_name[0] != '.' && ((n > 5 && !strcmp(e->d_name + n - 5, ".json")) || replay_is_bundle_name(e->d_name)))
 			strvec_pushf(&names, "%s/%s", dir, e->d_name);
 	}
 	closedir(d);
@@ -111,7 +105,7 @@ static void add_path(struct fleet *fl, const char *path)
 	}
 	if (S_ISDIR(st.st_mode))
 		add_dir(fl, path);
-	else if (is_bundle(path))
+	else if (replay_is_bundle_name(path))
 		add_bundle(fl, path);
 	else
 		add_json_file(fl, path, path);

@@ -690,3 +690,8 @@ out:
 	strvec_release(&ps.links);
 	return ret;
 }
+
+bool replay_is_bundle_name(const char *path)
+{
+	return str_endswith(path, ".tar.gz") || str_endswith(path, ".tgz");
+}

@@ -10,6 +10,7 @@
 #ifndef ROCMCHECK_REPLAY_H
 #define ROCMCHECK_REPLAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +36,9 @@ int replay_extract(const char *file, const struct replay_limits *lim,
  * also removed if the process is ended by SIGINT, SIGTERM, SIGHUP, SIGQUIT
  * or SIGPIPE (signals it ignores stay ignored). */
 int replay_remove(const char *dir);
+
+/* Whether a file name is a bundle's (.tar.gz or .tgz): what `fleet` and
+ * `diff` unpack rather than read as a JSON report. */
+bool replay_is_bundle_name(const char *path);
 
 #endif
