@@ -162,7 +162,7 @@ void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r
 	};
 	report_init(r, &cli->facts, cli->db);
 	cli_source(cli, &r->source_kind, &r->source_path);
-	r->level = level_name(d->level);
+	r->level = d->level;
 	r->fail_on_warn = d->fail_on_warn;
 	bool runtime = d->level != LEVEL_QUICK;
 	checks_run(&ctx, flt, runtime, r);

@@ -77,7 +77,7 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 		struct report r;
 		report_init(&r, &cli->facts, cli->db);
 		cli_source(cli, &r.source_kind, &r.source_path);
-		r.level = level_name(b.base.size == PROBE_SMALL && !timed ? LEVEL_STANDARD : LEVEL_FULL); /* as doctor would */
+		r.level = b.base.size == PROBE_SMALL && !timed ? LEVEL_STANDARD : LEVEL_FULL; /* as doctor would */
 		struct strbuf why = STRBUF_INIT;
 		if (!probe_batch_run(&b, &cli->facts, cli->db, &r, &why))
 			fprintf(stderr, "rocmcheck: no GPU probe ran: %s\n", why.buf);

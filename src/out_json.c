@@ -354,7 +354,7 @@ static json_t *json_head(const struct report *r)
 json_t *out_json_report(const struct report *r)
 {
 	json_t *doc = json_head(r);
-	set(doc, "level", nonempty(r->level));
+	set(doc, "level", json_string(level_name(r->level)));
 	set(doc, "host", json_host(r->facts));
 	set(doc, "gpus", json_gpus(r->facts));
 	set(doc, "stack", json_stack(r));

@@ -54,7 +54,7 @@ static void junit_properties(FILE *fp, const struct report *r)
 	fputs("    <properties>\n", fp);
 	property(fp, "rocmcheck.version", ROCMCHECK_VERSION);
 	property(fp, "profiles", r->db ? r->db->db_version : NULL);
-	property(fp, "level", r->level);
+	property(fp, "level", level_name(r->level));
 	property(fp, "source", r->source_kind);
 	if (f) {
 		property(fp, "kernel", f->kernel.release);

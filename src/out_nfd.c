@@ -97,11 +97,11 @@ int out_nfd_report(FILE *fp, const struct report *r, time_t now)
 	char stamp[32] = "1970-01-01T00:00:00Z";
 	if (gmtime_r(&until, &tm))
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(fp, "# rocmcheck %s, level %s\n# +expiry-time=%s\n", ROCMCHECK_VERSION, r->level ? r->level : "?",
+	fprintf(fp, "# rocmcheck %s, level %s\n# +expiry-time=%s\n", ROCMCHECK_VERSION, level_name(r->level),
 		stamp);
 	nfd_line(fp, "healthy", r->exit_status == 0 ? "true" : "false");
 	nfd_line(fp, "status", status_name(r->status));
-	nfd_line(fp, "level", r->level);
+	nfd_line(fp, "level", level_name(r->level));
 	nfd_line(fp, "version", ROCMCHECK_VERSION);
 	nfd_gpus(fp, r->facts);
 	nfd_stack(fp, r->facts);

@@ -185,7 +185,7 @@ static void prom_summary(FILE *fp, const struct report *r, double now)
 	sample(fp, "rocmcheck_exit_status", NULL, r->exit_status);
 	family(fp, "rocmcheck_build_info", "gauge", "The rocmcheck version and profile database that made the report (always 1).");
 	const char *labels[] = { "version", ROCMCHECK_VERSION, "profiles",
-				 r->db && r->db->db_version ? r->db->db_version : "", "level", r->level ? r->level : "",
+				 r->db && r->db->db_version ? r->db->db_version : "", "level", level_name(r->level),
 				 NULL };
 	sample(fp, "rocmcheck_build_info", labels, 1);
 	family(fp, "rocmcheck_last_run_timestamp_seconds", "gauge", "When the report was made, in seconds since the epoch.");

@@ -285,8 +285,7 @@ static void print_header(FILE *fp, const struct report *r, const struct out_opts
 		out_text_clean(fp, r->source_path, o->utf8);
 		fputc(')', fp);
 	}
-	if (r->level)
-		fprintf(fp, ", level %s", r->level);
+	fprintf(fp, ", level %s", level_name(r->level));
 	fputc('\n', fp);
 }
 

@@ -39,7 +39,7 @@ void report_init(struct report *r, const struct facts *f, const struct profiles 
 	r->db = db;
 	r->source_kind = "live";
 	r->source_path = "/";
-	r->level = level_name(LEVEL_STANDARD);
+	r->level = LEVEL_STANDARD;
 }
 
 static void fix_release(struct fix *fx)

@@ -97,7 +97,7 @@ struct framework_runtime {
 struct report {
 	const char *source_kind;   /* "live", "sysroot", "replay" */
 	const char *source_path;
-	const char *level;         /* level_name(): "quick", "standard", "full" */
+	enum level level;          /* what ran; level_name() spells it */
 	const struct facts *facts; /* borrowed */
 	const struct profiles *db; /* borrowed */
 	struct check_result *results;

@@ -331,7 +331,7 @@ void fuzz_doctor(const char *root)
 	report_init(&r, &f, db);
 	r.source_kind = "sysroot";
 	r.source_path = root;
-	r.level = "quick";
+	r.level = LEVEL_QUICK;
 	static const struct check_filter all = { STRVEC_INIT, STRVEC_INIT };
 	struct check_ctx ctx = { .facts = &f, .db = db, .live = false, .level = LEVEL_QUICK };
 	checks_run(&ctx, &all, false, &r);

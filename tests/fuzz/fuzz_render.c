@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report_init(&r, &f, db);
 	r.source_kind = "sysroot";
 	r.source_path = root;
-	r.level = "quick";
+	r.level = LEVEL_QUICK;
 	size_t ndefs;
 	const struct check_def *const *defs = checks_all(&ndefs);
 	struct strmap used = STRMAP_INIT;

@@ -1,4 +1,5 @@
 #include "checks_testlib.h"
+#include "check_net.h"
 
 /* spec/checks.md, written out: IDs are a contract (net.repos and
  * framework.*.runtime are additions beyond its catalog). */
@@ -45,6 +46,25 @@ static void test_every_spec_id_once(void **state)
 	assert_null(checks_find("rocm"));
 	assert_null(checks_find("no.such"));
 	assert_null(checks_find(NULL));
+}
+
+/* The catalog is every row of every family table, however many there are
+ * (it once stopped silently at 128). */
+static void test_catalog_holds_every_row(void **state)
+{
+	(void)state;
+	const struct check_def *const tables[] = {
+		check_system_defs, check_driver_defs, check_device_defs, check_perm_defs,
+		check_rocm_defs, check_cuda_defs, check_framework_defs, check_env_defs,
+		check_net_defs,
+	};
+	size_t rows = 0, n = 0;
+	for (size_t t = 0; t < ARRAY_SIZE(tables); t++)
+		for (const struct check_def *d = tables[t]; d->id; d++, rows++)
+			assert_ptr_equal(checks_all(NULL)[rows], d);
+	checks_all(&n);
+	assert_int_equal(n, rows);
+	assert_ptr_equal(checks_all(NULL), checks_all(NULL));
 }
 
 static void test_rows_complete_and_in_catalog_order(void **state)
@@ -328,6 +348,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_spec_id_once),
+		cmocka_unit_test(test_catalog_holds_every_row),
 		cmocka_unit_test(test_rows_complete_and_in_catalog_order),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_run_skips),

@@ -108,7 +108,7 @@ static void build(struct report *r, struct facts *f)
 	f->rocm.active = -1;
 	f->cuda.active = -1;
 	report_init(r, f, NULL);
-	r->level = "quick";
+	r->level = LEVEL_QUICK;
 	report_add(r, &def_kernel, ST_PASS, -1, "6.5.0-35-generic");
 	struct check_result *c = report_add(r, &def_kfd, ST_FAIL, -1, "user alice cannot open /dev/kfd \x1b]0;pwned\x07");
 	result_evidence(c, "/dev/kfd", "crw-rw---- root render");
