@@ -140,9 +140,9 @@ static void exec_child(void *argp, int fd)
 }
 
 /* Run the script: 0 with the output in *out (NUL-terminated), else as
- * run_isolated_stream with why filled. */
+ * run_isolated_stream, with its words added to err. */
 static int fw_run_script(const char *script, const char *python, bool own, const struct facts *f,
-			 int timeout_s, char **out, char *why, size_t why_size)
+			 int timeout_s, char **out, struct strbuf *err)
 {
 	struct strvec env = STRVEC_INIT;
 	fw_env(f, &env);
@@ -160,7 +160,7 @@ static int fw_run_script(const char *script, const char *python, bool own, const
 	struct exec_arg x = { argv, env.v };
 	char *buf = xcalloc(1, FW_OUTPUT_MAX + 1);
 	size_t got = 0;
-	int rc = run_isolated_stream(exec_child, &x, buf, FW_OUTPUT_MAX, 1, timeout_s, &got, why, why_size);
+	int rc = run_isolated_stream(exec_child, &x, buf, FW_OUTPUT_MAX, 1, timeout_s, &got, err);
 	buf[FW_OUTPUT_MAX] = '\0';
 	strvec_release(&env);
 	*out = buf;
@@ -567,19 +567,19 @@ static void check_runtime(const struct check_ctx *ctx, struct report *r, const s
 		bool own;
 		char *python = fw_interpreter(fw, &own);
 		char *output = NULL;
-		char why[1024] = "";
-		struct fw_run run = { python, own, 0, why, fw_timeout_s() };
-		run.rc = fw_run_script(k->script, python, own, ctx->facts, run.timeout_s, &output, why, sizeof(why));
+		struct strbuf why = STRBUF_INIT;
+		struct fw_run run = { python, own, 0, "", fw_timeout_s() };
+		run.rc = fw_run_script(k->script, python, own, ctx->facts, run.timeout_s, &output, &why);
 		struct fw_answer a;
 		fw_answer_parse(output, &a);
 		if (!a.stage && run.rc == 0) {
 			/* what it printed instead, for the summary */
 			char *out = str_trim(output);
-			size_t used = strlen(why);
-			snprintf(why + used, sizeof(why) - used, "%sstdout: %.300s", used ? "; " : "",
-				 *out ? out : "(nothing)");
+			strbuf_addf(&why, "%sstdout: %.300s", why.len ? "; " : "", *out ? out : "(nothing)");
 		}
+		run.why = strbuf_cstr(&why);
 		fw_runtime_judge(ctx, r, def, k, fw, &run, &a);
+		strbuf_release(&why);
 		fw_answer_release(&a);
 		free(output);
 		free(python);

@@ -143,13 +143,12 @@ bool probe_library_opened(struct probe_outcome *o, const char *probe, const char
 /* ---- isolation: run fn in a forked child under a watchdog ----
  * The child's stdout goes to /dev/null; the end of its stderr is kept for
  * the message when it dies. Returns 0 when the child delivered `out`
- * completely; otherwise fills `why` ("timed out after 5 s", "crashed with
- * signal 11 (Segmentation fault)") and returns -ETIMEDOUT / -ECHILD / -EIO,
+ * completely; otherwise adds to `err` what happened ("timed out after 5 s",
+ * "crashed with signal 11 (Segmentation fault)") and returns -ETIMEDOUT / -ECHILD / -EIO,
  * or -EDEADLK when the child outlived SIGKILL by 10 s (stuck in the driver:
  * the GPU is hung; it is left behind, never waited for without a bound). */
 typedef void (*isolated_fn)(void *arg, void *out);
-int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int timeout_s,
-		 char *why, size_t why_size);
+int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int timeout_s, struct strbuf *err);
 /* The same for a child that sends up to `max` records of `size` bytes, each
  * with isolated_emit() as soon as it is ready: the watchdog restarts for
  * every record, and what arrived before a crash or hang is kept. *got is
@@ -158,6 +157,6 @@ int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int time
 typedef void (*isolated_stream_fn)(void *arg, int fd);
 void isolated_emit(int fd, const void *rec, size_t size);
 int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t size, size_t max, int timeout_s,
-			size_t *got, char *why, size_t why_size);
+			size_t *got, struct strbuf *err);
 
 #endif

@@ -601,7 +601,7 @@ static void flatten(char *t)
 			*p = ' ';
 }
 
-static void describe_capture(char *why, size_t why_size, struct err_capture *e)
+static void describe_capture(struct strbuf *err, struct err_capture *e)
 {
 	e->head[e->hlen] = '\0';
 	e->tail[e->tlen] = '\0';
@@ -610,8 +610,7 @@ static void describe_capture(char *why, size_t why_size, struct err_capture *e)
 	char *h = str_trim(e->head), *t = str_trim(e->tail);
 	if (!*h && !*t)
 		return;
-	size_t used = strlen(why);
-	snprintf(why + used, why_size - used, "; it printed: %s%s%s", h, !*t ? "" : e->gap ? " ... " : " ", t);
+	strbuf_addf(err, "; it printed: %s%s%s", h, !*t ? "" : e->gap ? " ... " : " ", t);
 }
 
 /* A child that SIGKILL does not end within this many seconds is stuck in
@@ -652,9 +651,9 @@ static bool kill_and_reap(pid_t pid, int *status)
 
 /* The child cannot be ended: leave it (it is reaped with rocmcheck's exit
  * or never) and say what it means. */
-static int stuck(char *why, size_t why_size, int limit)
+static int stuck(struct strbuf *err, int limit)
 {
-	snprintf(why, why_size,
+	strbuf_addf(err,
 		 "probe process stuck in the GPU driver (D state) after SIGKILL; the GPU is hung "
 		 "(no answer for %d s, and %.0f s more after SIGKILL)", limit, kill_wait_s());
 	return -EDEADLK;
@@ -755,36 +754,36 @@ static bool watch_child(struct watch *w)
 }
 
 /* How the child ended, in words: 0 when it exited normally. */
-static int child_ending(struct watch *w, char *why, size_t why_size)
+static int child_ending(struct watch *w, struct strbuf *err)
 {
 	int status = w->status;
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
-		snprintf(why, why_size, "crashed with signal %d (%s)", sig, strsignal(sig));
-		describe_capture(why, why_size, &w->cap);
+		strbuf_addf(err, "crashed with signal %d (%s)", sig, strsignal(sig));
+		describe_capture(err, &w->cap);
 		return -ECHILD;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(why, why_size, "exited with status %d before reporting a result",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		describe_capture(why, why_size, &w->cap);
+		strbuf_addf(err, "exited with status %d before reporting a result",
+			    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		describe_capture(err, &w->cap);
 		return -EIO;
 	}
-	snprintf(why, why_size, "exited before reporting a result");
-	describe_capture(why, why_size, &w->cap);
+	strbuf_addstr(err, "exited before reporting a result");
+	describe_capture(err, &w->cap);
 	return 0;
 }
 
-/* Fork a child running fn with its two pipes: 0 or -EIO with why filled. */
-static int child_start(isolated_stream_fn fn, void *arg, struct watch *w, char *why, size_t why_size)
+/* Fork a child running fn with its two pipes: 0 or -EIO, with the words in err. */
+static int child_start(isolated_stream_fn fn, void *arg, struct watch *w, struct strbuf *err)
 {
 	int pout[2], perr[2];
 	if (pipe2(pout, O_CLOEXEC) < 0) {
-		snprintf(why, why_size, "pipe: %s", strerror(errno));
+		strbuf_addf(err, "pipe: %s", strerror(errno));
 		return -EIO;
 	}
 	if (pipe2(perr, O_CLOEXEC) < 0) {
-		snprintf(why, why_size, "pipe: %s", strerror(errno));
+		strbuf_addf(err, "pipe: %s", strerror(errno));
 		close(pout[0]);
 		close(pout[1]);
 		return -EIO;
@@ -794,7 +793,7 @@ static int child_start(isolated_stream_fn fn, void *arg, struct watch *w, char *
 	pid_t parent = getpid();
 	w->pid = fork();
 	if (w->pid < 0) {
-		snprintf(why, why_size, "fork: %s", strerror(errno));
+		strbuf_addf(err, "fork: %s", strerror(errno));
 		close(pout[0]), close(pout[1]), close(perr[0]), close(perr[1]);
 		return -EIO;
 	}
@@ -808,7 +807,7 @@ static int child_start(isolated_stream_fn fn, void *arg, struct watch *w, char *
 }
 
 int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t size, size_t max, int timeout_s,
-			size_t *got_recs, char *why, size_t why_size)
+			size_t *got_recs, struct strbuf *err)
 {
 	struct watch w;
 	memset(&w, 0, sizeof(w));
@@ -817,13 +816,11 @@ int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t siz
 	w.size = size;
 	w.total = size * max;
 	*got_recs = 0;
-	if (why_size)
-		why[0] = '\0';
 	if (size == 0 || max == 0) {
-		snprintf(why, why_size, "nothing to receive");
+		strbuf_addstr(err, "nothing to receive");
 		return -EINVAL;
 	}
-	int rc = child_start(fn, arg, &w, why, why_size);
+	int rc = child_start(fn, arg, &w, err);
 	if (rc < 0)
 		return rc;
 	w.deadline = monotonic_s() + w.limit;
@@ -837,13 +834,13 @@ int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t siz
 	close(w.out_fd);
 	close(w.err_fd);
 	if (!gone)
-		return stuck(why, why_size, w.limit);
+		return stuck(err, w.limit);
 	if (timed_out) {
-		snprintf(why, why_size, "timed out after %d s", w.limit);
-		describe_capture(why, why_size, &w.cap);
+		strbuf_addf(err, "timed out after %d s", w.limit);
+		describe_capture(err, &w.cap);
 		return -ETIMEDOUT;
 	}
-	return child_ending(&w, why, why_size);
+	return child_ending(&w, err);
 }
 
 struct whole_arg {
@@ -863,15 +860,13 @@ static void whole_child(void *argp, int fd)
 	free(buf);
 }
 
-int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int timeout_s,
-		 char *why, size_t why_size)
+int run_isolated(isolated_fn fn, void *arg, void *out, size_t out_size, int timeout_s, struct strbuf *err)
 {
 	struct whole_arg w = { fn, arg, out_size };
-	size_t got = 0;
-	int rc = run_isolated_stream(whole_child, &w, out, out_size, 1, timeout_s, &got, why, why_size);
+	size_t got = 0, mark = err->len;
+	int rc = run_isolated_stream(whole_child, &w, out, out_size, 1, timeout_s, &got, err);
 	if (got == 1) {
-		if (why_size)
-			why[0] = '\0';
+		strbuf_setlen(err, mark);   /* delivered: what the ending said is moot */
 		return 0;
 	}
 	return rc < 0 ? rc : -EIO;

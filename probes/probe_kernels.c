@@ -288,11 +288,12 @@ static const struct rtc_entry *rtc_compile_isolated(const struct backend_ops *op
 	snprintf(e->arch, sizeof(e->arch), "%s", arch);
 	struct rtc_req q = { ops, arch, fileno(tmp) };
 	struct rtc_res r;
-	char why[400];
+	struct strbuf why = STRBUF_INIT;
 	memset(&r, 0, sizeof(r));
-	int iso = run_isolated(rtc_child, &q, &r, sizeof(r), RTC_TIMEOUT_S, why, sizeof(why));
+	int iso = run_isolated(rtc_child, &q, &r, sizeof(r), RTC_TIMEOUT_S, &why);
 	r.err[sizeof(r.err) - 1] = '\0';
-	rtc_take(e, arch, iso, why, &r, fileno(tmp));
+	rtc_take(e, arch, iso, strbuf_cstr(&why), &r, fileno(tmp));
+	strbuf_release(&why);
 	fclose(tmp);
 	if (!e->img)
 		rtc_share_failure(e);

@@ -208,13 +208,13 @@ void probe_run_set(const struct probe_def *const *defs, size_t n, const struct p
 		if (probe_timed(defs[i]))
 			limit = (timeout_s > 0 ? timeout_s : 60) + (int)ceil(probe_duration(job) * 1.25) + 5;
 	probe_kernels_prepare(job->ops, job->arch);
+	struct strbuf why = STRBUF_INIT;
 	while (start < n) {
 		struct set_arg sa = { defs + start, n - start, job };
-		char why[600];
 		size_t got = 0;
 		memset(recs, 0, (n + 1) * sizeof(*recs));
-		int rc = run_isolated_stream(set_child, &sa, recs, sizeof(*recs), n - start + 1, limit, &got, why,
-					     sizeof(why));
+		strbuf_setlen(&why, 0);
+		int rc = run_isolated_stream(set_child, &sa, recs, sizeof(*recs), n - start + 1, limit, &got, &why);
 		bool ready = false;
 		size_t done = 0;             /* probes delivered, counted from start */
 		for (size_t i = 0; i < got; i++) {
@@ -236,7 +236,7 @@ void probe_run_set(const struct probe_def *const *defs, size_t n, const struct p
 		 * exit then); else it died in the probe after the last it sent */
 		if (done > 0 && (outs[start - 1].status == ST_FAIL || outs[start - 1].status == ST_ERROR))
 			continue;
-		died_outcome(defs[start], job, rc, why, !ready, &outs[start]);
+		died_outcome(defs[start], job, rc, strbuf_cstr(&why), !ready, &outs[start]);
 		if (!ready || rc == -EDEADLK) {
 			/* the runtime itself crashed or hung, or the GPU is hung:
 			 * the same for every probe left */
@@ -249,6 +249,7 @@ void probe_run_set(const struct probe_def *const *defs, size_t n, const struct p
 		}
 		start++;
 	}
+	strbuf_release(&why);
 	free(recs);
 }
 

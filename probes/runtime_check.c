@@ -59,11 +59,11 @@ static void rt_child(void *arg, void *outp)
 	ops->unload(&b);
 }
 
-/* 0, or the runtime's failure as a summary in `why`. */
-static int rt_query_run(const struct backend_ops *ops, struct rt_query *q, char *why, size_t why_size)
+/* 0, or the runtime's failure as a summary added to `err`. */
+static int rt_query_run(const struct backend_ops *ops, struct rt_query *q, struct strbuf *err)
 {
 	memset(q, 0, sizeof(*q));
-	int rc = run_isolated(rt_child, (void *)ops, q, sizeof(*q), RUNTIME_TIMEOUT_S, why, why_size);
+	int rc = run_isolated(rt_child, (void *)ops, q, sizeof(*q), RUNTIME_TIMEOUT_S, err);
 	q->lib[sizeof(q->lib) - 1] = q->load_err[sizeof(q->load_err) - 1] = '\0';
 	q->init.name[sizeof(q->init.name) - 1] = q->init.text[sizeof(q->init.text) - 1] = '\0';
 	q->count.name[sizeof(q->count.name) - 1] = q->count.text[sizeof(q->count.text) - 1] = '\0';
@@ -109,14 +109,18 @@ void check_rocm_runtime(const struct check_ctx *ctx, struct report *r, const str
 	size_t all, visible;
 	count_gpus(ctx->facts, VENDOR_AMD, &all, &visible);
 	struct rt_query q;
-	char why[600];
+	struct strbuf why = STRBUF_INIT;
 	struct check_result *res;
-	if (rt_query_run(&backend_hip_ops, &q, why, sizeof(why)) < 0) {
-		res = report_add(r, def, all ? ST_FAIL : ST_WARN, -1, "the HIP runtime %s while initialising", why);
+	int rc = rt_query_run(&backend_hip_ops, &q, &why);
+	if (rc < 0) {
+		res = report_add(r, def, all ? ST_FAIL : ST_WARN, -1, "the HIP runtime %s while initialising",
+				 strbuf_cstr(&why));
 		result_fix_text(res, "The HIP runtime itself failed; look at `sudo dmesg | grep -i -e amdgpu -e kfd` "
 			       "and run `rocminfo` to see the same failure with ROCm's own tool.");
-		return;
 	}
+	strbuf_release(&why);
+	if (rc < 0)
+		return;
 	if (q.load < 0) {
 		if (all == 0) {
 			report_add(r, def, ST_SKIP, -1, "no AMD GPU and no HIP runtime (%s)",
@@ -258,15 +262,18 @@ void check_cuda_driver(const struct check_ctx *ctx, struct report *r, const stru
 	size_t all, visible;
 	count_gpus(ctx->facts, VENDOR_NVIDIA, &all, &visible);
 	struct rt_query q;
-	char why[600];
+	struct strbuf why = STRBUF_INIT;
 	struct check_result *res;
-	if (rt_query_run(&backend_cuda_ops, &q, why, sizeof(why)) < 0) {
+	int rc = rt_query_run(&backend_cuda_ops, &q, &why);
+	if (rc < 0) {
 		res = report_add(r, def, all ? ST_FAIL : ST_WARN, -1, "the CUDA driver library %s while initialising",
-				 why);
+				 strbuf_cstr(&why));
 		result_fix_text(res, "libcuda itself failed; `nvidia-smi` and `sudo dmesg | grep -i -e nvrm -e xid` "
 			       "show what the driver says.");
-		return;
 	}
+	strbuf_release(&why);
+	if (rc < 0)
+		return;
 	if (q.load < 0) {
 		if (all == 0) {
 			report_add(r, def, ST_SKIP, -1, "no NVIDIA GPU and no CUDA driver library (%s)",

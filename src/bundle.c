@@ -840,9 +840,9 @@ static void redact_json_strings(struct redactor *rd, json_t *j)
 
 int bundle_sha256(const void *buf, size_t len, char hex[65])
 {
-	char *lerr = NULL;
+	struct strbuf lerr = STRBUF_INIT;
 	int r = dl_crypto_load(&lerr);
-	free(lerr);
+	strbuf_release(&lerr);
 	if (r)
 		return r;
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -879,7 +879,7 @@ static void add_parents(struct bundle *b)
 }
 
 static int write_entry(struct archive *a, const char *path, enum btype type, const char *data,
-		       size_t len, time_t now, char **err)
+		       size_t len, time_t now, struct strbuf *err)
 {
 	struct archive_entry *e = archive_entry_new();
 	archive_entry_set_pathname(e, path);
@@ -902,8 +902,8 @@ static int write_entry(struct archive *a, const char *path, enum btype type, con
 	if (archive_write_header(a, e) < ARCHIVE_WARN ||
 	    ((type == B_FILE || type == B_PLACEHOLDER) && len &&
 	     archive_write_data(a, data, len) != (la_ssize_t)len)) {
-		*err = xasprintf("cannot write %s into the bundle: %s", path,
-				 archive_error_string(a) ? archive_error_string(a) : "write error");
+		strbuf_addf(err, "cannot write %s into the bundle: %s", path,
+			    archive_error_string(a) ? archive_error_string(a) : "write error");
 		ret = -EIO;
 	}
 	archive_entry_free(e);
@@ -924,7 +924,7 @@ static json_t *manifest(struct bundle *b, const struct bundle_opts *o, bool live
 			    o->profiles_version ? json_string(o->profiles_version) : json_null());
 	json_object_set_new(m, "created_at", json_string(stamp));
 	json_object_set_new(m, "source", json_string(live ? "live" : "sysroot"));
-	json_object_set_new(m, "level", o->level ? json_string(o->level) : json_null());
+	json_object_set_new(m, "level", json_string(level_name(o->level)));
 	json_t *red = json_object();
 	json_object_set_new(red, "secrets", json_string("environment values with secret-looking names and "
 							 "URL credentials are replaced by <redacted>"));
@@ -983,7 +983,7 @@ static la_ssize_t archive_out(struct archive *a, void *data, const void *buf, si
 }
 
 static int archive_entries(struct archive *a, struct bundle *b, const struct bundle_opts *o, bool live,
-			   time_t now, struct redactor *rd, char **err)
+			   time_t now, struct redactor *rd, struct strbuf *err)
 {
 	int ret = 0;
 	for (size_t i = 0; i < b->n && !ret; i++)
@@ -993,14 +993,14 @@ static int archive_entries(struct archive *a, struct bundle *b, const struct bun
 	json_t *m = manifest(b, o, live, now, &ret);
 	char *mtext = NULL;
 	if (ret) {
-		*err = xstrdup("SHA-256 failed (libcrypto)");
+		strbuf_addstr(err, "SHA-256 failed (libcrypto)");
 		goto out;
 	}
 	redact_json_strings(rd, json_object_get(m, "skipped"));
 	mtext = json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (!mtext) {
 		ret = -ENOMEM;
-		*err = xstrdup("cannot build manifest.json");
+		strbuf_addstr(err, "cannot build manifest.json");
 		goto out;
 	}
 	ret = write_entry(a, "manifest.json", B_FILE, mtext, strlen(mtext), now, err);
@@ -1011,15 +1011,13 @@ out:
 }
 
 static int write_archive(struct bundle *b, const struct bundle_opts *o, bool live, time_t now,
-			 struct redactor *rd, char **err)
+			 struct redactor *rd, struct strbuf *err)
 {
-	struct strbuf why = STRBUF_INIT;
 	struct outfile of;
-	int ret = outfile_open(&of, o->output, 0600, &why);
-	if (ret) {
-		*err = strbuf_detach(&why);
+	size_t mark = err->len;
+	int ret = outfile_open(&of, o->output, 0600, err);
+	if (ret)
 		return ret;
-	}
 	struct archive *a = archive_write_new();
 	archive_write_add_filter_gzip(a);
 	archive_write_set_format_pax_restricted(a);
@@ -1027,43 +1025,39 @@ static int write_archive(struct bundle *b, const struct bundle_opts *o, bool liv
 	archive_write_set_bytes_in_last_block(a, 1);
 	if (archive_write_open(a, &of, NULL, archive_out, NULL) != ARCHIVE_OK) {
 		ret = -EIO;
-		*err = xasprintf("cannot write %s: %s", o->output, archive_error_string(a));
+		strbuf_addf(err, "cannot write %s: %s", o->output, archive_error_string(a));
 		goto out;
 	}
 	ret = archive_entries(a, b, o, live, now, rd, err);
 	if (!ret && archive_write_close(a) != ARCHIVE_OK && !of.error) {
 		ret = -EIO;
-		*err = xasprintf("cannot write %s: %s", o->output, archive_error_string(a));
+		strbuf_addf(err, "cannot write %s: %s", o->output, archive_error_string(a));
 	}
 	if (of.error && (!ret || ret == -EIO)) {
 		/* the system's reason beats libarchive's "Write error" */
-		free(*err);
-		*err = xasprintf("cannot write %s: %s", o->output, strerror(of.error));
+		strbuf_setlen(err, mark);
+		strbuf_addf(err, "cannot write %s: %s", o->output, strerror(of.error));
 		ret = -of.error;
 	}
 	if (ret)
 		goto out;
 	if (o->written)
 		*o->written = of.bytes;
-	ret = outfile_commit(&of, &why);
-	if (ret)
-		*err = strbuf_detach(&why);
+	ret = outfile_commit(&of, err);
 out:
 	archive_write_free(a);
 	if (ret)
 		outfile_abort(&of);
-	strbuf_release(&why);
 	return ret;
 }
 
-int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_opts *opts, char **err)
+int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_opts *opts, struct strbuf *err)
 {
 	struct bundle_opts o = *opts;
 	struct bundle b;
 	struct redactor rd;
 	int ret;
 
-	*err = NULL;
 	/* the libraries first: nothing is gathered for a bundle that cannot be written */
 	ret = dl_archive_load(err);
 	if (!ret)

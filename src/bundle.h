@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "facts.h"
+#include "report.h"   /* enum level */
 #include "sysroot.h"
 #include "util.h"
 
@@ -30,7 +31,7 @@
 struct bundle_opts {
 	const char *output;          /* where to write, by the rule of outfile.h ("-": stdout) */
 	bool anonymize;
-	const char *level;           /* "quick", "standard", "full" */
+	enum level level;            /* the doctor run's level */
 	const char *profiles_version;/* [database] version, or NULL */
 	const char *report_json;     /* rendered reports (NULL: left out) */
 	const char *report_txt;
@@ -41,11 +42,11 @@ struct bundle_opts {
 };
 
 /* Write the bundle for the run that read `sr` (and gathered `f`, which may
- * be NULL). Returns 0, or a negative errno with a one-line reason in *err
- * (caller frees); on failure no output file is left behind. libarchive and
+ * be NULL). Returns 0, or a negative errno with a one-line reason added to
+ * err; on failure no output file is left behind. libarchive and
  * libcrypto are loaded first (dl_libs.h): when one cannot be, that is the
  * error, and nothing is gathered or written. */
-int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_opts *o, char **err);
+int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_opts *o, struct strbuf *err);
 
 /* "rocmcheck-bundle-<host>-<YYYYmmddTHHMMSSZ>.tar.gz" for `host` (characters
  * outside [A-Za-z0-9.-] become '-'; NULL/empty host: "unknown"). Caller owns. */

@@ -290,10 +290,10 @@ static void check_net_repos(const struct check_ctx *ctx, struct report *r, const
 		report_add(r, def, ST_SKIP, -1, "the profiles name no package or wheel server for this machine");
 		goto out;
 	}
-	char *lerr = NULL;
+	struct strbuf lerr = STRBUF_INIT;
 	if (dl_curl_load(&lerr)) {
-		report_add(r, def, ST_ERROR, -1, "%s", lerr);
-		free(lerr);
+		report_add(r, def, ST_ERROR, -1, "%s", lerr.buf);
+		strbuf_release(&lerr);
 		goto out;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {

@@ -95,22 +95,23 @@ static int bundle_preflight(const struct upload_opts *up, const char *output)
 		status = EXIT_TROUBLE;
 	} else if (up->url) {
 		/* no bundle is written when it could not be sent anyway */
-		char *err = NULL;
+		struct strbuf err = STRBUF_INIT;
 		if (dl_curl_load(&err) < 0) {
-			fprintf(stderr, "rocmcheck: bundle --upload: %s\n", err ? err : "cannot load libcurl");
+			fprintf(stderr, "rocmcheck: bundle --upload: %s\n", err.len ? err.buf : "cannot load libcurl");
 			status = EXIT_TROUBLE;
 		}
-		free(err);
+		strbuf_release(&err);
 	}
 	strbuf_release(&why);
 	return status;
 }
 
 /* Render the reports and write the bundle to `output`; EXIT_OK or EXIT_TROUBLE. */
-static int write_bundle(struct cli *cli, const struct report *r, const char *output, const char *level,
+static int write_bundle(struct cli *cli, const struct report *r, const char *output, enum level level,
 			bool anonymize)
 {
-	char *json = render_json(r), *text = render_text(cli, r), *err = NULL;
+	char *json = render_json(r), *text = render_text(cli, r);
+	struct strbuf err = STRBUF_INIT;
 	long long size = -1;
 	int status = EXIT_OK;
 	if (!json || !text) {
@@ -129,7 +130,7 @@ static int write_bundle(struct cli *cli, const struct report *r, const char *out
 		.written = &size,
 	};
 	if (bundle_write(&cli->sr, &cli->facts, &bo, &err)) {
-		fprintf(stderr, "rocmcheck: bundle: %s\n", err);
+		fprintf(stderr, "rocmcheck: bundle: %s\n", strbuf_cstr(&err));
 		status = EXIT_TROUBLE;
 		goto out;
 	}
@@ -138,7 +139,7 @@ static int write_bundle(struct cli *cli, const struct report *r, const char *out
 	fprintf(to_stdout ? stderr : stdout, "Support bundle written: %s (%lld bytes)%s\n",
 		strcmp(output, "-") ? output : "standard output", size, anonymize ? ", anonymised" : "");
 out:
-	free(err);
+	strbuf_release(&err);
 	free(json);
 	free(text);
 	return status;
@@ -237,7 +238,7 @@ int cmd_bundle(struct cli *cli, int argc, char **argv)
 					      (long long)time(NULL));
 		output = outname;
 	}
-	status = write_bundle(cli, &r, output, level_name(level), anonymize != 0);
+	status = write_bundle(cli, &r, output, level, anonymize != 0);
 	if (status != EXIT_OK)
 		goto out;
 	status = r.exit_status;

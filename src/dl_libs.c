@@ -85,12 +85,11 @@ static int resolve(const struct dl_lib *l, void *h, const char *soname, unsigned
 	return 0;
 }
 
-static int dl_load(struct dl_lib *l, char **err)
+static int dl_load(struct dl_lib *l, struct strbuf *err)
 {
-	*err = NULL;
 	if (l->tried) {
 		if (l->ret)
-			*err = xstrdup(l->err);
+			strbuf_addstr(err, l->err);
 		return l->ret;
 	}
 	l->tried = true;
@@ -134,23 +133,23 @@ static int dl_load(struct dl_lib *l, char **err)
 				*p = ' ';
 		l->err = xasprintf("cannot load %s, needed for %s: %s; install %s", l->what, l->needed_for,
 				   strbuf_cstr(&why), l->package);
-		*err = xstrdup(l->err);
+		strbuf_addstr(err, l->err);
 	}
 	strbuf_release(&why);
 	return ret;
 }
 
-int dl_archive_load(char **err)
+int dl_archive_load(struct strbuf *err)
 {
 	return dl_load(&archive_lib, err);
 }
 
-int dl_curl_load(char **err)
+int dl_curl_load(struct strbuf *err)
 {
 	return dl_load(&curl_lib, err);
 }
 
-int dl_crypto_load(char **err)
+int dl_crypto_load(struct strbuf *err)
 {
 	return dl_load(&crypto_lib, err);
 }

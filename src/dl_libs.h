@@ -28,6 +28,8 @@
 #include <curl/curl.h>
 #include <openssl/evp.h>
 
+#include "util.h"   /* struct strbuf */
+
 #define DL_ARCHIVE_FUNCS(X)                     \
 	X(archive_entry_filetype)               \
 	X(archive_entry_free)                   \
@@ -123,14 +125,14 @@ extern struct dl_crypto_fns dl_crypto;
  *   libcurl:    libcurl.so.4, then libcurl-gnutls.so.4
  *   libcrypto:  libcrypto.so.3, then libcrypto.so.1.1
  * Returns 0, or -ENOENT when no soname could be opened or -ENOSYS when one
- * opened but lacks a function, with a one-line message in *err (caller
- * frees) naming each soname tried, dlerror()'s text and the package to
+ * opened but lacks a function, with a one-line message added to err naming
+ * each soname tried, dlerror()'s text and the package to
  * install. Not thread-safe (rocmcheck loads them from its main thread).
  *
  * With ROCMCHECK_TEST_HOOKS, ROCMCHECK_DL_ARCHIVE, ROCMCHECK_DL_CURL and
  * ROCMCHECK_DL_CRYPTO, when set, replace the soname list with one name. */
-int dl_archive_load(char **err);
-int dl_curl_load(char **err);
-int dl_crypto_load(char **err);
+int dl_archive_load(struct strbuf *err);
+int dl_curl_load(struct strbuf *err);
+int dl_crypto_load(struct strbuf *err);
 
 #endif

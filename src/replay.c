@@ -612,9 +612,12 @@ int replay_extract(const char *file, const struct replay_limits *lim_in,
 	*tmpdir = NULL;
 	*sysroot = NULL;
 	*err = NULL;
-	ret = dl_archive_load(err);
-	if (ret)
+	struct strbuf lerr = STRBUF_INIT;
+	ret = dl_archive_load(&lerr);
+	if (ret) {
+		*err = strbuf_detach(&lerr);
 		return ret;
+	}
 
 	const char *parent = ps.lim->parent;
 	if (!parent)

@@ -193,9 +193,12 @@ int upload_file(const char *path, const struct upload_opts *o, struct upload_res
 						   : "--upload needs an https:// URL (http:// only with --insecure-http)");
 		return -EINVAL;
 	}
-	ret = dl_curl_load(&res->error);
-	if (ret)
+	struct strbuf lerr = STRBUF_INIT;
+	ret = dl_curl_load(&lerr);
+	if (ret) {
+		res->error = strbuf_detach(&lerr);
 		return ret;
+	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		res->error = xstrdup("libcurl failed to initialise");
 		return -EIO;

@@ -183,6 +183,14 @@ const char *strbuf_cstr(struct strbuf *sb)
 	return sb->buf ? sb->buf : "";
 }
 
+void strbuf_setlen(struct strbuf *sb, size_t len)
+{
+	if (sb->buf && len < sb->len) {
+		sb->len = len;
+		sb->buf[len] = '\0';
+	}
+}
+
 /* ---- strvec ---- */
 
 void strvec_init(struct strvec *sv)

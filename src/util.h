@@ -42,6 +42,8 @@ void strbuf_add_shell_word(struct strbuf *sb, const char *s);
 void strbuf_add_squoted(struct strbuf *sb, const char *s);
 char *strbuf_detach(struct strbuf *sb);    /* caller owns the result; sb is reset */
 const char *strbuf_cstr(struct strbuf *sb); /* always a valid string, "" when empty */
+/* Cut back to len bytes (no-op when already shorter): undo what was added. */
+void strbuf_setlen(struct strbuf *sb, size_t len);
 
 /* Vector of owned strings. */
 struct strvec {

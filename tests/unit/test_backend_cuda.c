@@ -213,11 +213,12 @@ static void rtc_child(void *arg, void *outp)
 static struct rtc_out rtc_with(const char *driver, const char *nvrtc)
 {
 	struct rtc_out o;
-	char why[300];
+	struct strbuf why = STRBUF_INIT;
 	memset(&o, 0, sizeof(o));
 	fake_driver(driver);
 	setenv("ROCMCHECK_NVRTC_LIB", nvrtc, 1);
-	assert_int_equal(run_isolated(rtc_child, NULL, &o, sizeof(o), 120, why, sizeof(why)), 0);
+	assert_int_equal(run_isolated(rtc_child, NULL, &o, sizeof(o), 120, &why), 0);
+	strbuf_release(&why);
 	unsetenv("ROCMCHECK_NVRTC_LIB");
 	unsetenv("ROCMCHECK_CUDA_LIB");
 	return o;

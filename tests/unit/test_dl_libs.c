@@ -56,8 +56,9 @@ static size_t entries_in(const char *dir)
 static void test_archive_missing(void **state)
 {
 	(void)state;
-	char *err = NULL;
-	assert_int_equal(dl_archive_load(&err), -ENOENT);
+	struct strbuf e = STRBUF_INIT;
+	assert_int_equal(dl_archive_load(&e), -ENOENT);
+	const char *err = strbuf_cstr(&e);
 	assert_true(one_line(err));
 	assert_non_null(strstr(err, "cannot load libarchive"));
 	assert_non_null(strstr(err, NO_ARCHIVE));             /* the soname tried */
@@ -65,19 +66,20 @@ static void test_archive_missing(void **state)
 	assert_non_null(strstr(err, "install libarchive13"));
 	assert_null(dl_archive.archive_read_new);
 	/* once: the second call gives the same answer */
-	char *again = NULL;
+	struct strbuf again = STRBUF_INIT;
 	assert_int_equal(dl_archive_load(&again), -ENOENT);
-	assert_string_equal(again, err);
-	free(again);
-	free(err);
+	assert_string_equal(strbuf_cstr(&again), err);
+	strbuf_release(&again);
+	strbuf_release(&e);
 }
 
 static void test_crypto_lacks_functions(void **state)
 {
 	(void)state;
-	char *err = NULL;
+	struct strbuf e = STRBUF_INIT;
 	/* libm opens fine but has no EVP_* */
-	assert_int_equal(dl_crypto_load(&err), -ENOSYS);
+	assert_int_equal(dl_crypto_load(&e), -ENOSYS);
+	const char *err = strbuf_cstr(&e);
 	assert_true(one_line(err));
 	assert_non_null(strstr(err, "cannot load libcrypto"));
 	assert_non_null(strstr(err, "libm.so.6"));
@@ -85,7 +87,7 @@ static void test_crypto_lacks_functions(void **state)
 	/* nothing half-filled */
 	assert_null(dl_crypto.EVP_DigestFinal_ex);
 	assert_null(dl_crypto.EVP_sha256);
-	free(err);
+	strbuf_release(&e);
 	char hex[65] = "";
 	assert_int_equal(bundle_sha256("abc", 3, hex), -ENOSYS);
 }
@@ -123,13 +125,13 @@ static void test_bundle_without_libarchive(void **state)
 	char *out = xasprintf("%s/out", scratch);
 	assert_int_equal(mkdir(out, 0700), 0);
 	char *file = xasprintf("%s/bundle.tar.gz", out);
-	struct bundle_opts o = { .output = file, .level = "quick" };
-	char *err = NULL;
+	struct bundle_opts o = { .output = file, .level = LEVEL_QUICK };
+	struct strbuf err = STRBUF_INIT;
 	assert_int_equal(bundle_write(&sr, NULL, &o, &err), -ENOENT);
-	assert_true(one_line(err));
-	assert_non_null(strstr(err, "cannot load libarchive"));
+	assert_true(one_line(err.buf));
+	assert_non_null(strstr(err.buf, "cannot load libarchive"));
 	assert_int_equal(entries_in(out), 0);   /* no file, no temporary */
-	free(err);
+	strbuf_release(&err);
 	free(file);
 	free(out);
 	sysroot_release(&sr);

@@ -113,14 +113,15 @@ static char *write_bundle(struct tree *t, bool anonymize, char *outdir)
 	read_things(&t->sr);
 	char *out = xasprintf("%s/b.tar.gz", outdir);
 	struct bundle_opts o = {
-		.output = out, .anonymize = anonymize, .level = "quick", .profiles_version = "2026.11.29",
+		.output = out, .anonymize = anonymize, .level = LEVEL_QUICK, .profiles_version = "2026.11.29",
 		.report_json = "{\"host\": {\"hostname\": \"gpunode-0815\"}, \"token\": \"ghp_TopSecretToken123\"}\n",
 		.report_txt = "user alicebob cannot open /dev/kfd\n",
 	};
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int r = bundle_write(&t->sr, NULL, &o, &err);
 	if (r)
-		fail_msg("bundle_write: %s", err);
+		fail_msg("bundle_write: %s", err.buf);
+	strbuf_release(&err);
 	return out;
 }
 

@@ -283,18 +283,27 @@ static void iso_stdout(void *arg, void *out)
 static void test_isolated(void **state)
 {
 	(void)state;
-	char out[7], why[300];
-	assert_int_equal(run_isolated(iso_ok, NULL, out, sizeof(out), 5, why, sizeof(why)), 0);
+	char out[7];
+	struct strbuf err = STRBUF_INIT;
+	const char *why = NULL;
+	/* each run adds its words to err: one fresh buffer per run */
+#define ISO(fn, limit) (strbuf_setlen(&err, 0), rc = run_isolated(fn, NULL, out, sizeof(out), limit, &err), \
+			why = strbuf_cstr(&err), rc)
+	int rc;
+	assert_int_equal(ISO(iso_ok, 5), 0);
+	assert_string_equal(why, "");
 	assert_string_equal(out, "result");
-	assert_int_equal(run_isolated(iso_crash, NULL, out, sizeof(out), 5, why, sizeof(why)), -ECHILD);
+	assert_int_equal(ISO(iso_crash, 5), -ECHILD);
 	assert_non_null(strstr(why, "signal 11"));
 	assert_non_null(strstr(why, "something bad"));
-	assert_int_equal(run_isolated(iso_hang, NULL, out, sizeof(out), 1, why, sizeof(why)), -ETIMEDOUT);
+	assert_int_equal(ISO(iso_hang, 1), -ETIMEDOUT);
 	assert_string_equal(why, "timed out after 1 s");
-	assert_int_equal(run_isolated(iso_exit, NULL, out, sizeof(out), 5, why, sizeof(why)), -EIO);
+	assert_int_equal(ISO(iso_exit, 5), -EIO);
 	assert_non_null(strstr(why, "status 7"));
-	assert_int_equal(run_isolated(iso_stdout, NULL, out, sizeof(out), 5, why, sizeof(why)), 0);
+	assert_int_equal(ISO(iso_stdout, 5), 0);
 	assert_string_equal(out, "quiet!");
+#undef ISO
+	strbuf_release(&err);
 }
 
 /* ---- probes end to end on the cpu backend ---- */

@@ -337,8 +337,10 @@ static void lib_child(void *arg, void *out)
 static bool have_lib(const char *name)
 {
 	int found = 0;
-	char why[200];
-	return run_isolated(lib_child, (void *)name, &found, sizeof(found), 30, why, sizeof(why)) == 0 && found;
+	struct strbuf why = STRBUF_INIT;
+	int rc = run_isolated(lib_child, (void *)name, &found, sizeof(found), 30, &why);
+	strbuf_release(&why);
+	return rc == 0 && found;
 }
 
 /* returns the number of probe kernels missing from the output */
@@ -346,10 +348,11 @@ static int hiprtc_case(const char *source, const char *name, const char *arch)
 {
 	struct rtc_req q = { &backend_hip_ops, source, name, arch };
 	struct rtc_res o;
-	char why[800];
-	int rc = run_isolated(rtc_child, &q, &o, sizeof(o), 120, why, sizeof(why));
+	struct strbuf why = STRBUF_INIT;
+	int rc = run_isolated(rtc_child, &q, &o, sizeof(o), 120, &why);
 	if (rc)
-		print_message("hiprtc %s %s: %s\n", name, arch, why);
+		print_message("hiprtc %s %s: %s\n", name, arch, strbuf_cstr(&why));
+	strbuf_release(&why);
 	assert_int_equal(rc, 0);
 	assert_int_equal(o.load, 0);
 	if (o.rc)
@@ -381,8 +384,9 @@ static void test_hiprtc(void **state)
 	/* a bad arch is refused before the compiler sees it */
 	struct rtc_req q = { &backend_hip_ops, rc_kernels_rtc_source, "rtc_axpy", "sm_90" };
 	struct rtc_res o;
-	char why[300];
-	assert_int_equal(run_isolated(rtc_child, &q, &o, sizeof(o), 60, why, sizeof(why)), 0);
+	struct strbuf why = STRBUF_INIT;
+	assert_int_equal(run_isolated(rtc_child, &q, &o, sizeof(o), 60, &why), 0);
+	strbuf_release(&why);
 	assert_int_equal(o.rc, -EINVAL);
 }
 
@@ -547,8 +551,9 @@ static void test_hiprtc_once(void **state)
 	    offload_bundle_find(rc_kernels_hip_bundle, rc_kernels_hip_bundle_len, "gfx1100", &co, &colen) == 0) {
 		assert_int_equal(probe_kernels_prepare(&fake, "gfx1100"), 0);
 		struct sibling_res sr;
-		char why[300];
-		assert_int_equal(run_isolated(sibling_child, &fake, &sr, sizeof(sr), 60, why, sizeof(why)), 0);
+		struct strbuf why = STRBUF_INIT;
+		assert_int_equal(run_isolated(sibling_child, &fake, &sr, sizeof(sr), 60, &why), 0);
+		strbuf_release(&why);
 		for (int i = 0; i < 2; i++) {
 			const char *err = sr.err;
 			if (i) {
@@ -625,8 +630,9 @@ static void test_nvrtc(void **state)
 	setenv("ROCMCHECK_CUDA_LIB", stub, 1);
 	struct rtc_req q = { &backend_cuda_ops, rc_kernels_rtc_source, "rtc_axpy", "sm_90" };
 	struct rtc_res o;
-	char why[300];
-	assert_int_equal(run_isolated(rtc_child, &q, &o, sizeof(o), 60, why, sizeof(why)), 0);
+	struct strbuf why = STRBUF_INIT;
+	assert_int_equal(run_isolated(rtc_child, &q, &o, sizeof(o), 60, &why), 0);
+	strbuf_release(&why);
 	if (o.rc)
 		print_message("nvrtc: %s\n", o.err);
 	assert_int_equal(o.rc, 0);

@@ -38,8 +38,10 @@ static void lib_child(void *arg, void *out)
 static bool have_hip(void)
 {
 	int found = 0;
-	char why[200];
-	return run_isolated(lib_child, NULL, &found, sizeof(found), 30, why, sizeof(why)) == 0 && found;
+	struct strbuf why = STRBUF_INIT;
+	int rc = run_isolated(lib_child, NULL, &found, sizeof(found), 30, &why);
+	strbuf_release(&why);
+	return rc == 0 && found;
 }
 
 /* facts with `n` GPUs of vendor v, all visible */
@@ -95,8 +97,9 @@ static void test_hip_backend(void **state)
 {
 	(void)state;
 	int out[8];
-	char why[300];
-	assert_int_equal(run_isolated(hip_child, NULL, out, sizeof(out), 30, why, sizeof(why)), 0);
+	struct strbuf why = STRBUF_INIT;
+	assert_int_equal(run_isolated(hip_child, NULL, out, sizeof(out), 30, &why), 0);
+	strbuf_release(&why);
 	assert_int_equal(out[0], 0);
 	assert_int_equal(out[1], -EIO);
 	assert_int_equal(out[2], 101);

@@ -74,16 +74,18 @@ static double now_s(void)
 static void test_isolated_stuck(void **state)
 {
 	(void)state;
-	char why[512];
+	struct strbuf err = STRBUF_INIT;
 	int out = 0;
 	double t0 = now_s();
-	int rc = run_isolated(child_stuck, NULL, &out, sizeof(out), 1, why, sizeof(why));
+	int rc = run_isolated(child_stuck, NULL, &out, sizeof(out), 1, &err);
 	double took = now_s() - t0;
+	const char *why = strbuf_cstr(&err);
 	fprintf(stderr, "  rc %d after %.1f s: %s\n", rc, took, why);
 	if (rc == -EIO && strstr(why, "status 77"))
 		skip();
 	assert_int_equal(rc, -EDEADLK);
 	assert_non_null(strstr(why, "stuck in the GPU driver (D state) after SIGKILL; the GPU is hung"));
+	strbuf_release(&err);
 	/* the bounded wait: 1 s watchdog + 1 s after SIGKILL, not forever */
 	assert_true(took < TRACER_LINGER_S - 1);
 	sleep(TRACER_LINGER_S);

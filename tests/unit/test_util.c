@@ -25,6 +25,17 @@ static void test_strbuf(void **state)
 	s = strbuf_detach(&sb);
 	assert_string_equal(s, "");
 	free(s);
+	/* setlen cuts back, never grows, and is safe on an empty buffer */
+	strbuf_setlen(&sb, 0);
+	assert_string_equal(strbuf_cstr(&sb), "");
+	strbuf_addstr(&sb, "timed out; it printed: x");
+	strbuf_setlen(&sb, 9);
+	assert_string_equal(sb.buf, "timed out");
+	assert_int_equal(sb.len, 9);
+	strbuf_setlen(&sb, 100);
+	assert_string_equal(sb.buf, "timed out");
+	strbuf_addch(&sb, '!');
+	assert_string_equal(sb.buf, "timed out!");
 	strbuf_release(&sb);
 }
 
