@@ -510,8 +510,8 @@ void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const 
 	route_render(ctx->db, os_entry(ctx), rel, &t, &res->fix.commands);
 }
 
-void fix_rocm_release(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *target,
-		      const char *arch)
+void fix_move_to_rocm_release(struct check_result *res, const struct check_ctx *ctx,
+			      const struct prof_rocm *target, const char *arch)
 {
 	if (!target)
 		return;

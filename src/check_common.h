@@ -135,8 +135,8 @@ void fix_add_route(struct check_result *res, const struct check_ctx *ctx, const 
  * (rocm_upgrade) when it is newer than the installed release, "install"
  * (rocm_older) when the arch was dropped and it is older; the release's install
  * route follows when it lists this OS. */
-void fix_rocm_release(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *target,
-		      const char *arch);
+void fix_move_to_rocm_release(struct check_result *res, const struct check_ctx *ctx,
+			      const struct prof_rocm *target, const char *arch);
 /* The HSA_OVERRIDE_GFX_VERSION fix for GPU g: the global variable when no
  * other AMD GPU would get a value it does not need, else the per-node form. */
 void fix_override_set(struct check_result *res, const struct check_ctx *ctx, const struct gpu *g,

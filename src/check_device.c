@@ -254,7 +254,7 @@ static void arch_not_supported(const struct check_ctx *ctx, struct report *r, co
 	}
 	result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
 	if (near) {
-		fix_rocm_release(res, ctx, near, g->arch);
+		fix_move_to_rocm_release(res, ctx, near, g->arch);
 	} else {
 		result_fix_text(res, "No ROCm release supports %s: run on another GPU, or build the libraries from source with --offload-arch=%s.",
 				g->arch, g->arch);

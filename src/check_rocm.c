@@ -390,7 +390,7 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 	else if (w.dkms_dir)
 		result_evidence(res, "/var/lib/dkms/amdgpu", "%s", f->sys.dkms_amdgpu_versions.v[0]);
 	if (w.gpu_target)
-		fix_rocm_release(res, ctx, w.gpu_target, w.gpu_arch);
+		fix_move_to_rocm_release(res, ctx, w.gpu_target, w.gpu_arch);
 	if (w.driver_bad) {
 		struct fixvars fv = FIXVARS_INIT;
 		fixvars_add(&fv, "rocm_version", rel->version);
@@ -482,7 +482,7 @@ static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, co
 		if (ov_arch[0] && strvec_contains(&ri->tensile_archs, ov_arch)) {
 			fix_override_set(res, ctx, g, ovv);
 		} else if (rel) {
-			fix_rocm_release(res, ctx, rel, g->arch);
+			fix_move_to_rocm_release(res, ctx, rel, g->arch);
 		} else {
 			result_fix_text(res, "No ROCm release in the profile ships rocBLAS kernels for %s; build rocBLAS for it from source or use another GPU.",
 					g->arch);
