@@ -203,6 +203,24 @@ static char *parent_of(const char *p)
 
 static void capture_path(struct bundle *b, struct sysroot *sr, const char *path, int depth);
 
+/* A file's bytes for the bundle: as read, except dpkg's package database,
+ * which keeps only the GPU stack's stanzas (what rocmcheck reads of it; the
+ * rest is large and the machine owner's business). */
+static int bundle_read(struct sysroot *sr, const char *path, char **data, size_t *len)
+{
+	if (strcmp(path, "/var/lib/dpkg/status"))
+		return sysroot_read(sr, path, data, len);
+	char *all = NULL;
+	size_t n = 0;
+	int r = sysroot_read_max(sr, path, PACKAGES_DB_MAX, &all, &n);
+	if (r)
+		return r;
+	*data = dpkg_status_filter(all, n);
+	*len = strlen(*data);
+	free(all);
+	return 0;
+}
+
 /* `lex` is a lexical path whose last component is a real name. Put what it
  * is at its canonical location: a symlink (and then what it points at), a
  * file, or a directory. `final`: the path the checks asked for (files are
@@ -235,7 +253,7 @@ static void capture_one(struct bundle *b, struct sysroot *sr, const char *lex, b
 			skip(b, where, "the bundle's sysroot already holds %u MiB", BUNDLE_SYSROOT_CAP >> 20);
 			break;
 		}
-		int r = sysroot_read(sr, where, &data, &len);
+		int r = bundle_read(sr, where, &data, &len);
 		if (r == 0) {
 			if (b->sysroot_bytes + len > BUNDLE_SYSROOT_CAP) {
 				b->sysroot_full = true;

@@ -13,6 +13,7 @@ const char *diff_area_name(enum diff_area a)
 		[DA_KERNEL] = "kernel", [DA_OS] = "os", [DA_CONTAINER] = "container", [DA_DRIVER] = "driver",
 		[DA_ROCM] = "rocm", [DA_CUDA] = "cuda", [DA_FRAMEWORK] = "frameworks", [DA_GPU] = "gpus",
 		[DA_ENV] = "environment", [DA_USER] = "user", [DA_DEVICES] = "devices",
+		[DA_PACKAGES] = "packages",
 	};
 	return a < DA_NAREAS ? names[a] : "?";
 }
@@ -25,20 +26,21 @@ static const struct {
 	const char *prefix;
 	unsigned areas;
 } explainers[] = {
-	{ "system.kernel", BIT(DA_KERNEL) | BIT(DA_OS) | BIT(DA_ROCM) | BIT(DA_CONTAINER) },
+	{ "system.kernel", BIT(DA_KERNEL) | BIT(DA_OS) | BIT(DA_ROCM) | BIT(DA_CONTAINER) | BIT(DA_PACKAGES) },
 	{ "system.os", BIT(DA_OS) | BIT(DA_ROCM) },
 	{ "system.container", BIT(DA_CONTAINER) | BIT(DA_DEVICES) | BIT(DA_ENV) },
-	{ "system.", BIT(DA_KERNEL) | BIT(DA_OS) | BIT(DA_DRIVER) },
-	{ "driver.", BIT(DA_DRIVER) | BIT(DA_KERNEL) | BIT(DA_DEVICES) },
-	{ "device.", BIT(DA_GPU) | BIT(DA_DRIVER) | BIT(DA_ENV) | BIT(DA_ROCM) },
+	{ "system.", BIT(DA_KERNEL) | BIT(DA_OS) | BIT(DA_DRIVER) | BIT(DA_PACKAGES) },
+	{ "driver.", BIT(DA_DRIVER) | BIT(DA_KERNEL) | BIT(DA_DEVICES) | BIT(DA_PACKAGES) },
+	{ "device.", BIT(DA_GPU) | BIT(DA_DRIVER) | BIT(DA_ENV) | BIT(DA_ROCM) | BIT(DA_PACKAGES) },
 	{ "perm.", BIT(DA_USER) | BIT(DA_DEVICES) },
-	{ "rocm.", BIT(DA_ROCM) | BIT(DA_DRIVER) | BIT(DA_ENV) | BIT(DA_GPU) },
-	{ "cuda.", BIT(DA_CUDA) | BIT(DA_DRIVER) | BIT(DA_ENV) },
-	{ "framework.", BIT(DA_FRAMEWORK) | BIT(DA_ROCM) | BIT(DA_CUDA) | BIT(DA_DRIVER) | BIT(DA_ENV) },
+	{ "rocm.", BIT(DA_ROCM) | BIT(DA_DRIVER) | BIT(DA_ENV) | BIT(DA_GPU) | BIT(DA_PACKAGES) },
+	{ "cuda.", BIT(DA_CUDA) | BIT(DA_DRIVER) | BIT(DA_ENV) | BIT(DA_PACKAGES) },
+	{ "framework.", BIT(DA_FRAMEWORK) | BIT(DA_ROCM) | BIT(DA_CUDA) | BIT(DA_DRIVER) | BIT(DA_ENV) |
+			BIT(DA_PACKAGES) },
 	{ "env.", BIT(DA_ENV) },
 	{ "net.", BIT(DA_OS) | BIT(DA_ENV) },
 	{ "probe.", BIT(DA_GPU) | BIT(DA_DRIVER) | BIT(DA_ROCM) | BIT(DA_CUDA) | BIT(DA_ENV) | BIT(DA_USER) |
-			    BIT(DA_DEVICES) },
+			    BIT(DA_DEVICES) | BIT(DA_PACKAGES) },
 };
 
 static unsigned areas_for(const char *id)
@@ -76,6 +78,51 @@ static const char *js(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
+/* stack.packages and stack.dkms (reports since they were added): a fact per
+ * package ("package rocm-hip-runtime", keyed by architecture too when it is
+ * not amd64/x86_64/all) and per DKMS module, its versions together. */
+static void flat_packages(struct flat *f, const json_t *stack)
+{
+	size_t i;
+	const json_t *it;
+	json_array_foreach(json_object_get(json_object_get(stack, "packages"), "installed"), i, it) {
+		const char *name = js(it, "name"), *arch = js(it, "arch");
+		if (!name)
+			continue;
+		bool plain = !arch || !strcmp(arch, "amd64") || !strcmp(arch, "x86_64") || !strcmp(arch, "all");
+		put(f, DA_PACKAGES, plain ? xasprintf("package %s", name) : xasprintf("package %s:%s", name, arch),
+		    js(it, "version") ? js(it, "version") : "?");
+	}
+	const json_t *dkms = json_object_get(stack, "dkms");
+	json_array_foreach(dkms, i, it) {
+		const char *mod = js(it, "module");
+		if (!mod)
+			continue;
+		bool first = true;      /* one fact per module: every version of it */
+		for (size_t k = 0; k < i; k++)
+			first &= !js(json_array_get(dkms, k), "module") || strcmp(js(json_array_get(dkms, k), "module"), mod);
+		if (!first)
+			continue;
+		struct strbuf v = STRBUF_INIT;
+		size_t j;
+		const json_t *m;
+		json_array_foreach(dkms, j, m) {
+			if (!js(m, "module") || strcmp(js(m, "module"), mod))
+				continue;
+			strbuf_addf(&v, "%s%s (built for ", v.len ? "; " : "", js(m, "version") ? js(m, "version") : "?");
+			size_t k;
+			const json_t *kr;
+			json_array_foreach(json_object_get(m, "kernels"), k, kr)
+				strbuf_addf(&v, "%s%s", k ? ", " : "", json_string_value(kr) ? json_string_value(kr) : "?");
+			if (!json_array_size(json_object_get(m, "kernels")))
+				strbuf_addstr(&v, "no kernel");
+			strbuf_addch(&v, ')');
+		}
+		put(f, DA_PACKAGES, xasprintf("dkms %s", mod), strbuf_cstr(&v));
+		strbuf_release(&v);
+	}
+}
+
 static void flat_report(struct flat *f, const json_t *doc)
 {
 	const json_t *host = json_object_get(doc, "host"), *stack = json_object_get(doc, "stack");
@@ -109,6 +156,7 @@ static void flat_report(struct flat *f, const json_t *doc)
 		put(f, DA_GPU, xasprintf("GPU %lld visible", (long long)idx),
 		    json_is_true(json_object_get(it, "visible")) ? "yes" : "no");
 	}
+	flat_packages(f, stack);
 }
 
 static void flat_host(struct flat *f, const struct diff_side *s)

@@ -15,7 +15,7 @@
  * check reads (diff.c's table). */
 enum diff_area {
 	DA_KERNEL, DA_OS, DA_CONTAINER, DA_DRIVER, DA_ROCM, DA_CUDA, DA_FRAMEWORK, DA_GPU, DA_ENV, DA_USER,
-	DA_DEVICES, DA_NAREAS
+	DA_DEVICES, DA_PACKAGES, DA_NAREAS
 };
 const char *diff_area_name(enum diff_area a);
 

@@ -255,6 +255,7 @@ void facts_release(struct facts *f)
 	free(f->py.v);
 	strvec_release(&f->py.sites_searched);
 	env_release_facts(&f->env);
+	package_facts_release(&f->pkg);
 	for (size_t i = 0; i < f->ngpus; i++)
 		gpu_release(&f->gpus[i]);
 	free(f->gpus);

@@ -316,6 +316,38 @@ struct env_facts {
 	struct strvec blocking_vars;  /* "HIP_LAUNCH_BLOCKING=1" for each one set true */
 };
 
+/* ---- facts_packages.c: the GPU stack's packages and DKMS modules ---- */
+struct package {
+	char *name, *version, *arch;
+};
+struct dkms_module {
+	char *name;                 /* "amdgpu", "nvidia" */
+	char *version;              /* "6.10.5-2109964.22.04" */
+	struct strvec kernels;      /* the releases it was built for ("5.15.0-119-generic") */
+};
+/* Most packages and DKMS module versions kept (a stack has a few hundred). */
+#define PACKAGES_MAX 4096
+#define DKMS_MAX 256
+/* dpkg's status file is read whole up to this size (a desktop's is 2-4 MiB). */
+#define PACKAGES_DB_MAX (8 * 1024 * 1024)
+struct package_facts {
+	const char *db;             /* "/var/lib/dpkg/status" when read; NULL: no package database read */
+	struct package *v;          /* installed GPU-stack packages, sorted by name */
+	size_t n;
+	struct dkms_module *dkms;   /* /var/lib/dkms/<module>/<version>, sorted */
+	size_t ndkms;
+};
+/* A package of the GPU compute stack (ROCm, the drivers, CUDA, the kernel
+ * and firmware they need), by name prefix. */
+bool package_is_gpu_stack(const char *name);
+/* Parse dpkg's status text: the installed GPU-stack packages into p
+ * (appended, then sorted). Returns 0. */
+int dpkg_status_parse(const char *text, size_t len, struct package_facts *p);
+/* dpkg's status text with only the GPU-stack packages' stanzas (what a
+ * bundle keeps of it). Caller frees. */
+char *dpkg_status_filter(const char *text, size_t len);
+void package_facts_release(struct package_facts *p);
+
 /* ---- facts.c: the GPU inventory and the whole ---- */
 struct gpu {
 	int index;                  /* as `devices` numbers them: KFD GPU nodes in node order, then NVIDIA by PCI address */
@@ -356,6 +388,7 @@ struct facts {
 	struct cuda_facts cuda;
 	struct python_facts py;
 	struct env_facts env;
+	struct package_facts pkg;
 	const struct dev_node *kfd_dev; /* /dev/kfd, borrowed from sysroot */
 	/* Every device node the checks judge besides /dev/kfd: /dev/dri/renderD*
 	 * of each GPU, /dev/nvidia0..N, /dev/nvidiactl, /dev/nvidia-uvm, /dev/dxg
@@ -383,6 +416,7 @@ void facts_read_rocm(struct facts *f);
 void facts_read_cuda(struct facts *f);
 void facts_read_python(struct facts *f);
 void facts_read_env(struct facts *f);
+void facts_read_packages(struct facts *f);
 /* Build f->gpus from kfd + pci + drm (no profile needed). */
 void facts_build_gpus(struct facts *f);
 /* Ask the sysroot about every device node the checks judge besides /dev/kfd

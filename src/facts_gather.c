@@ -81,6 +81,7 @@ void facts_gather(struct facts *f, struct sysroot *sr)
 	facts_read_rocm(f);
 	facts_read_cuda(f);
 	facts_read_python(f);
+	facts_read_packages(f);
 	f->kfd_dev = sysroot_device(sr, "/dev/kfd");
 	facts_build_gpus(f);
 	facts_read_devices(f);  /* render and NVIDIA nodes of those GPUs */

@@ -204,6 +204,35 @@ static json_t *json_fw_runtime(const struct framework_runtime *fr)
 	return o;
 }
 
+/* The GPU stack's installed packages and the database they came from. */
+static json_t *json_packages(const struct facts *f)
+{
+	json_t *o = json_object(), *list = json_array();
+	set(o, "database", nonempty(f ? f->pkg.db : NULL));
+	for (size_t i = 0; f && i < f->pkg.n; i++) {
+		json_t *p = json_object();
+		set(p, "name", nonempty(f->pkg.v[i].name));
+		set(p, "version", nonempty(f->pkg.v[i].version));
+		set(p, "arch", nonempty(f->pkg.v[i].arch));
+		json_array_append_new(list, p);
+	}
+	set(o, "installed", list);
+	return o;
+}
+
+static json_t *json_dkms(const struct facts *f)
+{
+	json_t *list = json_array();
+	for (size_t i = 0; f && i < f->pkg.ndkms; i++) {
+		json_t *d = json_object();
+		set(d, "module", nonempty(f->pkg.dkms[i].name));
+		set(d, "version", nonempty(f->pkg.dkms[i].version));
+		set(d, "kernels", out_json_strvec(&f->pkg.dkms[i].kernels));
+		json_array_append_new(list, d);
+	}
+	return list;
+}
+
 static json_t *json_stack(const struct report *r)
 {
 	const struct facts *f = r->facts;
@@ -247,6 +276,8 @@ static json_t *json_stack(const struct report *r)
 		json_array_append_new(fws, o);
 	}
 	set(st, "frameworks", fws);
+	set(st, "packages", json_packages(f));
+	set(st, "dkms", json_dkms(f));
 	return st;
 }
 

@@ -499,7 +499,7 @@ static char *walk_path(const struct walk *w)
 
 /* ---- files ---- */
 
-static int read_file(struct sysroot *sr, const char *path, bool rec, char **out, size_t *len)
+static int read_file(struct sysroot *sr, const char *path, bool rec, size_t max, char **out, size_t *len)
 {
 	struct walk w;
 	struct stat st, st2;
@@ -546,8 +546,8 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, char **out,
 	for (;;) {
 		if (used + 1 >= alloc) {
 			alloc = alloc ? alloc * 2 : 4096;
-			if (alloc > (size_t)SYSROOT_MAX_FILE + 2)
-				alloc = (size_t)SYSROOT_MAX_FILE + 2;
+			if (alloc > max + 2)
+				alloc = max + 2;
 			buf = xrealloc(buf, alloc);
 		}
 		ssize_t n = read(fd, buf + used, alloc - 1 - used);
@@ -560,7 +560,7 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, char **out,
 		if (n == 0)
 			break;
 		used += (size_t)n;
-		if (used > SYSROOT_MAX_FILE) {
+		if (used > max) {
 			ret = -EFBIG;
 			goto out;
 		}
@@ -589,13 +589,18 @@ out:
 
 int sysroot_read(struct sysroot *sr, const char *path, char **out, size_t *len)
 {
-	return read_file(sr, path, true, out, len);
+	return read_file(sr, path, true, SYSROOT_MAX_FILE, out, len);
+}
+
+int sysroot_read_max(struct sysroot *sr, const char *path, size_t max, char **out, size_t *len)
+{
+	return read_file(sr, path, true, max, out, len);
 }
 
 int sysroot_read_line(struct sysroot *sr, const char *path, char **out)
 {
 	size_t len;
-	int ret = read_file(sr, path, true, out, &len);
+	int ret = read_file(sr, path, true, SYSROOT_MAX_FILE, out, &len);
 	if (ret)
 		return ret;
 	while (len && isspace((unsigned char)(*out)[len - 1]))
@@ -1452,7 +1457,7 @@ int sysroot_open(struct sysroot *sr, const char *dir)
 
 	char *text = NULL;
 	size_t len;
-	int r = read_file(sr, HOST_INI, false, &text, &len);
+	int r = read_file(sr, HOST_INI, false, SYSROOT_MAX_FILE, &text, &len);
 	if (r == 0) {
 		sr->have_host_ini = true;
 		if (memchr(text, '\0', len))

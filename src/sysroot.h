@@ -121,6 +121,9 @@ char *sysroot_capture_below(struct sysroot *sr);
  * possible). Returns 0, -ENOENT, -EISDIR, -EFBIG, -EACCES, -ELOOP or another
  * negative errno. */
 int sysroot_read(struct sysroot *sr, const char *path, char **out, size_t *len);
+/* The same with a cap of `max` bytes instead of SYSROOT_MAX_FILE, for the one
+ * large file rocmcheck reads (dpkg's package database). */
+int sysroot_read_max(struct sysroot *sr, const char *path, size_t max, char **out, size_t *len);
 
 /* Like sysroot_read, then trims trailing whitespace. Returns the same codes. */
 int sysroot_read_line(struct sysroot *sr, const char *path, char **out);

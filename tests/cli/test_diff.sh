@@ -30,6 +30,25 @@ assert_out_has "^  system.kernel: pass → "
 assert_out_has "^      kernel: 6.8.0-40-generic → "
 assert_out_lacks "groups of"
 
+# Packages and DKMS: the kernel that is too new for the ROCm release comes
+# with its own kernel packages, and the DKMS amdgpu that was never built for
+# it (from reports and from bundles alike).
+run 1 diff "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/amd-rx7900xtx-ubuntu2404-kerneltoonew.json"
+assert_out_has "^      package linux-image-6.11.0-19-generic: (none) → 6.11.0-19.19~24.04.1$"
+assert_out_has "^      package rocm-core: 6.2.0.60200-66~22.04 → 6.2.2.60202-116~24.04$"
+assert_out_has "^      dkms amdgpu: 6.8.5-2009582.22.04 (built for 6.8.0-40-generic) → 6.8.5-2041575.24.04 (built for no kernel)$"
+assert_out_has "^      package libdrm-amdgpu1:i386: 2.4.113-2~ubuntu0.22.04.1 → (none)$"
+assert_out_lacks "package bash"
+assert_out_lacks "linux-image-6.5.0-35"   # removed, its configuration left: not installed
+run 1 --json diff "$T/amd-rx7900xtx-ubuntu2204-healthy.tar.gz" "$T/amd-rx7900xtx-ubuntu2404-kerneltoonew.tar.gz"
+[ "$(json_get "$OUT" '[(f["area"], f["a"], f["b"], f["explains_a_verdict"]) for f in d["facts"] if f["what"] == "package amdgpu-dkms"]')" = \
+	"[('packages', '1:6.8.5.60200-2009582.22.04', '1:6.8.5.60202-2041575.24.04', True)]" ] || { fail "amdgpu-dkms from bundles"; last; }
+# the bundle keeps only the GPU stack's stanzas of dpkg's database
+tar -xzf "$T/amd-rx7900xtx-ubuntu2204-healthy.tar.gz" -C "$T" sysroot/var/lib/dpkg/status || fail "dpkg status in the bundle"
+grep -q "^Package: rocm-core$" "$T/sysroot/var/lib/dpkg/status" || fail "rocm-core kept"
+grep -q "^Package: linux-image-6.5.0-35-generic$" "$T/sysroot/var/lib/dpkg/status" || fail "a removed kernel's stanza kept as it was"
+! grep -q "^Package: \(bash\|libc6\|openssh-server\)$" "$T/sysroot/var/lib/dpkg/status" || fail "other packages left out"
+
 # Identical: nothing differs, exit 0; the same report as a bundle and as JSON
 # differ only in what the bundle adds (nothing to compare against: no verdict).
 run 0 diff "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/amd-rx7900xtx-ubuntu2204-healthy.json"

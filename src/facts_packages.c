@@ -1,0 +1,273 @@
+/* facts_packages.c: the GPU stack's installed packages (dpkg's status
+ * database) and the DKMS modules built on the machine (/var/lib/dkms). Only
+ * what `diff` and the report show: no check judges a package by name. */
+#include "facts.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <string.h>
+#include <strings.h>
+
+#define DPKG_STATUS "/var/lib/dpkg/status"
+#define DKMS_TREE "/var/lib/dkms"
+
+/* The packages that make up a GPU compute stack, by name: ROCm and its
+ * libraries as AMD's repository and Debian/Ubuntu name them, the NVIDIA
+ * driver and CUDA, and the kernel, firmware and DKMS they sit on. The rest
+ * of a machine's packages say nothing about its GPUs (and are its owner's
+ * business), so they are neither kept nor bundled. "hip*" matches any name
+ * that starts so; "cuda" only itself or itself followed by '-', '.', '+' or
+ * a digit, so that "cudatext" is not CUDA. */
+static const char *const stack_names[] = {
+	/* AMD */
+	"rocm*", "rocblas*", "rocsolver*", "rocfft*", "rocrand*", "rocsparse*", "rocprim*", "rocthrust*",
+	"roctracer*", "rocprofiler*", "rocminfo*", "rocalution*", "rocwmma*", "rocdecode*", "rocjpeg*", "rccl*",
+	"hip*", "hsa*", "miopen*", "migraphx*", "mivisionx*", "amdgpu*", "amd-smi*", "comgr*", "openmp-extras*",
+	"composablekernel*", "libamdhip*", "libhsa*", "libhip*", "librocm*", "librocblas*", "librocsolver*",
+	"librocfft*", "librocrand*", "librocsparse*", "librocalution*", "libmiopen*", "librccl*",
+	"libdrm-amdgpu*", "firmware-amd-graphics",
+	/* NVIDIA */
+	"nvidia*", "libnvidia*", "cuda", "libcuda", "libcudart*", "libcudnn*", "libnccl*", "libcublas*",
+	"libcufft*", "libcurand*", "libcusolver*", "libcusparse*", "libnvrtc*", "libnvjitlink*", "libnvinfer*",
+	"tensorrt*", "firmware-nvidia*",
+	/* what the drivers are built for and loaded into */
+	"linux-image*", "linux-headers*", "linux-modules*", "linux-firmware*", "dkms",
+};
+
+bool package_is_gpu_stack(const char *name)
+{
+	if (!name)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(stack_names); i++) {
+		const char *pat = stack_names[i];
+		size_t n = strlen(pat);
+		bool any = pat[n - 1] == '*';
+		if (any)
+			n--;
+		if (strncmp(name, pat, n))
+			continue;
+		if (any || !name[n] || name[n] == '-' || name[n] == '.' || name[n] == '+' ||
+		    isdigit((unsigned char)name[n]))
+			return true;
+	}
+	return false;
+}
+
+/* ---- dpkg's status file: stanzas of "Field: value" lines ---- */
+
+struct stanza {
+	const char *start, *end;     /* the stanza's text, blank line excluded */
+	char *package, *version, *arch, *status;
+};
+
+/* The value of a one-line field at `line` (which starts with `field:`). */
+static char *field_value(const char *line, const char *eol, size_t field_len)
+{
+	const char *v = line + field_len + 1;
+	while (v < eol && (*v == ' ' || *v == '\t'))
+		v++;
+	const char *e = eol;
+	while (e > v && isspace((unsigned char)e[-1]))
+		e--;
+	return facts_printable(xstrndup(v, (size_t)(e - v)));
+}
+
+static void stanza_release(struct stanza *s)
+{
+	free(s->package);
+	free(s->version);
+	free(s->arch);
+	free(s->status);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Read the stanza starting at *pos (blank lines before it skipped); false at
+ * the end of the text. */
+static bool stanza_next(const char **pos, const char *end, struct stanza *s)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{ "Package", offsetof(struct stanza, package) },
+		{ "Version", offsetof(struct stanza, version) },
+		{ "Architecture", offsetof(struct stanza, arch) },
+		{ "Status", offsetof(struct stanza, status) },
+	};
+	const char *p = *pos;
+	memset(s, 0, sizeof(*s));
+	while (p < end && (*p == '\n' || *p == '\r'))
+		p++;
+	if (p >= end)
+		return false;
+	s->start = p;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		if (eol == p || (eol == p + 1 && *p == '\r'))
+			break;                   /* the blank line that ends it */
+		for (size_t i = 0; i < ARRAY_SIZE(fields) && *p != ' ' && *p != '\t'; i++) {
+			size_t n = strlen(fields[i].name);
+			char **slot = (char **)((char *)s + fields[i].off);
+			if ((size_t)(eol - p) > n && !strncasecmp(p, fields[i].name, n) && p[n] == ':' && !*slot)
+				*slot = field_value(p, eol, n);
+		}
+		p = eol < end ? eol + 1 : end;
+	}
+	s->end = p;
+	*pos = p;
+	return true;
+}
+
+/* "install ok installed", "hold ok installed": the last word is the state. */
+static bool stanza_installed(const struct stanza *s)
+{
+	if (!s->status)
+		return false;
+	const char *last = strrchr(s->status, ' ');
+	return last && !strcmp(last + 1, "installed");
+}
+
+static int cmp_package(const void *a, const void *b)
+{
+	const struct package *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->arch ? x->arch : "", y->arch ? y->arch : "");
+}
+
+int dpkg_status_parse(const char *text, size_t len, struct package_facts *p)
+{
+	const char *pos = text, *end = text + len;
+	struct stanza s;
+	size_t alloc = 0;
+	while (stanza_next(&pos, end, &s)) {
+		if (s.package && package_is_gpu_stack(s.package) && stanza_installed(&s) &&
+		    p->n < PACKAGES_MAX) {
+			if (p->n == alloc) {
+				alloc = alloc ? alloc * 2 : 32;
+				p->v = xrealloc(p->v, alloc * sizeof(*p->v));
+			}
+			p->v[p->n++] = (struct package){ s.package, s.version, s.arch };
+			s.package = s.version = s.arch = NULL;
+		}
+		stanza_release(&s);
+	}
+	if (p->n)
+		qsort(p->v, p->n, sizeof(*p->v), cmp_package);
+	return 0;
+}
+
+char *dpkg_status_filter(const char *text, size_t len)
+{
+	const char *pos = text, *end = text + len;
+	struct stanza s;
+	struct strbuf out = STRBUF_INIT;
+	while (stanza_next(&pos, end, &s)) {
+		if (s.package && package_is_gpu_stack(s.package)) {
+			strbuf_add(&out, s.start, (size_t)(s.end - s.start));
+			if (s.end[-1] != '\n')
+				strbuf_addch(&out, '\n');
+			strbuf_addch(&out, '\n');
+		}
+		stanza_release(&s);
+	}
+	if (!out.buf)
+		strbuf_addstr(&out, "");
+	return strbuf_detach(&out);
+}
+
+static void read_dpkg(struct facts *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int r = sysroot_read_max(f->sr, DPKG_STATUS, PACKAGES_DB_MAX, &text, &len);
+	if (r == -ENOENT || r == -ENOTDIR)
+		return;                      /* not a dpkg system */
+	if (r) {
+		fact_errors_add(&f->errors, DPKG_STATUS, "cannot read dpkg's package database: %s", strerror(-r));
+		return;
+	}
+	f->pkg.db = DPKG_STATUS;
+	dpkg_status_parse(text, len, &f->pkg);
+	free(text);
+}
+
+/* ---- DKMS: /var/lib/dkms/<module>/<version>/<kernel>/<arch>/ ---- */
+
+/* Names in `dir` that are directories (not links: DKMS keeps
+ * kernel-<release>-<arch> links beside the versions), minus `skip`. */
+static void list_dirs(struct facts *f, const char *dir, const char *const *skip, struct strvec *out)
+{
+	struct strvec names = STRVEC_INIT;
+	if (sysroot_list(f->sr, dir, &names) == 0) {
+		for (size_t i = 0; i < names.n; i++) {
+			bool skipped = false;
+			for (size_t k = 0; skip && skip[k]; k++)
+				skipped |= !strcmp(names.v[i], skip[k]);
+			char *path = xasprintf("%s/%s", dir, names.v[i]);
+			char *target = NULL;
+			bool is_link = sysroot_readlink(f->sr, path, &target) == 0;
+			free(target);
+			if (!skipped && !is_link && sysroot_type(f->sr, path) == NODE_DIR)
+				strvec_push(out, names.v[i]);
+			free(path);
+		}
+	}
+	strvec_release(&names);
+}
+
+static void read_dkms_tree(struct facts *f)
+{
+	static const char *const not_kernels[] = { "source", "build", "log", NULL };
+	struct strvec modules = STRVEC_INIT;
+	list_dirs(f, DKMS_TREE, NULL, &modules);
+	for (size_t m = 0; m < modules.n && f->pkg.ndkms < DKMS_MAX; m++) {
+		char *mdir = xasprintf("%s/%s", DKMS_TREE, modules.v[m]);
+		struct strvec versions = STRVEC_INIT;
+		list_dirs(f, mdir, NULL, &versions);
+		for (size_t v = 0; v < versions.n && f->pkg.ndkms < DKMS_MAX; v++) {
+			char *vdir = xasprintf("%s/%s", mdir, versions.v[v]);
+			struct dkms_module *d;
+			f->pkg.dkms = xrealloc(f->pkg.dkms, (f->pkg.ndkms + 1) * sizeof(*f->pkg.dkms));
+			d = &f->pkg.dkms[f->pkg.ndkms++];
+			d->name = facts_printable(xstrdup(modules.v[m]));
+			d->version = facts_printable(xstrdup(versions.v[v]));
+			strvec_init(&d->kernels);
+			struct strvec kernels = STRVEC_INIT;
+			list_dirs(f, vdir, not_kernels, &kernels);
+			for (size_t k = 0; k < kernels.n; k++)
+				strvec_push_owned(&d->kernels, facts_printable(xstrdup(kernels.v[k])));
+			strvec_release(&kernels);
+			free(vdir);
+		}
+		strvec_release(&versions);
+		free(mdir);
+	}
+	strvec_release(&modules);
+}
+
+void facts_read_packages(struct facts *f)
+{
+	read_dpkg(f);
+	read_dkms_tree(f);
+}
+
+void package_facts_release(struct package_facts *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].name);
+		free(p->v[i].version);
+		free(p->v[i].arch);
+	}
+	free(p->v);
+	for (size_t i = 0; i < p->ndkms; i++) {
+		free(p->dkms[i].name);
+		free(p->dkms[i].version);
+		strvec_release(&p->dkms[i].kernels);
+	}
+	free(p->dkms);
+	memset(p, 0, sizeof(*p));
+}
