@@ -133,11 +133,36 @@ static int run_command(struct cli *cli, const struct command *cmd, int argc, cha
 	return cmd->fn(cli, argc, argv);
 }
 
-/* `rocmcheck help [COMMAND]`: the help `rocmcheck [COMMAND] --help` prints. */
+static const char help_about[] =
+	"Print the help of rocmcheck, or of COMMAND (what `rocmcheck COMMAND --help`\n"
+	"prints). With --words, print what a shell completion offers instead; the\n"
+	"completion scripts rocmcheck installs ask it, so they follow the options\n"
+	"this binary has.\n";
+
+/* `help --words`: the commands, then the global rows' words. */
+static void print_main_words(struct cli *cli, FILE *fp)
+{
+	struct cli_global_rows g;
+	int version = 0;
+	cli_global_rows(cli, &g, true, &version);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(fp, "%s\n", commands[i].name);
+	cli_print_words(fp, cli, g.rows);
+}
+
+/* `rocmcheck help [--words] [COMMAND]`: the help `rocmcheck [COMMAND] --help`
+ * prints, or the words a shell completion offers. */
 static int cmd_help(struct cli *cli, int argc, char **argv)
 {
 	struct strvec args = STRVEC_INIT;
-	int status = cli_parse(cli, "help", NULL, argc, argv, &args);
+	const struct cli_option opts[] = {
+		CLI_FLAG(0, "words", &cli->help_words, 1, "print the words a shell completion offers, one line each:\n"
+			 "the commands and global options, or COMMAND's options;\n"
+			 "an option that takes a value is followed by the value's\n"
+			 "name and the values known (--color WHEN auto always never)"),
+		CLI_END,
+	};
+	int status = cli_parse(cli, "help", opts, argc, argv, &args);
 	const struct command *cmd = NULL;
 	if (status == EXIT_OK && args.n > 1)
 		status = cli_usage_error("help", "help takes one command, not '%s'", args.v[1]);
@@ -147,8 +172,10 @@ static int cmd_help(struct cli *cli, int argc, char **argv)
 		char *sub_argv[] = { (char *)cmd->name, NULL };
 		cli->help = 1;
 		status = run_command(cli, cmd, 1, sub_argv);
+	} else if (status == EXIT_OK && (cli->help || cmd)) { /* help --help, help help */
+		cli_help(cli, "help", "[--words] [COMMAND]", help_about, opts);
 	} else if (status == EXIT_OK) {
-		print_main_usage(cli, stdout);
+		(cli->help_words ? print_main_words : print_main_usage)(cli, stdout);
 	}
 	strvec_release(&args);
 	return status;
