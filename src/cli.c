@@ -156,10 +156,11 @@ static int cmd_help(struct cli *cli, int argc, char **argv)
 {
 	struct strvec args = STRVEC_INIT;
 	const struct cli_option opts[] = {
-		CLI_FLAG(0, "words", &cli->help_words, 1, "print the words a shell completion offers, one line each:\n"
-			 "the commands and global options, or COMMAND's options;\n"
-			 "an option that takes a value is followed by the value's\n"
-			 "name and the values known (--color WHEN auto always never)"),
+		CLI_FLAG(0, "words", &cli->help_words, 1, "print the words a shell completion offers, one a line:\n"
+			 "the commands and global options, or the options COMMAND\n"
+			 "takes (its own and the global ones); an option with a\n"
+			 "value is followed by the value's name and the values\n"
+			 "known (--color WHEN auto always never)"),
 		CLI_END,
 	};
 	int status = cli_parse(cli, "help", opts, argc, argv, &args);

@@ -349,8 +349,12 @@ void cli_print_words(FILE *fp, struct cli *cli, const struct cli_option *opts)
 void cli_help(struct cli *cli, const char *cmd, const char *synopsis, const char *about,
 	      const struct cli_option *opts)
 {
-	if (cli->help_words)
+	if (cli->help_words) {
+		struct cli_global_rows g;
+		int version = 0;
+		cli_global_rows(cli, &g, false, &version); /* as cli_parse() takes them after the command */
 		cli_print_words(stdout, cli, opts);
-	else
+		cli_print_words(stdout, cli, g.rows);
+	} else
 		cli_print_usage(stdout, cmd, synopsis, about, opts);
 }

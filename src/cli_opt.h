@@ -88,8 +88,9 @@ void cli_print_usage(FILE *fp, const char *cmd, const char *synopsis, const char
 void cli_print_rows(FILE *fp, const struct cli_option *opts);
 
 /* What a command prints for --help: the usage above, or with `help --words`
- * (cli->help_words) the words of its rows for a shell completion, one line
- * per spelling: "-o FILE", "--level LEVEL quick standard full", "--json". */
+ * (cli->help_words) the words of its rows and of the global rows it takes,
+ * for a shell completion; cli_print_words() prints one line per spelling of
+ * a row: "-o FILE", "--color WHEN auto always never", "--json". */
 void cli_help(struct cli *cli, const char *cmd, const char *synopsis, const char *about,
 	      const struct cli_option *opts);
 void cli_print_words(FILE *fp, struct cli *cli, const struct cli_option *opts);
