@@ -34,44 +34,11 @@ offers() {
 	_rocmcheck
 	printf '%s\n' "${COMPREPLY[@]}" | sed '/^$/d' | LC_ALL=C sort >"$T/got"
 }
-# expect WHAT WORD...: the replies are exactly WHAT (words separated by spaces).
-expect() {
-	local want=$1
-	shift
-	offers "$@"
-	tr ' ' '\n' <<<"$want" | sed '/^$/d' | LC_ALL=C sort >"$T/want"
-	cmp -s "$T/got" "$T/want" || fail "completing 'rocmcheck $*': got '$(tr '\n' ' ' <"$T/got")', want '$want'"
-}
-# expect_file FILE WORD...: the replies are the lines of FILE.
-expect_file() {
-	local file=$1
-	shift
-	offers "$@"
-	LC_ALL=C sort "$file" >"$T/want"
-	[ -s "$T/want" ] || fail "completing 'rocmcheck $*': nothing expected (a broken table?)"
-	cmp -s "$T/got" "$T/want" ||
-		fail "completing 'rocmcheck $*': got '$(tr '\n' ' ' <"$T/got")', want '$(tr '\n' ' ' <"$T/want")'"
-}
-
-# the commands, as `rocmcheck --help` lists them
-run 0 --help
-sed -n '/^Commands:/,/^$/p' "$OUT" | awk 'NR > 1 && NF {print $1}' >"$T/commands"
-[ "$(wc -l <"$T/commands")" -ge 9 ] || fail "rocmcheck --help lists too few commands"
-# the global rows (--help) and each command's (help COMMAND), as printed
-rows() {
-	grep -Eo '^  (-[a-zA-Z], )?--[a-z][a-z-]*' "$OUT" | grep -Eo -- '-[a-zA-Z]\b|--[a-z-]+'
-}
-rows | grep -vx -- --version >"$T/globals" # --version only before a command
-expect_file "$T/commands" ""
+# shellcheck source=completion_lib.sh
+. "$(dirname "$0")/completion_lib.sh"
+expect_commands_and_options
 expect_file "$T/commands" help ""
 expect "devices diff doctor" d
-
-# every command offers its rows and the global rows, no more, no less
-while read -r cmd; do
-	run 0 help "$cmd"
-	{ rows; cat "$T/globals"; } >"$T/opts"
-	expect_file "$T/opts" "$cmd" -
-done <"$T/commands"
 
 # option names and the words of options with fixed values
 expect --level doctor --le

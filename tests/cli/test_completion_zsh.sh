@@ -39,44 +39,16 @@ IPREFIX=
 _rocmcheck
 EOF
 
-# expect WHAT WORD...: the replies to completing `rocmcheck WORD...` are
-# exactly WHAT (words separated by spaces); expect_file FILE WORD...: the
-# lines of FILE.
+# offers WORD...: the replies, sorted, to $T/got (completion_lib.sh).
 offers() {
 	ntests=$((ntests + 1))
 	PATH=$T/bin:$PATH COMPLETION_DIR=$SOURCE_DIR/contrib/completion zsh -f "$T/drive.zsh" "$@" 2>"$T/zerr" |
 		LC_ALL=C sort >"$T/got"
 	[ -s "$T/zerr" ] && { fail "zsh said, completing 'rocmcheck $*':"; cat "$T/zerr" >&2; }
 }
-expect() {
-	local want=$1
-	shift
-	offers "$@"
-	tr ' ' '\n' <<<"$want" | sed '/^$/d' | LC_ALL=C sort >"$T/want"
-	cmp -s "$T/got" "$T/want" || fail "completing 'rocmcheck $*': got '$(tr '\n' ' ' <"$T/got")', want '$want'"
-}
-expect_file() {
-	local file=$1
-	shift
-	offers "$@"
-	LC_ALL=C sort "$file" >"$T/want"
-	[ -s "$T/want" ] || fail "completing 'rocmcheck $*': nothing expected (a broken table?)"
-	cmp -s "$T/got" "$T/want" ||
-		fail "completing 'rocmcheck $*': got '$(tr '\n' ' ' <"$T/got")', want '$(tr '\n' ' ' <"$T/want")'"
-}
-
-run 0 --help
-sed -n '/^Commands:/,/^$/p' "$OUT" | awk 'NR > 1 && NF {print $1}' >"$T/commands"
-rows() {
-	grep -Eo '^  (-[a-zA-Z], )?--[a-z][a-z-]*' "$OUT" | grep -Eo -- '-[a-zA-Z]\b|--[a-z-]+'
-}
-rows | grep -vx -- --version >"$T/globals"
-expect_file "$T/commands" ""
-while read -r cmd; do
-	run 0 help "$cmd"
-	{ rows; cat "$T/globals"; } >"$T/opts"
-	expect_file "$T/opts" "$cmd" -
-done <"$T/commands"
+# shellcheck source=completion_lib.sh
+. "$(dirname "$0")/completion_lib.sh"
+expect_commands_and_options
 
 expect --level doctor --le
 expect "quick standard full" doctor --level ""
