@@ -155,6 +155,15 @@ static void gpu_values(struct cli *cli, struct strvec *out)
 			strvec_push_unique(out, db->models[i].key);
 }
 
+/* For --rocm: the releases of the profile database, newest first. */
+static void rocm_values(struct cli *cli, struct strvec *out)
+{
+	if (cli_load_profiles(cli))
+		return;
+	for (size_t i = cli->db->nrocm; i > 0; i--)
+		strvec_push(out, cli->db->rocm[i - 1].version);
+}
+
 /* The machine --os and --gpu describe: EXIT_OK, or the usage error printed. */
 static int described(struct cli *cli, const char *os_spec, const char *gpu_spec, struct plan_machine *m,
 		     struct strbuf *msg)
@@ -212,7 +221,8 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 	int check = 0;
 	enum level level = LEVEL_QUICK;
 	const struct cli_option opts[] = {
-		CLI_STRING(0, "rocm", &o.rocm, "X.Y", "install this ROCm release (default: the profile's choice)"),
+		CLI_STRING_VALUES("rocm", &o.rocm, "X.Y", rocm_values,
+				  "install this ROCm release (default: the profile's choice)"),
 		CLI_STRING_VALUES("os", &os_spec, "ID-VERSION", os_values,
 				  "plan for a described machine (ubuntu-22.04, rhel-9, ...)"),
 		CLI_STRING_VALUES("gpu", &gpu_spec, "GPU", gpu_values,

@@ -86,6 +86,9 @@ grep -qv '^gfx11' "$T/got" && fail "plan --gpu gfx11 offers $(tr '\n' ' ' <"$T/g
 expect "rx-7900-gre rx-7900-xt rx-7900-xtx" plan --os debian-12 --gpu rx-79
 offers plan --gpu ""
 grep -qx sm_89 "$T/got" || fail "plan --gpu does not offer sm_89"
+offers plan --rocm 6.
+grep -qx 6.2 "$T/got" || fail "plan --rocm 6. does not offer 6.2: $(tr '\n' ' ' <"$T/got")"
+grep -qv '^6\.' "$T/got" && fail "plan --rocm 6. offers $(tr '\n' ' ' <"$T/got")"
 
 # global options before the command, their values, files and directories
 expect --level --sysroot "$T/f/dir" doctor --le
