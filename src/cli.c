@@ -19,7 +19,7 @@ struct command {
 static int cmd_help(struct cli *cli, int argc, char **argv);
 
 /* Adding a command: add a row, write src/cmd_<name>.c (a struct cli_option
- * array, cli_parse, cli_print_usage on cli->help, then cli_ready), add a test
+ * array, cli_parse, cli_help on cli->help, then cli_ready), add a test
  * in tests/cli/ and a paragraph in man/rocmcheck.1. */
 static const struct command commands[] = {
 	{ "doctor", cmd_doctor, "diagnose the GPU compute stack and print a fix for every problem",

@@ -1,8 +1,10 @@
 /* Option rows (STYLE.md "Options are rows too"; git's parse-options and
  * curl's option table are the models). Each cmd_<command>.c keeps one
  * `struct cli_option` array ending in CLI_END; cli_parse() reads argv with
- * it and the global rows, and cli_print_usage() prints --help from the same
- * rows, so the parser, the help and the man-page test cannot drift.
+ * it and the global rows, cli_print_usage() prints --help from the same
+ * rows and cli_print_words() what `help --words` gives the shell
+ * completions, so the parser, the help, the completions and the man-page
+ * test cannot drift.
  *
  * The rules every command shares (rocmcheck(1), OPTION RULES):
  *  - "--name VALUE" and "--name=VALUE" are the same; "-o VALUE", "-oVALUE";
