@@ -19,7 +19,7 @@ struct command {
 static int cmd_help(struct cli *cli, int argc, char **argv);
 
 /* Adding a command: add a row, write src/cmd_<name>.c (a struct cli_option
- * array, cli_parse, cli_print_usage on cli->help, then cli_ready), add a test
+ * array, cli_parse, cli_help on cli->help, then cli_ready), add a test
  * in tests/cli/ and a paragraph in man/rocmcheck.1. */
 static const struct command commands[] = {
 	{ "doctor", cmd_doctor, "diagnose the GPU compute stack and print a fix for every problem",
@@ -133,11 +133,37 @@ static int run_command(struct cli *cli, const struct command *cmd, int argc, cha
 	return cmd->fn(cli, argc, argv);
 }
 
-/* `rocmcheck help [COMMAND]`: the help `rocmcheck [COMMAND] --help` prints. */
+static const char help_about[] =
+	"Print the help of rocmcheck, or of COMMAND (what `rocmcheck COMMAND --help`\n"
+	"prints). With --words, print what a shell completion offers instead; the\n"
+	"completion scripts rocmcheck installs ask it, so they follow the options\n"
+	"this binary has.\n";
+
+/* `help --words`: the commands, then the global rows' words. */
+static void print_main_words(struct cli *cli, FILE *fp)
+{
+	struct cli_global_rows g;
+	int version = 0;
+	cli_global_rows(cli, &g, true, &version);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(fp, "%s\n", commands[i].name);
+	cli_print_words(fp, cli, g.rows);
+}
+
+/* `rocmcheck help [--words] [COMMAND]`: the help `rocmcheck [COMMAND] --help`
+ * prints, or the words a shell completion offers. */
 static int cmd_help(struct cli *cli, int argc, char **argv)
 {
 	struct strvec args = STRVEC_INIT;
-	int status = cli_parse(cli, "help", NULL, argc, argv, &args);
+	const struct cli_option opts[] = {
+		CLI_FLAG(0, "words", &cli->help_words, 1, "print the words a shell completion offers, one a line:\n"
+			 "the commands and global options, or the options COMMAND\n"
+			 "takes (its own and the global ones); an option with a\n"
+			 "value is followed by the value's name and the values\n"
+			 "known (--color WHEN auto always never)"),
+		CLI_END,
+	};
+	int status = cli_parse(cli, "help", opts, argc, argv, &args);
 	const struct command *cmd = NULL;
 	if (status == EXIT_OK && args.n > 1)
 		status = cli_usage_error("help", "help takes one command, not '%s'", args.v[1]);
@@ -147,8 +173,10 @@ static int cmd_help(struct cli *cli, int argc, char **argv)
 		char *sub_argv[] = { (char *)cmd->name, NULL };
 		cli->help = 1;
 		status = run_command(cli, cmd, 1, sub_argv);
+	} else if (status == EXIT_OK && (cli->help || cmd)) { /* help --help, help help */
+		cli_help(cli, "help", "[--words] [COMMAND]", help_about, opts);
 	} else if (status == EXIT_OK) {
-		print_main_usage(cli, stdout);
+		(cli->help_words ? print_main_words : print_main_usage)(cli, stdout);
 	}
 	strvec_release(&args);
 	return status;

@@ -46,6 +46,7 @@ struct cli {
 	enum color_mode color;
 	int verbosity;             /* -1 quiet, 0 normal, 1 verbose */
 	int help;                  /* -h/--help given */
+	int help_words;            /* `help --words`: --help prints the rows' words */
 	/* set by the parser and the dispatcher */
 	unsigned global_seen;      /* global option rows given (cli_opt.c: conflicts) */
 	bool version_alias;        /* --version before the command */

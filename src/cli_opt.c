@@ -321,3 +321,40 @@ void cli_print_usage(FILE *fp, const char *cmd, const char *synopsis, const char
 	fputs("\nGlobal options such as --json, --sysroot DIR, -q and -v work here too;\n"
 	      "see `rocmcheck --help`.\n", fp);
 }
+
+/* One line per spelling of each row: the option, its value's name, and the
+ * values a completion offers (the row's words, or what its values() finds). */
+void cli_print_words(FILE *fp, struct cli *cli, const struct cli_option *opts)
+{
+	for (const struct cli_option *o = opts; o && o->kind != OPT_END; o++) {
+		struct strbuf tail = STRBUF_INIT;
+		struct strvec vals = STRVEC_INIT;
+		if (o->argh)
+			strbuf_addf(&tail, " %s", o->argh);
+		if (o->values)
+			o->values(cli, &vals);
+		for (size_t i = 0; o->kind == OPT_WORD && o->words[i]; i++)
+			strbuf_addf(&tail, " %s", o->words[i]);
+		for (size_t i = 0; i < vals.n; i++)
+			strbuf_addf(&tail, " %s", vals.v[i]);
+		if (o->short_name)
+			fprintf(fp, "-%c%s\n", o->short_name, strbuf_cstr(&tail));
+		if (o->long_name)
+			fprintf(fp, "--%s%s\n", o->long_name, strbuf_cstr(&tail));
+		strvec_release(&vals);
+		strbuf_release(&tail);
+	}
+}
+
+void cli_help(struct cli *cli, const char *cmd, const char *synopsis, const char *about,
+	      const struct cli_option *opts)
+{
+	if (cli->help_words) {
+		struct cli_global_rows g;
+		int version = 0;
+		cli_global_rows(cli, &g, false, &version); /* as cli_parse() takes them after the command */
+		cli_print_words(stdout, cli, opts);
+		cli_print_words(stdout, cli, g.rows);
+	} else
+		cli_print_usage(stdout, cmd, synopsis, about, opts);
+}

@@ -1,8 +1,10 @@
 /* Option rows (STYLE.md "Options are rows too"; git's parse-options and
  * curl's option table are the models). Each cmd_<command>.c keeps one
  * `struct cli_option` array ending in CLI_END; cli_parse() reads argv with
- * it and the global rows, and cli_print_usage() prints --help from the same
- * rows, so the parser, the help and the man-page test cannot drift.
+ * it and the global rows, cli_print_usage() prints --help from the same
+ * rows and cli_print_words() what `help --words` gives the shell
+ * completions, so the parser, the help, the completions and the man-page
+ * test cannot drift.
  *
  * The rules every command shares (rocmcheck(1), OPTION RULES):
  *  - "--name VALUE" and "--name=VALUE" are the same; "-o VALUE", "-oVALUE";
@@ -44,10 +46,14 @@ struct cli_option {
 	int ival;                 /* OPT_FLAG: the value stored */
 	const char *const *words; /* OPT_WORD: NULL-terminated */
 	int min, max;             /* OPT_NUMBER */
+	/* OPT_STRING, OPT_LIST: the values a shell completion offers, pushed
+	 * onto `out` (`help --words`); NULL: none known, the value's name says */
+	void (*values)(struct cli *cli, struct strvec *out);
 };
 
 #define CLI_FLAG(s, l, d, v, h) { .kind = OPT_FLAG, .short_name = (s), .long_name = (l), .dest = (d), .ival = (v), .help = (h) }
 #define CLI_STRING(s, l, d, a, h) { .kind = OPT_STRING, .short_name = (s), .long_name = (l), .dest = (d), .argh = (a), .help = (h) }
+#define CLI_STRING_VALUES(l, d, a, fn, h) { .kind = OPT_STRING, .long_name = (l), .dest = (d), .argh = (a), .values = (fn), .help = (h) }
 #define CLI_WORD(l, d, w, a, h) { .kind = OPT_WORD, .long_name = (l), .dest = (d), .words = (w), .argh = (a), .help = (h) }
 #define CLI_NUMBER(l, d, lo, hi, a, h) { .kind = OPT_NUMBER, .long_name = (l), .dest = (d), .min = (lo), .max = (hi), .argh = (a), .help = (h) }
 #define CLI_LIST(l, d, a, h) { .kind = OPT_LIST, .long_name = (l), .dest = (d), .argh = (a), .help = (h) }
@@ -82,6 +88,14 @@ int cli_parse(struct cli *cli, const char *cmd, const struct cli_option *opts, i
 void cli_print_usage(FILE *fp, const char *cmd, const char *synopsis, const char *about,
 		     const struct cli_option *opts);
 void cli_print_rows(FILE *fp, const struct cli_option *opts);
+
+/* What a command prints for --help: the usage above, or with `help --words`
+ * (cli->help_words) the words of its rows and of the global rows it takes,
+ * for a shell completion; cli_print_words() prints one line per spelling of
+ * a row: "-o FILE", "--color WHEN auto always never", "--json". */
+void cli_help(struct cli *cli, const char *cmd, const char *synopsis, const char *about,
+	      const struct cli_option *opts);
+void cli_print_words(FILE *fp, struct cli *cli, const struct cli_option *opts);
 
 /* Usage error: prints "rocmcheck: MESSAGE" and a hint to stderr; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

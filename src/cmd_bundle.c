@@ -203,7 +203,7 @@ int cmd_bundle(struct cli *cli, int argc, char **argv)
 	if (status != EXIT_OK)
 		goto out;
 	if (cli->help) {
-		cli_print_usage(stdout, "bundle", "[OPTIONS]", about, opts);
+		cli_help(cli, "bundle", "[OPTIONS]", about, opts);
 		goto out;
 	}
 	up.timeout_s = upload_timeout;

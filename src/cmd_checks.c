@@ -191,7 +191,7 @@ int cmd_checks(struct cli *cli, int argc, char **argv)
 	if (cli_parse(cli, "checks", opts, argc, argv, NULL))
 		return EXIT_USAGE;
 	if (cli->help) {
-		cli_print_usage(stdout, "checks", "[--explain ID]", about, opts);
+		cli_help(cli, "checks", "[--explain ID]", about, opts);
 		return EXIT_OK;
 	}
 	int status = cli_ready(cli, "checks");

@@ -21,7 +21,7 @@ int cmd_devices(struct cli *cli, int argc, char **argv)
 	if (cli_parse(cli, "devices", opts, argc, argv, NULL))
 		return EXIT_USAGE;
 	if (cli->help) {
-		cli_print_usage(stdout, "devices", "", about, opts);
+		cli_help(cli, "devices", "", about, opts);
 		return EXIT_OK;
 	}
 	int status = cli_ready(cli, "devices");

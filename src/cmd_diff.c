@@ -104,7 +104,7 @@ int cmd_diff(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (cli->help) {
-		cli_print_usage(stdout, "diff", "A B", about, opts);
+		cli_help(cli, "diff", "A B", about, opts);
 		strvec_release(&args);
 		return EXIT_OK;
 	}

@@ -218,7 +218,7 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 	if (status != EXIT_OK)
 		goto out;
 	if (cli->help) {
-		cli_print_usage(stdout, "doctor", "[OPTIONS]", about, opts);
+		cli_help(cli, "doctor", "[OPTIONS]", about, opts);
 		goto out;
 	}
 	if (check_selection(&flt.only, "--only") || check_selection(&flt.skip, "--skip"))

@@ -121,7 +121,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (cli->help) {
-		cli_print_usage(stdout, "fleet", "REPORT...", about, opts);
+		cli_help(cli, "fleet", "REPORT...", about, opts);
 		strvec_release(&inputs);
 		return EXIT_OK;
 	}

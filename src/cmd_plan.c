@@ -117,6 +117,53 @@ int plan_find_gpu(const struct profiles *db, const char *spec, struct plan_machi
 	return found->arch ? 0 : -ENOENT;
 }
 
+/* An OS row of any release is named "fedora-<release>" (fedora-40). */
+static bool os_any_release(const struct prof_os *os)
+{
+	return !os->version || !*os->version || !strcmp(os->version, "*");
+}
+
+/* What a completion offers for --os: the keys, and "fedora-" for an OS of
+ * any release. */
+static void os_values(struct cli *cli, struct strvec *out)
+{
+	if (cli_load_profiles(cli))
+		return;
+	for (size_t i = 0; i < cli->db->nos; i++) {
+		const struct prof_os *os = &cli->db->os[i];
+		if (os_any_release(os))
+			strvec_pushf(out, "%s-", os->id);
+		else
+			strvec_push(out, os->key);
+	}
+}
+
+/* For --gpu: the gfx targets, the NVIDIA architectures and the model keys
+ * plan_find_gpu takes. */
+static void gpu_values(struct cli *cli, struct strvec *out)
+{
+	if (cli_load_profiles(cli))
+		return;
+	const struct profiles *db = cli->db;
+	for (size_t i = 0; i < db->ngfx; i++)
+		strvec_push_unique(out, db->gfx[i].arch);
+	for (size_t i = 0; i < db->nmodels; i++)
+		if (db->models[i].vendor == VENDOR_NVIDIA)
+			strvec_push_unique(out, db->models[i].arch);
+	for (size_t i = 0; i < db->nmodels; i++)
+		if (db->models[i].name && db->models[i].arch)
+			strvec_push_unique(out, db->models[i].key);
+}
+
+/* For --rocm: the releases of the profile database, newest first. */
+static void rocm_values(struct cli *cli, struct strvec *out)
+{
+	if (cli_load_profiles(cli))
+		return;
+	for (size_t i = cli->db->nrocm; i > 0; i--)
+		strvec_push(out, cli->db->rocm[i - 1].version);
+}
+
 /* The machine --os and --gpu describe: EXIT_OK, or the usage error printed. */
 static int described(struct cli *cli, const char *os_spec, const char *gpu_spec, struct plan_machine *m,
 		     struct strbuf *msg)
@@ -125,7 +172,7 @@ static int described(struct cli *cli, const char *os_spec, const char *gpu_spec,
 	m->os = plan_find_os(cli->db, os_spec);
 	for (size_t i = 0; !m->os && i < cli->db->nos; i++) { /* what --os takes: ubuntu-22.04, fedora-<release> */
 		const struct prof_os *os = &cli->db->os[i];
-		bool any = !os->version || !*os->version || !strcmp(os->version, "*");
+		bool any = os_any_release(os);
 		strbuf_addf(msg, "%s%s%s", i ? ", " : "", any ? os->id : os->key, any ? "-<release>" : "");
 	}
 	if (!m->os)
@@ -174,9 +221,12 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 	int check = 0;
 	enum level level = LEVEL_QUICK;
 	const struct cli_option opts[] = {
-		CLI_STRING(0, "rocm", &o.rocm, "X.Y", "install this ROCm release (default: the profile's choice)"),
-		CLI_STRING(0, "os", &os_spec, "ID-VERSION", "plan for a described machine (ubuntu-22.04, rhel-9, ...)"),
-		CLI_STRING(0, "gpu", &gpu_spec, "GPU", "its GPU: gfx1100, sm_89, or a model such as \"RX 7900 XTX\""),
+		CLI_STRING_VALUES("rocm", &o.rocm, "X.Y", rocm_values,
+				  "install this ROCm release (default: the profile's choice)"),
+		CLI_STRING_VALUES("os", &os_spec, "ID-VERSION", os_values,
+				  "plan for a described machine (ubuntu-22.04, rhel-9, ...)"),
+		CLI_STRING_VALUES("gpu", &gpu_spec, "GPU", gpu_values,
+				  "its GPU: gfx1100, sm_89, or a model such as \"RX 7900 XTX\""),
 		CLI_FLAG(0, "torch", &o.torch, 1, "install the PyTorch wheel (a described machine: by default)"),
 		CLI_FLAG(0, "no-torch", &o.torch, 0, "leave PyTorch alone"),
 		CLI_FLAG(0, "check", &check, 1, "print which steps are done here and which are pending"),
@@ -194,7 +244,7 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 	int status = cli_parse(cli, "plan", opts, argc, argv, NULL);
 	if (status || cli->help) {
 		if (!status)
-			cli_print_usage(stdout, "plan", "[OPTIONS]", about, opts);
+			cli_help(cli, "plan", "[OPTIONS]", about, opts);
 	} else if (o.rocm && (version_parse(o.rocm, &v) < 0 || v.nparts < 2)) { /* 6.2, not 6 */
 		status = cli_usage_error("plan", "--rocm needs a release such as 6.2, not '%s'", o.rocm);
 	} else if (!os_spec != !gpu_spec) {

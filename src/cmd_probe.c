@@ -64,7 +64,7 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 	bool host = backend_is_reference(b.only);
 	if (status || cli->help) {
 		if (!status)
-			cli_print_usage(stdout, "probe", "[NAME...] [OPTIONS]", about, opts);
+			cli_help(cli, "probe", "[NAME...] [OPTIONS]", about, opts);
 	} else if (duration && !timed) {
 		status = cli_usage_error("probe", "--duration applies to the sustained probe: "
 					 "`rocmcheck probe sustained --duration %d`", duration);

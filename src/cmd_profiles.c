@@ -511,7 +511,7 @@ int cmd_profiles(struct cli *cli, int argc, char **argv)
 	struct strvec args = STRVEC_INIT;
 	int status = cli_parse(cli, "profiles", opts, argc, argv, &args);
 	if (!status && cli->help)
-		cli_print_usage(stdout, "profiles", "list | show NAME | validate [DIR]", about, opts);
+		cli_help(cli, "profiles", "list | show NAME | validate [DIR]", about, opts);
 	else if (!status && !(status = cli_check_format(cli, "profiles")))
 		status = run_sub(cli, (int)args.n, args.v);
 	strvec_release(&args);

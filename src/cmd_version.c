@@ -42,7 +42,7 @@ int cmd_version(struct cli *cli, int argc, char **argv)
 	if (cli_parse(cli, "version", opts, argc, argv, NULL))
 		return EXIT_USAGE;
 	if (cli->help) {
-		cli_print_usage(stdout, "version", "", about, opts);
+		cli_help(cli, "version", "", about, opts);
 		return EXIT_OK;
 	}
 	int status = cli_ready(cli, "version");

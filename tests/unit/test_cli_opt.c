@@ -171,6 +171,38 @@ static void test_usage_from_rows(void **state)
 	free(buf);
 }
 
+static void two_values(struct cli *cli, struct strvec *out)
+{
+	(void)cli;
+	strvec_push(out, "one");
+	strvec_push(out, "two");
+}
+
+/* `help --words`: one line per spelling, the value's name, then the row's
+ * words or what its values() finds. */
+static void test_words_from_rows(void **state)
+{
+	(void)state;
+	int flag = 0, word = 0;
+	const char *s = NULL, *t = NULL;
+	const struct cli_option rows[] = {
+		CLI_FLAG('f', "flag", &flag, 1, "a flag"),
+		CLI_STRING('o', "output", &s, "FILE", "a file"),
+		CLI_WORD("word", &word, colours, "COLOUR", "a word"),
+		CLI_STRING_VALUES("count", &t, "N", two_values, "a string with known values"),
+		CLI_END,
+	};
+	struct cli cli;
+	memset(&cli, 0, sizeof(cli));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	cli_print_words(fp, &cli, rows);
+	fclose(fp);
+	assert_string_equal(buf, "-f\n--flag\n-o FILE\n--output FILE\n--word COLOUR red green\n--count N one two\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_conflict_across_the_command),
 		cmocka_unit_test(test_usage_from_rows),
+		cmocka_unit_test(test_words_from_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
