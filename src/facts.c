@@ -227,6 +227,23 @@ static void gpu_release(struct gpu *g)
 	free(g->visible_id);
 }
 
+void package_facts_release(struct package_facts *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].name);
+		free(p->v[i].version);
+		free(p->v[i].arch);
+	}
+	free(p->v);
+	for (size_t i = 0; i < p->ndkms; i++) {
+		free(p->dkms[i].name);
+		free(p->dkms[i].version);
+		strvec_release(&p->dkms[i].kernels);
+	}
+	free(p->dkms);
+	memset(p, 0, sizeof(*p));
+}
+
 void facts_release(struct facts *f)
 {
 	os_release_facts(&f->os);

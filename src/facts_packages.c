@@ -254,20 +254,3 @@ void facts_read_packages(struct facts *f)
 	read_dpkg(f);
 	read_dkms_tree(f);
 }
-
-void package_facts_release(struct package_facts *p)
-{
-	for (size_t i = 0; i < p->n; i++) {
-		free(p->v[i].name);
-		free(p->v[i].version);
-		free(p->v[i].arch);
-	}
-	free(p->v);
-	for (size_t i = 0; i < p->ndkms; i++) {
-		free(p->dkms[i].name);
-		free(p->dkms[i].version);
-		strvec_release(&p->dkms[i].kernels);
-	}
-	free(p->dkms);
-	memset(p, 0, sizeof(*p));
-}
