@@ -314,6 +314,20 @@ static void check_report_json(json_t *doc)
 	FUZZ_ASSERT(ex == (failed ? 1 : 0), "summary.exit_status %lld with status %s", (long long)ex, worst);
 }
 
+void fuzz_read_facts(const char *root, fuzz_reader *const *readers, size_t n)
+{
+	struct sysroot sr;
+	if (sysroot_open(&sr, root) != 0)
+		return;
+	struct facts f;
+	facts_init(&f, &sr);
+	for (size_t i = 0; i < n; i++)
+		readers[i](&f);
+	check_recorded(&sr);
+	facts_release(&f);
+	sysroot_release(&sr);
+}
+
 void fuzz_doctor(const char *root)
 {
 	/* the sentinel beside the root, where a link such as ../outside reaches */
