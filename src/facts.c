@@ -283,11 +283,7 @@ void facts_release(struct facts *f)
 	}
 	free(f->errors.v);
 	strvec_release(&f->limits);
-	struct sysroot *sr = f->sr;
-	memset(f, 0, sizeof(*f));
-	f->sr = sr;
-	f->rocm.active = -1;
-	f->cuda.active = -1;
+	facts_init(f, f->sr);
 }
 
 char *facts_read_line_opt(struct facts *f, const char *path)

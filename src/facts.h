@@ -453,6 +453,8 @@ size_t gpus_count_vendor(const struct facts *f, enum vendor v);
  * integrated one, or NULL. */
 const struct gpu *primary_gpu(const struct facts *f, enum vendor v);
 
+/* Empty facts of `sr`, before any reader (facts_gather starts with it). */
+void facts_init(struct facts *f, struct sysroot *sr);
 /* All of the above in order. */
 void facts_gather(struct facts *f, struct sysroot *sr);
 void facts_release(struct facts *f);

@@ -902,22 +902,41 @@ const struct env_entry *sysroot_env_at(const struct sysroot *sr, size_t i)
 
 /* ---- device nodes ---- */
 
-/* Find or add `path` in a table of *ndevs entries. cap 0: the table grows
- * with realloc (host_ini_parse's own array, nothing handed out yet);
- * otherwise it holds `cap` entries and is never reallocated. Returns NULL
- * when it is full. */
-static struct dev_node *dev_add(struct dev_node **devs, size_t *ndevs, size_t cap, const char *path)
+/* Make `index` (path -> position) cover the table's n entries. It is
+ * rebuilt when its count differs: a table filled by host_ini_parse (whose
+ * index was its own) or by hand (unit tests). The first of equal paths wins. */
+static void dev_index_sync(struct strmap *index, const struct dev_node *devs, size_t n)
 {
-	for (size_t i = 0; i < *ndevs; i++)
-		if ((*devs)[i].path && !strcmp((*devs)[i].path, path))
-			return &(*devs)[i];
+	if (index->n == n)
+		return;
+	strmap_release(index);
+	for (size_t i = 0; i < n; i++) {
+		size_t first;
+		const char *p = devs[i].path;
+		if (p && !strmap_get(index, p, strlen(p), &first))
+			strmap_put(index, p, strlen(p), i);
+	}
+}
+
+/* Find or add `path` in a table of *ndevs entries, looked up in `index`.
+ * cap 0: the table grows with realloc (host_ini_parse's own array, nothing
+ * handed out yet); otherwise it holds `cap` entries and is never
+ * reallocated. Returns NULL when it is full. */
+static struct dev_node *dev_add(struct dev_node **devs, size_t *ndevs, size_t cap, struct strmap *index,
+				const char *path)
+{
+	size_t i, len = strlen(path);
+	dev_index_sync(index, *devs, *ndevs);
+	if (strmap_get(index, path, len, &i))
+		return &(*devs)[i];
 	if (cap ? *ndevs >= cap : *ndevs >= SYSROOT_MAX_DEVS / 2)
 		return NULL;
 	if (!cap)
 		*devs = xrealloc(*devs, (*ndevs + 1) * sizeof(**devs));
-	struct dev_node *d = &(*devs)[(*ndevs)++];
+	struct dev_node *d = &(*devs)[*ndevs];
 	memset(d, 0, sizeof(*d));
 	d->path = xstrdup(path);
+	strmap_put(index, path, len, (*ndevs)++);
 	return d;
 }
 
@@ -1011,7 +1030,7 @@ static void devs_reserve(struct sysroot *sr)
 const struct dev_node *sysroot_device(struct sysroot *sr, const char *path)
 {
 	devs_reserve(sr);
-	struct dev_node *d = dev_add(&sr->devs, &sr->ndevs, sr->devs_cap, path ? path : "");
+	struct dev_node *d = dev_add(&sr->devs, &sr->ndevs, sr->devs_cap, &sr->devs_index, path ? path : "");
 	if (!d) {
 		sr->devs_full = true;
 		memset(&sr->dev_overflow, 0, sizeof(sr->dev_overflow));
@@ -1033,6 +1052,7 @@ struct ini_state {
 	struct host_info *host;
 	struct dev_node **devs;
 	size_t *ndevs;
+	struct strmap devs_index; /* path -> index in *devs */
 	int err_line;
 	char *err;
 };
@@ -1071,7 +1091,7 @@ static bool parse_long(const char *v, long *out)
 
 static int ini_device(struct ini_state *s, const char *path, const char *name, const char *value)
 {
-	struct dev_node *d = dev_add(s->devs, s->ndevs, 0, path);
+	struct dev_node *d = dev_add(s->devs, s->ndevs, 0, &s->devs_index, path);
 	if (!d) {
 		ini_error(s, "too many [device] sections (at most %d): the rest are ignored",
 			  SYSROOT_MAX_DEVS / 2);
@@ -1309,6 +1329,7 @@ int host_ini_parse(const char *text, struct host_info *host,
 		ini_error(&s, "not understood");
 	}
 	free(s.section);
+	strmap_release(&s.devs_index);
 	if (!s.err_line)
 		return 0;
 	if (err)
@@ -1491,6 +1512,7 @@ void sysroot_release(struct sysroot *sr)
 	sr->devs = NULL;
 	sr->ndevs = 0;
 	sr->devs_cap = 0;
+	strmap_release(&sr->devs_index);
 	sr->devs_full = false;
 	free(sr->host_ini_error);
 	sr->host_ini_error = NULL;

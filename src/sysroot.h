@@ -88,6 +88,7 @@ struct sysroot {
 	struct dev_node *devs;
 	size_t ndevs;
 	size_t devs_cap;
+	struct strmap devs_index; /* path -> index in devs */
 	bool devs_full;          /* a lookup found the table full (answered unknown) */
 	struct dev_node dev_overflow; /* that answer: unknown, path NULL */
 	char *host_ini_error;    /* "host.ini:12: message" when host.ini was malformed */

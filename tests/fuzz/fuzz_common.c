@@ -187,12 +187,17 @@ bool fuzz_next_record(const char **p, const char *end, struct fuzz_record *r)
 		r->nlen = (size_t)((nl ? nl : end) - r->name);
 		s = nl ? nl + 1 : end;
 	}
-	/* the body runs up to and including the newline before the next "=== " */
-	const char *next = s;
-	while ((next = memchr(next, '\n', (size_t)(end - next))) && (size_t)(end - next) >= 5 &&
-	       memcmp(next, "\n=== ", 5))
-		next++;
-	const char *body_end = next && (size_t)(end - next) >= 5 ? next + 1 : end;
+	/* the body runs up to and including the newline before the next "=== ";
+	 * it is empty when the next record starts right away (a link) */
+	const char *next = s, *body_end;
+	if (r->name && (size_t)(end - s) >= 4 && !memcmp(s, "=== ", 4)) {
+		body_end = s;
+	} else {
+		while ((next = memchr(next, '\n', (size_t)(end - next))) && (size_t)(end - next) >= 5 &&
+		       memcmp(next, "\n=== ", 5))
+			next++;
+		body_end = next && (size_t)(end - next) >= 5 ? next + 1 : end;
+	}
 	r->body = s;
 	r->blen = (size_t)(body_end - s);
 	*p = body_end;
@@ -307,6 +312,20 @@ static void check_report_json(json_t *doc)
 	json_int_t ex = json_integer_value(json_object_get(sum, "exit_status"));
 	bool failed = !strcmp(worst, "fail") || !strcmp(worst, "error");
 	FUZZ_ASSERT(ex == (failed ? 1 : 0), "summary.exit_status %lld with status %s", (long long)ex, worst);
+}
+
+void fuzz_read_facts(const char *root, fuzz_reader *const *readers, size_t n)
+{
+	struct sysroot sr;
+	if (sysroot_open(&sr, root) != 0)
+		return;
+	struct facts f;
+	facts_init(&f, &sr);
+	for (size_t i = 0; i < n; i++)
+		readers[i](&f);
+	check_recorded(&sr);
+	facts_release(&f);
+	sysroot_release(&sr);
 }
 
 void fuzz_doctor(const char *root)

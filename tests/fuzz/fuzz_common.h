@@ -50,6 +50,15 @@ void fuzz_write_file(const char *root, const char *path, const uint8_t *data, si
 /* The embedded profiles, loaded once per process. */
 const struct profiles *fuzz_profiles(void);
 
+struct facts;
+typedef void fuzz_reader(struct facts *f);
+
+/* The facts readers `readers` (n of them, in facts_gather's order) on the
+ * sysroot at `root`, without checks or rendering: what a parser harness
+ * needs. Asserts that the sysroot layer only recorded paths inside the
+ * root. */
+void fuzz_read_facts(const char *root, fuzz_reader *const *readers, size_t n);
+
 /* The doctor on the sysroot at `root` (--level quick): facts, every check,
  * the report rendered as text and JSON. Asserts that the sysroot layer only
  * recorded paths inside the root, that no file outside the root (a planted

@@ -1,111 +1,58 @@
-/* The small text parsers of outside files. The first byte picks the
- * parser; the rest is the file. Parsers that take a string are called
- * directly; the ones that live inside a facts reader get the input as
- * that one file of a minimal sysroot, read by facts_gather. */
+/* The small text parsers of outside files, one program per family (the
+ * build compiles this file with FUZZ_FAMILY set):
+ *   fuzz_kernel    os-release, /proc/version, cmdline, modules, cgroup;
+ *                  kernel releases, HSA_OVERRIDE_GFX_VERSION
+ *   fuzz_sysfs     KFD node properties and mem_banks, PCI uevent, class,
+ *                  vendor and device; PCI addresses
+ *   fuzz_packages  DKMS versions, wheel METADATA, torch version.py, ROCm
+ *                  .info/version and rocm_version.h, CUDA version.json,
+ *                  /proc/driver/nvidia/version, amdgpu's module version
+ * The first byte picks the parser; the rest is the file. With the high bit
+ * clear the parse function that takes a string is called directly; with it
+ * set the bytes become that one file of a small capture, read by the facts
+ * readers of the family (not the whole doctor: the checks and the renderers
+ * are the sysroot harness's, and running them for every input made this
+ * harness 100 times slower than its parsers). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "facts.h"
 #include "fuzz_common.h"
 #include "util.h"
 
-/* A minimal capture around the fuzzed file: a kernel release for the
- * readers that use it, one KFD GPU node and one PCI GPU for mem_banks,
- * uevent and class. */
-static const char skeleton[] =
+#define HOST_INI \
 	"=== .rocmcheck/host.ini\n[capture]\nformat = 1\n[uname]\nrelease = 6.8.0-40-generic\nmachine = x86_64\n"
-	"=== etc/os-release\nID=ubuntu\nVERSION_ID=\"22.04\"\n"
-	"=== sys/class/kfd/kfd/topology/nodes/1/gpu_id\n1234\n"
-	"=== sys/class/kfd/kfd/topology/nodes/1/name\ngfx1100\n"
-	"=== sys/class/kfd/kfd/topology/nodes/1/properties\nsimd_count 192\ngfx_target_version 110000\n"
-	"vendor_id 4098\ndevice_id 29772\nlocation_id 768\ndomain 0\n"
-	"=== sys/bus/pci/devices/0000:03:00.0/vendor\n0x1002\n"
-	"=== sys/bus/pci/devices/0000:03:00.0/device\n0x744c\n"
-	"=== sys/bus/pci/devices/0000:03:00.0/class\n0x030000\n"
-	"=== sys/bus/pci/devices/0000:03:00.0/uevent\nDRIVER=amdgpu\nPCI_ID=1002:744C\nPCI_SLOT_NAME=0000:03:00.0\n"
-	"=== home/alice/venv/lib/python3.10/site-packages/torch/version.py\n__version__ = '2.4.0+rocm6.1'\n"
-	"=== opt/rocm-6.2.0/include/rocm-core/rocm_version.h\n#define ROCM_VERSION_MAJOR 6\n"
-	"=== opt/rocm -> rocm-6.2.0\n";
 
-/* The files read through facts_gather, by selector. */
+#if FUZZ_FAMILY == 1 /* kernel */
+
+static const char skeleton[] = HOST_INI
+	"=== etc/os-release\nID=ubuntu\nVERSION_ID=\"22.04\"\n"
+	"=== proc/version\nLinux version 6.8.0-40-generic (buildd@lcy02) #40-Ubuntu SMP\n"
+	"=== proc/cmdline\nBOOT_IMAGE=/vmlinuz root=/dev/sda1 ro iommu=pt\n"
+	"=== proc/modules\namdgpu 12406784 0 - Live 0x0000000000000000\n"
+	"=== proc/1/cgroup\n0::/init.scope\n";
+
 static const char *const files[] = {
-	"etc/os-release",
-	"proc/version",
-	"proc/cmdline",
-	"proc/modules",
-	"sys/class/kfd/kfd/topology/nodes/1/properties",
-	"sys/class/kfd/kfd/topology/nodes/1/mem_banks/0/properties",
-	"sys/bus/pci/devices/0000:03:00.0/uevent",
-	"sys/bus/pci/devices/0000:03:00.0/class",
-	"var/lib/dkms/amdgpu/6.10.5-2109964.22.04/source/dkms.conf",
-	"home/alice/venv/lib/python3.10/site-packages/torch-2.4.0+rocm6.1.dist-info/METADATA",
-	"home/alice/venv/lib/python3.10/site-packages/torch/version.py",
-	"opt/rocm-6.2.0/.info/version",
-	"usr/local/cuda-12.4/version.json",
-	"proc/driver/nvidia/version",
-	"sys/module/amdgpu/version",
-	"proc/cpuinfo",
+	"etc/os-release", "proc/version", "proc/cmdline", "proc/modules", "proc/1/cgroup",
 };
+
+static fuzz_reader *const readers[] = { facts_read_os, facts_read_system, facts_read_env };
 
 static void direct(unsigned sel, const char *text)
 {
-	switch (sel % 8) {
+	switch (sel % 3) {
 	case 0: {
-		struct os_facts os;
-		memset(&os, 0, sizeof(os));
-		os_release_parse(text, &os);
-		free(os.path);
-		free(os.id);
-		free(os.id_like);
-		free(os.version_id);
-		free(os.version_codename);
-		free(os.pretty_name);
-		free(os.name);
-		free(os.variant_id);
+		struct facts f;
+		facts_init(&f, NULL);
+		os_release_parse(text, &f.os);
+		facts_release(&f);
 		break;
 	}
 	case 1: {
-		struct kfd_node n;
-		memset(&n, 0, sizeof(n));
-		kfd_properties_parse(text, &n);
-		free(n.name);
-		break;
-	}
-	case 2: {
-		char *v = NULL;
-		bool open_module = false;
-		if (nvidia_version_parse(text, &v, &open_module) == 0)
-			FUZZ_ASSERT(v && *v, "nvidia version parsed to nothing");
-		free(v);
-		free(nvidia_lib_version_from_name(text));
-		break;
-	}
-	case 3: {
-		char *v = NULL;
-		if (cuda_version_json_parse(text, &v) == 0)
-			FUZZ_ASSERT(v, "version.json parsed to nothing");
-		free(v);
-		break;
-	}
-	case 4: {
-		char *v = NULL, *bv = NULL;
-		enum fw_backend b;
-		torch_version_py_parse(text, &v, &b, &bv);
-		free(v);
-		free(bv);
-		break;
-	}
-	case 5: {
-		struct version v;
-		rocm_version_header_parse(text, &v);
-		version_parse(text, &v);
-		break;
-	}
-	case 6: {
-		unsigned a, b, c, d;
+		unsigned a, b, c;
 		kernel_release_parse(text, &a, &b, &c);
-		pci_addr_parse(text, &a, &b, &c, &d);
 		break;
 	}
 	default: {
@@ -119,40 +66,158 @@ static void direct(unsigned sel, const char *text)
 	}
 }
 
+#elif FUZZ_FAMILY == 2 /* sysfs */
+
+#define KFD_NODE "sys/class/kfd/kfd/topology/nodes/1/"
+#define PCI_DEV "sys/bus/pci/devices/0000:03:00.0/"
+
+/* One KFD GPU node and one PCI GPU: mem_banks, uevent and class belong to them. */
+static const char skeleton[] = HOST_INI
+	"=== " KFD_NODE "gpu_id\n1234\n"
+	"=== " KFD_NODE "name\ngfx1100\n"
+	"=== " KFD_NODE "properties\nsimd_count 192\ngfx_target_version 110000\n"
+	"vendor_id 4098\ndevice_id 29772\nlocation_id 768\ndomain 0\n"
+	"=== " KFD_NODE "mem_banks/0/properties\nheap_type 1\nsize_in_bytes 25753026560\n"
+	"=== " PCI_DEV "vendor\n0x1002\n"
+	"=== " PCI_DEV "device\n0x744c\n"
+	"=== " PCI_DEV "class\n0x030000\n"
+	"=== " PCI_DEV "uevent\nDRIVER=amdgpu\nPCI_ID=1002:744C\nPCI_SLOT_NAME=0000:03:00.0\n";
+
+static const char *const files[] = {
+	KFD_NODE "properties", KFD_NODE "mem_banks/0/properties", PCI_DEV "uevent", PCI_DEV "class",
+	PCI_DEV "vendor", PCI_DEV "device", KFD_NODE "gpu_id",
+};
+
+static fuzz_reader *const readers[] = { facts_read_pci, facts_read_kfd };
+
+static void direct(unsigned sel, const char *text)
+{
+	if (sel % 2 == 0) {
+		struct kfd_node n;
+		memset(&n, 0, sizeof(n));
+		kfd_properties_parse(text, &n);
+		free(n.name);
+	} else {
+		unsigned a, b, c, d;
+		pci_addr_parse(text, &a, &b, &c, &d);
+	}
+}
+
+#elif FUZZ_FAMILY == 3 /* packages */
+
+#define SITE "home/alice/venv/lib/python3.10/site-packages/"
+#define DKMS_DIR "var/lib/dkms/amdgpu/"
+
+static const char skeleton[] = HOST_INI
+	"=== " DKMS_DIR "6.10.5-2109964.22.04/source/dkms.conf\nPACKAGE_VERSION=6.10.5\n"
+	"=== " SITE "torch-2.4.0+rocm6.1.dist-info/METADATA\nName: torch\nVersion: 2.4.0+rocm6.1\n"
+	"=== " SITE "torch/version.py\n__version__ = '2.4.0+rocm6.1'\nhip = '6.1.40091'\n"
+	"=== opt/rocm-6.2.0/.info/version\n6.2.0-66\n"
+	"=== opt/rocm-6.2.0/include/rocm-core/rocm_version.h\n#define ROCM_VERSION_MAJOR 6\n"
+	"=== opt/rocm -> rocm-6.2.0\n"
+	"=== usr/local/cuda-12.4/version.json\n{ \"cuda\": { \"name\": \"CUDA SDK\", \"version\": \"12.4.1\" } }\n"
+	"=== proc/driver/nvidia/version\nNVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07\n"
+	"=== sys/module/amdgpu/version\n6.10.5\n";
+
+/* The first: the input names a DKMS version directory (its first line). */
+static const char *const files[] = {
+	DKMS_DIR, SITE "torch-2.4.0+rocm6.1.dist-info/METADATA", SITE "torch/version.py",
+	"opt/rocm-6.2.0/.info/version", "opt/rocm-6.2.0/include/rocm-core/rocm_version.h",
+	"usr/local/cuda-12.4/version.json", "proc/driver/nvidia/version", "sys/module/amdgpu/version",
+};
+
+static fuzz_reader *const readers[] = {
+	facts_read_system, facts_read_env, facts_read_driver, facts_read_rocm, facts_read_cuda, facts_read_python,
+};
+
+static void direct(unsigned sel, const char *text)
+{
+	char *v = NULL;
+	switch (sel % 4) {
+	case 0: {
+		bool open_module = false;
+		if (nvidia_version_parse(text, &v, &open_module) == 0)
+			FUZZ_ASSERT(v && *v, "nvidia version parsed to nothing");
+		free(nvidia_lib_version_from_name(text));
+		break;
+	}
+	case 1:
+		if (cuda_version_json_parse(text, &v) == 0)
+			FUZZ_ASSERT(v, "version.json parsed to nothing");
+		break;
+	case 2: {
+		char *bv = NULL;
+		enum fw_backend b;
+		torch_version_py_parse(text, &v, &b, &bv);
+		free(bv);
+		break;
+	}
+	default: {
+		struct version ver;
+		rocm_version_header_parse(text, &ver);
+		version_parse(text, &ver);
+		break;
+	}
+	}
+	free(v);
+}
+
+#else
+#error "FUZZ_FAMILY: 1 (kernel), 2 (sysfs) or 3 (packages)"
+#endif
+
+/* The skeleton's own content of `path`. */
+static struct fuzz_record own(const char *path)
+{
+	const char *p = skeleton, *end = skeleton + sizeof(skeleton) - 1;
+	struct fuzz_record r;
+	size_t n = strlen(path);
+	while (fuzz_next_record(&p, end, &r))
+		if (r.nlen == n && !memcmp(r.name, path, n))
+			return r;
+	fuzz_fail(__FILE__, __LINE__, "own", "%s is not in the skeleton", path);
+}
+
+/* A directory named by the first line of the input, made and removed. */
+static void as_dir_name(const char *root, const char *parent, const char *text)
+{
+	size_t n = strcspn(text, "\n");
+	if (!n || n > 200 || memchr(text, '/', n) || !strncmp(text, ".", n) || !strncmp(text, "..", n))
+		return;
+	char *dir = xasprintf("%s/%s%.*s", root, parent, (int)n, text);
+	if (mkdir(dir, 0755) == 0) {
+		fuzz_read_facts(root, readers, ARRAY_SIZE(readers));
+		FUZZ_ASSERT(rmdir(dir) == 0, "rmdir %s", dir);
+	}
+	free(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
 	unsigned sel = data[0];
 	char *text = fuzz_str(data + 1, size - 1);
-	direct(sel, text);
-	if (sel & 0x80) {
-		/* the same bytes as a file that a facts reader parses, in a
-		 * skeleton made once: only that file changes between inputs */
-		static const char *root;
-		if (!root) {
-			root = fuzz_fresh_dir("parsers");
-			fuzz_build_tree(root, (const uint8_t *)skeleton, sizeof(skeleton) - 1);
-		}
-		const char *path = files[(sel & 0x7f) % ARRAY_SIZE(files)];
+	if (!(sel & 0x80)) {
+		direct(sel, text);
+		free(text);
+		return 0;
+	}
+	/* the skeleton is made once: only the one file changes, and goes
+	 * back to the skeleton's content after the input */
+	static const char *root;
+	if (!root) {
+		root = fuzz_fresh_dir("parsers");
+		fuzz_build_tree(root, (const uint8_t *)skeleton, sizeof(skeleton) - 1);
+	}
+	const char *path = files[(sel & 0x7f) % ARRAY_SIZE(files)];
+	if (str_endswith(path, "/")) {
+		as_dir_name(root, path, text);
+	} else {
 		fuzz_write_file(root, path, data + 1, size - 1);
-		fuzz_doctor(root);
-		/* back to the skeleton: its own content, or no such file */
-		const char *own = NULL;
-		struct strbuf hdr = STRBUF_INIT;
-		strbuf_addf(&hdr, "=== %s\n", path);
-		const char *at = strstr(skeleton, hdr.buf);
-		if (at) {
-			own = at + hdr.len;
-			const char *next = strstr(own, "\n=== ");
-			fuzz_write_file(root, path, (const uint8_t *)own,
-					next ? (size_t)(next + 1 - own) : strlen(own));
-		} else {
-			char *full = xasprintf("%s/%s", root, path);
-			unlink(full);
-			free(full);
-		}
-		strbuf_release(&hdr);
+		fuzz_read_facts(root, readers, ARRAY_SIZE(readers));
+		struct fuzz_record r = own(path);
+		fuzz_write_file(root, path, (const uint8_t *)r.body, r.blen);
 	}
 	free(text);
 	return 0;
