@@ -404,7 +404,8 @@ static void utc_stamp(time_t t, char *buf, size_t n, bool compact)
 		strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static char *host_ini_text(struct sysroot *sr, time_t now)
+/* `packages`: name, arch, version in threes, NULL when no list was taken. */
+static char *host_ini_text(struct sysroot *sr, time_t now, const struct strvec *packages)
 {
 	const struct host_info *h = &sr->host;
 	struct strbuf sb = STRBUF_INIT;
@@ -478,6 +479,16 @@ static char *host_ini_text(struct sysroot *sr, time_t now)
 			ini_value(&sb, "group", d->group);
 		if (access_word(d->access))
 			strbuf_addf(&sb, "access = %s\n", access_word(d->access));
+	}
+	if (packages) {
+		strbuf_addstr(&sb, "\n[packages]\n; the GPU stack's installed packages as the package manager "
+				   "listed them: NAME.ARCH = VERSION\n");
+		for (size_t i = 0; i + 2 < packages->n; i += 3) {
+			char *key = *packages->v[i + 1] ? xasprintf("%s.%s", packages->v[i], packages->v[i + 1])
+							: xstrdup(packages->v[i]);
+			ini_value(&sb, key, packages->v[i + 2]);
+			free(key);
+		}
 	}
 	return strbuf_detach(&sb);
 }
@@ -585,6 +596,37 @@ int bundle_run_cmd(char *const argv[], int timeout_ms, size_t cap, char **out, s
 	*len = sb.len;
 	*out = strbuf_detach(&sb);
 	return 0;
+}
+
+/* What host.ini's [packages] holds: for a capture, what its own host.ini
+ * held; on a live RPM system (no dpkg database, /var/lib/rpm there), the GPU
+ * stack's lines of `rpm -qa`, which no file rocmcheck reads can give. */
+static bool host_packages(struct sysroot *sr, const struct bundle_opts *o, struct strvec *out)
+{
+	if (!sr->live) {
+		for (size_t i = 0; i < sr->host.packages.n; i++)
+			strvec_push(out, sr->host.packages.v[i]);
+		return sr->host.have_packages;
+	}
+	bool rpm = !sysroot_exists(sr, "/var/lib/dpkg/status") && sysroot_exists(sr, "/var/lib/rpm");
+#ifdef ROCMCHECK_TEST_HOOKS
+	/* the tests' machine is a dpkg one: ask its (fake) rpm all the same */
+	if (getenv("ROCMCHECK_TEST_RPM"))
+		rpm = true;
+#endif
+	if (!rpm)
+		return false;
+	char *argv[] = { "rpm", "-qa", "--qf", "%{NAME} %{ARCH} %|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\\n",
+			 NULL };
+	char *text = NULL;
+	size_t len = 0;
+	int status = -1;
+	bool timed_out = false, truncated = false, ok = false;
+	if (bundle_run_cmd(argv, o->cmd_timeout_ms, o->cmd_cap, &text, &len, &status, &timed_out, &truncated) == 0 &&
+	    status == 0 && !timed_out && !truncated)
+		ok = rpm_qa_parse(text, out) == 0;
+	free(text);
+	return ok;
 }
 
 static const char *const kmsg_words[] = { "amdgpu", "kfd", "drm", "nvidia", "NVRM", "AER", "IOMMU", "iommu", "AMD-Vi" };
@@ -1105,7 +1147,10 @@ int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_
 	}
 	strvec_release(&rec);
 
-	char *ini = host_ini_text(sr, now);
+	struct strvec packages = STRVEC_INIT;
+	bool listed = host_packages(sr, &o, &packages);
+	char *ini = host_ini_text(sr, now, listed ? &packages : NULL);
+	strvec_release(&packages);
 	entry_put(&b, "sysroot/.rocmcheck/host.ini", B_FILE, ini, strlen(ini));
 	if (o.report_json)
 		entry_put(&b, "report.json", B_FILE, xstrdup(o.report_json), strlen(o.report_json));

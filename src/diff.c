@@ -89,7 +89,8 @@ static void flat_packages(struct flat *f, const json_t *stack)
 		const char *name = js(it, "name"), *arch = js(it, "arch");
 		if (!name)
 			continue;
-		bool plain = !arch || !strcmp(arch, "amd64") || !strcmp(arch, "x86_64") || !strcmp(arch, "all");
+		bool plain = !arch || !strcmp(arch, "amd64") || !strcmp(arch, "x86_64") || !strcmp(arch, "all") ||
+			     !strcmp(arch, "noarch");
 		put(f, DA_PACKAGES, plain ? xasprintf("package %s", name) : xasprintf("package %s:%s", name, arch),
 		    js(it, "version") ? js(it, "version") : "?");
 	}

@@ -346,6 +346,10 @@ int dpkg_status_parse(const char *text, size_t len, struct package_facts *p);
 /* dpkg's status text with only the GPU-stack packages' stanzas (what a
  * bundle keeps of it). Caller frees. */
 char *dpkg_status_filter(const char *text, size_t len);
+/* `rpm -qa --qf '%{NAME} %{ARCH} %{EPOCH}:%{VERSION}-%{RELEASE}\n'`-style
+ * lines ("NAME ARCH VERSION"): the GPU stack's, appended to triples as name,
+ * arch ("" for "(none)"), version (host.ini [packages]). Returns 0. */
+int rpm_qa_parse(const char *text, struct strvec *triples);
 void package_facts_release(struct package_facts *p);
 
 /* ---- facts.c: the GPU inventory and the whole ---- */

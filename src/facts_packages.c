@@ -34,6 +34,9 @@ static const char *const stack_names[] = {
 	"tensorrt*", "firmware-nvidia*",
 	/* what the drivers are built for and loaded into */
 	"linux-image*", "linux-headers*", "linux-modules*", "linux-firmware*", "dkms",
+	/* the same on RPM distributions (kernel, kernel-core, kernel-devel,
+	 * SUSE's kernel-default; kmod-nvidia) */
+	"kernel", "kmod-nvidia*",
 };
 
 bool package_is_gpu_stack(const char *name)
@@ -179,13 +182,72 @@ char *dpkg_status_filter(const char *text, size_t len)
 	return strbuf_detach(&out);
 }
 
+/* ---- rpm: `rpm -qa` as a bundle ran it, kept in host.ini [packages] ---- */
+
+/* A package or architecture name as RPM allows them, and as host.ini can
+ * hold as a key: no white space, '=', ':', ';', '[' or quotes. */
+static bool rpm_word(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._+-()~^", *s))
+			return false;
+	return true;
+}
+
+int rpm_qa_parse(const char *text, struct strvec *triples)
+{
+	struct strvec lines = STRVEC_INIT;
+	strvec_split(&lines, text ? text : "", "\n");
+	for (size_t i = 0; i < lines.n && triples->n / 3 < HOST_MAX_PACKAGES; i++) {
+		struct strvec w = STRVEC_INIT;
+		strvec_split(&w, lines.v[i], " \t\r");
+		if (w.n == 3 && package_is_gpu_stack(w.v[0]) && rpm_word(w.v[0]) && rpm_word(w.v[1])) {
+			strvec_push(triples, w.v[0]);
+			strvec_push(triples, strcmp(w.v[1], "(none)") ? w.v[1] : "");
+			strvec_push(triples, w.v[2]);
+		}
+		strvec_release(&w);
+	}
+	strvec_release(&lines);
+	return 0;
+}
+
+/* A capture's [packages]: what `rpm -qa` listed when the bundle was made. */
+static void read_host_packages(struct facts *f)
+{
+	const struct host_info *h = &f->sr->host;
+	if (!h->have_packages)
+		return;
+	f->pkg.db = "rpm";
+	size_t alloc = 0;
+	for (size_t i = 0; i + 2 < h->packages.n && f->pkg.n < PACKAGES_MAX; i += 3) {
+		if (!package_is_gpu_stack(h->packages.v[i]))
+			continue;
+		if (f->pkg.n == alloc) {
+			alloc = alloc ? alloc * 2 : 32;
+			f->pkg.v = xrealloc(f->pkg.v, alloc * sizeof(*f->pkg.v));
+		}
+		f->pkg.v[f->pkg.n++] = (struct package){
+			facts_printable(xstrdup(h->packages.v[i])),
+			facts_printable(xstrdup(h->packages.v[i + 2])),
+			*h->packages.v[i + 1] ? facts_printable(xstrdup(h->packages.v[i + 1])) : NULL,
+		};
+	}
+	if (f->pkg.n)
+		qsort(f->pkg.v, f->pkg.n, sizeof(*f->pkg.v), cmp_package);
+}
+
 static void read_dpkg(struct facts *f)
 {
 	char *text = NULL;
 	size_t len = 0;
 	int r = sysroot_read_max(f->sr, DPKG_STATUS, PACKAGES_DB_MAX, &text, &len);
-	if (r == -ENOENT || r == -ENOTDIR)
-		return;                      /* not a dpkg system */
+	if (r == -ENOENT || r == -ENOTDIR) {
+		read_host_packages(f);       /* not a dpkg system */
+		return;
+	}
 	if (r) {
 		fact_errors_add(&f->errors, DPKG_STATUS, "cannot read dpkg's package database: %s", strerror(-r));
 		return;

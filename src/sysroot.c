@@ -1198,6 +1198,15 @@ static int ini_pair(struct ini_state *s, const char *name, const char *value)
 		}
 	} else if (!strcmp(sec, "env")) {
 		env_set(h, name, value);
+	} else if (!strcmp(sec, "packages")) {
+		/* "rocm-core.x86_64 = 6.2.0.60200-66.el9": the arch after the last dot */
+		h->have_packages = true;
+		if (h->packages.n / 3 < HOST_MAX_PACKAGES) {
+			const char *dot = strrchr(name, '.');
+			strvec_push_owned(&h->packages, dot ? xstrndup(name, (size_t)(dot - name)) : xstrdup(name));
+			strvec_push(&h->packages, dot ? dot + 1 : "");
+			strvec_push(&h->packages, value);
+		}
 	} else if (!strncmp(sec, "device", 6) && isspace((unsigned char)sec[6])) {
 		/* the same white space as ini_line's absolute-path check
 		 * (str_trim: isspace), or "[device \v/dev/kfd]" would pass
@@ -1250,6 +1259,8 @@ static bool ini_line(struct ini_state *s, char *t, size_t maxlen)
 			return false;
 		}
 		s->section = xstrdup(name);
+		if (!strcmp(name, "packages"))
+			s->host->have_packages = true;   /* listed, even if nothing was */
 		return false;
 	}
 	char *eq = strpbrk(t, "=:");
@@ -1358,6 +1369,7 @@ void host_info_release(struct host_info *h)
 	strmap_release(&h->env_index);
 	free(h->captured_at);
 	free(h->capture_source);
+	strvec_release(&h->packages);
 	host_info_init(h);
 }
 

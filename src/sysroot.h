@@ -74,7 +74,14 @@ struct host_info {
 	size_t env_alloc;
 	struct strmap env_index; /* name -> index in env (a capture may hold many) */
 	char *captured_at, *capture_source;
+	/* [packages]: the GPU stack's installed packages as the package manager
+	 * listed them when the capture was made (RPM systems, whose database is
+	 * no file rocmcheck reads): name, arch, version, ... in threes; arch ""
+	 * when the key named none. At most HOST_MAX_PACKAGES. */
+	bool have_packages;
+	struct strvec packages;
 };
+#define HOST_MAX_PACKAGES 4096
 
 struct sysroot {
 	int root_fd;

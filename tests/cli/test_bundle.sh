@@ -137,6 +137,44 @@ for c in cmds:
 PY
 fi
 
+# 2b. an RPM machine: its packages come from `rpm -qa` (this machine is a dpkg
+# one, so a test hook asks the fake rpm below) into host.ini [packages],
+# the GPU stack's only; a replay reads them back
+mkdir -p "$work/fakebin"
+cat >"$work/fakebin/rpm" <<'SH'
+#!/bin/sh
+[ "$1 $2 $3" = "-qa --qf %{NAME} %{ARCH} %|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\n" ] || { echo "rpm: unexpected $*" >&2; exit 9; }
+printf '%s\n' "bash x86_64 5.1.8-9.el9" "rocm-core x86_64 6.3.3.60303-74.el9" \
+	"amdgpu-dkms noarch 1:6.10.5.60303-2125197.el9" "gpg-pubkey (none) 8483c65d-5ccc5b19" \
+	"kernel-core x86_64 5.14.0-427.13.1.el9_4" "rocm[evil] x86_64 1" "rocblas x86_64 4.3.0 extra"
+SH
+chmod +x "$work/fakebin/rpm"
+PATH="$work/fakebin:$PATH" ROCMCHECK_TEST_RPM=1 "$rocmcheck" bundle --level quick -o "$work/rpm.tar.gz" >/dev/null 2>&1
+rl=$?
+if [ "$rl" != 0 ] && [ "$rl" != 1 ]; then
+	fail "rpm bundle: exit $rl"
+else
+	tar -xzOf "$work/rpm.tar.gz" sysroot/.rocmcheck/host.ini >"$work/rpm.ini"
+	sed -n '/^\[packages\]/,/^\[/p' "$work/rpm.ini" | grep -v '^;\|^\[\|^$' >"$work/rpm.pk"
+	printf '%s\n' "rocm-core.x86_64 = 6.3.3.60303-74.el9" "amdgpu-dkms.noarch = 1:6.10.5.60303-2125197.el9" \
+		"kernel-core.x86_64 = 5.14.0-427.13.1.el9_4" | cmp -s - "$work/rpm.pk" ||
+		fail "rpm bundle: [packages] is not the GPU stack's lines of rpm -qa: $(cat "$work/rpm.pk")"
+	# a capture whose [packages] says so, with no dpkg database: the report's packages
+	cp -r "$TESTS_DIR/fixtures/amd-mi300x-rhel94-iommupt" "$work/rhel"
+	sed -i '/^\[packages\]/,$d' "$work/rhel/.rocmcheck/host.ini"
+	sed -n '/^\[packages\]/,$p' "$work/rpm.ini" >>"$work/rhel/.rocmcheck/host.ini"
+	"$rocmcheck" --sysroot "$work/rhel" --json doctor --level quick >"$work/rhel.json"
+	"$python" - "$work/rhel.json" <<'PY' || fail "rpm capture: packages not read back from host.ini"
+import json, sys
+p = json.load(open(sys.argv[1]))["stack"]["packages"]
+assert p["database"] == "rpm", p
+assert [(i["name"], i["arch"], i["version"]) for i in p["installed"]] == [
+    ("amdgpu-dkms", "noarch", "1:6.10.5.60303-2125197.el9"),
+    ("kernel-core", "x86_64", "5.14.0-427.13.1.el9_4"),
+    ("rocm-core", "x86_64", "6.3.3.60303-74.el9")], p
+PY
+fi
+
 # 3. redaction: an environment full of secrets
 base=${fixtures[0]}
 for f in "${fixtures[@]}"; do

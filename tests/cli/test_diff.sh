@@ -49,6 +49,17 @@ grep -q "^Package: rocm-core$" "$T/sysroot/var/lib/dpkg/status" || fail "rocm-co
 grep -q "^Package: linux-image-6.5.0-35-generic$" "$T/sysroot/var/lib/dpkg/status" || fail "a removed kernel's stanza kept as it was"
 ! grep -q "^Package: \(bash\|libc6\|openssh-server\)$" "$T/sysroot/var/lib/dpkg/status" || fail "other packages left out"
 
+# RPM captures: host.ini [packages] (what `rpm -qa` listed), round-tripped
+# through bundles; noarch is no part of a package's name
+for f in amd-mi210-rhel810-rocm63 amd-mi300x-rhel94-iommupt; do
+	"$ROCMCHECK" --sysroot "$FX/$f" bundle -o "$T/$f.tar.gz" >/dev/null 2>&1
+	[ -s "$T/$f.tar.gz" ] || fail "bundle of $f"
+done
+run 1 diff "$T/amd-mi210-rhel810-rocm63.tar.gz" "$T/amd-mi300x-rhel94-iommupt.tar.gz"
+assert_out_has "^      package kernel-core: 4.18.0-553.el8_10 → 5.14.0-427.13.1.el9_4$"
+assert_out_has "^      package amdgpu-dkms: 1:6.10.5.60302-2109964.el8 → 1:6.10.5.60303-2125197.el9$"
+assert_out_has "^      dkms amdgpu: 6.10.5-2109964.el8 (built for 4.18.0-553.el8_10.x86_64) → 6.10.5-2125197.el9 (built for 5.14.0-427.13.1.el9_4.x86_64)$"
+
 # Identical: nothing differs, exit 0; the same report as a bundle and as JSON
 # differ only in what the bundle adds (nothing to compare against: no verdict).
 run 0 diff "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/amd-rx7900xtx-ubuntu2204-healthy.json"

@@ -21,12 +21,12 @@ static void test_gpu_stack_names(void **state)
 		"miopen-hip", "amdgpu-dkms", "amdgpu-dkms-firmware", "libdrm-amdgpu1", "firmware-amd-graphics",
 		"nvidia-driver-550", "libnvidia-compute-550", "cuda-toolkit-12-4", "libcudnn9-cuda-12", "dkms",
 		"linux-image-6.8.0-40-generic", "linux-headers-generic-hwe-22.04", "linux-firmware", "rccl",
-		"librocblas0", "hsa-rocr", "rocm6.2.0", "hipblaslt", "hsakmt-roct-dev", "libcudart12", "libcuda1",
+		"librocblas0", "hsa-rocr", "kernel", "kernel-core", "kernel-devel-matched", "kmod-nvidia-latest-dkms", "rocm6.2.0", "hipblaslt", "hsakmt-roct-dev", "libcudart12", "libcuda1",
 		"cuda-12-4",
 	};
 	static const char *const no[] = {
 		"bash", "libc6", "rocksdb-tools", "librocksdb8.9", "cudatext", "linux-base",
-		"dkmsx", "libdrm2", "", "openssh-server",
+		"dkmsx", "libdrm2", "kernelshark", "", "openssh-server",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
 		if (!package_is_gpu_stack(yes[i]))
@@ -151,6 +151,68 @@ static void test_read_packages(void **state)
 	tree_free(&t);
 }
 
+static void test_rpm_qa_parse(void **state)
+{
+	(void)state;
+	struct strvec t = STRVEC_INIT;
+	assert_int_equal(rpm_qa_parse("rocm-core x86_64 6.3.3.60303-74.el9\n"
+				      "bash x86_64 5.1.8-9.el9\r\n"
+				      "gpg-pubkey (none) 8483c65d-5ccc5b19\n"
+				      "kernel (none) 5.14.0-427.el9\n"            /* no arch */
+				      "amdgpu-dkms noarch 1:6.10.5.60303-2125197.el9\r\n"
+				      "rocm=evil x86_64 1\n[rocm] x86_64 1\nrocblas x86_64\n"
+				      "rocblas x86_64 4.3.0 extra\n\n   \n", &t), 0);
+	assert_int_equal(t.n, 9);
+	assert_string_equal(t.v[0], "rocm-core");
+	assert_string_equal(t.v[1], "x86_64");
+	assert_string_equal(t.v[2], "6.3.3.60303-74.el9");
+	assert_string_equal(t.v[3], "kernel");
+	assert_string_equal(t.v[4], "");
+	assert_string_equal(t.v[6], "amdgpu-dkms");
+	assert_string_equal(t.v[8], "1:6.10.5.60303-2125197.el9");
+	strvec_release(&t);
+	assert_int_equal(rpm_qa_parse(NULL, &t), 0);
+	assert_int_equal(t.n, 0);
+}
+
+/* A capture's host.ini [packages] (what `rpm -qa` said when the bundle was
+ * made) stands in for a package database where there is no dpkg one. */
+static void test_host_packages(void **state)
+{
+	(void)state;
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, ".rocmcheck/host.ini",
+		 "[capture]\nformat = 1\n\n[packages]\nrocm-core.x86_64 = 6.3.3.60303-74.el9\n"
+		 "kernel = 5.14.0-427.el9\nbash.x86_64 = 5.1\namdgpu-dkms.noarch = 1:6.10.5\n");
+	struct facts *f = tree_open(&t);
+	facts_read_packages(f);
+	assert_string_equal(f->pkg.db, "rpm");
+	assert_int_equal(f->pkg.n, 3);
+	assert_string_equal(f->pkg.v[0].name, "amdgpu-dkms");
+	assert_string_equal(f->pkg.v[0].arch, "noarch");
+	assert_string_equal(f->pkg.v[1].name, "kernel");
+	assert_null(f->pkg.v[1].arch);
+	assert_string_equal(f->pkg.v[2].version, "6.3.3.60303-74.el9");
+	tree_close(&t);
+	/* a dpkg database wins over host.ini */
+	tree_put(&t, "var/lib/dpkg/status", "Package: rocm-core\nStatus: install ok installed\nVersion: 6.2.0\n");
+	f = tree_open(&t);
+	facts_read_packages(f);
+	assert_string_equal(f->pkg.db, "/var/lib/dpkg/status");
+	assert_int_equal(f->pkg.n, 1);
+	tree_close(&t);
+	/* an empty [packages] says the list was taken: known, and empty */
+	tree_rm(&t, "var/lib/dpkg");
+	tree_put(&t, ".rocmcheck/host.ini", "[capture]\nformat = 1\n[packages]\n");
+	f = tree_open(&t);
+	facts_read_packages(f);
+	assert_string_equal(f->pkg.db, "rpm");
+	assert_int_equal(f->pkg.n, 0);
+	tree_close(&t);
+	tree_free(&t);
+}
+
 /* A desktop's database is larger than the 1 MiB every other file is held
  * to: it is read whole up to its own cap. */
 static void test_big_database(void **state)
@@ -182,6 +244,8 @@ int main(void)
 		cmocka_unit_test(test_dpkg_filter),
 		cmocka_unit_test(test_read_packages),
 		cmocka_unit_test(test_big_database),
+		cmocka_unit_test(test_rpm_qa_parse),
+		cmocka_unit_test(test_host_packages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
