@@ -244,6 +244,14 @@ void package_facts_release(struct package_facts *p)
 	memset(p, 0, sizeof(*p));
 }
 
+void facts_init(struct facts *f, struct sysroot *sr)
+{
+	memset(f, 0, sizeof(*f));
+	f->sr = sr;
+	f->rocm.active = -1;
+	f->cuda.active = -1;
+}
+
 void facts_release(struct facts *f)
 {
 	os_release_facts(&f->os);
