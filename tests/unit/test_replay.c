@@ -129,6 +129,41 @@ static char *snapshot(void)
 	return strbuf_detach(&sb);
 }
 
+/* The bytes of a regular file (caller frees), or NULL. */
+static char *file_bytes(const char *path, size_t *len)
+{
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+		buf = xmalloc((size_t)st.st_size + 1);
+		*len = fread(buf, 1, (size_t)st.st_size, f);
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The memory opener refuses the same bytes with the same words. */
+static void expect_refused_in_memory(const char *archive, const char *file_err)
+{
+	size_t len = 0;
+	char *bytes = file_bytes(archive, &len);
+	if (!bytes)
+		return;   /* a refusal of the file itself ("cannot read") */
+	struct replay_limits lim = REPLAY_LIMITS_DEFAULT;
+	lim.parent = parent;
+	char *tmp = (char *)"x", *sys = (char *)"x", *err = NULL;
+	assert_true(replay_extract_memory(bytes, len, &lim, &tmp, &sys, &err) < 0);
+	assert_null(tmp);
+	assert_null(sys);
+	assert_non_null(err);
+	assert_string_equal(err, file_err);
+	free(err);
+	free(bytes);
+}
+
 static void expect_refused(const char *archive, const char *reason_part)
 {
 	char *before = snapshot();
@@ -147,6 +182,7 @@ static void expect_refused(const char *archive, const char *reason_part)
 	assert_null(strchr(err, '\n'));
 	if (!strstr(err, reason_part))
 		fail_msg("%s: reason '%s' lacks '%s'", archive, err, reason_part);
+	expect_refused_in_memory(archive, err);
 	char *after = snapshot();
 	assert_string_equal(before, after);
 	free(before);
@@ -210,6 +246,42 @@ static void test_good_bundle(void **state)
 	free(after);
 	free(tmp);
 	free(sys);
+	free(arch);
+}
+
+/* The memory opener unpacks the same tree, link rewrites included. */
+static void test_good_bundle_in_memory(void **state)
+{
+	(void)state;
+	char *arch = make_archive("good-mem.tar.gz", good, ARRAY_SIZE(good), true);
+	size_t len = 0;
+	char *bytes = file_bytes(arch, &len);
+	assert_non_null(bytes);
+	char *before = snapshot();
+	struct replay_limits lim = REPLAY_LIMITS_DEFAULT;
+	lim.parent = parent;
+	char *tmp, *sys, *err;
+	assert_int_equal(replay_extract_memory(bytes, len, &lim, &tmp, &sys, &err), 0);
+	assert_true(str_startswith(tmp, parent));
+	char t[256];
+	char *p = xasprintf("%s/opt/rocm", sys);
+	ssize_t n = readlink(p, t, sizeof(t) - 1);
+	assert_true(n > 0);
+	t[n] = '\0';
+	assert_string_equal(t, "../opt/rocm-6.2.0");
+	free(p);
+	struct stat st;
+	p = xasprintf("%s/sys/class/kfd/kfd/topology/nodes/1/properties", sys);
+	assert_int_equal(stat(p, &st), 0);
+	free(p);
+	assert_int_equal(replay_remove(tmp), 0);
+	char *after = snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	free(tmp);
+	free(sys);
+	free(bytes);
 	free(arch);
 }
 
@@ -485,6 +557,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_bundle),
+		cmocka_unit_test(test_good_bundle_in_memory),
 		cmocka_unit_test(test_path_escapes),
 		cmocka_unit_test(test_symlink_escapes),
 		cmocka_unit_test(test_special_entries),
