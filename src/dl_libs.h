@@ -60,6 +60,7 @@
 	X(archive_read_new)                     \
 	X(archive_read_next_header)             \
 	X(archive_read_open_fd)                 \
+	X(archive_read_open_memory)             \
 	X(archive_read_support_filter_gzip)     \
 	X(archive_read_support_format_tar)      \
 	X(archive_write_add_filter_gzip)        \

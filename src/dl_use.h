@@ -40,6 +40,7 @@
 #define archive_read_new (dl_archive.archive_read_new)
 #define archive_read_next_header (dl_archive.archive_read_next_header)
 #define archive_read_open_fd (dl_archive.archive_read_open_fd)
+#define archive_read_open_memory (dl_archive.archive_read_open_memory)
 #define archive_read_support_filter_gzip (dl_archive.archive_read_support_filter_gzip)
 #define archive_read_support_format_tar (dl_archive.archive_read_support_format_tar)
 #define archive_write_add_filter_gzip (dl_archive.archive_write_add_filter_gzip)

@@ -81,6 +81,95 @@ char *redact_env_value(const char *name, const char *value)
 	return redact_url_credentials(value, NULL);
 }
 
+/* ---- rolling hashes (Rabin-Karp) ----
+ *
+ * Secrets and anonymised words are found with a rolling hash per distinct
+ * length: the hash of any window of the text comes from its prefix hashes
+ * in O(1), so a long string costs no more than a short one at each place
+ * (one secret of 100 KiB must not make every position hash 100 KiB), and a
+ * bit filter answers most positions without hashing the window again for a
+ * table. The base is odd and fixed; a hit is confirmed byte by byte. */
+#define RK_BASE 0x100000001b3ULL
+
+static uint64_t rk_hash(const char *s, size_t len)
+{
+	uint64_t h = 0;
+	for (size_t j = 0; j < len; j++)
+		h = h * RK_BASE + (unsigned char)s[j];
+	return h;
+}
+
+/* prefix[j] = the hash of s[0..j): the caller's, len + 1 entries */
+static uint64_t *prefix_hashes(const char *s, size_t len)
+{
+	uint64_t *p = xmalloc((len + 1) * sizeof(*p));
+	p[0] = 0;
+	for (size_t j = 0; j < len; j++)
+		p[j + 1] = p[j] * RK_BASE + (unsigned char)s[j];
+	return p;
+}
+
+static size_t rk_filter_bit(uint64_t len, uint64_t hash)
+{
+	uint64_t x = (hash ^ (len * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+	return (size_t)(x >> 52) % REDACT_FILTER_BITS;
+}
+
+static bool rk_filter_has(const struct rk_lens *t, uint64_t len, uint64_t hash)
+{
+	size_t b = rk_filter_bit(len, hash);
+	return t->filter[b / 64] >> (b % 64) & 1;
+}
+
+static void rk_lens_release(struct rk_lens *t)
+{
+	free(t->len);
+	free(t->pow);
+	memset(t, 0, sizeof(*t));
+}
+
+static int cmp_len_desc(const void *a, const void *b)
+{
+	size_t la = *(const size_t *)a, lb = *(const size_t *)b;
+	return la < lb ? 1 : la > lb ? -1 : 0;
+}
+
+/* Start an empty set with room for `room` strings. */
+static void rk_lens_reset(struct rk_lens *t, size_t room)
+{
+	rk_lens_release(t);
+	t->len = xmalloc((room ? room : 1) * sizeof(*t->len));
+	t->pow = xmalloc((room ? room : 1) * sizeof(*t->pow));
+}
+
+/* Add a string of length len and hash h; `seen` holds the lengths so far. */
+static void rk_lens_add(struct rk_lens *t, struct strmap *seen, size_t len, uint64_t h)
+{
+	size_t b = rk_filter_bit(len, h);
+	t->filter[b / 64] |= 1ULL << (b % 64);
+	if (strmap_put(seen, (const char *)&len, sizeof(len), 0))
+		t->len[t->n++] = len;
+}
+
+/* Sort the lengths, longest first, and compute their powers. */
+static void rk_lens_finish(struct rk_lens *t, struct strmap *seen)
+{
+	strmap_release(seen);
+	qsort(t->len, t->n, sizeof(*t->len), cmp_len_desc);
+	for (size_t L = 0; L < t->n; L++) {
+		uint64_t pw = 1;
+		for (size_t j = 0; j < t->len[L]; j++)
+			pw *= RK_BASE;
+		t->pow[L] = pw;
+	}
+}
+
+/* The hash of s[i..i+len(L)) from the prefix hashes. */
+static uint64_t rk_window(const struct rk_lens *t, size_t L, const uint64_t *prefix, size_t i)
+{
+	return prefix[i + t->len[L]] - prefix[i] * t->pow[L];
+}
+
 void redactor_init(struct redactor *rd, bool anonymize)
 {
 	memset(rd, 0, sizeof(*rd));
@@ -99,11 +188,10 @@ void redactor_release(struct redactor *rd)
 	}
 	free(rd->pairs);
 	strmap_release(&rd->pair_index);
-	free(rd->lens);
+	rk_lens_release(&rd->pair_lens);
 	strmap_release(&rd->secret_index);
 	strmap_release(&rd->secret_rk);
-	free(rd->secret_lens);
-	free(rd->secret_pows);
+	rk_lens_release(&rd->secret_lens);
 	memset(rd, 0, sizeof(*rd));
 }
 
@@ -398,52 +486,70 @@ static void add_address(struct redactor *rd, struct strbuf *sb, const char *s, s
 static char *replace_addresses(struct redactor *rd, const char *s, size_t len, size_t *out_len)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char *p = s, *end = s + len;
+	const char *p = s, *end = s + len, *kept = s;   /* [kept, p) is copied as it is */
 	while (p < end) {
 		bool start = p == s || !(word_char(p[-1]) || p[-1] == '.' || p[-1] == ':');
-		size_t n;
-		if (start && (n = match_mac(p, end))) {
-			add_address(rd, &sb, p, n, ANON_MAC);
-			p += n;
-		} else if (start && (n = match_ipv4(p, end))) {
-			add_address(rd, &sb, p, n, ANON_IPV4);
-			p += n;
-		} else if (start && (is_hex(*p) || *p == ':') && (n = match_ipv6(p, end))) {
-			add_address(rd, &sb, p, n, ANON_IPV6);
-			p += n;
-		} else {
-			strbuf_addch(&sb, *p++);
+		size_t n = 0;
+		enum anon_kind k = ANON_MAC;
+		if (start && (n = match_mac(p, end)))
+			k = ANON_MAC;
+		else if (start && (n = match_ipv4(p, end)))
+			k = ANON_IPV4;
+		else if (start && (is_hex(*p) || *p == ':') && (n = match_ipv6(p, end)))
+			k = ANON_IPV6;
+		if (!n) {
+			p++;
+			continue;
 		}
+		strbuf_add(&sb, kept, (size_t)(p - kept));
+		add_address(rd, &sb, p, n, k);
+		p += n;
+		kept = p;
 	}
+	strbuf_add(&sb, kept, (size_t)(end - kept));
 	*out_len = sb.len;
 	return strbuf_detach(&sb);
 }
 
-static int cmp_len_desc(const void *a, const void *b)
-{
-	size_t la = *(const size_t *)a, lb = *(const size_t *)b;
-	return la < lb ? 1 : la > lb ? -1 : 0;
-}
-
-/* The distinct lengths of the pairs, longest first, and the bytes they
- * start with: replace_words looks up each length at a position in the
- * index instead of comparing every pair (23 k addresses in one file). */
+/* The distinct lengths of the pairs, longest first, their filter and the
+ * bytes they start with: replace_words asks the filter for each length at
+ * a position, and the index only on a hit (23 k addresses in one file). */
 static void index_lengths(struct redactor *rd)
 {
 	struct strmap seen = STRMAP_INIT;
-	rd->nlens = 0;
-	rd->lens = xrealloc(rd->lens, (rd->npairs ? rd->npairs : 1) * sizeof(*rd->lens));
+	rk_lens_reset(&rd->pair_lens, rd->npairs);
 	memset(rd->first, 0, sizeof(rd->first));
 	for (size_t k = 0; k < rd->npairs; k++) {
-		size_t fl = rd->pairs[k].from_len;
-		unsigned char c = (unsigned char)rd->pairs[k].from[0];
+		const struct anon_pair *p = &rd->pairs[k];
+		unsigned char c = (unsigned char)p->from[0];
 		rd->first[c / 8] |= (unsigned char)(1u << (c % 8));
-		if (strmap_put(&seen, (const char *)&fl, sizeof(fl), 0))
-			rd->lens[rd->nlens++] = fl;
+		rk_lens_add(&rd->pair_lens, &seen, p->from_len, rk_hash(p->from, p->from_len));
 	}
-	strmap_release(&seen);
-	qsort(rd->lens, rd->nlens, sizeof(*rd->lens), cmp_len_desc);
+	rk_lens_finish(&rd->pair_lens, &seen);
 	rd->sorted = true;
+}
+
+/* The pair whose `from` is the whole word at s[i], longest first; NULL when none. */
+static const struct anon_pair *word_at(const struct redactor *rd, const char *s, size_t i, size_t len,
+				       const uint64_t *prefix)
+{
+	const struct rk_lens *t = &rd->pair_lens;
+	unsigned char c = (unsigned char)s[i];
+	if (!(rd->first[c / 8] & (1u << (c % 8))))
+		return NULL;
+	for (size_t L = 0; L < t->n; L++) {
+		size_t fl = t->len[L], k;
+		if (fl > len - i || !rk_filter_has(t, fl, rk_window(t, L, prefix, i)) ||
+		    !strmap_get(&rd->pair_index, s + i, fl, &k))
+			continue;
+		const char *f = rd->pairs[k].from;
+		if (word_char(f[0]) && i > 0 && word_char(s[i - 1]))
+			continue;
+		if (word_char(f[fl - 1]) && i + fl < len && word_char(s[i + fl]))
+			continue;
+		return &rd->pairs[k];
+	}
+	return NULL;
 }
 
 static char *replace_words(struct redactor *rd, const char *s, size_t len, size_t *out_len)
@@ -451,37 +557,25 @@ static char *replace_words(struct redactor *rd, const char *s, size_t len, size_
 	/* longest first, so "/home/alice" wins over "alice" */
 	if (!rd->sorted)
 		index_lengths(rd);
+	uint64_t *prefix = prefix_hashes(s, len);
 	struct strbuf sb = STRBUF_INIT;
-	size_t i = 0;
+	size_t i = 0, kept = 0;   /* s[kept..i) is copied as it is */
 	while (i < len) {
-		bool done = false;
-		unsigned char c = (unsigned char)s[i];
-		for (size_t L = 0; L < rd->nlens && !done && (rd->first[c / 8] & (1u << (c % 8))); L++) {
-			size_t fl = rd->lens[L], k;
-			if (fl > len - i || !strmap_get(&rd->pair_index, s + i, fl, &k))
-				continue;
-			const char *f = rd->pairs[k].from;
-			if (word_char(f[0]) && i > 0 && word_char(s[i - 1]))
-				continue;
-			if (word_char(f[fl - 1]) && i + fl < len && word_char(s[i + fl]))
-				continue;
-			strbuf_addstr(&sb, rd->pairs[k].to);
-			i += fl;
-			done = true;
+		const struct anon_pair *p = word_at(rd, s, i, len, prefix);
+		if (!p) {
+			i++;
+			continue;
 		}
-		if (!done)
-			strbuf_addch(&sb, s[i++]);
+		strbuf_add(&sb, s + kept, i - kept);
+		strbuf_addstr(&sb, p->to);
+		i += p->from_len;
+		kept = i;
 	}
+	strbuf_add(&sb, s + kept, len - kept);
+	free(prefix);
 	*out_len = sb.len;
 	return strbuf_detach(&sb);
 }
-
-/* Secrets are found with a rolling hash (Rabin-Karp) per distinct secret
- * length: the hash of any window of the text comes from its prefix hashes
- * in O(1), so a long secret costs no more than a short one at each place
- * (one secret of 100 KiB must not make every position hash 100 KiB). The
- * base is odd and fixed; a hit is confirmed byte by byte. */
-#define RK_BASE 0x100000001b3ULL
 
 struct rk_key {
 	uint64_t len, hash;
@@ -490,52 +584,32 @@ struct rk_key {
 static void index_secrets(struct redactor *rd)
 {
 	struct strmap seen = STRMAP_INIT;
-	size_t n = rd->secrets.n ? rd->secrets.n : 1;
-	rd->nsecret_lens = 0;
-	rd->secret_lens = xrealloc(rd->secret_lens, n * sizeof(size_t));
-	rd->secret_pows = xrealloc(rd->secret_pows, n * sizeof(uint64_t));
+	rk_lens_reset(&rd->secret_lens, rd->secrets.n);
 	strmap_release(&rd->secret_rk);
 	for (size_t k = 0; k < rd->secrets.n; k++) {
 		const char *v = rd->secrets.v[k];
 		struct rk_key key = { strlen(v), 0 };
-		for (size_t j = 0; j < key.len; j++)
-			key.hash = key.hash * RK_BASE + (unsigned char)v[j];
+		key.hash = rk_hash(v, key.len);
 		size_t first;
 		if (!strmap_get(&rd->secret_rk, (const char *)&key, sizeof(key), &first))
 			strmap_put(&rd->secret_rk, (const char *)&key, sizeof(key), k);
-		if (strmap_put(&seen, (const char *)&key.len, sizeof(key.len), 0))
-			rd->secret_lens[rd->nsecret_lens++] = key.len;
+		rk_lens_add(&rd->secret_lens, &seen, key.len, key.hash);
 	}
-	strmap_release(&seen);
-	qsort(rd->secret_lens, rd->nsecret_lens, sizeof(size_t), cmp_len_desc);
-	for (size_t L = 0; L < rd->nsecret_lens; L++) {
-		uint64_t pw = 1;
-		for (size_t j = 0; j < rd->secret_lens[L]; j++)
-			pw *= RK_BASE;
-		rd->secret_pows[L] = pw;
-	}
+	rk_lens_finish(&rd->secret_lens, &seen);
 	rd->secrets_indexed = rd->secrets.n;
 }
 
-/* prefix[j] = the hash of s[0..j): the caller's, len + 1 entries */
-static uint64_t *prefix_hashes(const char *s, size_t len)
-{
-	uint64_t *p = xmalloc((len + 1) * sizeof(*p));
-	p[0] = 0;
-	for (size_t j = 0; j < len; j++)
-		p[j + 1] = p[j] * RK_BASE + (unsigned char)s[j];
-	return p;
-}
-
 /* Length of the longest secret at s[i], 0 when none. */
-static size_t secret_at(struct redactor *rd, const char *s, size_t i, size_t len, const uint64_t *prefix)
+static size_t secret_at(const struct redactor *rd, const char *s, size_t i, size_t len, const uint64_t *prefix)
 {
-	for (size_t L = 0; L < rd->nsecret_lens; L++) {
-		size_t fl = rd->secret_lens[L], k;
+	const struct rk_lens *t = &rd->secret_lens;
+	for (size_t L = 0; L < t->n; L++) {
+		size_t fl = t->len[L], k;
 		if (fl > len - i)
 			continue;
-		struct rk_key key = { fl, prefix[i + fl] - prefix[i] * rd->secret_pows[L] };
-		if (strmap_get(&rd->secret_rk, (const char *)&key, sizeof(key), &k) &&
+		struct rk_key key = { fl, rk_window(t, L, prefix, i) };
+		if (rk_filter_has(t, key.len, key.hash) &&
+		    strmap_get(&rd->secret_rk, (const char *)&key, sizeof(key), &k) &&
 		    !memcmp(s + i, rd->secrets.v[k], fl))
 			return fl;
 	}
@@ -548,16 +622,19 @@ static char *replace_secrets(struct redactor *rd, const char *s, size_t len, siz
 		index_secrets(rd);
 	uint64_t *prefix = prefix_hashes(s, len);
 	struct strbuf sb = STRBUF_INIT;
-	size_t i = 0;
+	size_t i = 0, kept = 0;   /* s[kept..i) is copied as it is */
 	while (i < len) {
 		size_t best = secret_at(rd, s, i, len, prefix);
-		if (best) {
-			strbuf_addstr(&sb, REDACTED);
-			i += best;
-		} else {
-			strbuf_addch(&sb, s[i++]);
+		if (!best) {
+			i++;
+			continue;
 		}
+		strbuf_add(&sb, s + kept, i - kept);
+		strbuf_addstr(&sb, REDACTED);
+		i += best;
+		kept = i;
 	}
+	strbuf_add(&sb, s + kept, len - kept);
 	free(prefix);
 	*out_len = sb.len;
 	return strbuf_detach(&sb);

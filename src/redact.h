@@ -46,20 +46,29 @@ struct anon_pair {
 	char *to;
 };
 
+/* The distinct lengths of a set of byte strings, longest first, each with
+ * RK_BASE to that power (for rolling hashes of windows of a text), and a
+ * bit filter of the strings' (length, rolling hash): a scan asks the filter
+ * at every position and length, and an index only where it says yes. */
+#define REDACT_FILTER_BITS 4096
+struct rk_lens {
+	size_t *len;
+	uint64_t *pow;
+	size_t n;
+	uint64_t filter[REDACT_FILTER_BITS / 64];
+};
+
 struct redactor {
 	bool anonymize;
 	struct strvec secrets;     /* literal values scrubbed from every file */
 	struct anon_pair *pairs;   /* anonymisation table (only in memory) */
 	size_t npairs;
-	bool sorted;               /* lens up to date (replace_words rebuilds it when not) */
+	bool sorted;               /* pair_lens up to date (replace_words rebuilds it when not) */
 	struct strmap pair_index;  /* from -> index in pairs */
-	size_t *lens;              /* the distinct from_len of pairs, longest first */
-	size_t nlens;
+	struct rk_lens pair_lens;  /* the from strings of pairs */
 	unsigned char first[32];   /* bit set: a pair starts with this byte */
 	struct strmap secret_index;/* secret -> index in secrets */
-	size_t *secret_lens;       /* the distinct lengths of secrets, longest first */
-	uint64_t *secret_pows;     /* RK_BASE to the power of each of those lengths */
-	size_t nsecret_lens;
+	struct rk_lens secret_lens;
 	struct strmap secret_rk;   /* (length, rolling hash) of each secret -> index */
 	size_t secrets_indexed;    /* secrets.n when secret_lens was built */
 	unsigned counter[ANON_NKINDS];

@@ -315,6 +315,16 @@ struct pass {
 	char *err;
 };
 
+/* Where the archive's bytes come from: a file (replay_extract) or memory
+ * (replay_extract_memory). Only open_bundle and open_archive look at it;
+ * the rules are the same code for both. */
+struct source {
+	const char *file;          /* NULL: the bytes are buf, len */
+	const void *buf;
+	size_t len;
+	int fd;                    /* the file, once opened; -1 before */
+};
+
 /* Open the bundle once; both passes read the same descriptor (the working
  * directory changes in between, and the file must not be swapped). */
 static int open_bundle(const char *file, int *fd, char **err)
@@ -338,16 +348,18 @@ static int open_bundle(const char *file, int *fd, char **err)
 	return 0;
 }
 
-static int open_archive(int fd, struct archive **in, char **err)
+static int open_archive(const struct source *src, struct archive **in, char **err)
 {
-	if (lseek(fd, 0, SEEK_SET) < 0) {
+	if (src->file && lseek(src->fd, 0, SEEK_SET) < 0) {
 		*err = xasprintf("cannot read: %s", strerror(errno));
 		return -errno;
 	}
 	*in = archive_read_new();
 	archive_read_support_filter_gzip(*in);
 	archive_read_support_format_tar(*in);
-	if (archive_read_open_fd(*in, fd, 64 * 1024) != ARCHIVE_OK) {
+	int r = src->file ? archive_read_open_fd(*in, src->fd, 64 * 1024)
+			  : archive_read_open_memory(*in, src->buf, src->len);
+	if (r != ARCHIVE_OK) {
 		*err = xasprintf("not a gzip-compressed tar archive (%s)", archive_msg(*in, "unrecognised data"));
 		archive_read_free(*in);
 		*in = NULL;
@@ -543,10 +555,10 @@ static int check_through_links(struct pass *ps)
 
 /* The first pass: read the whole bundle, check every entry, write nothing;
  * it must hold sysroot/. 0, or a negative errno with ps->err. */
-static int first_pass(int fd, struct pass *ps)
+static int first_pass(const struct source *src, struct pass *ps)
 {
 	struct archive *in = NULL;
-	int ret = open_archive(fd, &in, &ps->err);
+	int ret = open_archive(src, &in, &ps->err);
 	if (!ret)
 		ret = run_pass(in, NULL, ps);
 	if (!ret)
@@ -595,14 +607,14 @@ static int make_dir(const char *parent, char **dirp, char **err)
 	return 0;
 }
 
-int replay_extract(const char *file, const struct replay_limits *lim_in,
+static int extract(struct source *src, const struct replay_limits *lim_in,
 		   char **tmpdir, char **sysroot, char **err)
 {
 	static const struct replay_limits defaults = REPLAY_LIMITS_DEFAULT;
 	struct pass ps;
 	struct archive *in = NULL, *out = NULL;
 	char *dir = NULL;
-	int cwd = -1, fd = -1, ret = 0;
+	int cwd = -1, ret = 0;
 	bool moved = false;
 
 	memset(&ps, 0, sizeof(ps));
@@ -625,9 +637,10 @@ int replay_extract(const char *file, const struct replay_limits *lim_in,
 	if (!parent || !*parent)
 		parent = "/tmp";
 
-	ret = open_bundle(file, &fd, &ps.err);
+	if (src->file)
+		ret = open_bundle(src->file, &src->fd, &ps.err);
 	if (!ret)
-		ret = first_pass(fd, &ps);
+		ret = first_pass(src, &ps);
 	if (ret)
 		goto out;
 	ret = make_dir(parent, &dir, &ps.err);
@@ -648,7 +661,7 @@ int replay_extract(const char *file, const struct replay_limits *lim_in,
 					    ARCHIVE_EXTRACT_SECURE_SYMLINKS |
 					    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS |
 					    ARCHIVE_EXTRACT_NO_OVERWRITE);
-	ret = open_archive(fd, &in, &ps.err);
+	ret = open_archive(src, &in, &ps.err);
 	if (!ret)
 		ret = run_pass(in, out, &ps);
 	if (ret)
@@ -676,8 +689,9 @@ out:
 	}
 	if (cwd >= 0)
 		close(cwd);
-	if (fd >= 0)
-		close(fd);
+	if (src->fd >= 0)
+		close(src->fd);
+	src->fd = -1;
 	if (ret && dir)
 		replay_remove(dir);
 	if (ret) {
@@ -692,6 +706,20 @@ out:
 	strvec_release(&ps.names);
 	strvec_release(&ps.links);
 	return ret;
+}
+
+int replay_extract(const char *file, const struct replay_limits *lim,
+		   char **tmpdir, char **sysroot, char **err)
+{
+	struct source src = { .file = file, .fd = -1 };
+	return extract(&src, lim, tmpdir, sysroot, err);
+}
+
+int replay_extract_memory(const void *buf, size_t len, const struct replay_limits *lim,
+			  char **tmpdir, char **sysroot, char **err)
+{
+	struct source src = { .buf = buf, .len = len, .fd = -1 };
+	return extract(&src, lim, tmpdir, sysroot, err);
 }
 
 bool replay_is_bundle_name(const char *path)

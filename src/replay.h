@@ -31,6 +31,11 @@ struct replay_limits {
 int replay_extract(const char *file, const struct replay_limits *lim,
 		   char **tmpdir, char **sysroot, char **err);
 
+/* The same with the archive's bytes in memory (buf, len; borrowed): the
+ * same rules, only the opener differs. The fuzz harness uses it. */
+int replay_extract_memory(const void *buf, size_t len, const struct replay_limits *lim,
+			  char **tmpdir, char **sysroot, char **err);
+
 /* Remove a directory tree made by replay_extract (symlinks are never
  * followed, at most 128 levels deep). Returns 0 or a negative errno. Until then the directory is
  * also removed if the process is ended by SIGINT, SIGTERM, SIGHUP, SIGQUIT

@@ -1,16 +1,14 @@
-/* Bundle replay (doctor --replay): the input is the archive, unpacked by
- * replay_extract with the rules of --replay into a private parent directory,
- * then the doctor on what it unpacked. The archive is handed over as a file
- * in the harness's own directory: the same code path as a bundle a user
- * received, one process for every input. */
+/* Bundle replay (doctor --replay): the input is the archive's bytes,
+ * unpacked by replay_extract_memory (libarchive reading from memory; the
+ * same extraction rules as --replay, which only opens the file
+ * differently) into a private parent directory, then the doctor on what it
+ * unpacked. One process for every input, no archive file written. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "fuzz_common.h"
 #include "replay.h"
@@ -29,12 +27,8 @@ static size_t count_entries(const char *dir)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *box = fuzz_fresh_dir("replay");     /* holds the archive and the parent */
-	char *file = xasprintf("%s/bundle.tar.gz", box);
+	const char *box = fuzz_fresh_dir("replay");     /* holds the parent only */
 	char *parent = xasprintf("%s/parent", box);
-	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	FUZZ_ASSERT(fd >= 0 && write(fd, data, size) == (ssize_t)size, "write %s", file);
-	close(fd);
 	FUZZ_ASSERT(mkdir(parent, 0700) == 0, "mkdir %s", parent);
 
 	struct replay_limits lim = REPLAY_LIMITS_DEFAULT;
@@ -43,10 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lim.max_entries = 512;
 	lim.parent = parent;
 	char *tmpdir = NULL, *sysroot = NULL, *err = NULL;
-	int rc = replay_extract(file, &lim, &tmpdir, &sysroot, &err);
-	/* whatever the archive holds, nothing appears beside the archive and
-	 * the parent, and the parent holds at most the one private directory */
-	FUZZ_ASSERT(count_entries(box) == 2, "replay wrote beside its directory");
+	int rc = replay_extract_memory(data, size, &lim, &tmpdir, &sysroot, &err);
+	/* whatever the archive holds, nothing appears beside the parent, and
+	 * the parent holds at most the one private directory */
+	FUZZ_ASSERT(count_entries(box) == 1, "replay wrote beside its directory");
 	if (rc == 0) {
 		FUZZ_ASSERT(count_entries(parent) == 1, "more than one directory in the parent");
 		FUZZ_ASSERT(str_startswith(tmpdir, parent) && str_startswith(sysroot, tmpdir),
@@ -61,6 +55,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(sysroot);
 	free(err);
 	free(parent);
-	free(file);
 	return 0;
 }

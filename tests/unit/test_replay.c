@@ -129,6 +129,41 @@ static char *snapshot(void)
 	return strbuf_detach(&sb);
 }
 
+/* The bytes of a regular file (caller frees), or NULL. */
+static char *file_bytes(const char *path, size_t *len)
+{
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+		buf = xmalloc((size_t)st.st_size + 1);
+		*len = fread(buf, 1, (size_t)st.st_size, f);
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The memory opener refuses the same bytes with the same words. */
+static void expect_refused_in_memory(const char *archive, const char *file_err)
+{
+	size_t len = 0;
+	char *bytes = file_bytes(archive, &len);
+	if (!bytes)
+		return;   /* a refusal of the file itself ("cannot read") */
+	struct replay_limits lim = REPLAY_LIMITS_DEFAULT;
+	lim.parent = parent;
+	char *tmp = (char *)"x", *sys = (char *)"x", *err = NULL;
+	assert_true(replay_extract_memory(bytes, len, &lim, &tmp, &sys, &err) < 0);
+	assert_null(tmp);
+	assert_null(sys);
+	assert_non_null(err);
+	assert_string_equal(err, file_err);
+	free(err);
+	free(bytes);
+}
+
 static void expect_refused(const char *archive, const char *reason_part)
 {
 	char *before = snapshot();
@@ -147,6 +182,7 @@ static void expect_refused(const char *archive, const char *reason_part)
 	assert_null(strchr(err, '\n'));
 	if (!strstr(err, reason_part))
 		fail_msg("%s: reason '%s' lacks '%s'", archive, err, reason_part);
+	expect_refused_in_memory(archive, err);
 	char *after = snapshot();
 	assert_string_equal(before, after);
 	free(before);
@@ -165,15 +201,20 @@ static const struct ent good[] = {
 	{ "./report.json", 'f', "{}", -1 },
 };
 
-static void test_good_bundle(void **state)
+/* A good bundle unpacked from its file or, the same rules, from memory. */
+static void check_good_bundle(bool in_memory)
 {
-	(void)state;
 	char *arch = make_archive("good.tar.gz", good, ARRAY_SIZE(good), true);
+	size_t len = 0;
+	char *bytes = in_memory ? file_bytes(arch, &len) : NULL;
 	char *before = snapshot();
 	struct replay_limits lim = REPLAY_LIMITS_DEFAULT;
 	lim.parent = parent;
 	char *tmp, *sys, *err;
-	assert_int_equal(replay_extract(arch, &lim, &tmp, &sys, &err), 0);
+	if (in_memory)
+		assert_int_equal(replay_extract_memory(bytes, len, &lim, &tmp, &sys, &err), 0);
+	else
+		assert_int_equal(replay_extract(arch, &lim, &tmp, &sys, &err), 0);
 	assert_true(str_startswith(tmp, parent));
 	struct stat st;
 	assert_int_equal(stat(tmp, &st), 0);
@@ -210,7 +251,20 @@ static void test_good_bundle(void **state)
 	free(after);
 	free(tmp);
 	free(sys);
+	free(bytes);
 	free(arch);
+}
+
+static void test_good_bundle(void **state)
+{
+	(void)state;
+	check_good_bundle(false);
+}
+
+static void test_good_bundle_in_memory(void **state)
+{
+	(void)state;
+	check_good_bundle(true);
 }
 
 static void test_path_escapes(void **state)
@@ -485,6 +539,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_bundle),
+		cmocka_unit_test(test_good_bundle_in_memory),
 		cmocka_unit_test(test_path_escapes),
 		cmocka_unit_test(test_symlink_escapes),
 		cmocka_unit_test(test_special_entries),
