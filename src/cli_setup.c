@@ -63,12 +63,12 @@ static int setup_sysroot(struct cli *cli)
 	const char *dir = cli->sysroot_dir;
 	char *replay_sysroot = NULL;
 	if (cli->replay_file) {
-		char *err = NULL;
 		if (cli->sysroot_dir)
 			return cli_usage_error(NULL, "--replay and --sysroot cannot be used together");
+		struct strbuf err = STRBUF_INIT;
 		if (replay_extract(cli->replay_file, NULL, &cli->replay_tmpdir, &replay_sysroot, &err)) {
-			fprintf(stderr, "rocmcheck: --replay %s: %s\n", cli->replay_file, err);
-			free(err);
+			fprintf(stderr, "rocmcheck: --replay %s: %s\n", cli->replay_file, strbuf_cstr(&err));
+			strbuf_release(&err);
 			return EXIT_TROUBLE;
 		}
 		dir = replay_sysroot;

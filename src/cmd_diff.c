@@ -53,10 +53,11 @@ static int side_open(struct side *s, const char *path)
 		s->report = load_report(path, path);
 		return s->report ? 0 : -1;
 	}
-	char *sysroot = NULL, *err = NULL;
+	char *sysroot = NULL;
+	struct strbuf err = STRBUF_INIT;
 	if (replay_extract(path, NULL, &s->tmpdir, &sysroot, &err) < 0) {
-		fprintf(stderr, "rocmcheck: diff: %s: %s\n", path, err ? err : "cannot unpack the bundle");
-		free(err);
+		fprintf(stderr, "rocmcheck: diff: %s: %s\n", path, err.len ? err.buf : "cannot unpack the bundle");
+		strbuf_release(&err);
 		return -1;
 	}
 	char *rj = xasprintf("%s/report.json", s->tmpdir);

@@ -45,10 +45,11 @@ static void add_json_file(struct fleet *fl, const char *path, const char *shown)
 
 static void add_bundle(struct fleet *fl, const char *path)
 {
-	char *tmp = NULL, *sysroot = NULL, *err = NULL;
+	char *tmp = NULL, *sysroot = NULL;
+	struct strbuf err = STRBUF_INIT;
 	if (replay_extract(path, NULL, &tmp, &sysroot, &err) < 0) {
-		fleet_add_unreadable(fl, path, err ? err : "cannot unpack the bundle");
-		free(err);
+		fleet_add_unreadable(fl, path, err.len ? err.buf : "cannot unpack the bundle");
+		strbuf_release(&err);
 		return;
 	}
 	char *report = xasprintf("%s/report.json", tmp);

@@ -278,7 +278,7 @@ static const char *archive_msg(struct archive *a, const char *fallback)
 }
 
 /* Copy one entry's data, never more than `cap` bytes. */
-static int copy_data(struct archive *in, struct archive *out, uint64_t cap, char **err, const char *shown)
+static int copy_data(struct archive *in, struct archive *out, uint64_t cap, struct strbuf *err, const char *shown)
 {
 	const void *buf;
 	size_t size;
@@ -289,16 +289,16 @@ static int copy_data(struct archive *in, struct archive *out, uint64_t cap, char
 		if (r == ARCHIVE_EOF)
 			return 0;
 		if (r < ARCHIVE_WARN) {
-			*err = xasprintf("truncated or corrupt archive at '%s': %s", shown,
+			strbuf_addf(err, "truncated or corrupt archive at '%s': %s", shown,
 					 archive_msg(in, "read error"));
 			return -EINVAL;
 		}
 		if (offset < 0 || (uint64_t)offset + size > cap || (total += size) > cap) {
-			*err = xasprintf("entry '%s': more data than its header says", shown);
+			strbuf_addf(err, "entry '%s': more data than its header says", shown);
 			return -EFBIG;
 		}
 		if (archive_write_data_block(out, buf, size, offset) < ARCHIVE_WARN) {
-			*err = xasprintf("cannot write '%s': %s", shown, archive_msg(out, "write error"));
+			strbuf_addf(err, "cannot write '%s': %s", shown, archive_msg(out, "write error"));
 			return -EIO;
 		}
 	}
@@ -312,7 +312,7 @@ struct pass {
 	struct strvec names;       /* clean names, first pass */
 	struct strvec links;       /* clean names of symlink entries, first pass */
 	size_t count;
-	char *err;
+	struct strbuf err;        /* the reason a pass failed */
 };
 
 /* Where the archive's bytes come from: a file (replay_extract) or memory
@@ -327,20 +327,20 @@ struct source {
 
 /* Open the bundle once; both passes read the same descriptor (the working
  * directory changes in between, and the file must not be swapped). */
-static int open_bundle(const char *file, int *fd, char **err)
+static int open_bundle(const char *file, int *fd, struct strbuf *err)
 {
 	struct stat st;
 	*fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (*fd < 0 || fstat(*fd, &st)) {
 		int e = errno;
-		*err = xasprintf("cannot read: %s", strerror(e));
+		strbuf_addf(err, "cannot read: %s", strerror(e));
 		if (*fd >= 0)
 			close(*fd);
 		*fd = -1;
 		return -e;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		*err = xstrdup("not a regular file");
+		strbuf_addstr(err, "not a regular file");
 		close(*fd);
 		*fd = -1;
 		return -EINVAL;
@@ -348,10 +348,10 @@ static int open_bundle(const char *file, int *fd, char **err)
 	return 0;
 }
 
-static int open_archive(const struct source *src, struct archive **in, char **err)
+static int open_archive(const struct source *src, struct archive **in, struct strbuf *err)
 {
 	if (src->file && lseek(src->fd, 0, SEEK_SET) < 0) {
-		*err = xasprintf("cannot read: %s", strerror(errno));
+		strbuf_addf(err, "cannot read: %s", strerror(errno));
 		return -errno;
 	}
 	*in = archive_read_new();
@@ -360,7 +360,7 @@ static int open_archive(const struct source *src, struct archive **in, char **er
 	int r = src->file ? archive_read_open_fd(*in, src->fd, 64 * 1024)
 			  : archive_read_open_memory(*in, src->buf, src->len);
 	if (r != ARCHIVE_OK) {
-		*err = xasprintf("not a gzip-compressed tar archive (%s)", archive_msg(*in, "unrecognised data"));
+		strbuf_addf(err, "not a gzip-compressed tar archive (%s)", archive_msg(*in, "unrecognised data"));
 		archive_read_free(*in);
 		*in = NULL;
 		return -EINVAL;
@@ -395,36 +395,36 @@ static int entry_check(struct archive_entry *e, struct pass *ps, uint64_t *total
 	const char *why = NULL;
 	en->name = clean_name(archive_entry_pathname(e), &why);
 	if (!en->name) {
-		ps->err = xasprintf("entry '%s': %s", en->shown, why);
+		strbuf_addf(&ps->err, "entry '%s': %s", en->shown, why);
 		return -EPERM;
 	}
 	if (archive_entry_hardlink(e)) {
-		ps->err = xasprintf("entry '%s': hard link", en->shown);
+		strbuf_addf(&ps->err, "entry '%s': hard link", en->shown);
 		return -EPERM;
 	}
 	en->type = archive_entry_filetype(e);
 	if (en->type != AE_IFREG && en->type != AE_IFDIR && en->type != AE_IFLNK) {
-		ps->err = xasprintf("entry '%s': device, FIFO or socket", en->shown);
+		strbuf_addf(&ps->err, "entry '%s': device, FIFO or socket", en->shown);
 		return -EPERM;
 	}
 	en->size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
 	if (en->type != AE_IFREG)
 		en->size = 0;
 	if (en->size < 0 || (uint64_t)en->size > lim->max_entry) {
-		ps->err = xasprintf("entry '%s': %lld bytes, over the limit of %llu per entry", en->shown,
+		strbuf_addf(&ps->err, "entry '%s': %lld bytes, over the limit of %llu per entry", en->shown,
 				    (long long)en->size, (unsigned long long)lim->max_entry);
 		return -EFBIG;
 	}
 	*total += (uint64_t)en->size;
 	if (*total > lim->max_total) {
-		ps->err = xasprintf("more than %llu bytes in all", (unsigned long long)lim->max_total);
+		strbuf_addf(&ps->err, "more than %llu bytes in all", (unsigned long long)lim->max_total);
 		return -EFBIG;
 	}
 	if (en->type == AE_IFLNK) {
 		en->target = check_link(en->name, archive_entry_symlink(e), &why);
 		if (!en->target) {
 			char *t = printable(archive_entry_symlink(e));
-			ps->err = xasprintf("entry '%s' -> '%s': %s", en->shown, t, why);
+			strbuf_addf(&ps->err, "entry '%s' -> '%s': %s", en->shown, t, why);
 			free(t);
 			return -EPERM;
 		}
@@ -448,7 +448,7 @@ static int entry_write(struct archive *in, struct archive *out, struct archive_e
 	archive_entry_set_size(e, en->size);
 
 	if (archive_write_header(out, e) < ARCHIVE_WARN) {
-		ps->err = xasprintf("entry '%s': %s", en->shown, archive_msg(out, "refused"));
+		strbuf_addf(&ps->err, "entry '%s': %s", en->shown, archive_msg(out, "refused"));
 		return -EPERM;
 	}
 	if (en->type == AE_IFREG && en->size > 0) {
@@ -457,7 +457,7 @@ static int entry_write(struct archive *in, struct archive *out, struct archive_e
 			return ret;
 	}
 	if (archive_write_finish_entry(out) < ARCHIVE_WARN) {
-		ps->err = xasprintf("entry '%s': %s", en->shown, archive_msg(out, "write error"));
+		strbuf_addf(&ps->err, "entry '%s': %s", en->shown, archive_msg(out, "write error"));
 		return -EIO;
 	}
 	return 0;
@@ -478,21 +478,21 @@ static int run_pass(struct archive *in, struct archive *out, struct pass *ps)
 			break;
 		if (r < ARCHIVE_WARN) {
 			if (count == 0)
-				ps->err = xasprintf("not a gzip-compressed tar archive (%s)",
+				strbuf_addf(&ps->err, "not a gzip-compressed tar archive (%s)",
 						    archive_msg(in, "unrecognised data"));
 			else
-				ps->err = xasprintf("truncated or corrupt archive after %zu entries: %s", count,
+				strbuf_addf(&ps->err, "truncated or corrupt archive after %zu entries: %s", count,
 						    archive_msg(in, "read error"));
 			ret = -EINVAL;
 			goto out;
 		}
 		if (count == 0 && !is_gzip_tar(in)) {
-			ps->err = xstrdup("not a gzip-compressed tar archive");
+			strbuf_addstr(&ps->err, "not a gzip-compressed tar archive");
 			ret = -EINVAL;
 			goto out;
 		}
 		if (++count > lim->max_entries) {
-			ps->err = xasprintf("more than %zu entries", lim->max_entries);
+			strbuf_addf(&ps->err, "more than %zu entries", lim->max_entries);
 			ret = -E2BIG;
 			goto out;
 		}
@@ -504,7 +504,7 @@ static int run_pass(struct archive *in, struct archive *out, struct pass *ps)
 			if (en.type == AE_IFLNK)
 				strvec_push(&ps->links, en.name);
 			if (en.type == AE_IFREG && en.size > 0 && archive_read_data_skip(in) < ARCHIVE_WARN) {
-				ps->err = xasprintf("truncated or corrupt archive at '%s': %s", en.shown,
+				strbuf_addf(&ps->err, "truncated or corrupt archive at '%s': %s", en.shown,
 						    archive_msg(in, "read error"));
 				ret = -EINVAL;
 				goto out;
@@ -542,7 +542,7 @@ static int check_through_links(struct pass *ps)
 			*slash = '/';
 			if (hit) {
 				char *shown = printable(n);
-				ps->err = xasprintf("entry '%s': lies below a symlink", shown);
+				strbuf_addf(&ps->err, "entry '%s': lies below a symlink", shown);
 				free(shown);
 				free(n);
 				return -EPERM;
@@ -568,7 +568,7 @@ static int first_pass(const struct source *src, struct pass *ps)
 		for (size_t i = 0; i < ps->names.n && !any; i++)
 			any = str_startswith(ps->names.v[i], "sysroot/");
 		if (!any) {
-			ps->err = xstrdup(ps->names.n ? "not a rocmcheck bundle: no sysroot/ in it"
+			strbuf_addstr(&ps->err, ps->names.n ? "not a rocmcheck bundle: no sysroot/ in it"
 						     : "not a gzip-compressed tar archive (empty)");
 			ret = -EINVAL;
 		}
@@ -582,12 +582,12 @@ static int first_pass(const struct source *src, struct pass *ps)
 
 /* A private directory in `parent`, by its absolute path. 0, or a negative
  * errno with err. */
-static int make_dir(const char *parent, char **dirp, char **err)
+static int make_dir(const char *parent, char **dirp, struct strbuf *err)
 {
 	char *dir = xasprintf("%s/rocmcheck-replay-XXXXXX", parent);
 	if (!mkdtemp(dir)) {
 		int ret = -errno;
-		*err = xasprintf("cannot create a temporary directory in %s: %s", parent, strerror(errno));
+		strbuf_addf(err, "cannot create a temporary directory in %s: %s", parent, strerror(errno));
 		free(dir);
 		return ret;
 	}
@@ -595,7 +595,7 @@ static int make_dir(const char *parent, char **dirp, char **err)
 		char *abs = realpath(dir, NULL);
 		if (!abs) {
 			int ret = -errno;
-			*err = xasprintf("cannot resolve %s: %s", dir, strerror(errno));
+			strbuf_addf(err, "cannot resolve %s: %s", dir, strerror(errno));
 			replay_remove(dir);
 			free(dir);
 			return ret;
@@ -608,7 +608,7 @@ static int make_dir(const char *parent, char **dirp, char **err)
 }
 
 static int extract(struct source *src, const struct replay_limits *lim_in,
-		   char **tmpdir, char **sysroot, char **err)
+		   char **tmpdir, char **sysroot, struct strbuf *err)
 {
 	static const struct replay_limits defaults = REPLAY_LIMITS_DEFAULT;
 	struct pass ps;
@@ -623,13 +623,9 @@ static int extract(struct source *src, const struct replay_limits *lim_in,
 	strvec_init(&ps.links);
 	*tmpdir = NULL;
 	*sysroot = NULL;
-	*err = NULL;
-	struct strbuf lerr = STRBUF_INIT;
-	ret = dl_archive_load(&lerr);
-	if (ret) {
-		*err = strbuf_detach(&lerr);
+	ret = dl_archive_load(err);
+	if (ret)
 		return ret;
-	}
 
 	const char *parent = ps.lim->parent;
 	if (!parent)
@@ -650,7 +646,7 @@ static int extract(struct source *src, const struct replay_limits *lim_in,
 	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cwd < 0 || chdir(dir)) {
 		ret = -errno;
-		ps.err = xasprintf("cannot enter %s: %s", dir, strerror(errno));
+		strbuf_addf(&ps.err, "cannot enter %s: %s", dir, strerror(errno));
 		goto out;
 	}
 	moved = true;
@@ -668,7 +664,7 @@ static int extract(struct source *src, const struct replay_limits *lim_in,
 		goto out;
 	struct stat st;
 	if (lstat("sysroot", &st) || !S_ISDIR(st.st_mode)) {
-		ps.err = xstrdup("not a rocmcheck bundle: sysroot is not a directory");
+		strbuf_addstr(&ps.err, "not a rocmcheck bundle: sysroot is not a directory");
 		ret = -EINVAL;
 		goto out;
 	}
@@ -685,7 +681,7 @@ out:
 	}
 	if (moved && fchdir(cwd) && !ret) {
 		ret = -errno;
-		ps.err = xasprintf("cannot return to the working directory: %s", strerror(errno));
+		strbuf_addf(&ps.err, "cannot return to the working directory: %s", strerror(errno));
 	}
 	if (cwd >= 0)
 		close(cwd);
@@ -698,10 +694,9 @@ out:
 		free(*tmpdir);
 		free(*sysroot);
 		*tmpdir = *sysroot = NULL;
-		*err = ps.err ? ps.err : xstrdup("cannot unpack");
-	} else {
-		free(ps.err);
+		strbuf_addstr(err, ps.err.len ? ps.err.buf : "cannot unpack");
 	}
+	strbuf_release(&ps.err);
 	free(dir);
 	strvec_release(&ps.names);
 	strvec_release(&ps.links);
@@ -709,14 +704,14 @@ out:
 }
 
 int replay_extract(const char *file, const struct replay_limits *lim,
-		   char **tmpdir, char **sysroot, char **err)
+		   char **tmpdir, char **sysroot, struct strbuf *err)
 {
 	struct source src = { .file = file, .fd = -1 };
 	return extract(&src, lim, tmpdir, sysroot, err);
 }
 
 int replay_extract_memory(const void *buf, size_t len, const struct replay_limits *lim,
-			  char **tmpdir, char **sysroot, char **err)
+			  char **tmpdir, char **sysroot, struct strbuf *err)
 {
 	struct source src = { .buf = buf, .len = len, .fd = -1 };
 	return extract(&src, lim, tmpdir, sysroot, err);

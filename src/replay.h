@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"   /* struct strbuf */
+
 struct replay_limits {
 	uint64_t max_entry;        /* bytes per entry (header size), 64 MiB */
 	uint64_t max_total;        /* bytes in all entries, 512 MiB */
@@ -24,17 +26,17 @@ struct replay_limits {
 
 /* Unpack `file`. Returns 0 with *tmpdir (the private directory) and *sysroot
  * (the sysroot/ inside it), both the caller's; remove with replay_remove().
- * Returns a negative errno and a one-line reason in *err (caller frees) when
+ * Returns a negative errno, with a one-line reason added to err, when
  * the file is unreadable, corrupt or hostile, or libarchive cannot be loaded
  * (dl_libs.h); then nothing is left on disk.
  * `lim` NULL means the defaults. */
 int replay_extract(const char *file, const struct replay_limits *lim,
-		   char **tmpdir, char **sysroot, char **err);
+		   char **tmpdir, char **sysroot, struct strbuf *err);
 
 /* The same with the archive's bytes in memory (buf, len; borrowed): the
  * same rules, only the opener differs. The fuzz harness uses it. */
 int replay_extract_memory(const void *buf, size_t len, const struct replay_limits *lim,
-			  char **tmpdir, char **sysroot, char **err);
+			  char **tmpdir, char **sysroot, struct strbuf *err);
 
 /* Remove a directory tree made by replay_extract (symlinks are never
  * followed, at most 128 levels deep). Returns 0 or a negative errno. Until then the directory is

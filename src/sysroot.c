@@ -1323,7 +1323,7 @@ static void host_info_init(struct host_info *h)
 }
 
 int host_ini_parse(const char *text, struct host_info *host,
-		   struct dev_node **devs, size_t *ndevs, char **err)
+		   struct dev_node **devs, size_t *ndevs, struct strbuf *err)
 {
 	struct ini_state s = {
 		.p = text ? text : "",
@@ -1331,8 +1331,6 @@ int host_ini_parse(const char *text, struct host_info *host,
 		.devs = devs,
 		.ndevs = ndevs,
 	};
-	if (err)
-		*err = NULL;
 	int r = ini_parse_stream(ini_reader_cb, &s, ini_handler_cb, &s);
 	if (r && !s.err_line) {
 		/* inih refused something we passed (should not happen). */
@@ -1344,9 +1342,8 @@ int host_ini_parse(const char *text, struct host_info *host,
 	if (!s.err_line)
 		return 0;
 	if (err)
-		*err = s.err;
-	else
-		free(s.err);
+		strbuf_addstr(err, s.err);
+	free(s.err);
 	return s.err_line;
 }
 
@@ -1491,12 +1488,14 @@ int sysroot_open(struct sysroot *sr, const char *dir)
 	char *text = NULL;
 	size_t len;
 	int r = read_file(sr, HOST_INI, false, SYSROOT_MAX_FILE, &text, &len);
+	struct strbuf why = STRBUF_INIT;
 	if (r == 0) {
 		sr->have_host_ini = true;
 		if (memchr(text, '\0', len))
 			sr->host_ini_error = xstrdup("host.ini:1: binary data (NUL byte)");
-		else
-			host_ini_parse(text, &sr->host, &sr->devs, &sr->ndevs, &sr->host_ini_error);
+		else if (host_ini_parse(text, &sr->host, &sr->devs, &sr->ndevs, &why))
+			sr->host_ini_error = strbuf_detach(&why);
+		strbuf_release(&why);
 		free(text);
 	} else if (r != -ENOENT) {
 		sr->have_host_ini = true;

@@ -192,9 +192,10 @@ const struct strvec *sysroot_recorded(const struct sysroot *sr);
  * before the '=' or ':' has white space in it is malformed. At most
  * SYSROOT_MAX_DEVS / 2 [device] sections are kept (more is an error).
  * Returns 0, or the 1-based line of the first malformed line, the lowest
- * whichever rule found it (and fills *err with "host.ini:LINE: message"). */
+ * whichever rule found it (and adds "host.ini:LINE: message" to err, which
+ * may be NULL). */
 int host_ini_parse(const char *text, struct host_info *host,
-		   struct dev_node **devs, size_t *ndevs, char **err);
+		   struct dev_node **devs, size_t *ndevs, struct strbuf *err);
 void host_info_release(struct host_info *h);
 
 /* Names of every environment variable rocmcheck reads (NULL-terminated);

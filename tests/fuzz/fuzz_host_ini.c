@@ -12,9 +12,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&h, 0, sizeof(h));
 	struct dev_node *devs = NULL;
 	size_t ndevs = 0;
-	char *err = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int line = host_ini_parse(text, &h, &devs, &ndevs, &err);
-	FUZZ_ASSERT(line >= 0 && (line == 0) == (err == NULL), "line %d with error '%s'", line, err ? err : "");
+	FUZZ_ASSERT(line >= 0 && (line == 0) == (err.len == 0), "line %d with error '%s'", line, strbuf_cstr(&err));
 	for (size_t i = 0; i < ndevs; i++) {
 		/* [device PATH] keeps only absolute paths, without leading space */
 		FUZZ_ASSERT(devs[i].path && devs[i].path[0] == '/', "device path '%s'",
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(devs[i].group);
 	}
 	free(devs);
-	free(err);
+	strbuf_release(&err);
 	host_info_release(&h);
 	free(text);
 	return 0;

@@ -36,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lim.max_total = 8u << 20;
 	lim.max_entries = 512;
 	lim.parent = parent;
-	char *tmpdir = NULL, *sysroot = NULL, *err = NULL;
+	char *tmpdir = NULL, *sysroot = NULL;
+	struct strbuf err = STRBUF_INIT;
 	int rc = replay_extract_memory(data, size, &lim, &tmpdir, &sysroot, &err);
 	/* whatever the archive holds, nothing appears beside the parent, and
 	 * the parent holds at most the one private directory */
@@ -48,12 +49,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_doctor(sysroot);
 		FUZZ_ASSERT(replay_remove(tmpdir) == 0, "cannot remove %s", tmpdir);
 	} else {
-		FUZZ_ASSERT(err && *err, "refused without a reason");
+		FUZZ_ASSERT(err.len, "refused without a reason");
 	}
 	FUZZ_ASSERT(count_entries(parent) == 0, "a refused or removed replay left files (rc %d)", rc);
 	free(tmpdir);
 	free(sysroot);
-	free(err);
+	strbuf_release(&err);
 	free(parent);
 	return 0;
 }

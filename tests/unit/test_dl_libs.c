@@ -105,14 +105,15 @@ static void test_replay_without_libarchive(void **state)
 	assert_int_equal(mkdir(parent, 0700), 0);
 	struct replay_limits lim = REPLAY_LIMITS_DEFAULT;
 	lim.parent = parent;
-	char *tmp = (char *)"x", *sys = (char *)"x", *err = NULL;
+	char *tmp = (char *)"x", *sys = (char *)"x";
+	struct strbuf err = STRBUF_INIT;
 	assert_int_equal(replay_extract(bundle, &lim, &tmp, &sys, &err), -ENOENT);
 	assert_null(tmp);
 	assert_null(sys);
-	assert_true(one_line(err));
-	assert_non_null(strstr(err, NO_ARCHIVE));
+	assert_true(one_line(err.buf));
+	assert_non_null(strstr(err.buf, NO_ARCHIVE));
 	assert_int_equal(entries_in(parent), 0);
-	free(err);
+	strbuf_release(&err);
 	free(parent);
 	free(bundle);
 }

@@ -71,7 +71,10 @@ static void parse(struct parsed *p, const char *text)
 {
 	memset(p, 0, sizeof(*p));
 	p->h.uid = p->h.gid = -1;
-	p->line = host_ini_parse(text, &p->h, &p->devs, &p->ndevs, &p->err);
+	struct strbuf err = STRBUF_INIT;
+	p->line = host_ini_parse(text, &p->h, &p->devs, &p->ndevs, &err);
+	p->err = err.len ? strbuf_detach(&err) : NULL;
+	strbuf_release(&err);
 }
 
 static void parsed_release(struct parsed *p)

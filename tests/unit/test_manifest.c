@@ -246,8 +246,10 @@ static void test_manifest_verifies(void **state)
 	strvec_release(&listed);
 
 	/* replay gives back the same view */
-	char *tmp, *sys, *err;
+	char *tmp, *sys;
+	struct strbuf err = STRBUF_INIT;
 	assert_int_equal(replay_extract(out, NULL, &tmp, &sys, &err), 0);
+	strbuf_release(&err);
 	struct sysroot rs;
 	assert_int_equal(sysroot_open(&rs, sys), 0);
 	assert_null(rs.host_ini_error);
@@ -309,8 +311,10 @@ static void test_anonymized(void **state)
 	free(bytes);
 
 	/* the pseudonyms are consistent: the venv is still found under the new home */
-	char *tmp, *sys, *err;
+	char *tmp, *sys;
+	struct strbuf err = STRBUF_INIT;
 	assert_int_equal(replay_extract(out, NULL, &tmp, &sys, &err), 0);
+	strbuf_release(&err);
 	struct sysroot rs;
 	assert_int_equal(sysroot_open(&rs, sys), 0);
 	const char *venv = sysroot_getenv(&rs, "VIRTUAL_ENV");

@@ -154,13 +154,14 @@ static void expect_refused_in_memory(const char *archive, const char *file_err)
 		return;   /* a refusal of the file itself ("cannot read") */
 	struct replay_limits lim = REPLAY_LIMITS_DEFAULT;
 	lim.parent = parent;
-	char *tmp = (char *)"x", *sys = (char *)"x", *err = NULL;
+	char *tmp = (char *)"x", *sys = (char *)"x";
+	struct strbuf err = STRBUF_INIT;
 	assert_true(replay_extract_memory(bytes, len, &lim, &tmp, &sys, &err) < 0);
 	assert_null(tmp);
 	assert_null(sys);
-	assert_non_null(err);
-	assert_string_equal(err, file_err);
-	free(err);
+	assert_non_null(err.buf);
+	assert_string_equal(err.buf, file_err);
+	strbuf_release(&err);
 	free(bytes);
 }
 
@@ -169,10 +170,12 @@ static void expect_refused(const char *archive, const char *reason_part)
 	char *before = snapshot();
 	struct replay_limits lim = REPLAY_LIMITS_DEFAULT;
 	lim.parent = parent;
-	char *tmp = (char *)"x", *sys = (char *)"x", *err = NULL;
+	char *tmp = (char *)"x", *sys = (char *)"x";
+	struct strbuf eb = STRBUF_INIT;
 	char cwd_before[4096], cwd_after[4096];
 	assert_non_null(getcwd(cwd_before, sizeof(cwd_before)));
-	int r = replay_extract(archive, &lim, &tmp, &sys, &err);
+	int r = replay_extract(archive, &lim, &tmp, &sys, &eb);
+	const char *err = eb.buf;
 	assert_non_null(getcwd(cwd_after, sizeof(cwd_after)));
 	assert_string_equal(cwd_before, cwd_after);
 	assert_true(r < 0);
@@ -187,7 +190,7 @@ static void expect_refused(const char *archive, const char *reason_part)
 	assert_string_equal(before, after);
 	free(before);
 	free(after);
-	free(err);
+	strbuf_release(&eb);
 }
 
 static const struct ent good[] = {
@@ -210,7 +213,8 @@ static void check_good_bundle(bool in_memory)
 	char *before = snapshot();
 	struct replay_limits lim = REPLAY_LIMITS_DEFAULT;
 	lim.parent = parent;
-	char *tmp, *sys, *err;
+	char *tmp, *sys;
+	struct strbuf err = STRBUF_INIT;
 	if (in_memory)
 		assert_int_equal(replay_extract_memory(bytes, len, &lim, &tmp, &sys, &err), 0);
 	else
@@ -500,18 +504,19 @@ static void test_size_caps(void **state)
 	char *a = make_archive("caps.tar.gz", big, ARRAY_SIZE(big), true);
 	char *before = snapshot();
 	struct replay_limits lim = { 9, 1000, 100, parent };
-	char *tmp, *sys, *err;
+	char *tmp, *sys;
+	struct strbuf err = STRBUF_INIT;
 	assert_true(replay_extract(a, &lim, &tmp, &sys, &err) < 0);
-	assert_non_null(strstr(err, "over the limit of 9 per entry"));
-	free(err);
+	assert_non_null(strstr(err.buf, "over the limit of 9 per entry"));
+	strbuf_setlen(&err, 0);
 	lim = (struct replay_limits){ 100, 25, 100, parent };
 	assert_true(replay_extract(a, &lim, &tmp, &sys, &err) < 0);
-	assert_non_null(strstr(err, "more than 25 bytes in all"));
-	free(err);
+	assert_non_null(strstr(err.buf, "more than 25 bytes in all"));
+	strbuf_setlen(&err, 0);
 	lim = (struct replay_limits){ 100, 1000, 2, parent };
 	assert_true(replay_extract(a, &lim, &tmp, &sys, &err) < 0);
-	assert_non_null(strstr(err, "more than 2 entries"));
-	free(err);
+	assert_non_null(strstr(err.buf, "more than 2 entries"));
+	strbuf_release(&err);
 	char *after = snapshot();
 	assert_string_equal(before, after);
 	free(before);
