@@ -6,7 +6,8 @@
  *                  vendor and device; PCI addresses
  *   fuzz_packages  DKMS versions, wheel METADATA, torch version.py, ROCm
  *                  .info/version and rocm_version.h, CUDA version.json,
- *                  /proc/driver/nvidia/version, amdgpu's module version
+ *                  /proc/driver/nvidia/version, amdgpu's module version,
+ *                  dpkg's status and `rpm -qa` lines (host.ini [packages])
  * The first byte picks the parser; the rest is the file. With the high bit
  * clear the parse function that takes a string is called directly; with it
  * set the bytes become that one file of a small capture, read by the facts
@@ -117,23 +118,68 @@ static const char skeleton[] = HOST_INI
 	"=== opt/rocm -> rocm-6.2.0\n"
 	"=== usr/local/cuda-12.4/version.json\n{ \"cuda\": { \"name\": \"CUDA SDK\", \"version\": \"12.4.1\" } }\n"
 	"=== proc/driver/nvidia/version\nNVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07\n"
-	"=== sys/module/amdgpu/version\n6.10.5\n";
+	"=== sys/module/amdgpu/version\n6.10.5\n"
+	"=== var/lib/dpkg/status\nPackage: rocm-core\nStatus: install ok installed\nArchitecture: amd64\n"
+	"Version: 6.2.0.60200-66~22.04\n\nPackage: bash\nStatus: install ok installed\nVersion: 5.1\n";
 
 /* The first: the input names a DKMS version directory (its first line). */
 static const char *const files[] = {
 	DKMS_DIR, SITE "torch-2.4.0+rocm6.1.dist-info/METADATA", SITE "torch/version.py",
 	"opt/rocm-6.2.0/.info/version", "opt/rocm-6.2.0/include/rocm-core/rocm_version.h",
 	"usr/local/cuda-12.4/version.json", "proc/driver/nvidia/version", "sys/module/amdgpu/version",
+	"var/lib/dpkg/status",
 };
 
 static fuzz_reader *const readers[] = {
 	facts_read_system, facts_read_env, facts_read_driver, facts_read_rocm, facts_read_cuda, facts_read_python,
+	facts_read_packages,
 };
+
+/* dpkg's status: only installed GPU-stack packages, each with a name; the
+ * bundle's filtered copy parses to the same list. */
+static void dpkg_case(const char *text)
+{
+	struct package_facts a, b;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	dpkg_status_parse(text, strlen(text), &a);
+	for (size_t i = 0; i < a.n; i++)
+		FUZZ_ASSERT(a.v[i].name && package_is_gpu_stack(a.v[i].name), "kept a package outside the stack");
+	char *kept = dpkg_status_filter(text, strlen(text));
+	dpkg_status_parse(kept, strlen(kept), &b);
+	FUZZ_ASSERT(a.n == b.n, "the filtered database lists %zu packages, the whole one %zu", b.n, a.n);
+	for (size_t i = 0; i < a.n; i++)
+		FUZZ_ASSERT(!strcmp(a.v[i].name, b.v[i].name), "filtered list differs at %zu", i);
+	free(kept);
+	package_facts_release(&a);
+	package_facts_release(&b);
+}
+
+/* `rpm -qa` lines: name, arch, version in threes, names of the stack only,
+ * and nothing host.ini could not hold as a key. */
+static void rpm_case(const char *text)
+{
+	struct strvec t = STRVEC_INIT;
+	rpm_qa_parse(text, &t);
+	FUZZ_ASSERT(t.n % 3 == 0, "%zu words, not threes", t.n);
+	for (size_t i = 0; i < t.n; i += 3) {
+		FUZZ_ASSERT(package_is_gpu_stack(t.v[i]), "kept %s", t.v[i]);
+		FUZZ_ASSERT(!strpbrk(t.v[i], " \t=:;[\"'") && !strpbrk(t.v[i + 1], " \t=:;[\"'"),
+			    "a name host.ini cannot hold as a key");
+	}
+	strvec_release(&t);
+}
 
 static void direct(unsigned sel, const char *text)
 {
 	char *v = NULL;
-	switch (sel % 4) {
+	switch (sel % 6) {
+	case 4:
+		dpkg_case(text);
+		break;
+	case 5:
+		rpm_case(text);
+		break;
 	case 0: {
 		bool open_module = false;
 		if (nvidia_version_parse(text, &v, &open_module) == 0)
