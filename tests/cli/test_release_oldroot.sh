@@ -136,8 +136,10 @@ in_root "$M" "$("$ROCMCHECK" --sysroot "$fixture" doctor --level quick >/dev/nul
 	--sysroot "$w/fixture" doctor --level quick --json
 same_as_here "doctor with glibc alone" --sysroot "$fixture" doctor --level quick --json
 in_root "$M" 3 --replay "$w/b.tar.gz" doctor --level quick
-[ "$(wc -l <"$ERR")" = 1 ] && grep -q 'cannot load libarchive.*install libarchive13' "$ERR" ||
-	{ fail "--replay with glibc alone: not one line naming libarchive"; last; }
+if [ "$(wc -l <"$ERR")" != 1 ] || ! grep -q 'cannot load libarchive.*install libarchive13' "$ERR"; then
+	fail "--replay with glibc alone: not one line naming libarchive"
+	last
+fi
 [ -s "$OUT" ] && fail "--replay with glibc alone printed a report"
 in_root "$M" 3 --sysroot "$w/fixture" bundle --level quick -o "$w/x.tar.gz"
 grep -q 'cannot load lib' "$ERR" || { fail "bundle with glibc alone: no library named"; last; }
