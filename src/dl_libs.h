@@ -97,8 +97,8 @@
 	X(curl_multi_info_read)                 \
 	X(curl_multi_init)                      \
 	X(curl_multi_perform)                   \
-	X(curl_multi_poll)                      \
 	X(curl_multi_remove_handle)             \
+	X(curl_multi_wait)                      \
 	X(curl_slist_append)                    \
 	X(curl_slist_free_all)
 

@@ -78,8 +78,8 @@
 #define curl_multi_info_read (dl_curl.curl_multi_info_read)
 #define curl_multi_init (dl_curl.curl_multi_init)
 #define curl_multi_perform (dl_curl.curl_multi_perform)
-#define curl_multi_poll (dl_curl.curl_multi_poll)
 #define curl_multi_remove_handle (dl_curl.curl_multi_remove_handle)
+#define curl_multi_wait (dl_curl.curl_multi_wait)
 #define curl_slist_append (dl_curl.curl_slist_append)
 #define curl_slist_free_all (dl_curl.curl_slist_free_all)
 
