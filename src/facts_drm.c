@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "sysroot.h"
-#include "dl_use.h"
+#include "dl_use.h"     /* last: library names become dl_libs.h pointers */
 
 #define DRM_CLASS "/sys/class/drm"
 
