@@ -14,6 +14,21 @@
 #    compiles the very same pasted-together text.
 # A missing compiler leaves its targets out; `rocmcheck version` says so.
 
+# ci/release's portable build takes the normal build's generated file instead
+# (same compilers, same bytes, no second kernel compile).
+set(ROCMCHECK_KERNELS_EMBEDDED "" CACHE FILEPATH
+    "embedded_kernels.c of another build tree to embed as is (empty: build the kernels here)")
+if(ROCMCHECK_KERNELS_EMBEDDED)
+  if(NOT EXISTS ${ROCMCHECK_KERNELS_EMBEDDED})
+    message(FATAL_ERROR "ROCMCHECK_KERNELS_EMBEDDED: no ${ROCMCHECK_KERNELS_EMBEDDED}")
+  endif()
+  target_sources(rocmcheck_core PRIVATE ${ROCMCHECK_KERNELS_EMBEDDED})
+  target_compile_definitions(rocmcheck_core PUBLIC
+    ROCMCHECK_KERNELS_CUDA_IMAGES="" ROCMCHECK_KERNELS_HIPBUNDLE="")
+  set(ROCMCHECK_CUDA_IMAGES_LIST "")
+  return()
+endif()
+
 set(RC_KDIR ${CMAKE_SOURCE_DIR}/kernels)
 set(RC_KOUT ${CMAKE_BINARY_DIR}/kernels)
 file(MAKE_DIRECTORY ${RC_KOUT})

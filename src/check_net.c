@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "check_common.h"
 #include "dl_libs.h"
@@ -152,8 +153,12 @@ static CURLM *ask_servers(const struct strvec *urls, struct probe *pr)
 	while (running) {
 		if (curl_multi_perform(m, &running) != CURLM_OK)
 			break;
-		if (running)
-			curl_multi_poll(m, NULL, 0, 500, NULL);
+		/* curl_multi_wait, not _poll (7.66): RHEL 8 has libcurl 7.61. It
+		 * returns at once when curl has no socket yet (a resolver
+		 * thread): then sleep a little instead of spinning. */
+		int nfds = 0;
+		if (running && curl_multi_wait(m, NULL, 0, 500, &nfds) == CURLM_OK && !nfds)
+			nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
 	}
 	return m;
 }

@@ -105,8 +105,11 @@ static bool row_seen(struct parse *ps, const struct cli_option *o)
 
 static void mark_seen(struct parse *ps, const struct cli_option *o)
 {
+	/* two statements: in `*seen_word(ps, o, &bit) |= bit` the read of bit
+	 * is unsequenced with the call that sets it (clang reads it first) */
 	unsigned bit;
-	*seen_word(ps, o, &bit) |= bit;
+	unsigned *word = seen_word(ps, o, &bit);
+	*word |= bit;
 }
 
 /* Another row given before that sets the same int to another value. */

@@ -10,6 +10,7 @@
 struct dl_archive_fns dl_archive;
 struct dl_curl_fns dl_curl;
 struct dl_crypto_fns dl_crypto;
+struct dl_drm_fns dl_drm;
 
 struct dl_sym {
 	const char *name;
@@ -35,19 +36,23 @@ struct dl_lib {
 #define DL_ARCHIVE_SYM(name) { #name, offsetof(struct dl_archive_fns, name) },
 #define DL_CURL_SYM(name) { #name, offsetof(struct dl_curl_fns, name) },
 #define DL_CRYPTO_SYM(name) { #name, offsetof(struct dl_crypto_fns, name) },
+#define DL_DRM_SYM(name) { #name, offsetof(struct dl_drm_fns, name) },
 
 static const struct dl_sym archive_syms[] = { DL_ARCHIVE_FUNCS(DL_ARCHIVE_SYM) };
 static const struct dl_sym curl_syms[] = { DL_CURL_FUNCS(DL_CURL_SYM) };
 static const struct dl_sym crypto_syms[] = { DL_CRYPTO_FUNCS(DL_CRYPTO_SYM) };
+static const struct dl_sym drm_syms[] = { DL_DRM_FUNCS(DL_DRM_SYM) };
 
 /* Every member is one function pointer, the size of dlsym's void *. */
 _Static_assert(sizeof(struct dl_archive_fns) == ARRAY_SIZE(archive_syms) * sizeof(void *), "archive struct");
 _Static_assert(sizeof(struct dl_curl_fns) == ARRAY_SIZE(curl_syms) * sizeof(void *), "curl struct");
 _Static_assert(sizeof(struct dl_crypto_fns) == ARRAY_SIZE(crypto_syms) * sizeof(void *), "crypto struct");
+_Static_assert(sizeof(struct dl_drm_fns) == ARRAY_SIZE(drm_syms) * sizeof(void *), "drm struct");
 
 static const char *const archive_sonames[] = { "libarchive.so.13", NULL };
 static const char *const curl_sonames[] = { "libcurl.so.4", "libcurl-gnutls.so.4", NULL };
 static const char *const crypto_sonames[] = { "libcrypto.so.3", "libcrypto.so.1.1", NULL };
+static const char *const drm_sonames[] = { "libdrm.so.2", NULL };
 
 static struct dl_lib archive_lib = {
 	"libarchive", "bundles and --replay", "libarchive13 (Debian, Ubuntu) or libarchive (Fedora, RHEL)",
@@ -63,6 +68,11 @@ static struct dl_lib crypto_lib = {
 	"libcrypto", "the bundle manifest's SHA-256", "libssl3 (Debian, Ubuntu) or openssl-libs (Fedora, RHEL)",
 	"ROCMCHECK_DL_CRYPTO", crypto_sonames, crypto_syms, ARRAY_SIZE(crypto_syms),
 	&dl_crypto, sizeof(dl_crypto), false, 0, NULL,
+};
+static struct dl_lib drm_lib = {
+	"libdrm", "the DRM driver's version", "libdrm2 (Debian, Ubuntu) or libdrm (Fedora, RHEL)",
+	"ROCMCHECK_DL_DRM", drm_sonames, drm_syms, ARRAY_SIZE(drm_syms),
+	&dl_drm, sizeof(dl_drm), false, 0, NULL,
 };
 
 /* Resolve every symbol of `l` in `h` into `tmp`; 0, or -ENOSYS naming the
@@ -152,4 +162,9 @@ int dl_curl_load(struct strbuf *err)
 int dl_crypto_load(struct strbuf *err)
 {
 	return dl_load(&crypto_lib, err);
+}
+
+int dl_drm_load(struct strbuf *err)
+{
+	return dl_load(&drm_lib, err);
 }

@@ -1,9 +1,11 @@
-/* libarchive, libcurl and libcrypto, loaded with dlopen on first use.
+/* libarchive, libcurl, libcrypto and libdrm, loaded with dlopen on first use.
  *
- * Only `bundle`, `--replay`, `--upload` and the net.repos check need them,
- * and linking them costs every run ~40 libraries through the dynamic loader
- * (most of a quick doctor's start-up time and memory). So the binary links
- * none of them: each is a struct of function pointers, filled by its
+ * Only `bundle`, `--replay`, `--upload` and the net.repos check need the
+ * first three, and linking them costs every run ~40 libraries through the
+ * dynamic loader (most of a quick doctor's start-up time and memory). libdrm
+ * only adds to a live run what sysfs cannot tell, and a portable binary
+ * (ci/release) must not need it to start: Debian's libdrm.a calls stat64,
+ * a symbol glibc only has since 2.33. So the binary links none of them: each is a struct of function pointers, filled by its
  * dl_*_load() the first time an entry point needs it, and kept for the life
  * of the process.
  *
@@ -27,6 +29,7 @@
 #include <archive_entry.h>
 #include <curl/curl.h>
 #include <openssl/evp.h>
+#include <xf86drm.h>
 
 #include "util.h"   /* struct strbuf */
 
@@ -97,8 +100,8 @@
 	X(curl_multi_info_read)                 \
 	X(curl_multi_init)                      \
 	X(curl_multi_perform)                   \
-	X(curl_multi_poll)                      \
 	X(curl_multi_remove_handle)             \
+	X(curl_multi_wait)                      \
 	X(curl_slist_append)                    \
 	X(curl_slist_free_all)
 
@@ -110,30 +113,41 @@
 	X(EVP_MD_CTX_new)                       \
 	X(EVP_sha256)
 
+#define DL_DRM_FUNCS(X)                         \
+	X(drmFreeDevices)                       \
+	X(drmFreeVersion)                       \
+	X(drmGetDevices2)                       \
+	X(drmGetVersion)
+
 #define DL_FIELD(name) __typeof__(&name) name;
 struct dl_archive_fns { DL_ARCHIVE_FUNCS(DL_FIELD) };
 struct dl_curl_fns { DL_CURL_FUNCS(DL_FIELD) };
 struct dl_crypto_fns { DL_CRYPTO_FUNCS(DL_FIELD) };
+struct dl_drm_fns { DL_DRM_FUNCS(DL_FIELD) };
 #undef DL_FIELD
 
 /* All NULL until the matching load succeeds. */
 extern struct dl_archive_fns dl_archive;
 extern struct dl_curl_fns dl_curl;
 extern struct dl_crypto_fns dl_crypto;
+extern struct dl_drm_fns dl_drm;
 
 /* Load the library once (later calls return the first call's result):
  *   libarchive: libarchive.so.13
  *   libcurl:    libcurl.so.4, then libcurl-gnutls.so.4
  *   libcrypto:  libcrypto.so.3, then libcrypto.so.1.1
+ *   libdrm:     libdrm.so.2
  * Returns 0, or -ENOENT when no soname could be opened or -ENOSYS when one
  * opened but lacks a function, with a one-line message added to err naming
  * each soname tried, dlerror()'s text and the package to
  * install. Not thread-safe (rocmcheck loads them from its main thread).
  *
- * With ROCMCHECK_TEST_HOOKS, ROCMCHECK_DL_ARCHIVE, ROCMCHECK_DL_CURL and
- * ROCMCHECK_DL_CRYPTO, when set, replace the soname list with one name. */
+ * With ROCMCHECK_TEST_HOOKS, ROCMCHECK_DL_ARCHIVE, ROCMCHECK_DL_CURL,
+ * ROCMCHECK_DL_CRYPTO and ROCMCHECK_DL_DRM, when set, replace the soname
+ * list with one name. */
 int dl_archive_load(struct strbuf *err);
 int dl_curl_load(struct strbuf *err);
 int dl_crypto_load(struct strbuf *err);
+int dl_drm_load(struct strbuf *err);
 
 #endif

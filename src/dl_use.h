@@ -1,7 +1,7 @@
 /* Calls through the dl_libs.h pointers under the libraries' own names.
  *
  * Include after dl_libs.h and after every other header, in the files that
- * call libarchive, libcurl or libcrypto (never in dl_libs.c, which needs the
+ * call libarchive, libcurl, libcrypto or libdrm (never in dl_libs.c, which needs the
  * names as struct members and strings). Each name becomes an object-like
  * macro for its pointer, so `archive_read_new()` calls
  * `(dl_archive.archive_read_new)()`. Keep in step with the lists in
@@ -79,8 +79,8 @@
 #define curl_multi_info_read (dl_curl.curl_multi_info_read)
 #define curl_multi_init (dl_curl.curl_multi_init)
 #define curl_multi_perform (dl_curl.curl_multi_perform)
-#define curl_multi_poll (dl_curl.curl_multi_poll)
 #define curl_multi_remove_handle (dl_curl.curl_multi_remove_handle)
+#define curl_multi_wait (dl_curl.curl_multi_wait)
 #define curl_slist_append (dl_curl.curl_slist_append)
 #define curl_slist_free_all (dl_curl.curl_slist_free_all)
 
@@ -90,5 +90,10 @@
 #define EVP_MD_CTX_free (dl_crypto.EVP_MD_CTX_free)
 #define EVP_MD_CTX_new (dl_crypto.EVP_MD_CTX_new)
 #define EVP_sha256 (dl_crypto.EVP_sha256)
+
+#define drmFreeDevices (dl_drm.drmFreeDevices)
+#define drmFreeVersion (dl_drm.drmFreeVersion)
+#define drmGetDevices2 (dl_drm.drmGetDevices2)
+#define drmGetVersion (dl_drm.drmGetVersion)
 
 #endif

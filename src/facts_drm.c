@@ -1,7 +1,8 @@
 /* DRM render nodes: /sys/class/drm/renderD<minor>, whose `device` link leads
  * to the PCI device and its `driver` link. On a live run libdrm adds what
  * sysfs cannot tell: the driver's own version (drmGetVersion) and the bus
- * address of nodes whose sysfs link was unreadable (drmGetDevices2). */
+ * address of nodes whose sysfs link was unreadable (drmGetDevices2). libdrm
+ * is dlopened (dl_libs.h): without it a live run reads sysfs alone. */
 #include "facts.h"
 
 #include <ctype.h>
@@ -10,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <xf86drm.h>
 
 #include "sysroot.h"
+#include "dl_use.h"     /* last: library names become dl_libs.h pointers */
 
 #define DRM_CLASS "/sys/class/drm"
 
@@ -148,11 +149,13 @@ void facts_read_drm(struct facts *f)
 	}
 	strvec_release(&names);
 
-	if (f->sr->live) {
+	struct strbuf err = STRBUF_INIT;   /* without libdrm, sysfs alone says enough */
+	if (f->sr->live && !dl_drm_load(&err)) {
 		enrich_devices(f);
 		for (size_t i = 0; i < f->drm.nnodes; i++)
 			enrich_version(f, &f->drm.nodes[i]);
 	}
+	strbuf_release(&err);
 	if (f->drm.nnodes > 1)
 		qsort(f->drm.nodes, f->drm.nnodes, sizeof(*f->drm.nodes), cmp_minor);
 }

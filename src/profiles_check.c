@@ -81,6 +81,7 @@ const struct fix_contract *prof_fix_contract(const char *id)
 	return NULL;
 }
 
+__attribute__((format(printf, 4, 0)))
 static void verr_at(struct loader *l, const char *file, int line, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -6,10 +6,12 @@
 #     binary does not link them (its DT_NEEDED list);
 #   - bundle loads libarchive and libcrypto, --replay loads libarchive, and
 #     neither loads libcurl;
+#   - libdrm is not linked either and a sysroot run never loads it;
 #   - with a build configured -DROCMCHECK_TEST_HOOKS=ON, a library that
 #     cannot be loaded (ROCMCHECK_DL_ARCHIVE/_CURL/_CRYPTO) makes --replay,
 #     bundle and --upload fail with one line naming it and exit 3, with no
-#     file left behind, and doctor does not notice.
+#     file left behind, and doctor does not notice; a live doctor without
+#     libdrm (ROCMCHECK_DL_DRM) reads sysfs alone and says nothing of it.
 . "$(dirname "$0")/lib.sh"
 
 fixture=$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy
@@ -47,13 +49,16 @@ loaded doctor --level quick
 [ "$STATUS" -le 3 ] || { fail "live doctor: exit status $STATUS"; last; }
 grep -Eq "^$lazy" "$T/loaded" && fail "live doctor --level quick loads $(grep -E "^$lazy" "$T/loaded" | tr '\n' ' ')"
 
-# Not linked at all (ldd would pull them in at start).
+# Not linked at all (ldd would pull them in at start), nor libdrm.
 if command -v readelf >/dev/null 2>&1; then
 	ntests=$((ntests + 1))
 	needed=$(readelf -d "$ROCMCHECK" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 	[ -n "$needed" ] || fail "readelf shows no NEEDED entries"
 	echo "$needed" | grep -Eq "^$lazy" && fail "rocmcheck links $(echo "$needed" | grep -E "^$lazy" | tr '\n' ' ')"
+	echo "$needed" | grep -q '^libdrm' && fail "rocmcheck links libdrm"
 fi
+loaded --sysroot "$fixture" doctor --level quick
+grep -q '^libdrm' "$T/loaded" && fail "a sysroot run loads libdrm"
 
 # bundle: libarchive and libcrypto, on demand; --replay: libarchive.
 loaded --sysroot "$fixture" bundle --level quick -o "$T/b.tar.gz"
@@ -129,5 +134,13 @@ b=$?
 # the reports differ only in their timestamps
 strip() { grep -v '"\(generated_at\|duration_ms\|seconds\|started_at\)"' "$1"; }
 [ "$(strip "$T/a.json")" = "$(strip "$T/b.json")" ] || fail "doctor's report changes without the libraries"
+
+# a live doctor without libdrm: a report from sysfs, nothing said about libdrm
+ntests=$((ntests + 1))
+ROCMCHECK_DL_DRM=libnope-drm.so.2 "$ROCMCHECK" doctor --level quick --json >"$T/c.json" 2>"$ERR"
+c=$?
+[ "$c" -le 1 ] || fail "live doctor without libdrm: exit status $c"
+grep -q '"checks"' "$T/c.json" || fail "live doctor without libdrm: no report"
+grep -q 'libnope-drm' "$ERR" "$T/c.json" && fail "live doctor without libdrm mentions it"
 
 finish
