@@ -227,6 +227,14 @@ static void gpu_release(struct gpu *g)
 	free(g->visible_id);
 }
 
+void facts_init(struct facts *f, struct sysroot *sr)
+{
+	memset(f, 0, sizeof(*f));
+	f->sr = sr;
+	f->rocm.active = -1;
+	f->cuda.active = -1;
+}
+
 void facts_release(struct facts *f)
 {
 	os_release_facts(&f->os);

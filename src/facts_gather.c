@@ -61,14 +61,6 @@ static void facts_cap_error(struct facts *f)
 	strvec_push_owned(&f->limits, facts_printable(xasprintf("%s: %s", f->sr->cap_path, f->sr->cap_error)));
 }
 
-void facts_init(struct facts *f, struct sysroot *sr)
-{
-	memset(f, 0, sizeof(*f));
-	f->sr = sr;
-	f->rocm.active = -1;
-	f->cuda.active = -1;
-}
-
 void facts_gather(struct facts *f, struct sysroot *sr)
 {
 	facts_init(f, sr);
