@@ -94,34 +94,29 @@ static void flat_packages(struct flat *f, const json_t *stack)
 		put(f, DA_PACKAGES, plain ? xasprintf("package %s", name) : xasprintf("package %s:%s", name, arch),
 		    js(it, "version") ? js(it, "version") : "?");
 	}
+	/* one fact per module, its versions together: the report lists a
+	 * module's versions one after another (sorted), so a run is a module */
 	const json_t *dkms = json_object_get(stack, "dkms");
-	json_array_foreach(dkms, i, it) {
-		const char *mod = js(it, "module");
+	struct strbuf v = STRBUF_INIT;
+	size_t n = json_array_size(dkms);
+	for (i = 0; i < n; i++) {
+		const json_t *m = json_array_get(dkms, i);
+		const char *mod = js(m, "module");
 		if (!mod)
 			continue;
-		bool first = true;      /* one fact per module: every version of it */
-		for (size_t k = 0; k < i; k++)
-			first &= !js(json_array_get(dkms, k), "module") || strcmp(js(json_array_get(dkms, k), "module"), mod);
-		if (!first)
-			continue;
-		struct strbuf v = STRBUF_INIT;
-		size_t j;
-		const json_t *m;
-		json_array_foreach(dkms, j, m) {
-			if (!js(m, "module") || strcmp(js(m, "module"), mod))
-				continue;
-			strbuf_addf(&v, "%s%s (built for ", v.len ? "; " : "", js(m, "version") ? js(m, "version") : "?");
-			size_t k;
-			const json_t *kr;
-			json_array_foreach(json_object_get(m, "kernels"), k, kr)
-				strbuf_addf(&v, "%s%s", k ? ", " : "", json_string_value(kr) ? json_string_value(kr) : "?");
-			if (!json_array_size(json_object_get(m, "kernels")))
-				strbuf_addstr(&v, "no kernel");
-			strbuf_addch(&v, ')');
+		strbuf_addf(&v, "%s%s (built for ", v.len ? "; " : "", js(m, "version") ? js(m, "version") : "?");
+		size_t k;
+		const json_t *kr;
+		json_array_foreach(json_object_get(m, "kernels"), k, kr)
+			strbuf_addf(&v, "%s%s", k ? ", " : "", json_string_value(kr) ? json_string_value(kr) : "?");
+		strbuf_addstr(&v, json_array_size(json_object_get(m, "kernels")) ? ")" : "no kernel)");
+		const char *next = i + 1 < n ? js(json_array_get(dkms, i + 1), "module") : NULL;
+		if (!next || strcmp(next, mod)) {
+			put(f, DA_PACKAGES, xasprintf("dkms %s", mod), v.buf);
+			strbuf_setlen(&v, 0);
 		}
-		put(f, DA_PACKAGES, xasprintf("dkms %s", mod), strbuf_cstr(&v));
-		strbuf_release(&v);
 	}
+	strbuf_release(&v);
 }
 
 static void flat_report(struct flat *f, const json_t *doc)

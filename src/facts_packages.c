@@ -141,19 +141,28 @@ static int cmp_package(const void *a, const void *b)
 	return c ? c : strcmp(x->arch ? x->arch : "", y->arch ? y->arch : "");
 }
 
+/* Append one package (the list owns its strings), at most PACKAGES_MAX;
+ * the capacity is the next power of two from 16, derived from n. */
+static void package_push(struct package_facts *p, struct package pk)
+{
+	if (p->n >= PACKAGES_MAX) {
+		free(pk.name);
+		free(pk.version);
+		free(pk.arch);
+		return;
+	}
+	if (p->n == 0 || (p->n >= 16 && !(p->n & (p->n - 1))))
+		p->v = xrealloc(p->v, (p->n ? p->n * 2 : 16) * sizeof(*p->v));
+	p->v[p->n++] = pk;
+}
+
 int dpkg_status_parse(const char *text, size_t len, struct package_facts *p)
 {
 	const char *pos = text, *end = text + len;
 	struct stanza s;
-	size_t alloc = 0;
 	while (stanza_next(&pos, end, &s)) {
-		if (s.package && package_is_gpu_stack(s.package) && stanza_installed(&s) &&
-		    p->n < PACKAGES_MAX) {
-			if (p->n == alloc) {
-				alloc = alloc ? alloc * 2 : 32;
-				p->v = xrealloc(p->v, alloc * sizeof(*p->v));
-			}
-			p->v[p->n++] = (struct package){ s.package, s.version, s.arch };
+		if (s.package && package_is_gpu_stack(s.package) && stanza_installed(&s)) {
+			package_push(p, (struct package){ s.package, s.version, s.arch });
 			s.package = s.version = s.arch = NULL;
 		}
 		stanza_release(&s);
@@ -221,19 +230,14 @@ static void read_host_packages(struct facts *f)
 	if (!h->have_packages)
 		return;
 	f->pkg.db = "rpm";
-	size_t alloc = 0;
 	for (size_t i = 0; i + 2 < h->packages.n && f->pkg.n < PACKAGES_MAX; i += 3) {
 		if (!package_is_gpu_stack(h->packages.v[i]))
 			continue;
-		if (f->pkg.n == alloc) {
-			alloc = alloc ? alloc * 2 : 32;
-			f->pkg.v = xrealloc(f->pkg.v, alloc * sizeof(*f->pkg.v));
-		}
-		f->pkg.v[f->pkg.n++] = (struct package){
+		package_push(&f->pkg, (struct package){
 			facts_printable(xstrdup(h->packages.v[i])),
 			facts_printable(xstrdup(h->packages.v[i + 2])),
 			*h->packages.v[i + 1] ? facts_printable(xstrdup(h->packages.v[i + 1])) : NULL,
-		};
+		});
 	}
 	if (f->pkg.n)
 		qsort(f->pkg.v, f->pkg.n, sizeof(*f->pkg.v), cmp_package);

@@ -70,6 +70,11 @@ static void test_dpkg_parse(void **state)
 	assert_string_equal(p.v[2].version, "2.4.113-2"); /* CRLF lines */
 	assert_string_equal(p.v[2].arch, "i386");
 	assert_string_equal(p.v[3].name, "rocm-core");
+	/* appended: a second text adds to the list (past its first capacity) */
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(dpkg_status_parse(status_text, strlen(status_text), &p), 0);
+	assert_int_equal(p.n, 28);
+	assert_string_equal(p.v[27].name, "rocm-core");
 	package_facts_release(&p);
 	assert_int_equal(p.n, 0);
 	/* nothing, garbage, NULs */
