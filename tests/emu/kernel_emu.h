@@ -1,0 +1,183 @@
+/* A host emulator for the probe kernels: it stands in for kernels/portable.h
+ * so that kernels/gemm.hip compiles as host C++ (clang++ 19) and runs with
+ * one POSIX thread per GPU thread. It checks what no GPU here can: the
+ * kernels' indexing, tiling, shared-memory staging and barriers, against an
+ * exact reference (tests/emu/gemm_emu.cpp).
+ *
+ * What it models:
+ *  - a block: blockDim.x threads sharing the kernel's __shared__ arrays
+ *    (static storage, one block at a time), __syncthreads() a barrier of the
+ *    whole block;
+ *  - the matrix instructions, as collectives of a wave: every lane hands in
+ *    its operands, the wave meets at a barrier, each lane computes its own
+ *    result elements from the operands of all lanes under the documented
+ *    operand layout, and the wave meets again. The layouts are the ones
+ *    kernels/gemm.hip cites (AMD's RDNA3 WMMA article, the RDNA4 ISA's dense
+ *    matrix layouts, AMD's matrix instruction calculator for
+ *    v_mfma_f32_16x16x16f16); for nvcuda::wmma, whose fragments are opaque,
+ *    every thread holds the whole 16x16 tile.
+ *
+ * It does not model timing, the memory model beyond barriers, or the
+ * hardware's rounding inside a matrix instruction: the test feeds small
+ * integers, whose products and sums are exact in any order.
+ *
+ * Build with exactly one of EMU_GFX11, EMU_GFX12, EMU_CDNA, EMU_CUDA,
+ * EMU_PLAIN defined. */
+#ifndef ROCMCHECK_KERNEL_EMU_H
+#define ROCMCHECK_KERNEL_EMU_H
+#define ROCMCHECK_PORTABLE_H 1
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define __global__
+#define __device__
+#define __shared__ static
+#define __launch_bounds__(n)
+#define __restrict__ __restrict
+#define __align__(n) __attribute__((aligned(n)))
+#define RC_KERNEL extern "C"
+#define RC_BOUNDS(n)
+
+struct emu_dim3 {
+	unsigned x, y, z;
+};
+extern thread_local emu_dim3 emu_thread_idx;
+extern emu_dim3 emu_block_idx, emu_block_dim;
+#define threadIdx emu_thread_idx
+#define blockIdx emu_block_idx
+#define blockDim emu_block_dim
+
+void __syncthreads(void);
+/* the barrier of the calling thread's wave */
+void emu_wave_sync(void);
+/* the calling thread's lane and wave slot */
+unsigned emu_lane(void);
+unsigned emu_wave(void);
+
+struct __attribute__((aligned(16))) rc_float4 {
+	float x, y, z, w;
+};
+inline bool rc_isfinite(float v) { return v == v && v - v == 0.0f; }
+inline float rc_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+
+#if defined(EMU_CUDA)
+#define RC_CUDA 1
+#define EMU_WAVE 32
+typedef _Float16 __half;
+typedef __half rc_half;
+struct __attribute__((aligned(16))) uint4 {
+	uint32_t x, y, z, w;
+};
+#else
+#define RC_HIP 1
+#if defined(EMU_CDNA)
+#define EMU_WAVE 64
+#else
+#define EMU_WAVE 32
+#endif
+typedef _Float16 rc_half;
+#endif
+inline float rc_to_float(rc_half h) { return (float)h; }
+inline rc_half rc_to_half(float f) { return (rc_half)f; }
+
+/* ---- AMD matrix instructions ---- */
+typedef _Float16 emu_h4 __attribute__((ext_vector_type(4)));
+typedef _Float16 emu_h8 __attribute__((ext_vector_type(8)));
+typedef _Float16 emu_h16 __attribute__((ext_vector_type(16)));
+typedef float emu_f4 __attribute__((ext_vector_type(4)));
+typedef float emu_f8 __attribute__((ext_vector_type(8)));
+
+emu_f8 emu_wmma_gfx11(emu_h16 a, emu_h16 b, emu_f8 c);
+emu_f8 emu_wmma_gfx12(emu_h8 a, emu_h8 b, emu_f8 c);
+emu_f4 emu_mfma_16x16x16f16(emu_h4 a, emu_h4 b, emu_f4 c, int cbsz, int abid, int blgp);
+
+#if defined(EMU_GFX11)
+#define RC_GEMM16_WMMA 1
+#define __builtin_amdgcn_wmma_f32_16x16x16_f16_w32 emu_wmma_gfx11
+#elif defined(EMU_GFX12)
+#define RC_GEMM16_WMMA 1
+#define RC_GEMM16_WMMA_GFX12 1
+#define __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12 emu_wmma_gfx12
+#elif defined(EMU_CDNA)
+#define RC_GEMM16_MFMA 1
+#define __builtin_amdgcn_mfma_f32_16x16x16f16 emu_mfma_16x16x16f16
+#elif defined(EMU_CUDA)
+#define RC_GEMM16_MMA 1
+#elif !defined(EMU_PLAIN)
+#error "tests/emu/kernel_emu.h: define one of EMU_GFX11 EMU_GFX12 EMU_CDNA EMU_CUDA EMU_PLAIN"
+#endif
+
+/* ---- nvcuda::wmma: fragments hold the whole tile in every thread ---- */
+#if defined(EMU_CUDA)
+namespace nvcuda
+{
+namespace wmma
+{
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+enum layout_t { mem_row_major, mem_col_major };
+
+template <typename Use, int M, int N, int K, typename T, typename Layout = void> struct fragment {
+	T x[16][16];
+};
+
+template <typename Use, typename T, typename L>
+inline void fill_fragment(fragment<Use, 16, 16, 16, T, L> &f, T v)
+{
+	for (int i = 0; i < 16; i++)
+		for (int j = 0; j < 16; j++)
+			f.x[i][j] = v;
+}
+
+/* row-major loads only: the kernels use no other */
+template <typename Use, typename T>
+inline void load_matrix_sync(fragment<Use, 16, 16, 16, T, row_major> &f, const T *p, unsigned ld)
+{
+	emu_wave_sync();
+	for (int i = 0; i < 16; i++)
+		for (int j = 0; j < 16; j++)
+			f.x[i][j] = p[(size_t)i * ld + j];
+	emu_wave_sync();
+}
+
+template <typename TA, typename TB>
+inline void mma_sync(fragment<accumulator, 16, 16, 16, float> &d, const fragment<matrix_a, 16, 16, 16, TA, row_major> &a,
+		     const fragment<matrix_b, 16, 16, 16, TB, row_major> &b,
+		     const fragment<accumulator, 16, 16, 16, float> &c)
+{
+	float r[16][16];
+	for (int i = 0; i < 16; i++)
+		for (int j = 0; j < 16; j++) {
+			float s = c.x[i][j];
+			for (int k = 0; k < 16; k++)
+				s += (float)a.x[i][k] * (float)b.x[k][j];
+			r[i][j] = s;
+		}
+	memcpy(d.x, r, sizeof(r));
+}
+
+/* one lane writes what the whole warp holds */
+inline void store_matrix_sync(float *p, const fragment<accumulator, 16, 16, 16, float> &f, unsigned ld, layout_t l)
+{
+	emu_wave_sync();
+	if (emu_lane() == 0)
+		for (int i = 0; i < 16; i++)
+			for (int j = 0; j < 16; j++) {
+				if (l == mem_row_major)
+					p[(size_t)i * ld + j] = f.x[i][j];
+				else
+					p[(size_t)j * ld + i] = f.x[i][j];
+			}
+	emu_wave_sync();
+}
+} // namespace wmma
+} // namespace nvcuda
+#endif
+
+#endif
