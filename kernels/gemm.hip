@@ -81,131 +81,163 @@ RC_KERNEL RC_BOUNDS(ST_THREADS) void gemm_fp32(const float *__restrict__ A, cons
 }
 
 /* ---- gemm_fp16 ---- */
-#if defined(RC_GEMM16_WMMA)
-/* RDNA3 and RDNA4, wave32. 128 threads = 4 waves; block tile 64x64, each
- * wave 32x32 as 2x2 WMMA tiles of 16x16x16. Lane l = 16h + i (h = l/16,
- * i = l%16) works on row i of the A tile and column i of the B tile, and
- * its result element e is column i of C.
+#if defined(RC_GEMM16_WMMA) || defined(RC_GEMM16_MFMA)
+/* AMD matrix units: one body for RDNA3/RDNA4 WMMA and CDNA MFMA.
+ * 256 threads; block tile 128x128; 32-deep k slices in two shared-memory
+ * stages, so the global loads of the next slice are in flight while the
+ * matrix unit works on this one (one barrier per slice). A is staged as
+ * As[row][k] and B transposed as Bs[col][k]: the k values a lane feeds the
+ * matrix instruction are contiguous, and each operand is one or two 128-bit
+ * (ds_load_b128) or one 64-bit LDS load. Rows are padded to 40 halves
+ * (80 bytes): still 16-byte aligned, and neighbouring rows start in
+ * different banks.
+ *
+ * Operand layouts: lane l works on row l%16 of the A tile and column l%16 of
+ * the B tile; it holds G16_KPL k values from G16_K0(l), and its result
+ * element e is row G16_CROW(e, l), column l%16 of C.
  *  - gfx11, __builtin_amdgcn_wmma_f32_16x16x16_f16_w32 (AMD, "How to
- *    accelerate AI applications on RDNA 3 using WMMA"): A and B operands
- *    hold all 16 k values (both half-waves the same); element e is row
- *    2e + h of C.
+ *    accelerate AI applications on RDNA 3 using WMMA"): wave32, all 16 k
+ *    values (both half-waves the same); element e is row 2e + l/16.
  *  - gfx12, __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12 (RDNA4 ISA,
- *    "dense matrix layouts"): A and B operands hold 8 k values, k = 8h + t;
- *    element e is row 8h + e of C. */
+ *    "dense matrix layouts"): wave32, 8 k values from 8 (l/16); element e
+ *    is row 8 (l/16) + e.
+ *  - CDNA, v_mfma_f32_16x16x16f16 (AMD matrix instruction calculator):
+ *    wave64, 4 k values from 4 (l/16); element e is row 4 (l/16) + e.
+ * tests/emu runs this kernel on a host emulator of those layouts. */
+#define G16_THREADS 256
+#define G16_BM 128
+#define G16_BN 128
+#define G16_BK 32
+#define G16_LDK (G16_BK + 8)           /* halves per staged row */
+#if defined(RC_GEMM16_WMMA)
 #define G16_VARIANT RC_VARIANT_WMMA
-#define G16_THREADS 128
-#define G16_BM 64
-#define G16_BN 64
+#define G16_WAVE 32
+#define G16_WAVES_N 2                  /* 8 waves as 4 x 2, each 32 x 64 */
+#define G16_TM 2
+#define G16_TN 4
+typedef float rc_acc __attribute__((ext_vector_type(8)));
+#define G16_NACC 8
 #if defined(RC_GEMM16_WMMA_GFX12)
-#define G16_KPL 8                      /* k values per lane in an operand */
-#define G16_K0(h) (8 * (h))            /* first of them */
-#define G16_CROW(e, h) (8 * (h) + (e))
-#define G16_WMMA __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12
+#define G16_KPL 8
+#define G16_K0(l) (8 * ((l) / 16))
+#define G16_CROW(e, l) (8 * ((l) / 16) + (e))
+#define G16_MMA(a, b, c) __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(a, b, c)
 #else
 #define G16_KPL 16
-#define G16_K0(h) 0
-#define G16_CROW(e, h) (2 * (e) + (h))
-#define G16_WMMA __builtin_amdgcn_wmma_f32_16x16x16_f16_w32
+#define G16_K0(l) 0
+#define G16_CROW(e, l) (2 * (e) + (l) / 16)
+#define G16_MMA(a, b, c) __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a, b, c)
+#endif
+#else
+#define G16_VARIANT RC_VARIANT_MFMA
+#define G16_WAVE 64
+#define G16_WAVES_N 2                  /* 4 waves as 2 x 2, each 64 x 64 */
+#define G16_TM 4
+#define G16_TN 4
+typedef float rc_acc __attribute__((ext_vector_type(4)));
+#define G16_NACC 4
+#define G16_KPL 4
+#define G16_K0(l) (4 * ((l) / 16))
+#define G16_CROW(e, l) (4 * ((l) / 16) + (e))
+#define G16_MMA(a, b, c) __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, c, 0, 0, 0)
 #endif
 typedef _Float16 rc_hk __attribute__((ext_vector_type(G16_KPL)));
-typedef float rc_f8 __attribute__((ext_vector_type(8)));
+typedef _Float16 rc_h8 __attribute__((ext_vector_type(8)));
+typedef _Float16 rc_h4 __attribute__((ext_vector_type(4)));
+typedef unsigned rc_u4 __attribute__((ext_vector_type(4)));
 
-RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, const rc_half *__restrict__ B,
-						float *__restrict__ C, int M, int N, int K)
+/* One lane's operand: G16_KPL contiguous halves of a staged row. */
+__device__ inline rc_hk g16_operand(const rc_half *p)
 {
-	__shared__ rc_half As[64][16 + 2];
-	__shared__ rc_half Bs[16][64 + 2];
-	(void)M;
-	const int tid = (int)threadIdx.x, lane = tid % 32, wave = tid / 32;
-	const int wr = wave / 2, wc = wave % 2;
-	const int h = lane / 16, k0l = G16_K0(h);
-	const int row0 = (int)blockIdx.y * G16_BM, col0 = (int)blockIdx.x * G16_BN;
-	rc_f8 acc[2][2];
-	for (int i = 0; i < 2; i++)
-		for (int j = 0; j < 2; j++)
-			for (int e = 0; e < 8; e++)
-				acc[i][j][e] = 0.0f;
-	const int ar = tid / 2, ak = (tid % 2) * 8;   /* A: 64 x 16, 8 per thread */
-	const int bk = tid / 8, bc = (tid % 8) * 8;   /* B: 16 x 64, 8 per thread */
-	for (int k0 = 0; k0 < K; k0 += 16) {
-		for (int i = 0; i < 8; i++) {
-			As[ar][ak + i] = A[(size_t)(row0 + ar) * K + k0 + ak + i];
-			Bs[bk][bc + i] = B[(size_t)(k0 + bk) * N + col0 + bc + i];
-		}
-		__syncthreads();
-		rc_hk af[2], bf[2];
-		for (int s = 0; s < 2; s++)
-			for (int t = 0; t < G16_KPL; t++) {
-				af[s][t] = As[wr * 32 + s * 16 + lane % 16][k0l + t];
-				bf[s][t] = Bs[k0l + t][wc * 32 + s * 16 + lane % 16];
-			}
-		for (int i = 0; i < 2; i++)
-			for (int j = 0; j < 2; j++)
-				acc[i][j] = G16_WMMA(af[i], bf[j], acc[i][j]);
-		__syncthreads();
-	}
-	for (int i = 0; i < 2; i++)
-		for (int j = 0; j < 2; j++)
-			for (int e = 0; e < 8; e++) {
-				int r = row0 + wr * 32 + i * 16 + G16_CROW(e, h);
-				int c = col0 + wc * 32 + j * 16 + lane % 16;
-				C[(size_t)r * N + c] = acc[i][j][e];
-			}
+#if G16_KPL == 16
+	rc_h8 lo = *(const rc_h8 *)p, hi = *(const rc_h8 *)(p + 8);
+	return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+#elif G16_KPL == 8
+	return *(const rc_h8 *)p;
+#else
+	return *(const rc_h4 *)p;
+#endif
 }
 
-#elif defined(RC_GEMM16_MFMA)
-/* CDNA, wave64. 256 threads = 4 waves; block tile 64x64, each wave 32x32 as
- * 2x2 tiles of v_mfma_f32_16x16x16f16. Operand layout (AMD matrix
- * instruction calculator): lane l holds A[l%16][4*(l/16) + t] and
- * B[4*(l/16) + t][l%16] for t < 4; result t of lane l is
- * C[4*(l/16) + t][l%16]. */
-#define G16_VARIANT RC_VARIANT_MFMA
-#define G16_THREADS 256
-#define G16_BM 64
-#define G16_BN 64
-typedef _Float16 rc_h4 __attribute__((ext_vector_type(4)));
-typedef float rc_f4 __attribute__((ext_vector_type(4)));
+/* A slice in flight: thread t holds two 8-half chunks of A (rows c/4 for
+ * c = t, t + 256, k (c%4)*8) and, of B, columns 8 (t%16) .. +8 in the two
+ * k rows 2 (t/16) and 2 (t/16) + 1. Every global load is 16 bytes, and
+ * sixteen threads read one 256-byte run of a B row. */
+struct g16_slice {
+	rc_h8 a[2], b[2];
+};
+
+__device__ inline void g16_fetch(g16_slice &s, const rc_half *__restrict__ A, const rc_half *__restrict__ B, int N,
+				 int K, int row0, int col0, int k0, int tid)
+{
+	for (int i = 0; i < 2; i++) {
+		int c = tid + i * G16_THREADS;
+		s.a[i] = *(const rc_h8 *)&A[(size_t)(row0 + c / 4) * K + k0 + (c % 4) * 8];
+		s.b[i] = *(const rc_h8 *)&B[(size_t)(k0 + 2 * (tid / 16) + i) * N + col0 + 8 * (tid % 16)];
+	}
+}
+
+/* into a stage: A as it came, B transposed as pairs of k (32-bit stores) */
+__device__ inline void g16_stage(const g16_slice &s, rc_half *As, rc_half *Bs, int tid)
+{
+	for (int i = 0; i < 2; i++) {
+		int c = tid + i * G16_THREADS;
+		*(rc_h8 *)&As[(c / 4) * G16_LDK + (c % 4) * 8] = s.a[i];
+	}
+	/* column j's pair is 32-bit word j of the two rows interleaved (built
+	 * in registers; taking single halves out of a vector goes through
+	 * scratch memory) */
+	rc_u4 w[2] = { __builtin_bit_cast(rc_u4, __builtin_shufflevector(s.b[0], s.b[1], 0, 8, 1, 9, 2, 10, 3, 11)),
+		       __builtin_bit_cast(rc_u4, __builtin_shufflevector(s.b[0], s.b[1], 4, 12, 5, 13, 6, 14, 7, 15)) };
+	for (int j = 0; j < 8; j++)
+		*(unsigned *)&Bs[(8 * (tid % 16) + j) * G16_LDK + 2 * (tid / 16)] = w[j / 4][j % 4];
+}
 
 RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, const rc_half *__restrict__ B,
 						float *__restrict__ C, int M, int N, int K)
 {
-	__shared__ rc_half As[64][16 + 4];
-	__shared__ rc_half Bs[16][64 + 4];
+	__shared__ __attribute__((aligned(16))) rc_half As[2][G16_BM * G16_LDK];
+	__shared__ __attribute__((aligned(16))) rc_half Bs[2][G16_BN * G16_LDK];
 	(void)M;
-	const int tid = (int)threadIdx.x, lane = tid % 64, wave = tid / 64;
-	const int wr = wave / 2, wc = wave % 2;
+	const int tid = (int)threadIdx.x, lane = tid % G16_WAVE, wave = tid / G16_WAVE;
+	const int wr = wave / G16_WAVES_N, wc = wave % G16_WAVES_N;
+	const int arow = wr * G16_TM * 16 + lane % 16, bcol = wc * G16_TN * 16 + lane % 16;
 	const int row0 = (int)blockIdx.y * G16_BM, col0 = (int)blockIdx.x * G16_BN;
-	rc_f4 acc[2][2];
-	for (int i = 0; i < 2; i++)
-		for (int j = 0; j < 2; j++)
-			for (int e = 0; e < 4; e++)
+	rc_acc acc[G16_TM][G16_TN];
+	for (int i = 0; i < G16_TM; i++)
+		for (int j = 0; j < G16_TN; j++)
+			for (int e = 0; e < G16_NACC; e++)
 				acc[i][j][e] = 0.0f;
-	const int ar = tid / 4, ak = (tid % 4) * 4;   /* A: 64 x 16, 4 per thread */
-	const int bk = tid / 16, bc = (tid % 16) * 4; /* B: 16 x 64, 4 per thread */
-	for (int k0 = 0; k0 < K; k0 += 16) {
-		for (int i = 0; i < 4; i++) {
-			As[ar][ak + i] = A[(size_t)(row0 + ar) * K + k0 + ak + i];
-			Bs[bk][bc + i] = B[(size_t)(k0 + bk) * N + col0 + bc + i];
+	g16_slice next;
+	g16_fetch(next, A, B, N, K, row0, col0, 0, tid);
+	g16_stage(next, As[0], Bs[0], tid);
+	__syncthreads();
+	int st = 0;
+	for (int k0 = 0; k0 < K; k0 += G16_BK, st ^= 1) {
+		const bool more = k0 + G16_BK < K;
+		if (more)
+			g16_fetch(next, A, B, N, K, row0, col0, k0 + G16_BK, tid);
+		for (int kk = 0; kk < G16_BK; kk += 16) {
+			rc_hk af[G16_TM], bf[G16_TN];
+			for (int i = 0; i < G16_TM; i++)
+				af[i] = g16_operand(&As[st][(arow + 16 * i) * G16_LDK + kk + G16_K0(lane)]);
+			for (int j = 0; j < G16_TN; j++)
+				bf[j] = g16_operand(&Bs[st][(bcol + 16 * j) * G16_LDK + kk + G16_K0(lane)]);
+			for (int i = 0; i < G16_TM; i++)
+				for (int j = 0; j < G16_TN; j++)
+					acc[i][j] = G16_MMA(af[i], bf[j], acc[i][j]);
 		}
-		__syncthreads();
-		rc_h4 af[2], bf[2];
-		for (int s = 0; s < 2; s++)
-			for (int t = 0; t < 4; t++) {
-				af[s][t] = As[wr * 32 + s * 16 + lane % 16][4 * (lane / 16) + t];
-				bf[s][t] = Bs[4 * (lane / 16) + t][wc * 32 + s * 16 + lane % 16];
-			}
-		for (int i = 0; i < 2; i++)
-			for (int j = 0; j < 2; j++)
-				acc[i][j] = __builtin_amdgcn_mfma_f32_16x16x16f16(af[i], bf[j], acc[i][j], 0, 0, 0);
+		/* the other stage was last read before the previous barrier */
+		if (more)
+			g16_stage(next, As[st ^ 1], Bs[st ^ 1], tid);
 		__syncthreads();
 	}
-	for (int i = 0; i < 2; i++)
-		for (int j = 0; j < 2; j++)
-			for (int t = 0; t < 4; t++) {
-				int r = row0 + wr * 32 + i * 16 + 4 * (lane / 16) + t;
-				int c = col0 + wc * 32 + j * 16 + lane % 16;
-				C[(size_t)r * N + c] = acc[i][j][t];
+	for (int i = 0; i < G16_TM; i++)
+		for (int j = 0; j < G16_TN; j++)
+			for (int e = 0; e < G16_NACC; e++) {
+				int r = row0 + wr * G16_TM * 16 + i * 16 + G16_CROW(e, lane);
+				int c = col0 + wc * G16_TN * 16 + j * 16 + lane % 16;
+				C[(size_t)r * N + c] = acc[i][j][e];
 			}
 }
 

@@ -8,8 +8,9 @@
 #    build; RDNA3 needs ISA version bitcode that Debian's rocm-device-libs
 #    lacks, generated here;
 #  - clang 19 (Debian's clang-19): the AMD targets LLVM 15 does not know
-#    (gfx942, gfx1103, gfx115x, gfx12xx, ...); all AMD code objects go into
-#    one clang offload bundle;
+#    (gfx942, gfx1103, gfx115x, gfx12xx, ...), and gfx1100-gfx1102, whose
+#    fp16 GEMM LLVM 15 would spill; all AMD code objects go into one clang
+#    offload bundle;
 #  - the kernel source itself, for hiprtc on the user's machine; NVRTC
 #    compiles the very same pasted-together text.
 # A missing compiler leaves its targets out; `rocmcheck version` says so.
@@ -175,7 +176,8 @@ endif()
 # ROCm since 5.0) for the targets it knows, and clang 19 without HIP headers
 # or device library (portable.h, RC_HIP_NO_HEADERS; code object v5, which
 # every ROCm that supports those GPUs loads) for the targets LLVM 15 does
-# not know. All code objects go into one clang offload bundle.
+# not know and for ROCMCHECK_HIP_CLANG_FIRST (as code object v4). All code
+# objects go into one clang offload bundle.
 if(ROCMCHECK_KERNELS_HIP AND ROCMCHECK_KERNELS_HIPCC)
   find_program(ROCMCHECK_HIPCC hipcc)
 endif()
@@ -184,6 +186,38 @@ if(ROCMCHECK_KERNELS_HIP AND ROCMCHECK_KERNELS_HIP_CLANG)
 endif()
 set(ROCMCHECK_HIP_NEW_ARCHS "gfx942;gfx950;gfx1031;gfx1032;gfx1103;gfx1150;gfx1151;gfx1152;gfx1200;gfx1201"
     CACHE STRING "gfx targets to build with clang 19 (ROCMCHECK_HIP_NEW_CLANG) when hipcc's LLVM does not know them")
+# Is clang 19 there and able to build a code object end to end? Asked
+# first: it also takes the targets of ROCMCHECK_HIP_CLANG_FIRST from hipcc.
+set(rc_new_name "")
+set(rc_new_archs "")
+set(rc_new_cos "")
+if(ROCMCHECK_KERNELS_HIP AND ROCMCHECK_KERNELS_HIP_CLANG AND ROCMCHECK_HIP_NEW_CLANG)
+  get_filename_component(rc_new_dir ${ROCMCHECK_HIP_NEW_CLANG} REALPATH)
+  get_filename_component(rc_new_dir ${rc_new_dir} DIRECTORY)
+  find_program(ROCMCHECK_OFFLOAD_BUNDLER NAMES clang-offload-bundler clang-offload-bundler-19
+               clang-offload-bundler-15 HINTS ${rc_new_dir} /usr/lib/llvm-15/bin)
+  execute_process(COMMAND ${ROCMCHECK_HIP_NEW_CLANG} --version OUTPUT_VARIABLE rc_new_ver ERROR_QUIET)
+  string(REGEX MATCH "clang version ([0-9]+)" rc_new_ver "${rc_new_ver}")
+  set(rc_new_major "${CMAKE_MATCH_1}")
+  # a code object end to end: Debian's clang-19 does not pull in lld-19
+  file(WRITE ${RC_KOUT}/clang-check.hip "extern \"C\" __attribute__((global)) void k(int *p) { *p = 1; }\n")
+  execute_process(COMMAND ${ROCMCHECK_HIP_NEW_CLANG} -x hip -nogpulib -nogpuinc --cuda-device-only
+                          --no-gpu-bundle-output --offload-arch=gfx1030 -o ${RC_KOUT}/clang-check.co
+                          ${RC_KOUT}/clang-check.hip
+                  RESULT_VARIABLE r OUTPUT_QUIET ERROR_VARIABLE rc_new_err)
+  if(r EQUAL 0)
+    set(rc_new_name "clang ${rc_new_major}")
+  else()
+    string(STRIP "${rc_new_err}" rc_new_err)
+    message(STATUS "kernels: ${ROCMCHECK_HIP_NEW_CLANG} cannot build AMD code objects (is lld installed?): ${rc_new_err}")
+  endif()
+endif()
+# LLVM 15 gives gfx11 kernels at most 128 VGPRs, and the fp16 GEMM's
+# 128x128 WMMA tile then spills (250 VGPRs to scratch); clang 19 keeps it in
+# 207 registers. These targets go to clang 19 when it works, as code object
+# v4 like hipcc's, so every ROCm that hipcc's object loads on loads it too.
+set(ROCMCHECK_HIP_CLANG_FIRST "gfx1100;gfx1101;gfx1102" CACHE STRING
+    "gfx targets clang 19 builds (code object v4) instead of hipcc when it can")
 set(rc_hipcc_archs "")
 if(ROCMCHECK_KERNELS_HIP AND ROCMCHECK_KERNELS_HIPCC AND ROCMCHECK_HIPCC)
   # the device library directory hipcc would use
@@ -209,6 +243,9 @@ if(ROCMCHECK_KERNELS_HIP AND ROCMCHECK_KERNELS_HIPCC AND ROCMCHECK_HIPCC AND RC_
   endforeach()
   set(rc_generated "")
   foreach(arch ${ROCMCHECK_HIP_ARCHS})
+    if(rc_new_name AND ROCMCHECK_OFFLOAD_BUNDLER AND arch IN_LIST ROCMCHECK_HIP_CLANG_FIRST)
+      continue()
+    endif()
     string(REGEX MATCH "^gfx([0-9]+)([0-9a-f])([0-9a-f])$" m "${arch}")
     if(NOT m)
       message(WARNING "kernels: cannot read ISA version of ${arch}; skipped")
@@ -253,30 +290,6 @@ endif()
 # clang 19: the new targets, and hipcc's too when hipcc could not build them;
 # one code object per target (the build runs them in parallel), bundled with
 # the clang-offload-bundler beside that clang, or hipcc's (LLVM 15) one
-set(rc_new_name "")
-set(rc_new_archs "")
-set(rc_new_cos "")
-if(ROCMCHECK_KERNELS_HIP AND ROCMCHECK_KERNELS_HIP_CLANG AND ROCMCHECK_HIP_NEW_CLANG)
-  get_filename_component(rc_new_dir ${ROCMCHECK_HIP_NEW_CLANG} REALPATH)
-  get_filename_component(rc_new_dir ${rc_new_dir} DIRECTORY)
-  find_program(ROCMCHECK_OFFLOAD_BUNDLER NAMES clang-offload-bundler clang-offload-bundler-19
-               clang-offload-bundler-15 HINTS ${rc_new_dir} /usr/lib/llvm-15/bin)
-  execute_process(COMMAND ${ROCMCHECK_HIP_NEW_CLANG} --version OUTPUT_VARIABLE rc_new_ver ERROR_QUIET)
-  string(REGEX MATCH "clang version ([0-9]+)" rc_new_ver "${rc_new_ver}")
-  set(rc_new_major "${CMAKE_MATCH_1}")
-  # a code object end to end: Debian's clang-19 does not pull in lld-19
-  file(WRITE ${RC_KOUT}/clang-check.hip "extern \"C\" __attribute__((global)) void k(int *p) { *p = 1; }\n")
-  execute_process(COMMAND ${ROCMCHECK_HIP_NEW_CLANG} -x hip -nogpulib -nogpuinc --cuda-device-only
-                          --no-gpu-bundle-output --offload-arch=gfx1030 -o ${RC_KOUT}/clang-check.co
-                          ${RC_KOUT}/clang-check.hip
-                  RESULT_VARIABLE r OUTPUT_QUIET ERROR_VARIABLE rc_new_err)
-  if(r EQUAL 0)
-    set(rc_new_name "clang ${rc_new_major}")
-  else()
-    string(STRIP "${rc_new_err}" rc_new_err)
-    message(STATUS "kernels: ${ROCMCHECK_HIP_NEW_CLANG} cannot build AMD code objects (is lld installed?): ${rc_new_err}")
-  endif()
-endif()
 if(rc_new_name AND ROCMCHECK_OFFLOAD_BUNDLER)
   set(want ${ROCMCHECK_HIP_NEW_ARCHS})
   foreach(arch ${ROCMCHECK_HIP_ARCHS})
@@ -296,9 +309,13 @@ if(rc_new_name AND ROCMCHECK_OFFLOAD_BUNDLER)
       continue()
     endif()
     set(co ${RC_KOUT}/probes-${arch}.co)
+    set(cov "")
+    if(arch IN_LIST ROCMCHECK_HIP_CLANG_FIRST)
+      set(cov -mcode-object-version=4)
+    endif()
     add_custom_command(
       OUTPUT ${co}
-      COMMAND ${ROCMCHECK_HIP_NEW_CLANG} ${rc_new_flags} --offload-arch=${arch} -I${RC_KDIR} -o ${co} ${RC_KMAIN}
+      COMMAND ${ROCMCHECK_HIP_NEW_CLANG} ${rc_new_flags} ${cov} --offload-arch=${arch} -I${RC_KDIR} -o ${co} ${RC_KMAIN}
       DEPENDS ${RC_KSOURCES} ${RC_KMAIN}
       COMMENT "${rc_new_name}: probe kernels for ${arch}"
       VERBATIM)

@@ -1,8 +1,11 @@
 #!/bin/bash
 # The AMD code objects embedded in the binary, read with LLVM's tools: the
 # matrix instructions are there on the targets that have them (v_wmma_* on
-# gfx11 and gfx12, v_mfma_* on CDNA), not on the others, and every kernel's
-# explicit arguments (AMDGPU metadata) are what the probes pass. Skips (77)
+# gfx11 and gfx12, v_mfma_* on CDNA), not on the others; there, gemm_fp16
+# feeds them with 64- or 128-bit LDS loads, never one half at a time; every
+# kernel's explicit arguments (AMDGPU metadata) are what the probes pass,
+# and no kernel spills to scratch memory (a spilled probe would time the
+# scratch path, not the GPU's arithmetic). Skips (77)
 # without llvm-objdump, llvm-readelf or clang-offload-bundler, or when the
 # binary embeds no AMD code objects.
 . "$(dirname "$0")/lib.sh"
@@ -123,6 +126,15 @@ for a in $archs; do
 		[ "$wmma" -gt 0 ] && [ "$mfma" -gt 0 ] && got=both
 		echo "$a: $wmma v_wmma_*, $mfma v_mfma_* (expected: $want)"
 		[ "$got" = "$want" ] || fail "$a: matrix instructions: $got, expected $want"
+		if [ "$want" != none ]; then
+			# gemm_fp16's own instructions: its label to the next blank line
+			awk '/<gemm_fp16>:/ { f = 1; next } /^$/ { if (f) exit } f' "$T/$a.s" >"$T/$a.g16.s"
+			vec=$(grep -cE 'ds_(read|load)2?(st64)?_b(64|128)' "$T/$a.g16.s")
+			half=$(grep -cE 'ds_(read|load)_(u16|i16|b16)' "$T/$a.g16.s")
+			echo "$a: gemm_fp16: $vec 64/128-bit LDS loads, $half 16-bit ones"
+			[ "$vec" -gt 0 ] && [ "$half" -eq 0 ] ||
+				fail "$a: gemm_fp16 loads its matrix operands from LDS one half at a time"
+		fi
 	fi
 	ntests=$((ntests + 1))
 	if ! "$READELF" --notes "$co" >"$T/$a.notes" 2>"$ERR"; then
@@ -130,7 +142,7 @@ for a in $archs; do
 		continue
 	fi
 	# each kernel's explicit arguments (hidden_* are the runtime's) against the table
-	"$PYTHON" - "$T/$a.notes" "$T/kernargs" "$a" <<'PY' || fail "$a: kernel arguments differ from what the probes pass"
+	"$PYTHON" - "$T/$a.notes" "$T/kernargs" "$a" <<'PY' || fail "$a: kernel arguments differ from what the probes pass, or a kernel spills"
 import re, sys
 want = {}
 for line in open(sys.argv[2]):
@@ -159,14 +171,18 @@ for line in open(sys.argv[1]):
         arg[key] = val
     elif ind == 4:
         arg = None
-        if key == "name":
-            cur["name"] = val
+        if key != "args":
+            cur[key] = val
 bad = 0
 seen = set()
 for k in kernels:
     name = k["name"]
     seen.add(name)
     got = [int(a["size"]) for a in k["args"] if not a.get("value_kind", "").startswith("hidden_")]
+    for key in ("vgpr_spill_count", "sgpr_spill_count", "private_segment_fixed_size"):
+        if int(k.get(key, "0")) != 0:
+            print(f"{sys.argv[3]}: {name}: {key} {k[key]} (spills to scratch)", file=sys.stderr)
+            bad = 1
     if name not in want:
         print(f"{sys.argv[3]}: kernel {name} is not in the test's table", file=sys.stderr)
         bad = 1
