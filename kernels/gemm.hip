@@ -16,6 +16,7 @@
 #define RC_VARIANT_WMMA 1
 #define RC_VARIANT_MFMA 2
 #define RC_VARIANT_MMA 3
+#define RC_VARIANT_WGMMA 5              /* 4 is the cpu backend's (probes/gemm_dev.h) */
 
 /* ---- SIMT tile, shared by gemm_fp32 and the plain fp16 fallback ---- */
 #define ST_BM 128
@@ -241,12 +242,123 @@ RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, c
 			}
 }
 
+#elif defined(RC_GEMM16_WGMMA)
+/* Hopper (sm_90a) through wgmma.mma_async, which reads both operands from
+ * shared memory while the warps go on. 256 threads = 2 warpgroups; block
+ * tile 128x128; 32-deep k slices in two shared-memory stages (the next
+ * slice's global loads and stores overlap this slice's wgmma); warpgroup g
+ * computes rows 64g .. +64 by all 128 columns, one m64n128k16 per 16 k.
+ *
+ * A and B^T are staged K-major in the canonical layout without swizzle:
+ * 8x8 core matrices of 128 contiguous bytes (8 rows of 8 k), those of one
+ * 8-k column of the tile next to each other (SBO 128 bytes), the next 8 k
+ * R/8 core matrices on (LBO R * 16 bytes for R rows). A chunk of 8 k of
+ * one row is one 16-byte store; B is transposed in pairs of k as on AMD. */
+#define G16_VARIANT RC_VARIANT_WGMMA
+#define G16_THREADS 256
+#define G16_BM 128
+#define G16_BN 128
+#define G16_BK 32
+#define G16_SBO 128
+#define G16_LBO (128 * 16)
+/* byte offset of (row r, k) in a staged 128-row tile */
+#define G16_OFF(r, k) ((((k) / 8) * 16 + (r) / 8) * 128 + ((r) % 8) * 16 + ((k) % 8) * 2)
+#define G16_STAGE (2 * 128 * G16_BK * 2)  /* bytes: A then B^T */
+
+/* A shared-memory matrix descriptor (PTX ISA, "matrix descriptor format"):
+ * start address, leading dimension byte offset (from one core matrix to
+ * the next along k) and stride dimension byte offset (to the next along m
+ * or n), each >> 4, at bits 0, 16 and 32; base offset 0; swizzle 0 (none). */
+__device__ inline unsigned long long g16_desc(const void *smem)
+{
+	unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+	return (unsigned long long)((a & 0x3FFFF) >> 4) | (unsigned long long)(G16_LBO >> 4) << 16 |
+	       (unsigned long long)(G16_SBO >> 4) << 32;
+}
+
+struct __attribute__((aligned(16))) g16_slice {
+	uint4 a[2], b[2];
+};
+
+__device__ inline void g16_fetch(g16_slice &s, const rc_half *__restrict__ A, const rc_half *__restrict__ B, int N,
+				 int K, int row0, int col0, int k0, int tid)
+{
+	for (int i = 0; i < 2; i++) {
+		int c = tid + i * G16_THREADS;
+		s.a[i] = *(const uint4 *)&A[(size_t)(row0 + c / 4) * K + k0 + (c % 4) * 8];
+		s.b[i] = *(const uint4 *)&B[(size_t)(k0 + 2 * (tid / 16) + i) * N + col0 + 8 * (tid % 16)];
+	}
+}
+
+/* halves 2j and 2j+1 of x and y are word j of the result: columns' k pairs */
+__device__ inline unsigned g16_pair(unsigned x, unsigned y, int hi)
+{
+	return hi ? (x >> 16) | (y & 0xFFFF0000u) : (x & 0xFFFFu) | (y << 16);
+}
+
+__device__ inline void g16_stage(const g16_slice &s, unsigned char *stage, int tid)
+{
+	for (int i = 0; i < 2; i++) {
+		int c = tid + i * G16_THREADS;
+		*(uint4 *)(stage + G16_OFF(c / 4, (c % 4) * 8)) = s.a[i];
+	}
+	unsigned char *bt = stage + 128 * G16_BK * 2;
+	const unsigned *r0 = (const unsigned *)&s.b[0], *r1 = (const unsigned *)&s.b[1];
+	for (int j = 0; j < 8; j++)
+		*(unsigned *)(bt + G16_OFF(8 * (tid % 16) + j, 2 * (tid / 16))) = g16_pair(r0[j / 2], r1[j / 2], j % 2);
+}
+
+RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, const rc_half *__restrict__ B,
+						float *__restrict__ C, int M, int N, int K)
+{
+	__shared__ __align__(128) unsigned char smem[2 * G16_STAGE];
+	(void)M;
+	const int tid = (int)threadIdx.x, g = tid / 128, t = tid % 128;
+	const int row0 = (int)blockIdx.y * G16_BM, col0 = (int)blockIdx.x * G16_BN;
+	float d[64];
+	for (int i = 0; i < 64; i++)
+		d[i] = 0.0f;
+	g16_slice next;
+	g16_fetch(next, A, B, N, K, row0, col0, 0, tid);
+	g16_stage(next, smem, tid);
+	rc_fence_proxy_async();
+	__syncthreads();
+	int st = 0;
+	for (int k0 = 0; k0 < K; k0 += G16_BK, st ^= 1) {
+		const bool more = k0 + G16_BK < K;
+		unsigned char *cur = smem + st * G16_STAGE;
+		if (more)
+			g16_fetch(next, A, B, N, K, row0, col0, k0 + G16_BK, tid);
+		rc_wgmma_fence();
+		for (int kk = 0; kk < G16_BK; kk += 16)
+			rc_wgmma_m64n128k16_f16(d, g16_desc(cur + G16_OFF(64 * g, kk)),
+						g16_desc(cur + 128 * G16_BK * 2 + G16_OFF(0, kk)));
+		rc_wgmma_commit();
+		/* the other stage's last readers were waited for before the
+		 * previous barrier */
+		if (more) {
+			g16_stage(next, smem + (st ^ 1) * G16_STAGE, tid);
+			rc_fence_proxy_async();
+		}
+		rc_wgmma_wait0();
+		__syncthreads();
+	}
+	const int w = t / 32, l = t % 32;
+	for (int i = 0; i < 64; i++) {
+		int r = row0 + 64 * g + 16 * w + l / 4 + 8 * ((i / 2) % 2);
+		int c = col0 + 8 * (i / 4) + 2 * (l % 4) + i % 2;
+		C[(size_t)r * N + c] = d[i];
+	}
+}
+
 #elif defined(RC_GEMM16_MMA)
 /* NVIDIA tensor cores through nvcuda::wmma (sm_70+). 256 threads = 8 warps;
- * block tile 128x128 with 32-deep k slices in shared memory; warp w owns
- * rows 32*(w/2) .. +32 and columns 64*(w%2) .. +64 as 2x4 fragments of
- * 16x16x16. Rows of the shared tiles are padded by 8 halves (16 bytes) to
- * spread banks while keeping the 32-byte alignment wmma loads need. */
+ * block tile 128x128 with 32-deep k slices in two shared-memory stages (the
+ * next slice's global loads are in flight while the tensor cores work on
+ * this one; one barrier per slice); warp w owns rows 32*(w/2) .. +32 and
+ * columns 64*(w%2) .. +64 as 2x4 fragments of 16x16x16. Rows of the shared
+ * tiles are padded by 8 halves (16 bytes) to spread banks while keeping the
+ * 32-byte alignment wmma loads need. */
 #define G16_VARIANT RC_VARIANT_MMA
 #define G16_THREADS 256
 #define G16_BM 128
@@ -259,8 +371,8 @@ RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, c
 						float *__restrict__ C, int M, int N, int K)
 {
 	using namespace nvcuda;
-	__shared__ __align__(32) rc_half As[G16_BM * AS_LD];
-	__shared__ __align__(32) rc_half Bs[G16_BK * BS_LD];
+	__shared__ __align__(32) rc_half As[2][G16_BM * AS_LD];
+	__shared__ __align__(32) rc_half Bs[2][G16_BK * BS_LD];
 	(void)M;
 	const int tid = (int)threadIdx.x, warp = tid / 32;
 	const int wr = warp / 2, wc = warp % 2;
@@ -269,27 +381,48 @@ RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, c
 	for (int i = 0; i < 2; i++)
 		for (int j = 0; j < 4; j++)
 			wmma::fill_fragment(acc[i][j], 0.0f);
-	for (int k0 = 0; k0 < K; k0 += G16_BK) {
-		/* 128x32 of A and 32x128 of B: 512 chunks of 8 halves each */
-		for (int c = tid; c < 512; c += G16_THREADS) {
-			int ar = c / 4, ak = (c % 4) * 8;
-			*(uint4 *)&As[ar * AS_LD + ak] = *(const uint4 *)&A[(size_t)(row0 + ar) * K + k0 + ak];
-			int bk = c / 16, bc = (c % 16) * 8;
-			*(uint4 *)&Bs[bk * BS_LD + bc] = *(const uint4 *)&B[(size_t)(k0 + bk) * N + col0 + bc];
-		}
-		__syncthreads();
+	/* 128x32 of A and 32x128 of B: 512 chunks of 8 halves each, two of
+	 * each per thread: chunk c = tid + 256 i */
+	uint4 na[2], nb[2];
+	for (int i = 0; i < 2; i++) {
+		int c = tid + i * G16_THREADS;
+		na[i] = *(const uint4 *)&A[(size_t)(row0 + c / 4) * K + (c % 4) * 8];
+		nb[i] = *(const uint4 *)&B[(size_t)(c / 16) * N + col0 + (c % 16) * 8];
+	}
+	for (int i = 0; i < 2; i++) {
+		int c = tid + i * G16_THREADS;
+		*(uint4 *)&As[0][(c / 4) * AS_LD + (c % 4) * 8] = na[i];
+		*(uint4 *)&Bs[0][(c / 16) * BS_LD + (c % 16) * 8] = nb[i];
+	}
+	__syncthreads();
+	int st = 0;
+	for (int k0 = 0; k0 < K; k0 += G16_BK, st ^= 1) {
+		const bool more = k0 + G16_BK < K;
+		if (more)
+			for (int i = 0; i < 2; i++) {
+				int c = tid + i * G16_THREADS;
+				na[i] = *(const uint4 *)&A[(size_t)(row0 + c / 4) * K + k0 + G16_BK + (c % 4) * 8];
+				nb[i] = *(const uint4 *)&B[(size_t)(k0 + G16_BK + c / 16) * N + col0 + (c % 16) * 8];
+			}
 #pragma unroll
 		for (int kk = 0; kk < G16_BK; kk += 16) {
 			wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> af[2];
 			wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> bf[4];
 			for (int i = 0; i < 2; i++)
-				wmma::load_matrix_sync(af[i], &As[(wr * 32 + i * 16) * AS_LD + kk], AS_LD);
+				wmma::load_matrix_sync(af[i], &As[st][(wr * 32 + i * 16) * AS_LD + kk], AS_LD);
 			for (int j = 0; j < 4; j++)
-				wmma::load_matrix_sync(bf[j], &Bs[kk * BS_LD + wc * 64 + j * 16], BS_LD);
+				wmma::load_matrix_sync(bf[j], &Bs[st][kk * BS_LD + wc * 64 + j * 16], BS_LD);
 			for (int i = 0; i < 2; i++)
 				for (int j = 0; j < 4; j++)
 					wmma::mma_sync(acc[i][j], af[i], bf[j], acc[i][j]);
 		}
+		/* the other stage was last read before the previous barrier */
+		if (more)
+			for (int i = 0; i < 2; i++) {
+				int c = tid + i * G16_THREADS;
+				*(uint4 *)&As[st ^ 1][(c / 4) * AS_LD + (c % 4) * 8] = na[i];
+				*(uint4 *)&Bs[st ^ 1][(c / 16) * BS_LD + (c % 16) * 8] = nb[i];
+			}
 		__syncthreads();
 	}
 	for (int i = 0; i < 2; i++)

@@ -47,7 +47,9 @@ set(ROCMCHECK_CUDA12_DIR ${CMAKE_BINARY_DIR}/cuda12 CACHE PATH
     "where ci/setup installed the wheels of ci/cuda12-wheels.txt (pip --target)")
 # sm_100/sm_120 need NVRTC >= 12.8, whose PTX would need driver >= 570:
 # Blackwell JIT-compiles the PTX instead (README, "Probe kernels").
-set(ROCMCHECK_CUDA_ARCHS "70;75;80;86;89;90" CACHE STRING
+# 90a: the Hopper cubin with the wgmma fp16 GEMM; the loader prefers it on
+# exactly sm_90 and takes the 90 cubin for any later 9.x.
+set(ROCMCHECK_CUDA_ARCHS "70;75;80;86;89;90;90a" CACHE STRING
     "sm_NN cubins to embed (90a: one only sm_90 loads); the first also gets PTX (compute_NN)")
 set(ROCMCHECK_HIP_ARCHS "gfx900;gfx906;gfx908;gfx90a;gfx1030;gfx1100;gfx1101;gfx1102" CACHE STRING
     "gfx targets to embed as code objects")

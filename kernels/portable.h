@@ -111,7 +111,45 @@ __device__ inline float rc_fma(float a, float b, float c) { return __fmaf_rn(a, 
 			  defined(__gfx941__) || defined(__gfx942__) || defined(__gfx950__))
 #define RC_GEMM16_MFMA 1               /* CDNA: v_mfma_f32_16x16x16f16, wave64 */
 #elif defined(RC_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-#define RC_GEMM16_MMA 1                /* tensor cores through nvcuda::wmma */
+#define RC_GEMM16_MMA 1                /* tensor cores through nvcuda::wmma (conv too) */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define RC_GEMM16_WGMMA 1              /* Hopper sm_90a: gemm_fp16 through wgmma.mma_async */
+#endif
+#endif
+
+#if defined(RC_GEMM16_WGMMA)
+/* The warpgroup matrix instructions (PTX ISA 8.0, sm_90a), each executed by
+ * all 128 threads of a warpgroup alike; the operands' shared-memory
+ * descriptors are built in gemm.hip. tests/emu/kernel_emu.h models them. */
+/* before the first wgmma, and after the accumulators were touched */
+__device__ inline void rc_wgmma_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+/* shared-memory stores made by ordinary instructions, visible to wgmma */
+__device__ inline void rc_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+__device__ inline void rc_wgmma_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ inline void rc_wgmma_wait0(void) { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+/* d (64 x 128, fp32) += A (64 x 16, fp16) * B (16 x 128, fp16), both
+ * K-major in shared memory; d[i] of thread t (t < 128 in its warpgroup) is
+ * row 16 (t/32) + (t%32)/4 + 8 ((i/2)%2), column 8 (i/4) + 2 (t%4) + i%2. */
+__device__ inline void rc_wgmma_m64n128k16_f16(float (&d)[64], unsigned long long da, unsigned long long db)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+		     "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+		     "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+		     "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+		     "%64, %65, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+		       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+		       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+		       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+		       "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+		       "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+		       "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+		       "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		     : "l"(da), "l"(db), "r"(1)
+		     : "memory");
+}
 #endif
 
 #endif

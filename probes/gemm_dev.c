@@ -217,6 +217,7 @@ const char *gemm16_variant_name(int v)
 	case GEMM16_VARIANT_MFMA: return "mfma";
 	case GEMM16_VARIANT_MMA: return "mma";
 	case GEMM16_VARIANT_CPU: return "cpu";
+	case GEMM16_VARIANT_WGMMA: return "wgmma";
 	}
 	return "unknown";
 }

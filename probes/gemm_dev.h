@@ -47,10 +47,11 @@ void gemm_dev_release(struct probe_ctx *pc, struct gemm_dev *g);
 /* Variants of gemm_fp16 as the info kernel reports them. */
 enum gemm16_variant {
 	GEMM16_VARIANT_PLAIN = 0,
-	GEMM16_VARIANT_WMMA = 1,   /* RDNA3 v_wmma_f32_16x16x16_f16 */
+	GEMM16_VARIANT_WMMA = 1,   /* RDNA3/RDNA4 v_wmma_f32_16x16x16_f16 */
 	GEMM16_VARIANT_MFMA = 2,   /* CDNA v_mfma_f32_16x16x16f16 */
 	GEMM16_VARIANT_MMA = 3,    /* NVIDIA tensor cores (wmma / mma.sync) */
 	GEMM16_VARIANT_CPU = 4,
+	GEMM16_VARIANT_WGMMA = 5,  /* Hopper sm_90a wgmma.mma_async */
 };
 const char *gemm16_variant_name(int v);
 

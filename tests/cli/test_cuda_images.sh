@@ -3,7 +3,9 @@
 # apart with the CUDA 12 build tree's cuobjdump and nvdisasm: each cubin is
 # for the SM it claims and loads on CUDA 12 drivers (ELF ABI <= 7, CUDA API
 # version < 13.0), the PTX is ISA <= 8.x, and the fp16 GEMM uses the tensor
-# cores (HMMA) from sm_75 on. Skips (77) without images or without the tools.
+# cores from sm_75 on: HMMA (the conv too), and HGMMA (wgmma) in the sm_90a
+# cubin's GEMM. Skips
+# (77) without images or without the tools.
 set -u
 : "${BUILD_DIR:?}"
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
@@ -97,9 +99,15 @@ for pair in "${pairs[@]}"; do
 		grep -q "EF_CUDA_SM$sm\b" "$tmp/sass" || fail "$target: nvdisasm's header flags: $(grep -m1 headerflags "$tmp/sass")"
 		awk '/\.section[ \t]+\.text\./ { on = ($2 ~ /^\.text\.gemm_fp16,/) } on' "$tmp/sass" >"$tmp/gemm"
 		[ -s "$tmp/gemm" ] || { fail "$target: no gemm_fp16 in the SASS"; continue; }
-		n=$(grep -c 'HMMA' "$tmp/gemm")
-		[ "$n" -gt 0 ] || fail "$target: gemm_fp16 has no HMMA (tensor cores unused)"
-		echo "$target: ABI $abi, toolkit $ever, API $(printf '%#x ' "${apis[@]}")| gemm_fp16: $n HMMA"
+		# Hopper's "a" cubin: the warpgroup form (HGMMA), the others HMMA
+		mma=HMMA
+		[ "$target" = sm_90a ] && mma=HGMMA
+		n=$(grep -c "\b$mma\." "$tmp/gemm")
+		[ "$n" -gt 0 ] || fail "$target: gemm_fp16 has no $mma (tensor cores unused)"
+		awk '/\.section[ \t]+\.text\./ { on = ($2 ~ /^\.text\.conv_fp16,/) } on' "$tmp/sass" >"$tmp/conv"
+		nc=$(grep -c '\bHMMA\.' "$tmp/conv")
+		[ "$nc" -gt 0 ] || fail "$target: conv_fp16 has no HMMA (tensor cores unused)"
+		echo "$target: ABI $abi, toolkit $ever, API $(printf '%#x ' "${apis[@]}")| gemm_fp16: $n $mma, conv_fp16: $nc HMMA"
 		;;
 	compute_*)
 		nptx=$((nptx + 1))

@@ -12,7 +12,7 @@ assert_out_has '^  rtc:'
 if grep -q '^  cuda: none (' "$OUT"; then
 	assert_out_lacks '^  cuda: NVRTC'
 else
-	assert_out_has '^  cuda: NVRTC 12\.[0-9]*\.[0-9]*: sm_70,sm_75,sm_80,sm_86,sm_89,sm_90 cubins + compute_70 PTX, needs driver >= 525\.60\.13 (cubins), >= [0-9.]* (PTX)$'
+	assert_out_has '^  cuda: NVRTC 12\.[0-9]*\.[0-9]*: sm_70,sm_75,sm_80,sm_86,sm_89,sm_90,sm_90a cubins + compute_70 PTX, needs driver >= 525\.60\.13 (cubins), >= [0-9.]* (PTX)$'
 fi
 assert_out_has '^profiles: '
 cp "$OUT" "$T/version"

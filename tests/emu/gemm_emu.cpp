@@ -165,6 +165,99 @@ emu_f4 emu_mfma_16x16x16f16(emu_h4 a, emu_h4 b, emu_f4 c, int cbsz, int abid, in
 	return d;
 }
 
+/* ---- wgmma: asynchronous, per thread (each holds its own accumulators) ---- */
+#if defined(EMU_WGMMA)
+static thread_local const unsigned char *smem_hint;
+
+size_t __cvta_generic_to_shared(const void *p)
+{
+	smem_hint = (const unsigned char *)p;
+	return (uintptr_t)p & 0x3FFFF;
+}
+
+/* the host byte at an 18-bit shared address: every operand lies within
+ * 128 KiB of the last address converted, so the signed 18-bit distance
+ * from it is unambiguous */
+static const unsigned char *smem_at(unsigned addr)
+{
+	uintptr_t h = (uintptr_t)smem_hint;
+	int32_t diff = (int32_t)((((addr - (unsigned)(h & 0x3FFFF)) & 0x3FFFF)) << 14) >> 14;
+	return (const unsigned char *)(h + diff);
+}
+
+struct wgmma_op {
+	float *d;
+	unsigned long long da, db;
+	_Float16 a[64][16], b[128][16];
+	bool committed;
+};
+static thread_local wgmma_op pending[4];
+static thread_local int npending;
+static thread_local bool fenced;
+
+/* element (row r, k) of a K-major operand in the canonical layout without
+ * swizzle: 8x8 core matrices of 128 contiguous bytes, LBO between core
+ * matrices along k, SBO along the rows */
+static void wgmma_read(unsigned long long desc, int rows, _Float16 (*out)[16])
+{
+	unsigned start = (unsigned)(desc & 0x3FFF) << 4, lbo = (unsigned)((desc >> 16) & 0x3FFF) << 4,
+		 sbo = (unsigned)((desc >> 32) & 0x3FFF) << 4;
+	if ((desc >> 62) != 0 || ((desc >> 49) & 7) != 0)
+		__atomic_add_fetch(&layout_errors, 1, __ATOMIC_RELAXED);
+	for (int r = 0; r < rows; r++)
+		for (int k = 0; k < 16; k++) {
+			unsigned off = start + (r / 8) * sbo + (k / 8) * lbo + (r % 8) * 16 + (k % 8) * 2;
+			memcpy(&out[r][k], smem_at(off), 2);
+		}
+}
+
+void rc_wgmma_fence(void) { fenced = true; }
+void rc_fence_proxy_async(void) {}
+
+void rc_wgmma_m64n128k16_f16(float (&d)[64], unsigned long long da, unsigned long long db)
+{
+	if (!fenced || npending == 4) {
+		__atomic_add_fetch(&layout_errors, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	wgmma_op &op = pending[npending++];
+	op.d = d;
+	op.da = da;
+	op.db = db;
+	op.committed = false;
+	wgmma_read(da, 64, op.a);
+	wgmma_read(db, 128, op.b);
+}
+
+void rc_wgmma_commit(void)
+{
+	for (int i = 0; i < npending; i++)
+		pending[i].committed = true;
+	fenced = false;
+}
+
+void rc_wgmma_wait0(void)
+{
+	static thread_local _Float16 a[64][16], b[128][16];
+	unsigned t = emu_thread_idx.x % 128, w = t / 32, l = t % 32;
+	for (int p = 0; p < npending; p++) {
+		wgmma_op &op = pending[p];
+		wgmma_read(op.da, 64, a);
+		wgmma_read(op.db, 128, b);
+		if (!op.committed || memcmp(a, op.a, sizeof(a)) || memcmp(b, op.b, sizeof(b)))
+			__atomic_add_fetch(&layout_errors, 1, __ATOMIC_RELAXED);
+		for (int i = 0; i < 64; i++) {
+			unsigned r = 16 * w + l / 4 + 8 * ((i / 2) % 2), c = 8 * (i / 4) + 2 * (l % 4) + i % 2;
+			float acc = op.d[i];
+			for (int k = 0; k < 16; k++)
+				acc += (float)a[r][k] * (float)b[c][k];
+			op.d[i] = acc;
+		}
+	}
+	npending = 0;
+}
+#endif
+
 #include "gemm.hip"
 
 /* ---- the test ---- */
@@ -175,7 +268,7 @@ static int check(const char *name, const std::vector<float> &c, const std::vecto
 		if (!(c[i] == want[i]) && bad++ == 0)
 			first = i;
 	if (layout_errors) {
-		printf("FAIL %s: %d operand values broke the matrix instruction's layout\n", name, layout_errors);
+		printf("FAIL %s: %d errors in the matrix instructions' operand layout or order\n", name, layout_errors);
 		layout_errors = 0;
 		return 1;
 	}

@@ -21,8 +21,17 @@
  * hardware's rounding inside a matrix instruction: the test feeds small
  * integers, whose products and sums are exact in any order.
  *
+ * wgmma (sm_90a) is modelled as the hardware runs it: asynchronously. An
+ * mma_async records its shared-memory operands (decoded from the
+ * descriptors' bit fields as the PTX ISA defines them) and only at
+ * wait_group does it read them again and update the accumulators; operands
+ * that changed in between, a wgmma without a fence before it, a descriptor
+ * with swizzle or base offset, or a wait for an uncommitted group count as
+ * layout errors, and accumulators read before the wait are stale, as on the
+ * GPU.
+ *
  * Build with exactly one of EMU_GFX11, EMU_GFX12, EMU_CDNA, EMU_CUDA,
- * EMU_PLAIN defined. */
+ * EMU_WGMMA, EMU_PLAIN defined. */
 #ifndef ROCMCHECK_KERNEL_EMU_H
 #define ROCMCHECK_KERNEL_EMU_H
 #define ROCMCHECK_PORTABLE_H 1
@@ -63,7 +72,7 @@ struct __attribute__((aligned(16))) rc_float4 {
 inline bool rc_isfinite(float v) { return v == v && v - v == 0.0f; }
 inline float rc_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 
-#if defined(EMU_CUDA)
+#if defined(EMU_CUDA) || defined(EMU_WGMMA)
 #define RC_CUDA 1
 #define EMU_WAVE 32
 typedef _Float16 __half;
@@ -106,8 +115,22 @@ emu_f4 emu_mfma_16x16x16f16(emu_h4 a, emu_h4 b, emu_f4 c, int cbsz, int abid, in
 #define __builtin_amdgcn_mfma_f32_16x16x16f16 emu_mfma_16x16x16f16
 #elif defined(EMU_CUDA)
 #define RC_GEMM16_MMA 1
+#elif defined(EMU_WGMMA)
+#define RC_GEMM16_MMA 1                /* as portable.h: sm_90a has both */
+#define RC_GEMM16_WGMMA 1
 #elif !defined(EMU_PLAIN)
-#error "tests/emu/kernel_emu.h: define one of EMU_GFX11 EMU_GFX12 EMU_CDNA EMU_CUDA EMU_PLAIN"
+#error "tests/emu/kernel_emu.h: define one of EMU_GFX11 EMU_GFX12 EMU_CDNA EMU_CUDA EMU_WGMMA EMU_PLAIN"
+#endif
+
+/* ---- wgmma (sm_90a) ---- */
+#if defined(EMU_WGMMA)
+/* the shared window's address: the low 18 bits (all a descriptor holds) */
+size_t __cvta_generic_to_shared(const void *p);
+void rc_wgmma_fence(void);
+void rc_fence_proxy_async(void);
+void rc_wgmma_commit(void);
+void rc_wgmma_wait0(void);
+void rc_wgmma_m64n128k16_f16(float (&d)[64], unsigned long long da, unsigned long long db);
 #endif
 
 /* ---- nvcuda::wmma: fragments hold the whole tile in every thread ---- */
