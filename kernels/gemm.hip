@@ -24,18 +24,30 @@
 #define ST_BK 8
 #define ST_THREADS 256
 
-__device__ inline float rc_load(const float *p) { return *p; }
-__device__ inline float rc_load(const rc_half *p) { return rc_to_float(*p); }
+/* Four consecutive elements as floats, in one 128-bit (fp32) or 64-bit
+ * (fp16) load: the callers' addresses are multiples of four elements. */
+__device__ inline rc_float4 rc_load4(const float *p) { return *(const rc_float4 *)p; }
+__device__ inline rc_float4 rc_load4(const rc_half *p)
+{
+	struct __attribute__((aligned(8))) h4 {
+		rc_half v[4];
+	} h = *(const h4 *)p;
+	rc_float4 r = { rc_to_float(h.v[0]), rc_to_float(h.v[1]), rc_to_float(h.v[2]), rc_to_float(h.v[3]) };
+	return r;
+}
 
 /* 256 threads as 16 x 16; thread (ty, tx) owns rows ty + 16*i and columns
  * tx + 16*j of the tile (i, j < 8), so neighbouring threads read
- * neighbouring shared-memory words and write neighbouring C elements. */
+ * neighbouring shared-memory words and write neighbouring C elements.
+ * Two shared-memory stages: the next k slice's global loads are in flight
+ * while this one is multiplied, and one barrier per slice suffices. Each
+ * thread brings four k of one A row and four columns of one B row. */
 template <typename T>
 __device__ inline void simt_tile(const T *__restrict__ A, const T *__restrict__ B, float *__restrict__ C,
 				 int M, int N, int K)
 {
-	__shared__ float As[ST_BK][ST_BM + 4];   /* transposed: As[k][row] */
-	__shared__ float Bs[ST_BK][ST_BN + 4];
+	__shared__ float As[2][ST_BK][ST_BM + 4];   /* transposed: As[k][row] */
+	__shared__ float Bs[2][ST_BK][ST_BN + 4];
 	const int tid = (int)threadIdx.x;
 	const int tx = tid % 16, ty = tid / 16;
 	const int row0 = (int)blockIdx.y * ST_BM, col0 = (int)blockIdx.x * ST_BN;
@@ -46,21 +58,30 @@ __device__ inline void simt_tile(const T *__restrict__ A, const T *__restrict__ 
 	(void)M;
 	const int ar = tid >> 1, ak = (tid & 1) * 4;        /* A: 128 rows x 8 k, 4 per thread */
 	const int bk = tid >> 5, bc = (tid & 31) * 4;       /* B: 8 k x 128 columns, 4 per thread */
-	for (int k0 = 0; k0 < K; k0 += ST_BK) {
-		const T *a = A + (size_t)(row0 + ar) * K + k0 + ak;
-		const T *b = B + (size_t)(k0 + bk) * N + col0 + bc;
-		for (int i = 0; i < 4; i++) {
-			As[ak + i][ar] = rc_load(a + i);
-			Bs[bk][bc + i] = rc_load(b + i);
-		}
+	const T *a = A + (size_t)(row0 + ar) * K + ak;
+	const T *b = B + (size_t)bk * N + col0 + bc;
+	rc_float4 na = rc_load4(a), nb = rc_load4(b);
+	int st = 0;
+	for (int k0 = 0; k0 < K; k0 += ST_BK, st ^= 1) {
+		/* this slice into stage st: its last readers passed the barrier
+		 * at the end of the slice before last */
+		As[st][ak][ar] = na.x;
+		As[st][ak + 1][ar] = na.y;
+		As[st][ak + 2][ar] = na.z;
+		As[st][ak + 3][ar] = na.w;
+		*(rc_float4 *)&Bs[st][bk][bc] = nb;
 		__syncthreads();
+		if (k0 + ST_BK < K) {
+			na = rc_load4(a + k0 + ST_BK);
+			nb = rc_load4(b + (size_t)(k0 + ST_BK) * N);
+		}
 #pragma unroll
 		for (int kk = 0; kk < ST_BK; kk++) {
 			float av[8], bv[8];
 #pragma unroll
 			for (int i = 0; i < 8; i++) {
-				av[i] = As[kk][ty + 16 * i];
-				bv[i] = Bs[kk][tx + 16 * i];
+				av[i] = As[st][kk][ty + 16 * i];
+				bv[i] = Bs[st][kk][tx + 16 * i];
 			}
 #pragma unroll
 			for (int i = 0; i < 8; i++)
@@ -68,7 +89,6 @@ __device__ inline void simt_tile(const T *__restrict__ A, const T *__restrict__ 
 				for (int j = 0; j < 8; j++)
 					acc[i][j] += av[i] * bv[j];
 		}
-		__syncthreads();
 	}
 	for (int i = 0; i < 8; i++)
 		for (int j = 0; j < 8; j++)
