@@ -3,11 +3,14 @@
  * are multiples of the tiles: m, n multiples of 128, k a multiple of 32.
  *
  *   gemm_fp32       tiled SGEMM: 128x128 block tile, 8-deep k slices in
- *                   shared memory, 8x8 register block per thread, 256 threads.
+ *                   two shared-memory stages, 8x8 register block per thread,
+ *                   256 threads.
  *   gemm_fp16       fp16 inputs, fp32 accumulation, on the matrix units where
- *                   the target has them (portable.h picks), else SIMT.
+ *                   the target has them (portable.h picks: WMMA, MFMA,
+ *                   mma.sync, wgmma on sm_90a), else SIMT.
  *   gemm_fp16_info  writes {variant, threads per block, tile rows, tile cols}
- *                   for the variant compiled for this target. */
+ *                   for the variant compiled for this target.
+ * tests/emu runs every variant on a host emulator against an exact answer. */
 #ifndef ROCMCHECK_PORTABLE_H
 #include "portable.h"
 #endif
