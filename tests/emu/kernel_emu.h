@@ -1,8 +1,8 @@
 /* A host emulator for the probe kernels: it stands in for kernels/portable.h
- * so that kernels/gemm.hip compiles as host C++ (clang++ 19) and runs with
- * one POSIX thread per GPU thread. It checks what no GPU here can: the
+ * so that kernels/gemm.hip and conv.hip compile as host C++ (clang++ 19) and
+ * run with one POSIX thread per GPU thread. It checks what no GPU here can: the
  * kernels' indexing, tiling, shared-memory staging and barriers, against an
- * exact reference (tests/emu/gemm_emu.cpp).
+ * exact reference (tests/emu/kernel_emu.cpp).
  *
  * What it models:
  *  - a block: blockDim.x threads sharing the kernel's __shared__ arrays
@@ -77,6 +77,7 @@ inline float rc_fma(float a, float b, float c) { return __builtin_fmaf(a, b, c);
 #define EMU_WAVE 32
 typedef _Float16 __half;
 typedef __half rc_half;
+#define __syncwarp() emu_wave_sync()
 struct __attribute__((aligned(16))) uint4 {
 	uint32_t x, y, z, w;
 };
@@ -134,7 +135,7 @@ void rc_wgmma_m64n128k16_f16(float (&d)[64], unsigned long long da, unsigned lon
 #endif
 
 /* ---- nvcuda::wmma: fragments hold the whole tile in every thread ---- */
-#if defined(EMU_CUDA)
+#if defined(RC_CUDA)
 namespace nvcuda
 {
 namespace wmma

@@ -1,16 +1,19 @@
-/* Runs kernels/gemm.hip's gemm_fp16 and gemm_fp32 on the host emulator
- * (kernel_emu.h) and compares every element of C with an exact reference.
+/* Runs kernels/gemm.hip's gemm_fp16 and gemm_fp32 and kernels/conv.hip's
+ * conv_fp16 and conv_fp32 on the host emulator (kernel_emu.h) and compares
+ * every element of the output with an exact reference.
  *
  * The inputs are small integers (|x| <= 3), so every product and every sum
  * is exact in fp16 x fp16 -> fp32 arithmetic in any order: a single wrong
  * element means the kernel read, staged or wrote something it should not.
- * C starts as NaN, so an element the kernel never writes fails too. The
- * shape is not square (m != n != k) so that a swapped index cannot cancel
- * out, and holds several blocks and several k slices in each direction.
+ * The output starts as NaN, so an element the kernel never writes fails
+ * too. The GEMM is not square (m != n != k) so that a swapped index cannot
+ * cancel out, and holds several blocks and several k slices in each
+ * direction; the convolution has two images, borders in both directions
+ * (padding gathered as zero) and several slices of 9C.
  *
- * Usage: gemm_emu [M N K]. Exit 0: every element right; 1: a mismatch.
+ * Usage: kernel_emu [M N K]. Exit 0: every element right; 1: a mismatch.
  * Built with EMU_SELFTEST (and EMU_GFX11), the emulated WMMA writes its
- * results to the wrong rows, and the test must see the kernel fail. */
+ * results to the wrong rows, and the test must see the GEMM fail. */
 #include "kernel_emu.h"
 
 #include <cmath>
@@ -259,9 +262,10 @@ void rc_wgmma_wait0(void)
 #endif
 
 #include "gemm.hip"
+#include "conv.hip"
 
 /* ---- the test ---- */
-static int check(const char *name, const std::vector<float> &c, const std::vector<double> &want, int n)
+static int check(const char *name, const std::vector<float> &c, const std::vector<double> &want, size_t n)
 {
 	size_t bad = 0, first = 0;
 	for (size_t i = 0; i < want.size(); i++)
@@ -273,12 +277,60 @@ static int check(const char *name, const std::vector<float> &c, const std::vecto
 		return 1;
 	}
 	if (bad) {
-		printf("FAIL %s: %zu of %zu elements wrong; first C[%zu][%zu] = %g, want %g\n", name, bad, want.size(),
+		printf("FAIL %s: %zu of %zu elements wrong; first [%zu][%zu] = %g, want %g\n", name, bad, want.size(),
 		       first / n, first % n, (double)c[first], want[first]);
 		return 1;
 	}
 	printf("ok %s: all %zu elements exact\n", name, want.size());
 	return 0;
+}
+
+/* 3x3, stride 1, padding 1, NCHW: 2 images of 32 channels, 8 x 16 pixels,
+ * 128 output channels; 9C = 288 is 36 slices of 8 or 9 of 32 */
+template <typename F> static int conv_test(F &next)
+{
+	const int Nn = 2, C = 32, H = 8, W = 16, Ko = 128, HW = H * W, KR = 9 * C;
+	std::vector<rc_half> x16((size_t)Nn * C * HW), w16((size_t)Ko * KR);
+	std::vector<float> x32(x16.size()), w32(w16.size());
+	for (size_t i = 0; i < x16.size(); i++)
+		x32[i] = (float)next(), x16[i] = (rc_half)x32[i];
+	for (size_t i = 0; i < w16.size(); i++)
+		w32[i] = (float)next(), w16[i] = (rc_half)w32[i];
+	std::vector<double> want((size_t)Nn * Ko * HW, 0.0);
+	for (int n = 0; n < Nn; n++)
+		for (int k = 0; k < Ko; k++)
+			for (int oh = 0; oh < H; oh++)
+				for (int ow = 0; ow < W; ow++) {
+					double s = 0.0;
+					for (int c = 0; c < C; c++)
+						for (int r = 0; r < 3; r++)
+							for (int q = 0; q < 3; q++) {
+								int ih = oh + r - 1, iw = ow + q - 1;
+								if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+									continue;
+								s += (double)w32[(size_t)k * KR + c * 9 + r * 3 + q] *
+								     x32[(((size_t)n * C + c) * H + ih) * W + iw];
+							}
+					want[((size_t)n * Ko + k) * HW + oh * W + ow] = s;
+				}
+	int info[5] = { -1, 0, 0, 0, 0 };
+	emu_launch(1, 1, EMU_WAVE, [&] { conv_fp16_info(info); });
+	printf("conv_fp16: variant %d, %d threads, tile %dx%d, slice %d\n", info[0], info[1], info[2], info[3], info[4]);
+	if (info[1] <= 0 || info[2] <= 0 || info[3] <= 0 || info[4] <= 0 || Ko % info[2] || (Nn * HW) % info[3] ||
+	    KR % info[4]) {
+		printf("FAIL conv_fp16_info: bad launch shape\n");
+		return 1;
+	}
+	int fails = 0;
+	std::vector<float> y(want.size(), NAN);
+	emu_launch(Nn * HW / info[3], Ko / info[2], info[1],
+		   [&] { conv_fp16(x16.data(), w16.data(), y.data(), Nn, C, H, W, Ko); });
+	fails += check("conv_fp16", y, want, HW);
+	y.assign(y.size(), NAN);
+	emu_launch(Nn * HW / CV_BN, Ko / CV_BM, CV_THREADS,
+		   [&] { conv_fp32(x32.data(), w32.data(), y.data(), Nn, C, H, W, Ko); });
+	fails += check("conv_fp32", y, want, HW);
+	return fails;
 }
 
 int main(int argc, char **argv)
@@ -290,7 +342,7 @@ int main(int argc, char **argv)
 		K = atoi(argv[3]);
 	}
 	if (M <= 0 || N <= 0 || K <= 0 || M % 128 || N % 128 || K % 32) {
-		fprintf(stderr, "usage: gemm_emu [M N K], M and N multiples of 128, K of 32\n");
+		fprintf(stderr, "usage: kernel_emu [M N K], M and N multiples of 128, K of 32\n");
 		return 2;
 	}
 	std::vector<rc_half> a16((size_t)M * K), b16((size_t)K * N);
@@ -325,5 +377,5 @@ int main(int argc, char **argv)
 	c.assign(c.size(), NAN);
 	emu_launch(N / ST_BN, M / ST_BM, ST_THREADS, [&] { gemm_fp32(a32.data(), b32.data(), c.data(), M, N, K); });
 	fails += check("gemm_fp32", c, want, N);
-	return fails ? 1 : 0;
+	return fails + conv_test(next) ? 1 : 0;
 }
