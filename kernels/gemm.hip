@@ -133,6 +133,10 @@ RC_KERNEL RC_BOUNDS(ST_THREADS) void gemm_fp32(const float *__restrict__ A, cons
 #define G16_BN 128
 #define G16_BK 32
 #define G16_LDK (G16_BK + 8)           /* halves per staged row */
+/* byte offsets in a stage of A's (row r, k) and of B's (column n, k) */
+#define G16_A_AT(r, k) (((r) * G16_LDK + (k)) * 2)
+#define G16_B_AT(n, k) ((G16_BM * G16_LDK + (n) * G16_LDK + (k)) * 2)
+#define G16_STAGE ((G16_BM + G16_BN) * G16_LDK * 2)
 #if defined(RC_GEMM16_WMMA)
 #define G16_VARIANT RC_VARIANT_WMMA
 #define G16_WAVE 32
@@ -168,101 +172,18 @@ typedef float rc_acc __attribute__((ext_vector_type(4)));
 typedef _Float16 rc_hk __attribute__((ext_vector_type(G16_KPL)));
 typedef _Float16 rc_h8 __attribute__((ext_vector_type(8)));
 typedef _Float16 rc_h4 __attribute__((ext_vector_type(4)));
-typedef unsigned rc_u4 __attribute__((ext_vector_type(4)));
 
 /* One lane's operand: G16_KPL contiguous halves of a staged row. */
-__device__ inline rc_hk g16_operand(const rc_half *p)
+__device__ inline rc_hk g16_operand(const unsigned char *p)
 {
 #if G16_KPL == 16
-	rc_h8 lo = *(const rc_h8 *)p, hi = *(const rc_h8 *)(p + 8);
+	rc_h8 lo = *(const rc_h8 *)p, hi = *(const rc_h8 *)(p + 16);
 	return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 #elif G16_KPL == 8
 	return *(const rc_h8 *)p;
 #else
 	return *(const rc_h4 *)p;
 #endif
-}
-
-/* A slice in flight: thread t holds two 8-half chunks of A (rows c/4 for
- * c = t, t + 256, k (c%4)*8) and, of B, columns 8 (t%16) .. +8 in the two
- * k rows 2 (t/16) and 2 (t/16) + 1. Every global load is 16 bytes, and
- * sixteen threads read one 256-byte run of a B row. */
-struct g16_slice {
-	rc_h8 a[2], b[2];
-};
-
-__device__ inline void g16_fetch(g16_slice &s, const rc_half *__restrict__ A, const rc_half *__restrict__ B, int N,
-				 int K, int row0, int col0, int k0, int tid)
-{
-	for (int i = 0; i < 2; i++) {
-		int c = tid + i * G16_THREADS;
-		s.a[i] = *(const rc_h8 *)&A[(size_t)(row0 + c / 4) * K + k0 + (c % 4) * 8];
-		s.b[i] = *(const rc_h8 *)&B[(size_t)(k0 + 2 * (tid / 16) + i) * N + col0 + 8 * (tid % 16)];
-	}
-}
-
-/* into a stage: A as it came, B transposed as pairs of k (32-bit stores) */
-__device__ inline void g16_stage(const g16_slice &s, rc_half *As, rc_half *Bs, int tid)
-{
-	for (int i = 0; i < 2; i++) {
-		int c = tid + i * G16_THREADS;
-		*(rc_h8 *)&As[(c / 4) * G16_LDK + (c % 4) * 8] = s.a[i];
-	}
-	/* column j's pair is 32-bit word j of the two rows interleaved (built
-	 * in registers; taking single halves out of a vector goes through
-	 * scratch memory) */
-	rc_u4 w[2] = { __builtin_bit_cast(rc_u4, __builtin_shufflevector(s.b[0], s.b[1], 0, 8, 1, 9, 2, 10, 3, 11)),
-		       __builtin_bit_cast(rc_u4, __builtin_shufflevector(s.b[0], s.b[1], 4, 12, 5, 13, 6, 14, 7, 15)) };
-	for (int j = 0; j < 8; j++)
-		*(unsigned *)&Bs[(8 * (tid % 16) + j) * G16_LDK + 2 * (tid / 16)] = w[j / 4][j % 4];
-}
-
-RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, const rc_half *__restrict__ B,
-						float *__restrict__ C, int M, int N, int K)
-{
-	__shared__ __attribute__((aligned(16))) rc_half As[2][G16_BM * G16_LDK];
-	__shared__ __attribute__((aligned(16))) rc_half Bs[2][G16_BN * G16_LDK];
-	(void)M;
-	const int tid = (int)threadIdx.x, lane = tid % G16_WAVE, wave = tid / G16_WAVE;
-	const int wr = wave / G16_WAVES_N, wc = wave % G16_WAVES_N;
-	const int arow = wr * G16_TM * 16 + lane % 16, bcol = wc * G16_TN * 16 + lane % 16;
-	const int row0 = (int)blockIdx.y * G16_BM, col0 = (int)blockIdx.x * G16_BN;
-	rc_acc acc[G16_TM][G16_TN];
-	for (int i = 0; i < G16_TM; i++)
-		for (int j = 0; j < G16_TN; j++)
-			for (int e = 0; e < G16_NACC; e++)
-				acc[i][j][e] = 0.0f;
-	g16_slice next;
-	g16_fetch(next, A, B, N, K, row0, col0, 0, tid);
-	g16_stage(next, As[0], Bs[0], tid);
-	__syncthreads();
-	int st = 0;
-	for (int k0 = 0; k0 < K; k0 += G16_BK, st ^= 1) {
-		const bool more = k0 + G16_BK < K;
-		if (more)
-			g16_fetch(next, A, B, N, K, row0, col0, k0 + G16_BK, tid);
-		for (int kk = 0; kk < G16_BK; kk += 16) {
-			rc_hk af[G16_TM], bf[G16_TN];
-			for (int i = 0; i < G16_TM; i++)
-				af[i] = g16_operand(&As[st][(arow + 16 * i) * G16_LDK + kk + G16_K0(lane)]);
-			for (int j = 0; j < G16_TN; j++)
-				bf[j] = g16_operand(&Bs[st][(bcol + 16 * j) * G16_LDK + kk + G16_K0(lane)]);
-			for (int i = 0; i < G16_TM; i++)
-				for (int j = 0; j < G16_TN; j++)
-					acc[i][j] = G16_MMA(af[i], bf[j], acc[i][j]);
-		}
-		/* the other stage was last read before the previous barrier */
-		if (more)
-			g16_stage(next, As[st ^ 1], Bs[st ^ 1], tid);
-		__syncthreads();
-	}
-	for (int i = 0; i < G16_TM; i++)
-		for (int j = 0; j < G16_TN; j++)
-			for (int e = 0; e < G16_NACC; e++) {
-				int r = row0 + wr * G16_TM * 16 + i * 16 + G16_CROW(e, lane);
-				int c = col0 + wc * G16_TN * 16 + j * 16 + lane % 16;
-				C[(size_t)r * N + c] = acc[i][j][e];
-			}
 }
 
 #elif defined(RC_GEMM16_WGMMA)
@@ -286,7 +207,9 @@ RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, c
 #define G16_LBO (128 * 16)
 /* byte offset of (row r, k) in a staged 128-row tile */
 #define G16_OFF(r, k) ((((k) / 8) * 16 + (r) / 8) * 128 + ((r) % 8) * 16 + ((k) % 8) * 2)
-#define G16_STAGE (2 * 128 * G16_BK * 2)  /* bytes: A then B^T */
+#define G16_A_AT(r, k) G16_OFF(r, k)
+#define G16_B_AT(n, k) (G16_BM * G16_BK * 2 + G16_OFF(n, k))
+#define G16_STAGE ((G16_BM + G16_BN) * G16_BK * 2)
 
 /* A shared-memory matrix descriptor (PTX ISA, "matrix descriptor format"):
  * start address, leading dimension byte offset (from one core matrix to
@@ -298,18 +221,40 @@ __device__ inline unsigned long long g16_desc(const void *smem)
 	return (unsigned long long)((a & 0x3FFFF) >> 4) | (unsigned long long)(G16_LBO >> 4) << 16 |
 	       (unsigned long long)(G16_SBO >> 4) << 32;
 }
+#endif
 
-struct __attribute__((aligned(16))) g16_slice {
-	uint4 a[2], b[2];
+#if defined(RC_GEMM16_WMMA) || defined(RC_GEMM16_MFMA) || defined(RC_GEMM16_WGMMA)
+/* Staging shared by the AMD matrix-unit and the Hopper GEMMs, which differ
+ * only in where an element sits in a stage (G16_A_AT, G16_B_AT).
+ *
+ * A slice in flight: thread t holds two 8-half chunks of A (rows c/4 for
+ * c = t, t + 256, k (c%4)*8) and, of B, columns 8 (t%16) .. +8 in the two
+ * k rows 2 (t/16) and 2 (t/16) + 1. Every global load is 16 bytes, and
+ * sixteen threads read one 256-byte run of a B row. */
+/* 8 halves, two to a word; on AMD a vector (a struct copied from global
+ * memory ends up in scratch) */
+#if defined(RC_HIP)
+typedef unsigned g16_chunk __attribute__((ext_vector_type(4)));
+#else
+typedef uint4 g16_chunk;
+#endif
+/* word i (a constant once unrolled) */
+__device__ inline unsigned g16_word(const g16_chunk &c, int i)
+{
+	return i == 0 ? c.x : i == 1 ? c.y : i == 2 ? c.z : c.w;
+}
+struct g16_slice {
+	g16_chunk a[2], b[2];
 };
 
 __device__ inline void g16_fetch(g16_slice &s, const rc_half *__restrict__ A, const rc_half *__restrict__ B, int N,
 				 int K, int row0, int col0, int k0, int tid)
 {
+#pragma unroll
 	for (int i = 0; i < 2; i++) {
 		int c = tid + i * G16_THREADS;
-		s.a[i] = *(const uint4 *)&A[(size_t)(row0 + c / 4) * K + k0 + (c % 4) * 8];
-		s.b[i] = *(const uint4 *)&B[(size_t)(k0 + 2 * (tid / 16) + i) * N + col0 + 8 * (tid % 16)];
+		s.a[i] = *(const g16_chunk *)&A[(size_t)(row0 + c / 4) * K + k0 + (c % 4) * 8];
+		s.b[i] = *(const g16_chunk *)&B[(size_t)(k0 + 2 * (tid / 16) + i) * N + col0 + 8 * (tid % 16)];
 	}
 }
 
@@ -319,22 +264,77 @@ __device__ inline unsigned g16_pair(unsigned x, unsigned y, int hi)
 	return hi ? (x >> 16) | (y & 0xFFFF0000u) : (x & 0xFFFFu) | (y << 16);
 }
 
+/* into a stage: A's chunks as they came, B transposed as pairs of k (one
+ * 32-bit store each) */
 __device__ inline void g16_stage(const g16_slice &s, unsigned char *stage, int tid)
 {
+	/* unrolled, so that every word index is a constant: an indexed
+	 * register array would go to scratch (or LDS) memory on AMD */
+#pragma unroll
 	for (int i = 0; i < 2; i++) {
 		int c = tid + i * G16_THREADS;
-		*(uint4 *)(stage + G16_OFF(c / 4, (c % 4) * 8)) = s.a[i];
+		*(g16_chunk *)(stage + G16_A_AT(c / 4, (c % 4) * 8)) = s.a[i];
 	}
-	unsigned char *bt = stage + 128 * G16_BK * 2;
-	const unsigned *r0 = (const unsigned *)&s.b[0], *r1 = (const unsigned *)&s.b[1];
+#pragma unroll
 	for (int j = 0; j < 8; j++)
-		*(unsigned *)(bt + G16_OFF(8 * (tid % 16) + j, 2 * (tid / 16))) = g16_pair(r0[j / 2], r1[j / 2], j % 2);
+		*(unsigned *)(stage + G16_B_AT(8 * (tid % 16) + j, 2 * (tid / 16))) =
+			g16_pair(g16_word(s.b[0], j / 2), g16_word(s.b[1], j / 2), j % 2);
 }
+#endif
 
+#if defined(RC_GEMM16_WMMA) || defined(RC_GEMM16_MFMA)
 RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, const rc_half *__restrict__ B,
 						float *__restrict__ C, int M, int N, int K)
 {
-	__shared__ __align__(128) unsigned char smem[2 * G16_STAGE];
+	__shared__ __attribute__((aligned(16))) unsigned char smem[2][G16_STAGE];
+	(void)M;
+	const int tid = (int)threadIdx.x, lane = tid % G16_WAVE, wave = tid / G16_WAVE;
+	const int wr = wave / G16_WAVES_N, wc = wave % G16_WAVES_N;
+	const int arow = wr * G16_TM * 16 + lane % 16, bcol = wc * G16_TN * 16 + lane % 16;
+	const int row0 = (int)blockIdx.y * G16_BM, col0 = (int)blockIdx.x * G16_BN;
+	rc_acc acc[G16_TM][G16_TN];
+	for (int i = 0; i < G16_TM; i++)
+		for (int j = 0; j < G16_TN; j++)
+			for (int e = 0; e < G16_NACC; e++)
+				acc[i][j][e] = 0.0f;
+	g16_slice next;
+	g16_fetch(next, A, B, N, K, row0, col0, 0, tid);
+	g16_stage(next, smem[0], tid);
+	__syncthreads();
+	int st = 0;
+	for (int k0 = 0; k0 < K; k0 += G16_BK, st ^= 1) {
+		const bool more = k0 + G16_BK < K;
+		if (more)
+			g16_fetch(next, A, B, N, K, row0, col0, k0 + G16_BK, tid);
+		for (int kk = 0; kk < G16_BK; kk += 16) {
+			rc_hk af[G16_TM], bf[G16_TN];
+			for (int i = 0; i < G16_TM; i++)
+				af[i] = g16_operand(smem[st] + G16_A_AT(arow + 16 * i, kk + G16_K0(lane)));
+			for (int j = 0; j < G16_TN; j++)
+				bf[j] = g16_operand(smem[st] + G16_B_AT(bcol + 16 * j, kk + G16_K0(lane)));
+			for (int i = 0; i < G16_TM; i++)
+				for (int j = 0; j < G16_TN; j++)
+					acc[i][j] = G16_MMA(af[i], bf[j], acc[i][j]);
+		}
+		/* the other stage was last read before the previous barrier */
+		if (more)
+			g16_stage(next, smem[st ^ 1], tid);
+		__syncthreads();
+	}
+	for (int i = 0; i < G16_TM; i++)
+		for (int j = 0; j < G16_TN; j++)
+			for (int e = 0; e < G16_NACC; e++) {
+				int r = row0 + wr * G16_TM * 16 + i * 16 + G16_CROW(e, lane);
+				int c = col0 + wc * G16_TN * 16 + j * 16 + lane % 16;
+				C[(size_t)r * N + c] = acc[i][j][e];
+			}
+}
+
+#elif defined(RC_GEMM16_WGMMA)
+RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, const rc_half *__restrict__ B,
+						float *__restrict__ C, int M, int N, int K)
+{
+	__shared__ __align__(128) unsigned char smem[2][G16_STAGE];
 	(void)M;
 	const int tid = (int)threadIdx.x, g = tid / 128, t = tid % 128;
 	const int row0 = (int)blockIdx.y * G16_BM, col0 = (int)blockIdx.x * G16_BN;
@@ -343,24 +343,23 @@ RC_KERNEL RC_BOUNDS(G16_THREADS) void gemm_fp16(const rc_half *__restrict__ A, c
 		d[i] = 0.0f;
 	g16_slice next;
 	g16_fetch(next, A, B, N, K, row0, col0, 0, tid);
-	g16_stage(next, smem, tid);
+	g16_stage(next, smem[0], tid);
 	rc_fence_proxy_async();
 	__syncthreads();
 	int st = 0;
 	for (int k0 = 0; k0 < K; k0 += G16_BK, st ^= 1) {
 		const bool more = k0 + G16_BK < K;
-		unsigned char *cur = smem + st * G16_STAGE;
 		if (more)
 			g16_fetch(next, A, B, N, K, row0, col0, k0 + G16_BK, tid);
 		rc_wgmma_fence();
 		for (int kk = 0; kk < G16_BK; kk += 16)
-			rc_wgmma_m64n128k16_f16(d, g16_desc(cur + G16_OFF(64 * g, kk)),
-						g16_desc(cur + 128 * G16_BK * 2 + G16_OFF(0, kk)));
+			rc_wgmma_m64n128k16_f16(d, g16_desc(smem[st] + G16_A_AT(64 * g, kk)),
+						g16_desc(smem[st] + G16_B_AT(0, kk)));
 		rc_wgmma_commit();
 		/* the other stage's last readers were waited for before the
 		 * previous barrier */
 		if (more) {
-			g16_stage(next, smem + (st ^ 1) * G16_STAGE, tid);
+			g16_stage(next, smem[st ^ 1], tid);
 			rc_fence_proxy_async();
 		}
 		rc_wgmma_wait0();

@@ -130,42 +130,32 @@ emu_f8 emu_wmma_gfx11(emu_h16 a, emu_h16 b, emu_f8 c)
 	return d;
 }
 
-/* gfx12: lane l holds row/column l % 16 at k = 8 (l/16) + t, t < 8.
- * Result e of lane l is D[8 (l/16) + e][l % 16]. */
-emu_f8 emu_wmma_gfx12(emu_h8 a, emu_h8 b, emu_f8 c)
+/* The split-k layouts: lane l holds row (A) or column (B) l % 16 at
+ * k = KPL (l/16) + t, t < KPL; result e of lane l is D[KPL (l/16) + e][l % 16].
+ * gfx12 WMMA has KPL 8 (wave32), v_mfma_f32_16x16x16f16 KPL 4 (wave64). */
+template <int KPL, typename H, typename F> static F split_k_mma(H a, H b, F c)
 {
 	auto &s = wave_gather(a, b, c);
-	unsigned l = emu_lane(), h = l / 16, j = l % 16;
-	emu_f8 d;
-	for (int e = 0; e < 8; e++) {
-		unsigned r = 8 * h + e;
+	unsigned l = emu_lane(), j = l % 16;
+	F d;
+	for (int e = 0; e < (int)(sizeof(F) / sizeof(float)); e++) {   /* 8 or 4 results */
+		unsigned r = KPL * (l / 16) + e;
 		float acc = c[e];
 		for (int k = 0; k < 16; k++)
-			acc += (float)s.a[16 * (k / 8) + r][k % 8] * (float)s.b[16 * (k / 8) + j][k % 8];
+			acc += (float)s.a[16 * (k / KPL) + r][k % KPL] * (float)s.b[16 * (k / KPL) + j][k % KPL];
 		d[e] = acc;
 	}
 	emu_wave_sync();
 	return d;
 }
 
-/* v_mfma_f32_16x16x16f16, wave64: lane l holds row/column l % 16 at
- * k = 4 (l/16) + t, t < 4. Result t of lane l is D[4 (l/16) + t][l % 16]. */
+emu_f8 emu_wmma_gfx12(emu_h8 a, emu_h8 b, emu_f8 c) { return split_k_mma<8>(a, b, c); }
+
 emu_f4 emu_mfma_16x16x16f16(emu_h4 a, emu_h4 b, emu_f4 c, int cbsz, int abid, int blgp)
 {
 	if (cbsz || abid || blgp)
 		__atomic_add_fetch(&layout_errors, 1, __ATOMIC_RELAXED);
-	auto &s = wave_gather(a, b, c);
-	unsigned l = emu_lane(), j = l % 16;
-	emu_f4 d;
-	for (int t = 0; t < 4; t++) {
-		unsigned r = 4 * (l / 16) + t;
-		float acc = c[t];
-		for (int k = 0; k < 16; k++)
-			acc += (float)s.a[16 * (k / 4) + r][k % 4] * (float)s.b[16 * (k / 4) + j][k % 4];
-		d[t] = acc;
-	}
-	emu_wave_sync();
-	return d;
+	return split_k_mma<4>(a, b, c);
 }
 
 /* ---- wgmma: asynchronous, per thread (each holds its own accumulators) ---- */
