@@ -1,5 +1,6 @@
 #include "replay.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +19,9 @@
 
 #define MAX_NAME 4096
 #define MAX_COMPONENT 255
+#define DEPTH_STR(n) #n
+#define DEPTH_WORDS_(n) DEPTH_STR(n)
+#define DEPTH_WORDS DEPTH_WORDS_(REPLAY_MAX_DEPTH)
 
 /* The directory being replayed is removed when rocmcheck is ended by a
  * signal, too (Ctrl-C, `timeout`, a scheduler's SIGTERM), not only on a
@@ -40,43 +44,95 @@ struct dirent64_raw {
 	char d_name[];
 };
 
-/* Remove `name` under `dirfd`, depth first; never follows a symlink (a
- * symlink is unlinked like a file; O_NOFOLLOW refuses to enter one), never
- * deeper than 128 levels. Async-signal-safe (on_signal uses it). Returns 0
- * or a negative errno. */
-static int remove_at(int dirfd, const char *name, int depth)
+/* How deep remove_tree goes below the directory it is given. Deeper than
+ * any name replay accepts (REPLAY_MAX_DEPTH); a deeper subtree is left and
+ * the call fails, it never loops. */
+#define REMOVE_LEVELS 128
+
+/* One open directory of remove_tree's walk: where its listing goes on, and
+ * its name in the level above (NAME_MAX is 255). */
+struct rm_level {
+	int fd;
+	long long next;
+	char name[256];
+};
+
+/* Remove the tree at `path`, without recursion and without allocating:
+ * a walk with one open directory per level (at most REMOVE_LEVELS), each
+ * entry visited once a round. Entries removed while a directory is listed
+ * may shift the rest of its listing, so a round that removed something but
+ * left the top is followed by another, at most 16; a round that removes
+ * nothing ends it. Work is bounded by 16 times the entries. Never follows a
+ * symlink (one is unlinked like a file; O_NOFOLLOW refuses to enter one).
+ * Async-signal-safe (on_signal uses it): openat, getdents64, lseek,
+ * unlinkat, close. Returns 0 or a negative errno. */
+static int remove_tree(const char *path)
 {
-	if (unlinkat(dirfd, name, 0) == 0)
+	if (unlinkat(AT_FDCWD, path, 0) == 0)
 		return 0;
 	if (errno != EISDIR && errno != EPERM)
 		return -errno;
-	if (depth < 128) {
-		int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			/* entries removed while listing may shift the rest: list again
-			 * until a pass removes nothing */
-			for (int pass = 0; pass < 16; pass++) {
-				bool removed = false;
-				char buf[2048] __attribute__((aligned(8)));
-				long n;
-				lseek(fd, 0, SEEK_SET);
-				while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
-					for (long off = 0; off < n;) {
-						struct dirent64_raw *d = (struct dirent64_raw *)(void *)(buf + off);
-						off += d->d_reclen;
-						if (d->d_name[0] == '.' && (!d->d_name[1] || (d->d_name[1] == '.' && !d->d_name[2])))
-							continue;
-						remove_at(fd, d->d_name, depth + 1);
-						removed = true;
-					}
-				}
-				if (!removed)
-					break;
+	struct rm_level lv[REMOVE_LEVELS];
+	for (int round = 0; round < 16; round++) {
+		bool removed = false;
+		int top = 0;
+		lv[0].fd = openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (lv[0].fd < 0)
+			break;
+		lv[0].next = 0;
+		lv[0].name[0] = '\0';
+		while (top >= 0) {
+			struct rm_level *l = &lv[top];
+			char buf[2048] __attribute__((aligned(8)));
+			long n = -1;
+			if (lseek(l->fd, (off_t)l->next, SEEK_SET) >= 0)
+				n = syscall(SYS_getdents64, l->fd, buf, sizeof(buf));
+			if (n <= 0) {
+				/* this directory is listed to its end: leave it */
+				close(l->fd);
+				if (--top >= 0 && unlinkat(lv[top].fd, l->name, AT_REMOVEDIR) == 0)
+					removed = true;
+				continue;
 			}
-			close(fd);
+			for (long off = 0; off < n;) {
+				struct dirent64_raw *d = (struct dirent64_raw *)(void *)(buf + off);
+				off += d->d_reclen;
+				l->next = d->d_off;
+				const char *nm = d->d_name;
+				if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+					continue;
+				if (d->d_type != DT_DIR) {
+					if (unlinkat(l->fd, nm, 0) == 0) {
+						removed = true;
+						continue;
+					}
+					if (d->d_type != DT_UNKNOWN || (errno != EISDIR && errno != EPERM))
+						continue;
+				}
+				if (unlinkat(l->fd, nm, AT_REMOVEDIR) == 0) {
+					removed = true;
+					continue;
+				}
+				size_t len = strlen(nm);
+				if (top + 1 >= REMOVE_LEVELS || len >= sizeof(l->name))
+					continue;
+				int fd = openat(l->fd, nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (fd < 0)
+					continue;
+				/* go down; this level's listing goes on from l->next later */
+				struct rm_level *c = &lv[++top];
+				c->fd = fd;
+				c->next = 0;
+				memcpy(c->name, nm, len + 1);
+				break;
+			}
 		}
+		if (unlinkat(AT_FDCWD, path, AT_REMOVEDIR) == 0)
+			return 0;
+		if (!removed)
+			break;
 	}
-	return unlinkat(dirfd, name, AT_REMOVEDIR) ? -errno : 0;
+	return -errno;
 }
 
 static void on_signal(int sig)
@@ -84,7 +140,7 @@ static void on_signal(int sig)
 	int saved_errno = errno;
 	if (armed && getpid() == armed_owner) {
 		armed = 0;
-		remove_at(AT_FDCWD, armed_dir, 0);
+		remove_tree(armed_dir);
 	}
 	/* then die of the same signal, as without the handler */
 	signal(sig, SIG_DFL);
@@ -133,7 +189,7 @@ int replay_remove(const char *dir)
 	if (!dir)
 		return 0;
 	disarm(dir);
-	return remove_at(AT_FDCWD, dir, 0);
+	return remove_tree(dir);
 }
 
 /* A name as it may be shown in a one-line message. */
@@ -150,7 +206,9 @@ static char *printable(const char *s)
 }
 
 /* Normalise an entry name: drop "." components and a trailing '/', refuse
- * absolute paths and "..". Returns the clean name, or NULL with *why. */
+ * absolute paths, "..", and names nested deeper than REPLAY_MAX_DEPTH (what
+ * no machine's capture holds, and what remove_tree could not take away
+ * again). Returns the clean name, or NULL with *why. */
 static char *clean_name(const char *name, const char **why)
 {
 	if (!name || !*name) {
@@ -169,6 +227,7 @@ static char *clean_name(const char *name, const char **why)
 	strvec_split(&parts, name, "/");
 	struct strbuf sb = STRBUF_INIT;
 	char *out = NULL;
+	size_t depth = 0;
 	for (size_t i = 0; i < parts.n; i++) {
 		if (!strcmp(parts.v[i], "."))
 			continue;
@@ -178,6 +237,10 @@ static char *clean_name(const char *name, const char **why)
 		}
 		if (strlen(parts.v[i]) > MAX_COMPONENT) {
 			*why = "name too long";
+			goto out;
+		}
+		if (++depth > REPLAY_MAX_DEPTH) {
+			*why = "nested more than " DEPTH_WORDS " levels deep";
 			goto out;
 		}
 		if (sb.len)

@@ -2,8 +2,9 @@
  *
  * The bundle comes from someone else's machine, so it is treated as hostile:
  * only a gzip-compressed tar is accepted; absolute paths, ".." components,
- * hard links, device/FIFO/socket entries and symlinks that could leave the
- * directory are refused, as are entries over the size caps and archives with
+ * hard links, device/FIFO/socket entries, names nested more than
+ * REPLAY_MAX_DEPTH levels and symlinks that could leave the directory are
+ * refused, as are entries over the size caps and archives with
  * too many entries. libarchive's secure extraction flags are used as well.
  * Nothing is written outside the temporary directory, and on any refusal the
  * directory is removed again. */
@@ -15,6 +16,11 @@
 #include <stdint.h>
 
 #include "util.h"   /* struct strbuf */
+
+/* The most components an entry's name may have (sysroot/ included). The
+ * deepest path of a real capture is about 25 (a GPU behind three PCIe
+ * switches, its hwmon); the remover goes to 128. */
+#define REPLAY_MAX_DEPTH 64
 
 struct replay_limits {
 	uint64_t max_entry;        /* bytes per entry (header size), 64 MiB */
@@ -39,7 +45,9 @@ int replay_extract_memory(const void *buf, size_t len, const struct replay_limit
 			  char **tmpdir, char **sysroot, struct strbuf *err);
 
 /* Remove a directory tree made by replay_extract (symlinks are never
- * followed, at most 128 levels deep). Returns 0 or a negative errno. Until then the directory is
+ * followed; without recursion, at most 128 levels deep, in time bounded by
+ * the number of entries: a deeper subtree is left and the call fails).
+ * Returns 0 or a negative errno. Until then the directory is
  * also removed if the process is ended by SIGINT, SIGTERM, SIGHUP, SIGQUIT
  * or SIGPIPE (signals it ignores stay ignored). */
 int replay_remove(const char *dir);

@@ -52,6 +52,21 @@ echo "not an archive" >"$T/junk.tar.gz"
 run 3 --replay "$T/junk.tar.gz" doctor
 assert_err_has "rocmcheck: --replay $T/junk.tar.gz: "
 
+# A bundle with members nested 200 levels deep (once: a replay that never
+# ended, and a SIGTERM that left the tree): refused at once by --replay,
+# diff and fleet, with nothing left in $TMPDIR.
+cp "$TESTS_DIR/fuzz/regressions/replay/deep-nesting" "$T/deep.tar.gz"
+mkdir "$T/tmp"
+for args in "--replay $T/deep.tar.gz doctor" "diff $T/deep.tar.gz $T/deep.tar.gz" "fleet $T/deep.tar.gz"; do
+	# shellcheck disable=SC2086
+	TMPDIR=$T/tmp timeout -s KILL 60 "$ROCMCHECK" $args >"$OUT" 2>"$ERR" </dev/null
+	st=$?
+	ntests=$((ntests + 1))
+	[ "$st" = 137 ] && fail "rocmcheck $args: still running after 60 s"
+	grep -q "nested more than 64 levels deep" "$ERR" || { fail "rocmcheck $args: no reason for the refusal"; last; }
+	[ -z "$(ls -A "$T/tmp")" ] || fail "rocmcheck $args left $(ls -A "$T/tmp") in TMPDIR"
+done
+
 # broken profiles: every problem as FILE:LINE, then exit 3
 mkdir "$T/profiles"
 printf '[database\nversion = 1\n' >"$T/profiles/broken.ini"

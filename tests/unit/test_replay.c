@@ -524,6 +524,111 @@ static void test_size_caps(void **state)
 	free(a);
 }
 
+/* A member nested deeper than any capture: refused when the archive is
+ * checked, with nothing on disk; 64 levels are still taken. Before the
+ * limit, a member 127 or more levels deep made the remover repeat every
+ * level above it 16 times (16^k calls), so --replay never finished. */
+static void test_deep_nesting(void **state)
+{
+	(void)state;
+	struct strbuf name = STRBUF_INIT;
+	strbuf_addstr(&name, "sysroot");
+	for (int i = 1; i < REPLAY_MAX_DEPTH - 1; i++)
+		strbuf_addstr(&name, "/d");
+	strbuf_addstr(&name, "/f");           /* REPLAY_MAX_DEPTH components */
+	const struct ent ok[] = {
+		{ "sysroot/etc/os-release", 'f', "ID=x\n", -1 },
+		{ name.buf, 'f', "x", -1 },
+	};
+	char *a = make_archive("deep-ok.tar.gz", ok, ARRAY_SIZE(ok), true);
+	char *before = snapshot();
+	struct replay_limits lim = REPLAY_LIMITS_DEFAULT;
+	lim.parent = parent;
+	char *tmp, *sys;
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(replay_extract(a, &lim, &tmp, &sys, &err), 0);
+	char *p = xasprintf("%s/%s", tmp, name.buf);
+	assert_int_equal(access(p, F_OK), 0);
+	free(p);
+	assert_int_equal(replay_remove(tmp), 0);
+	char *after = snapshot();
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	free(tmp);
+	free(sys);
+	free(a);
+	strbuf_release(&err);
+
+	/* one more level, and the 2000 levels a 4096-byte name allows */
+	strbuf_setlen(&name, name.len - 2);
+	strbuf_addstr(&name, "/d/f");
+	const struct ent one_more[] = {
+		{ "sysroot/etc/os-release", 'f', "ID=x\n", -1 },
+		{ name.buf, 'f', "x", -1 },
+	};
+	a = make_archive("deep-65.tar.gz", one_more, ARRAY_SIZE(one_more), true);
+	expect_refused(a, "nested more than 64 levels deep");
+	free(a);
+	strbuf_setlen(&name, 0);
+	strbuf_addstr(&name, "sysroot");
+	while (name.len + 4 < 4096)
+		strbuf_addstr(&name, "/d");
+	strbuf_addstr(&name, "/f");
+	const struct ent very[] = {
+		{ "sysroot/etc/os-release", 'f', "ID=x\n", -1 },
+		{ "sysroot/sibling", 'f', "x", -1 },
+		{ name.buf, 'f', "x", -1 },
+	};
+	a = make_archive("deep-2000.tar.gz", very, ARRAY_SIZE(very), true);
+	expect_refused(a, "nested more than 64 levels deep");
+	free(a);
+	strbuf_release(&name);
+}
+
+/* A tree deeper than the remover goes (made here, not by replay): the
+ * call fails and returns, having removed all it could reach; what is left
+ * is the part below level 128, removable from closer by. With a file and a
+ * directory at every level, the old recursive remover made 16 passes per
+ * level above the limit: this test would not end. */
+static void test_remove_deeper_than_limit(void **state)
+{
+	(void)state;
+	char *top = xasprintf("%s/deeptree", base);
+	assert_int_equal(mkdir(top, 0700), 0);
+	int fd = open(top, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	for (int i = 0; i < 200; i++) {
+		int f = openat(fd, "file", O_WRONLY | O_CREAT | O_EXCL, 0600);
+		assert_true(f >= 0);
+		close(f);
+		assert_int_equal(symlinkat("/", fd, "link"), 0);
+		assert_int_equal(mkdirat(fd, "d", 0700), 0);
+		int next = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+		assert_true(next >= 0);
+		close(fd);
+		fd = next;
+	}
+	close(fd);
+	assert_true(replay_remove(top) < 0);
+	/* the top level's file and link went; the chain of d/ is left */
+	char *p = xasprintf("%s/file", top);
+	assert_int_equal(access(p, F_OK), -1);
+	free(p);
+	struct strbuf deep = STRBUF_INIT;
+	strbuf_addstr(&deep, top);
+	for (int i = 0; i < 100; i++)
+		strbuf_addstr(&deep, "/d");
+	/* 100 levels down: the rest (100 more) is within reach from there */
+	assert_int_equal(replay_remove(deep.buf), 0);
+	assert_int_equal(replay_remove(top), 0);
+	assert_int_equal(access(top, F_OK), -1);
+	/* the links were unlinked, never followed */
+	assert_int_equal(access("/etc", F_OK), 0);
+	strbuf_release(&deep);
+	free(top);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -552,6 +657,8 @@ int main(void)
 		cmocka_unit_test(test_many_entries),
 		cmocka_unit_test(test_not_an_archive),
 		cmocka_unit_test(test_size_caps),
+		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_remove_deeper_than_limit),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
