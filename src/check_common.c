@@ -487,6 +487,8 @@ bool kernel_from_archive(const struct kernel_facts *k)
 char *headers_install_command(const struct check_ctx *ctx)
 {
 	const char *kernel = ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)";
+	if (ctx->facts->kernel.release && !shell_plain_word(kernel))
+		return shell_withheld(kernel);
 	if (!kernel_from_archive(&ctx->facts->kernel))
 		return xasprintf("# %s is not a kernel from the distribution's archive (a mainline or self-built one): "
 				 "install its headers from where it came from (kernel.ubuntu.com ships linux-headers-%s "

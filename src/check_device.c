@@ -77,7 +77,7 @@ static void fix_cuda_cc_low(struct check_result *res, const struct check_ctx *ct
 	const struct prof_os *o = os_entry(ctx);
 	char *install = NULL;
 	const char *iv[] = { "packages", ok->package, NULL };
-	if (!ok->package || !o || !o->install || profiles_render(o->install, iv, &install) < 0) {
+	if (!ok->package || !o || !o->install || profiles_render_command(o->install, iv, &install) < 0) {
 		free(install);
 		install = ok->package ? xasprintf("# install %s from NVIDIA's CUDA repository with your package manager",
 						  ok->package)

@@ -170,10 +170,20 @@ void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx, const
 	fixvars_add(&fv, "packages", fw->name ? fw->name : "tensorflow");
 	/* the environment's own interpreter, as for PyTorch: a bare pip may be
 	 * another Python's, or refuse (externally-managed-environment) */
-	if (fw->python)
-		fixvars_addf(&fv, "pip", "%s -m pip", fw->python);
-	else
+	if (fw->python) {
+		/* {pip} is a command: the interpreter's path goes in as one word */
+		const char *pv[] = { "python", fw->python, NULL };
+		char *pip = NULL;
+		if (profiles_render_command("{python} -m pip", pv, &pip) < 0) {
+			char *w = shell_withheld(pip);
+			free(pip);
+			pip = w;
+		}
+		fixvars_addf(&fv, "pip", "%s", pip);
+		free(pip);
+	} else {
 		fixvars_add(&fv, "pip", "pip");
+	}
 	if (amd) {
 		bool installed = false;
 		const struct prof_rocm *rel = rocm_release_judged(ctx, &installed);

@@ -268,7 +268,13 @@ static void net_summary(struct check_result *res, size_t nbad, const struct strv
 			const char *p = res->evidence[i].path;
 			if (!str_startswith(p, "http") || str_startswith(res->evidence[i].value, "HTTP 2"))
 				continue;
-			char *cmd = xasprintf("curl -sSI --max-time 10 '%s'", p);
+			const char *uv[] = { "url", p, NULL };
+			char *cmd = NULL;
+			if (profiles_render_command("curl -sSI --max-time 10 {url}", uv, &cmd) < 0) {
+				char *w = shell_withheld(cmd);
+				free(cmd);
+				cmd = w;
+			}
 			result_fix_command(res, cmd);
 			free(cmd);
 		}

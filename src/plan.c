@@ -176,6 +176,29 @@ static char *render(const char *tmpl, const struct strvec *vars)
 	return out;
 }
 
+/* Render a command template with the one command renderer, strictly: a
+ * value that would need quoting is not planned (the guards name the same
+ * values). NULL when a value is missing; the withheld comment when one is
+ * not a plain word. */
+static char *render_cmd(const char *tmpl, const struct strvec *vars)
+{
+	const char **kv = xcalloc(vars->n + 1, sizeof(*kv));
+	for (size_t i = 0; i < vars->n; i++)
+		kv[i] = vars->v[i];
+	char *out = NULL;
+	int rc = profiles_render_command_ex(tmpl, kv, true, &out);
+	if (rc == -EPERM) {
+		char *w = shell_withheld(out);
+		free(out);
+		out = w;
+	} else if (rc < 0) {
+		free(out);
+		out = NULL;
+	}
+	free(kv);
+	return out;
+}
+
 static void var_set(struct strvec *vars, const char *name, const char *value)
 {
 	strvec_push(vars, name);
@@ -573,7 +596,7 @@ static bool render_fix(const struct profiles *db, const char *id, const struct s
 		return false;
 	*text = render(fx->text, vars);
 	for (size_t i = 0; i < fx->commands.n; i++) {
-		char *c = render(fx->commands.v[i], vars);
+		char *c = render_cmd(fx->commands.v[i], vars);
 		if (c)
 			strvec_push_owned(cmds, c);
 	}
@@ -1133,34 +1156,23 @@ static int plan_nvidia_described(struct planner *pl, const struct plan_machine *
 
 /* ------------------------------------------------------------ this machine */
 
-/* Placeholders whose values are commands built from profile templates. */
-static bool composite_var(const char *name)
+/* The first value among those fix fx's commands use that the command
+ * renderer does not take as a plain word (the caller's), or NULL. */
+static char *unsafe_value(const struct prof_fix *fx, const struct strvec *vars)
 {
-	return !strcmp(name, "headers_install") || !strcmp(name, "install") || !strcmp(name, "grub_update");
-}
-
-/* The first unsafe value among those fix fx's commands use, or NULL. */
-static const char *unsafe_value(const struct prof_fix *fx, const struct strvec *vars)
-{
-	for (size_t i = 0; i < fx->commands.n; i++) {
-		for (const char *t = fx->commands.v[i]; (t = strchr(t, '{')); ) {
-			if (t[1] == '{') {
-				t += 2;
-				continue;
-			}
-			const char *end = strchr(t, '}');
-			if (!end)
-				break;
-			char *name = xstrndup(t + 1, (size_t)(end - t - 1));
-			const char *v = plan_var(vars, name);
-			bool bad = !composite_var(name) && !shell_safe(v);
-			free(name);
-			if (bad)
-				return v;
-			t = end + 1;
-		}
+	const char **kv = xcalloc(vars->n + 1, sizeof(*kv));
+	for (size_t i = 0; i < vars->n; i++)
+		kv[i] = vars->v[i];
+	char *bad = NULL;
+	for (size_t i = 0; i < fx->commands.n && !bad; i++) {
+		char *out = NULL;
+		if (profiles_render_command_ex(fx->commands.v[i], kv, true, &out) == -EPERM)
+			bad = out;
+		else
+			free(out);
 	}
-	return NULL;
+	free(kv);
+	return bad;
 }
 
 /* Adopt every warn/fail result's fix: the profile fixes behind it (with the
@@ -1185,12 +1197,15 @@ static void adopt_doctor_fixes(struct planner *pl)
 			const struct prof_fix *fx = profiles_find_fix(pl->db, ref->id);
 			if (!fx)
 				continue;
-			const char *bad = unsafe_value(fx, &ref->vars);
+			char *bad = unsafe_value(fx, &ref->vars);
 			if (bad) {
 				char *t = xasprintf("Not planned: a value read from the machine (\"%s\") is not safe "
-						    "in a shell script. The fix: %s", bad, res->fix.text);
-				note_add(pl->p, res->def->id, t);
+						    "in a shell script. The fix, its value quoted: %s", bad, res->fix.text);
+				struct plan_note *n = note_add(pl->p, res->def->id, t);
+				for (size_t c = 0; c < res->fix.commands.n; c++)
+					strvec_push_unique(&n->commands, res->fix.commands.v[c]);
 				free(t);
+				free(bad);
 				continue;
 			}
 			if (res->fix.nrefs == 1) {
@@ -1202,7 +1217,7 @@ static void adopt_doctor_fixes(struct planner *pl)
 			/* several fixes on one result: each with its own rendering */
 			struct strvec cmds = STRVEC_INIT;
 			for (size_t c = 0; c < fx->commands.n; c++) {
-				char *cmd = render(fx->commands.v[c], &ref->vars);
+				char *cmd = render_cmd(fx->commands.v[c], &ref->vars);
 				if (cmd)
 					strvec_push_owned(&cmds, cmd);
 			}

@@ -271,6 +271,174 @@ int profiles_render(const char *tmpl, const char *const *vars, char **out)
 	return 0;
 }
 
+/* ------------------------------------------------- values in commands */
+
+/* Placeholders whose values are commands this program rendered itself
+ * (with profiles_render_command, or constants of the profiles): they go in
+ * as they are. */
+static const char *const command_placeholders[] = { "headers_install", "install", "grub_update", "pip", NULL };
+/* Placeholders whose values are lists of words meant to split: each word
+ * must be a plain word. */
+static const char *const list_placeholders[] = { "packages", "vars", NULL };
+
+static bool name_in(const char *const *names, const char *name, size_t n)
+{
+	for (size_t i = 0; names[i]; i++)
+		if (strlen(names[i]) == n && !strncmp(names[i], name, n))
+			return true;
+	return false;
+}
+
+bool shell_plain_word(const char *v)
+{
+	return v && *v && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-=:,@%") == strlen(v);
+}
+
+static bool has_control(const char *v)
+{
+	for (; *v; v++)
+		if ((unsigned char)*v < 0x20 || *v == 0x7f)
+			return true;
+	return false;
+}
+
+/* Where a template is, as the shell reads it. */
+enum shctx { SH_PLAIN, SH_SQUOTE, SH_DQUOTE };
+
+/* Add `value` for a placeholder met in context `cx`: as it is when it is
+ * a plain word (or one of the commands' own shell forms), in single quotes
+ * outside quotes, backslash-escaped inside double quotes. Returns false when
+ * it cannot go in safely: control characters, or anything but a plain word
+ * inside single quotes (a template quotes there for a second shell, as in
+ * sh -c '...'). */
+static bool add_shell_value(struct strbuf *sb, const char *value, enum shctx cx)
+{
+	if (!*value || shell_plain_word(value)) {
+		strbuf_addstr(sb, value);
+		return true;
+	}
+	if (has_control(value))
+		return false;
+	if (cx == SH_PLAIN) {
+		strbuf_add_squoted(sb, value);
+		return true;
+	}
+	if (cx == SH_DQUOTE) {
+		for (const char *c = value; *c; c++) {
+			if (strchr("$`\\\"", *c))
+				strbuf_addch(sb, '\\');
+			strbuf_addch(sb, *c);
+		}
+		return true;
+	}
+	return false;
+}
+
+static bool list_plain(const char *value)
+{
+	if (has_control(value))
+		return false;
+	struct strvec w = STRVEC_INIT;
+	strvec_split(&w, value, " ");
+	bool ok = true;
+	for (size_t i = 0; i < w.n && ok; i++)
+		ok = !*w.v[i] || shell_plain_word(w.v[i]);
+	strvec_release(&w);
+	return ok;
+}
+
+int profiles_render_command(const char *tmpl, const char *const *vars, char **out)
+{
+	return profiles_render_command_ex(tmpl, vars, false, out);
+}
+
+int profiles_render_command_ex(const char *tmpl, const char *const *vars, bool strict, char **out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	enum shctx cx = SH_PLAIN;
+	*out = NULL;
+	if (!tmpl)
+		tmpl = "";
+	for (const char *p = tmpl; *p; p++) {
+		if (p[0] == '{' && p[1] == '{') {
+			strbuf_addch(&sb, '{');
+			p++;
+			continue;
+		}
+		if (*p != '{') {
+			/* follow the quoting of the template itself */
+			if (cx == SH_PLAIN && *p == '\'' )
+				cx = SH_SQUOTE;
+			else if (cx == SH_SQUOTE && *p == '\'')
+				cx = SH_PLAIN;
+			else if (cx == SH_PLAIN && *p == '"')
+				cx = SH_DQUOTE;
+			else if (cx == SH_DQUOTE && *p == '"')
+				cx = SH_PLAIN;
+			else if (cx != SH_SQUOTE && *p == '\\' && p[1] && p[1] != '{') {
+				strbuf_addch(&sb, *p++);
+			}
+			strbuf_addch(&sb, *p);
+			continue;
+		}
+		const char *end = strchr(p, '}');
+		const char *value = NULL;
+		size_t n = end ? (size_t)(end - p - 1) : 0;
+		for (size_t i = 0; end && vars && vars[i] && vars[i + 1]; i += 2)
+			if (strlen(vars[i]) == n && !strncmp(vars[i], p + 1, n)) {
+				value = vars[i + 1];
+				break;
+			}
+		if (!value) {
+			strbuf_release(&sb);
+			*out = end ? xstrndup(p, n + 2) : xstrdup(p);
+			return -EINVAL;
+		}
+		bool ok;
+		if (name_in(command_placeholders, p + 1, n)) {
+			ok = !has_control(value);
+			if (ok)
+				strbuf_addstr(&sb, value);
+		} else if (name_in(list_placeholders, p + 1, n)) {
+			ok = list_plain(value);
+			if (ok)
+				strbuf_addstr(&sb, value);
+		} else if (!strcmp(value, ROUTE_SHELL_USER) || !strcmp(value, ROUTE_SHELL_KERNEL) ||
+			   !strcmp(value, ROUTE_SHELL_OS_VERSION)) {
+			/* the command finds the value when it runs: our own shell forms */
+			ok = cx == SH_PLAIN;
+			if (ok)
+				strbuf_addstr(&sb, value);
+		} else if (strict) {
+			ok = !*value || shell_plain_word(value);
+			if (ok)
+				strbuf_addstr(&sb, value);
+		} else {
+			ok = add_shell_value(&sb, value, cx);
+		}
+		if (!ok) {
+			strbuf_release(&sb);
+			*out = xstrdup(value);
+			return -EPERM;
+		}
+		p = end;
+	}
+	*out = strbuf_detach(&sb);
+	return 0;
+}
+
+char *shell_withheld(const char *value)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "# withheld: a value read from the machine (\"");
+	for (size_t i = 0; value && value[i] && i < 120; i++)
+		strbuf_addch(&sb, (unsigned char)value[i] < 0x20 || value[i] == 0x7f ? '?' : value[i]);
+	if (value && strlen(value) > 120)
+		strbuf_addstr(&sb, "...");
+	strbuf_addstr(&sb, "\") is not safe in a shell command; run the fix by hand with the right value");
+	return strbuf_detach(&sb);
+}
+
 char *prof_os_nvidia_install(const struct prof_os *o, const char *kernel, char **packages_out)
 {
 	char *packages = o && o->nvidia_packages.n ? strvec_join(&o->nvidia_packages, " ") : NULL;
@@ -286,7 +454,7 @@ char *prof_os_nvidia_install(const struct prof_os *o, const char *kernel, char *
 	if (o->nvidia_install.n) {
 		for (size_t i = 0; i < o->nvidia_install.n && ok; i++) {
 			char *c = NULL;
-			ok = profiles_render(o->nvidia_install.v[i], iv, &c) == 0;
+			ok = profiles_render_command(o->nvidia_install.v[i], iv, &c) == 0;
 			if (ok) {
 				if (sb.len)
 					strbuf_addstr(&sb, " && ");
@@ -296,7 +464,7 @@ char *prof_os_nvidia_install(const struct prof_os *o, const char *kernel, char *
 		}
 	} else {
 		char *c = NULL;
-		ok = o->install && profiles_render(o->install, iv, &c) == 0;
+		ok = o->install && profiles_render_command(o->install, iv, &c) == 0;
 		if (ok)
 			strbuf_addstr(&sb, c);
 		free(c);

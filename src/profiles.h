@@ -209,10 +209,41 @@ const struct prof_route *profiles_find_route(const struct profiles *db, const ch
 /* The route for exactly this OS key and release string ("*" too), no fallback. */
 const struct prof_route *prof_route_exact(const struct profiles *db, const char *os, const char *rocm);
 
+/* Values a command names that only the target machine knows, as the shell
+ * finds them when the script runs. The user is never "$USER": cloud-init
+ * and systemd leave it unset. */
+#define ROUTE_SHELL_USER "\"${SUDO_USER:-$(id -un)}\""
+#define ROUTE_SHELL_KERNEL "\"$(uname -r)\""
+#define ROUTE_SHELL_OS_VERSION "\"$(sed -n 's/^VERSION_ID=\"\\{0,1\\}\\([^\"]*\\)\"\\{0,1\\}$/\\1/p' /etc/os-release)\""
+
 /* Placeholder filling: "{user}" -> value. `vars` is NULL-terminated pairs
  * {name, value, name, value, ..., NULL}. Returns 0 and *out (caller frees), or
  * -EINVAL with *out naming the unknown placeholder. "{{" is a literal brace. */
 int profiles_render(const char *tmpl, const char *const *vars, char **out);
+
+/* The same for a command: every value goes in so that the shell reads it
+ * as the one word it is, whatever bytes it holds (a capture or bundle can
+ * hold any). A plain word (letters, digits, _./+-=:,@%) goes in as it is;
+ * anything else in single quotes outside quotes, backslash-escaped inside
+ * double quotes. A value with a control character, or one that is no plain
+ * word inside the template's single quotes (quoted there for a second
+ * shell), cannot go in: -EPERM with *out the value. {headers_install},
+ * {install}, {grub_update} and {pip} are commands rendered by this
+ * function (taken as they are, control characters refused); {packages}
+ * and {vars} are lists of plain words; the ROUTE_SHELL_* forms go in as
+ * they are outside quotes. -EINVAL with *out the placeholder when a value
+ * is missing, as profiles_render. */
+int profiles_render_command(const char *tmpl, const char *const *vars, char **out);
+/* With `strict`, a value that would need quoting is refused (-EPERM) too:
+ * the plan, whose guards name the same values, withholds such a step. */
+int profiles_render_command_ex(const char *tmpl, const char *const *vars, bool strict, char **out);
+
+/* Whether `v` is a plain shell word (non-empty; letters, digits, _./+-=:,@%). */
+bool shell_plain_word(const char *v);
+
+/* The comment that stands in a fix's commands for one withheld because of
+ * `value` (shown with control characters as '?'). The caller's. */
+char *shell_withheld(const char *value);
 
 /* The command that installs the NVIDIA driver on OS `o` (its nvidia_install
  * templates joined with " && ", else its install template with its

@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,7 +177,13 @@ void result_fix_profile(struct check_result *res, const struct profiles *db,
 	res->fix.text = text;
 	for (size_t i = 0; i < pf->commands.n; i++) {
 		char *cmd = NULL;
-		if (profiles_render(pf->commands.v[i], vars, &cmd) < 0) {
+		int rc = profiles_render_command(pf->commands.v[i], vars, &cmd);
+		if (rc == -EPERM) {
+			strvec_push_owned(&res->fix.commands, shell_withheld(cmd));
+			free(cmd);
+			continue;
+		}
+		if (rc < 0) {
 			strvec_pushf(&res->fix.commands, "# profile fix \"%s\": unknown placeholder %s",
 				     fix_id, cmd ? cmd : "");
 			free(cmd);
@@ -209,7 +216,12 @@ void result_fix_text(struct check_result *res, const char *fmt, ...)
 
 void result_fix_command(struct check_result *res, const char *cmd)
 {
-	strvec_push(&res->fix.commands, cmd);
+	/* a line break would make one command two: what follows it is no
+	 * longer the command the check wrote */
+	if (strpbrk(cmd, "\n\r"))
+		strvec_push_owned(&res->fix.commands, shell_withheld(cmd));
+	else
+		strvec_push(&res->fix.commands, cmd);
 }
 
 struct probe_result *report_add_probe(struct report *r, const char *id, int gpu, const char *backend)

@@ -19,6 +19,8 @@ char *route_headers_command(const struct prof_os *o, const char *kernel)
 {
 	if (!kernel)
 		kernel = ROUTE_SHELL_KERNEL;
+	else if (strcmp(kernel, ROUTE_SHELL_KERNEL) && !shell_plain_word(kernel))
+		return shell_withheld(kernel);   /* a machine's value: only a plain word goes in */
 	if (!o || !o->install || !o->headers.n)
 		return xasprintf("# install the kernel headers and modules for %s with your package manager", kernel);
 	struct strbuf pkgs = STRBUF_INIT;
@@ -34,6 +36,8 @@ char *route_headers_command(const struct prof_os *o, const char *kernel)
 	}
 	char *cmd = NULL;
 	const char *iv[] = { "packages", strbuf_cstr(&pkgs), "kernel", kernel, NULL };
+	/* the package names are the profile's with a plain kernel (or the shell's
+	 * own form for it) in them: a list of words as they are */
 	if (profiles_render(o->install, iv, &cmd) < 0) {
 		free(cmd);
 		cmd = xasprintf("# install %s", strbuf_cstr(&pkgs));
@@ -94,7 +98,10 @@ int route_render(const struct profiles *db, const struct prof_os *o, const struc
 	};
 	for (size_t i = 0; i < rt->commands.n; i++) {
 		char *cmd = NULL;
-		if (profiles_render(rt->commands.v[i], vars, &cmd) < 0)
+		int rc = profiles_render_command(rt->commands.v[i], vars, &cmd);
+		if (rc == -EPERM)
+			strvec_push_owned(cmds, shell_withheld(cmd));
+		else if (rc < 0)
 			strvec_pushf(cmds, "# profile route %s/%s: unknown placeholder %s", rt->os, rt->rocm,
 				     cmd ? cmd : "");
 		else

@@ -11,12 +11,9 @@
 #include "profiles.h"
 #include "util.h"
 
-/* Values a command names that only the target machine knows, as the shell
- * finds them when the script runs. The user is never "$USER": cloud-init
- * and systemd leave it unset. */
-#define ROUTE_SHELL_USER "\"${SUDO_USER:-$(id -un)}\""
-#define ROUTE_SHELL_KERNEL "\"$(uname -r)\""
-#define ROUTE_SHELL_OS_VERSION "\"$(sed -n 's/^VERSION_ID=\"\\{0,1\\}\\([^\"]*\\)\"\\{0,1\\}$/\\1/p' /etc/os-release)\""
+/* The ROUTE_SHELL_* forms (values only the target machine knows, found by
+ * the shell when the commands run) are in profiles.h, whose command
+ * renderer lets them through. */
 
 /* What the route is rendered for. A NULL field is read by the shell when
  * the commands run (the ROUTE_SHELL_* forms) or taken from the profile. */

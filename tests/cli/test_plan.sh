@@ -276,6 +276,20 @@ sed -i 's/^name = alice$/name = alice;touch${IFS}\/tmp\/pwned/' "$hostile/.rocmc
 run 0 --sysroot "$hostile" plan --format json
 [ "$(json_get "$OUT" 'len(d["steps"])')" = 0 ] || fail "hostile user name: a step was planned"
 grep -q 'not safe' "$OUT" || fail "hostile user name: no note says why"
+# the note carries the doctor's command, the value quoted
+[ "$(json_get "$OUT" 'd["notes"][0]["commands"][0]')" = "sudo usermod -aG render,video 'alice;touch\${IFS}/tmp/pwned'" ] ||
+	{ fail "hostile user name: the note lacks the quoted command"; last; }
+# the doctor's fix, in text and in JSON, quotes the value as one word; run
+# as fix.commands' consumer would (dash, no sudo or usermod on PATH), it
+# creates nothing
+run 1 --sysroot "$hostile" doctor --level quick
+assert_out_has "sudo usermod -aG render,video 'alice;touch\${IFS}/tmp/pwned'"
+run 1 --sysroot "$hostile" --json doctor --level quick
+json_get "$OUT" '"\n".join(c for r in d["checks"] for c in (r.get("fix") or {}).get("commands", []))' >"$T/cmds"
+sed -i 's|/tmp/pwned|'"$T"'/pwned|' "$T/cmds"
+grep -q usermod "$T/cmds" || fail "hostile user name: no usermod command in fix.commands"
+while IFS= read -r c; do PATH=/nonexistent /bin/dash -c "$c" >/dev/null 2>&1; done <"$T/cmds"
+[ -e "$T/pwned" ] && fail "hostile user name: running fix.commands ran the machine's value"
 sed -i 's/^release = .*/release = 6.8.0$(reboot)/' "$hostile/.rocmcheck/host.ini"
 run 3 --sysroot "$hostile" plan
 assert_err_has 'not safe in a shell script'
