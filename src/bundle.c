@@ -1152,6 +1152,17 @@ int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_
 	char *ini = host_ini_text(sr, now, listed ? &packages : NULL);
 	strvec_release(&packages);
 	entry_put(&b, "sysroot/.rocmcheck/host.ini", B_FILE, ini, strlen(ini));
+	/* the kernel log the health checks read (its last 4 MiB), redacted
+	 * like every other entry (spec/sysroot.md "The kernel log") */
+	struct strbuf kwhy = STRBUF_INIT;
+	char *klog = NULL;
+	size_t klen = 0;
+	const char *ksrc = NULL;
+	if (sysroot_kernel_log(sr, &klog, &klen, &ksrc, &kwhy) >= 0)
+		entry_put(&b, "sysroot/.rocmcheck/kernel.log", B_FILE, klog, klen);
+	else
+		skip(&b, "/.rocmcheck/kernel.log", "%s", kwhy.len ? kwhy.buf : "no kernel log");
+	strbuf_release(&kwhy);
 	if (o.report_json)
 		entry_put(&b, "report.json", B_FILE, xstrdup(o.report_json), strlen(o.report_json));
 	if (o.report_txt)

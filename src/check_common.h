@@ -170,4 +170,7 @@ void fix_torch(struct check_result *res, const struct check_ctx *ctx, const stru
 /* The same for TensorFlow (check_framework_fix.c): tensorflow-rocm for the ROCm release, or the CUDA build. */
 void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw, bool amd);
 
+/* system.tuning (check_health.c): the node settings health.md lists. */
+void check_system_tuning(const struct check_ctx *ctx, struct report *r, const struct check_def *def);
+
 #endif

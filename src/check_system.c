@@ -618,5 +618,8 @@ const struct check_def check_system_defs[] = {
 	  "Reads /proc/cmdline, /proc/cpuinfo (vendor_id, hypervisor flag) and /boot/config-<release> (CONFIG_IOMMU_DEFAULT_PASSTHROUGH).\n\n"
 	  "With two or more discrete AMD GPUs and the IOMMU translating DMA, peer-to-peer transfers are slow or hang. On AMD CPUs the IOMMU is on by default; `amd_iommu=on` or `intel_iommu=on` turn it on explicitly. RCCL prints `NCCL WARN Missing \"iommu=pt\" from kernel command line which can lead to system instablity or hang!`.\n\n"
 	  "Fix: add `iommu=pt` to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, update the GRUB configuration and reboot. Passes with iommu=pt, a passthrough-default kernel, or inside a virtual machine; skips with fewer than two discrete AMD GPUs." },
+	{ "system.tuning", "system", "Node tuning for GPU work", check_system_tuning, 0,
+	  "One result for the machine: with an Instinct GPU, kernel.numa_balancing = 1 warns (AMD's tuning guides: `sudo sysctl kernel.numa_balancing=0`, made persistent in /etc/sysctl.d); in a container with PyTorch or TensorFlow, a /dev/shm smaller than 1 GiB (Docker's default is 64 MB) warns: DataLoader workers die with `ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).`\n\n"
+	  "Fix: `--shm-size=8g` or `--ipc=host` (Kubernetes: an emptyDir with medium Memory at /dev/shm)." },
 	{ 0 },
 };

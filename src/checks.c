@@ -18,7 +18,7 @@ const struct check_def *const *checks_all(size_t *n)
 	static const struct check_def *const tables[] = {
 		check_system_defs, check_driver_defs, check_device_defs, check_perm_defs,
 		check_rocm_defs, check_cuda_defs, check_framework_defs, check_env_defs,
-		check_net_defs,
+		check_health_defs, check_net_defs,
 	};
 	/* Sized from the tables on first use, so no check is ever left out;
 	 * kept for the life of the process. */

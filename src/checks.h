@@ -57,6 +57,7 @@ extern const struct check_def check_rocm_defs[];
 extern const struct check_def check_cuda_defs[];
 extern const struct check_def check_framework_defs[];
 extern const struct check_def check_env_defs[];
+extern const struct check_def check_health_defs[];
 
 /* Every check in catalog order; NULL-terminated array of pointers (checks.c). */
 const struct check_def *const *checks_all(size_t *n);

@@ -244,6 +244,16 @@ void package_facts_release(struct package_facts *p)
 	memset(p, 0, sizeof(*p));
 }
 
+void klog_facts_release(struct klog_facts *k)
+{
+	for (size_t i = 0; i < k->nev; i++)
+		free(k->ev[i].line);
+	free(k->ev);
+	free(k->source);
+	free(k->why);
+	memset(k, 0, sizeof(*k));
+}
+
 void facts_init(struct facts *f, struct sysroot *sr)
 {
 	memset(f, 0, sizeof(*f));
@@ -281,6 +291,7 @@ void facts_release(struct facts *f)
 	strvec_release(&f->py.sites_searched);
 	env_release_facts(&f->env);
 	package_facts_release(&f->pkg);
+	klog_facts_release(&f->klog);
 	for (size_t i = 0; i < f->ngpus; i++)
 		gpu_release(&f->gpus[i]);
 	free(f->gpus);

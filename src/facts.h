@@ -89,6 +89,8 @@ struct system_facts {
 	bool cpuinfo_read;
 	int iommu_passthrough_config; /* /boot/config-<release> CONFIG_IOMMU_DEFAULT_PASSTHROUGH: -1 unknown, 0, 1 */
 	bool headers_installed;     /* /lib/modules/<release>/build exists */
+	int numa_balancing;         /* /proc/sys/kernel/numa_balancing; -1 unknown (facts_read_health) */
+	uint64_t shm_bytes;         /* size= of the tmpfs on /dev/shm in /proc/mounts; 0 unknown */
 };
 
 /* ---- facts_hwmon.c: /sys/bus/pci/devices/<addr>/hwmon/hwmon* ----
@@ -108,6 +110,9 @@ struct hwmon_reading {
 	double power_w;             /* power1_average, else power1_input */
 	char power_file[16];        /* which one: "power1_average", "power1_input", "" */
 	double power_cap_w;         /* power1_cap */
+	double power_cap_default_w; /* power1_cap_default */
+	double temp_crit_c[HWMON_TEMPS];  /* tempN_crit */
+	double temp_emerg_c[HWMON_TEMPS]; /* tempN_emergency */
 	double sclk_mhz;            /* freq1_input / 1e6 */
 };
 /* A fresh read of the hwmon of PCI device `addr` (probes call it before,
@@ -125,6 +130,44 @@ double hwmon_hot_temp(const struct hwmon_reading *h, const char **label);
 struct facts;
 void facts_read_hwmon(struct facts *f);
 
+/* ---- facts_health.c: health files of a PCI GPU (research/health.md) ---- */
+#define HEALTH_MAX_HOPS 8
+struct pci_hop {                /* one link: a function and the port it trains against */
+	char addr[16];              /* the downstream end: the GPU, then each port up */
+	char up[16];                /* the port above; "" at a root port or when unknown */
+	unsigned width, max_width, up_max_width; /* lanes; 0 unknown */
+	double speed, max_speed, up_max_speed;   /* GT/s; 0 unknown */
+};
+#define HEALTH_MAX_RAS 24
+struct ras_count {
+	char block[24];             /* "umc", "gfx", ... (the file's name less _err_count) */
+	long long ue, ce;
+};
+struct pci_health {
+	struct pci_hop hops[HEALTH_MAX_HOPS]; /* the GPU's own link first, then up to the root port */
+	size_t nhops;
+	bool ras_present;           /* ras/ exists (Instinct; absent on most Radeon) */
+	struct ras_count ras[HEALTH_MAX_RAS];
+	size_t nras;
+	int bad_pages;              /* lines of ras/gpu_vram_bad_pages; -1 not read */
+	unsigned bad_pending, bad_failed; /* P and F pages */
+	char bad_example[48];       /* the first P or F line */
+	int busy_percent;           /* gpu_busy_percent; -1 unknown */
+	char perf_level[24];        /* power_dpm_force_performance_level; "" unknown */
+	uint64_t vis_vram_total;    /* mem_info_vis_vram_total (bytes); 0 unknown */
+	char compute_partition[8];  /* current_compute_partition "SPX".."CPX"; "" none */
+	char memory_partition[8];   /* current_memory_partition "NPS1"..; "" none */
+};
+/* "ue: N\nce: N" of ras/<block>_err_count. 0, or -EINVAL (*ue, *ce -1 when missing). */
+int ras_count_parse(const char *text, long long *ue, long long *ce);
+/* gpu_vram_bad_pages text into h's counts. */
+void bad_pages_parse(const char *text, struct pci_health *h);
+/* /proc/mounts text: the size= of the tmpfs on /dev/shm in bytes, 0 when none. */
+uint64_t shm_size_from_mounts(const char *text);
+struct facts;
+/* Fill f->pci[i].health and the node's numa_balancing and /dev/shm size. */
+void facts_read_health(struct facts *f);
+
 /* ---- facts_pci.c: /sys/bus/pci/devices ---- */
 struct pci_dev {
 	char *addr;                 /* "0000:03:00.0" */
@@ -137,6 +180,7 @@ struct pci_dev {
 	char *unique_id;            /* amdgpu unique_id / serial where present */
 	char *board_name;           /* amdgpu product_name / board_info where present */
 	struct hwmon_reading hwmon; /* facts_read_hwmon; !present until then */
+	struct pci_health health;   /* facts_read_health */
 };
 bool pci_is_gpu_class(unsigned class_code); /* 0x03xxxx display or 0x12xxxx processing accelerator */
 /* GPU-class PCI devices of this PCI vendor id. */
@@ -352,6 +396,60 @@ char *dpkg_status_filter(const char *text, size_t len);
 int rpm_qa_parse(const char *text, struct strvec *triples);
 void package_facts_release(struct package_facts *p);
 
+/* ---- facts_klog.c: the kernel log of the current boot ----
+ * What research/health.md section 1 lists as a GPU's trouble, one event per
+ * (kind, code, PCI address, detail) with its count and last line. */
+enum klog_kind {
+	KLOG_XID,                   /* NVIDIA Xid; code = the Xid */
+	KLOG_FALLEN_OFF,            /* "GPU has fallen off the bus" without an Xid */
+	KLOG_RESET_OK,              /* amdgpu "GPU reset(N) succeeded!" */
+	KLOG_RESET_FAILED,          /* "GPU reset(N) failed", "GPU Recovery Failed" */
+	KLOG_RING_RESET_FAILED,     /* "Ring X reset failure" (a full reset may follow) */
+	KLOG_INIT_FAILED,           /* "Fatal error during GPU init", "hw_init of IP block <..> failed" */
+	KLOG_FIRMWARE_MISSING,      /* "Direct firmware load for amdgpu/F failed"; detail = F */
+	KLOG_RAS_UE,                /* "N uncorrectable hardware errors detected in B block" */
+	KLOG_BAD_PAGE_THRESHOLD,    /* "Saved bad pages N reaches threshold value M", ... */
+	KLOG_POISON,                /* "poison is consumed by client N" */
+	KLOG_RING_TIMEOUT,          /* "ring X timeout" (not soft recovered) */
+	KLOG_RING_SOFT_RECOVERED,   /* "ring X timeout, but soft recovered" */
+	KLOG_VM_FAULT,              /* "page fault (src_id:..." */
+	KLOG_FIRMWARE_HANG,         /* MES or SMU not answering */
+	KLOG_DEVICE_LOST,           /* amdgpu "device lost from bus!" */
+	KLOG_AER_UNCORRECTED,       /* AER summary: "Uncorrected (Fatal|Non-Fatal) error received: BDF" */
+	KLOG_AER_CORRECTED,         /* AER summary: "Corrected error received: BDF" */
+	KLOG_LINK_LIMITED,          /* "available PCIe bandwidth, limited by ... xW link at BDF"; detail "xW at BDF, capable of xC" */
+	KLOG_NKINDS
+};
+const char *klog_kind_name(enum klog_kind k);   /* "xid", "reset-failed", ... */
+#define KLOG_MAX_EVENTS 256
+#define KLOG_LINE_MAX 240
+/* The most of a log read: the last 4 MiB (spec/sysroot.md). */
+#define KLOG_MAX_BYTES SYSROOT_MAX_KLOG
+struct klog_event {
+	enum klog_kind kind;
+	int code;                   /* the Xid; 0 otherwise */
+	char addr[16];              /* the PCI address the line names ("0000:03:00.0"; an Xid's function 0); "" none */
+	char detail[64];            /* the firmware file, the limiting link; "" */
+	unsigned count;
+	size_t first_line, last_line; /* 1-based lines of the log */
+	char *line;                 /* the last matching line, printable, at most KLOG_LINE_MAX bytes */
+};
+struct klog_facts {
+	bool read;                  /* a log was read (it may be empty) */
+	char *source;               /* "/dev/kmsg", "journalctl -k -b 0", "/.rocmcheck/kernel.log" */
+	char *why;                  /* why none was read, and how to let it be read */
+	bool truncated;             /* the start was cut to the last KLOG_MAX_BYTES */
+	size_t len, lines;          /* bytes and lines read */
+	struct klog_event *ev;
+	size_t nev;
+	bool events_capped;         /* more than KLOG_MAX_EVENTS different events */
+};
+/* Parse a log (dmesg or journalctl -k text) into k's events and line count. Linear. */
+void klog_parse(const char *text, size_t len, struct klog_facts *k);
+void klog_facts_release(struct klog_facts *k);
+struct facts;
+void facts_read_klog(struct facts *f);
+
 /* ---- facts.c: the GPU inventory and the whole ---- */
 struct gpu {
 	int index;                  /* as `devices` numbers them: KFD GPU nodes in node order, then NVIDIA by PCI address */
@@ -393,6 +491,7 @@ struct facts {
 	struct python_facts py;
 	struct env_facts env;
 	struct package_facts pkg;
+	struct klog_facts klog;
 	const struct dev_node *kfd_dev; /* /dev/kfd, borrowed from sysroot */
 	/* Every device node the checks judge besides /dev/kfd: /dev/dri/renderD*
 	 * of each GPU, /dev/nvidia0..N, /dev/nvidiactl, /dev/nvidia-uvm, /dev/dxg

@@ -73,6 +73,8 @@ void facts_gather(struct facts *f, struct sysroot *sr)
 	facts_read_driver(f);
 	facts_read_pci(f);
 	facts_read_hwmon(f);
+	facts_read_health(f);
+	facts_read_klog(f);     /* the lines are tied to GPUs by the PCI addresses read above */
 	facts_read_kfd(f);
 	facts_read_drm(f);
 	facts_read_rocm(f);

@@ -75,8 +75,8 @@ static void reading_init(struct hwmon_reading *h)
 {
 	memset(h, 0, sizeof(*h));
 	for (size_t i = 0; i < HWMON_TEMPS; i++)
-		h->temp_c[i] = NAN;
-	h->power_w = h->power_cap_w = h->sclk_mhz = NAN;
+		h->temp_c[i] = h->temp_crit_c[i] = h->temp_emerg_c[i] = NAN;
+	h->power_w = h->power_cap_w = h->power_cap_default_w = h->sclk_mhz = NAN;
 }
 
 /* The hwmon<N> entries of a device, in numeric order ("hwmon10" after "hwmon9"). */
@@ -128,6 +128,10 @@ int hwmon_read(struct sysroot *sr, const char *addr, struct hwmon_reading *out, 
 		char file[32];
 		snprintf(file, sizeof(file), "temp%u_input", i + 1);
 		out->temp_c[i] = read_scaled(sr, dir, file, 1e-3, errs);
+		snprintf(file, sizeof(file), "temp%u_crit", i + 1);
+		out->temp_crit_c[i] = read_scaled(sr, dir, file, 1e-3, errs);
+		snprintf(file, sizeof(file), "temp%u_emergency", i + 1);
+		out->temp_emerg_c[i] = read_scaled(sr, dir, file, 1e-3, errs);
 		snprintf(file, sizeof(file), "temp%u_label", i + 1);
 		read_label(sr, dir, file, out->temp_label[i], sizeof(out->temp_label[i]));
 	}
@@ -138,6 +142,7 @@ int hwmon_read(struct sysroot *sr, const char *addr, struct hwmon_reading *out, 
 			snprintf(out->power_file, sizeof(out->power_file), "%s", power_files[i]);
 	}
 	out->power_cap_w = read_scaled(sr, dir, "power1_cap", 1e-6, errs);
+	out->power_cap_default_w = read_scaled(sr, dir, "power1_cap_default", 1e-6, errs);
 	/* freq1 is sclk on amdgpu (freq2 mclk); trust it only as labelled */
 	char flabel[16];
 	read_label(sr, dir, "freq1_label", flabel, sizeof(flabel));

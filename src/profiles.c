@@ -271,6 +271,35 @@ int profiles_render(const char *tmpl, const char *const *vars, char **out)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- health */
+
+void profiles_health_defaults(struct prof_health *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->aer_corrected_max = 10;
+	h->thermal_margin_c = 5;
+	h->idle_busy_percent = 10;
+	h->shm_min_mib = 1024;
+}
+
+static bool in_list(const int *v, size_t n, int code)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == code)
+			return true;
+	return false;
+}
+
+bool prof_xid_fails(const struct prof_health *h, int code)
+{
+	return in_list(h->xid_fail, h->nxid_fail, code);
+}
+
+bool prof_xid_warns(const struct prof_health *h, int code)
+{
+	return in_list(h->xid_warn, h->nxid_warn, code);
+}
+
 /* ------------------------------------------------- values in commands */
 
 /* Placeholders whose values are commands this program rendered itself

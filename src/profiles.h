@@ -131,6 +131,25 @@ struct prof_route {            /* install commands for an OS and ROCm release */
 	struct prof_where where;
 };
 
+/* [health]: what the health checks judge by (research/health.md). */
+#define PROF_MAX_XIDS 64
+struct prof_health {
+	int xid_fail[PROF_MAX_XIDS];  /* Xids whose NVIDIA action is reset, reboot or support */
+	size_t nxid_fail;
+	int xid_warn[PROF_MAX_XIDS];  /* application-class Xids: warn, never fail */
+	size_t nxid_warn;
+	unsigned aer_corrected_max;   /* corrected AER events on a GPU's path before a warning; 10 */
+	double thermal_margin_c;      /* an idle GPU this close to its critical temperature fails; 5 */
+	unsigned idle_busy_percent;   /* gpu_busy_percent at or under this is idle; 10 */
+	double shm_min_mib;           /* /dev/shm under this in a container with a framework warns; 1024 */
+	struct prof_where where;
+};
+/* Whether Xid `code` is in the database's fail or warn list. */
+bool prof_xid_fails(const struct prof_health *h, int code);
+bool prof_xid_warns(const struct prof_health *h, int code);
+/* The thresholds without a [health] section (no Xid lists: every Xid warns). */
+void profiles_health_defaults(struct prof_health *h);
+
 struct profiles {
 	char *db_version;          /* "[database] version = 2026.11.29" */
 	double min_vram_gib;       /* for ML work; default 8 */
@@ -146,6 +165,7 @@ struct profiles {
 	struct prof_cuda *cuda;          size_t ncuda;     /* sorted ascending */
 	struct prof_fix *fixes;          size_t nfixes;
 	struct prof_route *routes;       size_t nroutes;
+	struct prof_health health;       /* defaults when no [health] is read */
 	struct strvec files;       /* names of the files loaded */
 	struct strvec sources;     /* every `source =` line, for `profiles show` */
 };

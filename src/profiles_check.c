@@ -21,6 +21,9 @@ const char *const profile_placeholders[] = {
 	"python_version", "python_range", "python_newest", "site", "pip",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id", "no_dkms",
+	/* filled by the health checks */
+	"gpu", "what", "file", "firmware_package", "width", "max_width", "temp", "crit", "hwmon", "cap",
+	"cap_default", "cap_default_uw", "level", "visible", "mode", "size",
 	NULL
 };
 
@@ -71,6 +74,24 @@ static const struct fix_contract {
 	{ "cuda_cc_low", "cc cuda_version ok_cuda install", false, false },
 	{ "vram_low", "vram min_vram", false, false },
 	{ "wsl_route", "", false, false },
+	{ "health_reset_nvidia", "gpu gpu_index pci_addr what", false, false },
+	{ "health_reset_seen", "gpu gpu_index pci_addr what", false, false },
+	{ "health_reboot", "gpu pci_addr what", true, false },
+	{ "health_app_error", "gpu what", false, false },
+	{ "health_firmware", "file firmware_package", true, false },
+	{ "health_firmware_dnf", "file firmware_package", true, false },
+	{ "health_ecc_ue", "gpu gpu_index pci_addr", false, false },
+	{ "health_ecc_pending", "gpu gpu_index pci_addr", false, false },
+	{ "health_aer", "gpu pci_addr what", false, false },
+	{ "health_link_narrow", "gpu pci_addr width max_width", false, false },
+	{ "health_link_slot", "gpu pci_addr width max_width", false, false },
+	{ "health_thermal", "gpu temp crit", false, false },
+	{ "health_power_cap", "gpu hwmon cap cap_default cap_default_uw", false, false },
+	{ "health_perf_level", "gpu pci_addr level", false, false },
+	{ "health_bar", "gpu visible", true, false },
+	{ "health_partition", "gpu mode", false, false },
+	{ "tuning_numa", "", false, false },
+	{ "tuning_shm", "size", false, false },
 };
 
 const struct fix_contract *prof_fix_contract(const char *id)
@@ -374,6 +395,16 @@ bool prof_args_route(const char *a, const char *b)
 void prof_end_database(struct loader *l)
 {
 	prof_require(l, "version");
+}
+
+void prof_end_health(struct loader *l)
+{
+	const struct prof_health *h = &l->db->health;
+	if (!h->nxid_fail)
+		prof_require(l, "xid_fail");
+	for (size_t i = 0; i < h->nxid_fail; i++)
+		if (prof_xid_warns(h, h->xid_fail[i]))
+			prof_err(l, "Xid %d is in both xid_fail and xid_warn", h->xid_fail[i]);
 }
 
 void prof_end_os(struct loader *l)

@@ -54,6 +54,7 @@ bool prof_args_gfx(const char *a, const char *b);
 bool prof_args_route(const char *a, const char *b);
 /* What a section of each kind requires, reported at its header line. */
 void prof_end_database(struct loader *l);
+void prof_end_health(struct loader *l);
 void prof_end_os(struct loader *l);
 void prof_end_rocm(struct loader *l);
 void prof_end_gfx(struct loader *l);

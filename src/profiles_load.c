@@ -63,6 +63,15 @@ static void begin_database(struct loader *l, const char *a, const char *b, struc
 	l->db->db_where = where;
 }
 
+static void begin_health(struct loader *l, const char *a, const char *b, struct prof_where where)
+{
+	(void)a;
+	(void)b;
+	l->db->health.where = where;
+	/* the section replaces the defaults' lists */
+	l->db->health.nxid_fail = l->db->health.nxid_warn = 0;
+}
+
 static void begin_os(struct loader *l, const char *a, const char *b, struct prof_where where)
 {
 	struct profiles *db = l->db;
@@ -575,6 +584,57 @@ static void key_route(struct loader *l, const char *key, const char *value)
 	}
 }
 
+/* "79 48 64": Xid numbers appended to list (repeatable key). */
+static void xid_list(struct loader *l, const char *key, const char *value, int *list, size_t *n)
+{
+	struct strvec w = STRVEC_INIT;
+	strvec_split(&w, value, " \t");
+	for (size_t i = 0; i < w.n; i++) {
+		uint64_t v;
+		if (parse_u64(w.v[i], 10, &v) || v == 0 || v > 1000) {
+			prof_err(l, "bad value for '%s': \"%s\" (expected Xid numbers like 48 79)", key, w.v[i]);
+			break;
+		}
+		if (*n >= PROF_MAX_XIDS) {
+			prof_err(l, "more than %d Xids in '%s'", PROF_MAX_XIDS, key);
+			break;
+		}
+		list[(*n)++] = (int)v;
+	}
+	strvec_release(&w);
+}
+
+static void key_health(struct loader *l, const char *key, const char *value)
+{
+	struct prof_health *h = &l->db->health;
+	double v;
+	if (!strcmp(key, "xid_fail")) {
+		xid_list(l, key, value, h->xid_fail, &h->nxid_fail);
+	} else if (!strcmp(key, "xid_warn")) {
+		xid_list(l, key, value, h->xid_warn, &h->nxid_warn);
+	} else if (!strcmp(key, "aer_corrected_max") || !strcmp(key, "idle_busy_percent")) {
+		if (prof_once(l, key) && prof_get_number(l, key, value, &v)) {
+			if (v < 0 || v > 1e6 || v != (double)(unsigned)v)
+				prof_err(l, "bad value for '%s': \"%s\" (expected a whole number)", key, value);
+			else if (!strcmp(key, "aer_corrected_max"))
+				h->aer_corrected_max = (unsigned)v;
+			else
+				h->idle_busy_percent = (unsigned)v;
+		}
+	} else if (!strcmp(key, "thermal_margin_c") || !strcmp(key, "shm_min_mib")) {
+		if (prof_once(l, key) && prof_get_number(l, key, value, &v)) {
+			if (v < 0 || v > 1e7)
+				prof_err(l, "bad value for '%s': \"%s\"", key, value);
+			else if (!strcmp(key, "thermal_margin_c"))
+				h->thermal_margin_c = v;
+			else
+				h->shm_min_mib = v;
+		}
+	} else {
+		unknown_key(l, key);
+	}
+}
+
 /* ---- section kinds: one row each, indexed by enum sect (a new kind is one
  * row, its begin function above, its key handler and its end rule) */
 
@@ -601,6 +661,7 @@ static const struct sect_kind {
 	[S_FIX] = { "fix", 1, "[fix ID]", prof_args_name, begin_fix, key_fix, prof_end_fix },
 	[S_ROUTE] = { "route", 2, "[route OS ROCM|*]", prof_args_route, begin_route, key_route,
 		      prof_end_route },
+	[S_HEALTH] = { "health", 0, "[health]", NULL, begin_health, key_health, prof_end_health },
 };
 
 /* The kind a header's first word names, or S_NONE. */
@@ -909,6 +970,7 @@ static int load_set(struct profiles **out, const char *dir, const struct embedde
 	strvec_split(&l.db->amd_groups, "render video", " ");
 	strvec_split(&l.db->nvidia_groups, "video", " ");
 	l.db->mok_key = xstrdup("/var/lib/dkms/mok.pub"); /* DKMS's own default */
+	profiles_health_defaults(&l.db->health);
 	l.errors = errors ? errors : &scratch;
 
 	if (dir) {

@@ -9,7 +9,7 @@
 
 #include "profiles.h"
 
-enum sect { S_NONE, S_SKIP, S_DATABASE, S_OS, S_ROCM, S_GFX, S_GPU, S_CUDA, S_FIX, S_ROUTE, S_NKINDS };
+enum sect { S_NONE, S_SKIP, S_DATABASE, S_OS, S_ROCM, S_GFX, S_GPU, S_CUDA, S_FIX, S_ROUTE, S_HEALTH, S_NKINDS };
 
 enum ref_kind { REF_OS, REF_GFX, REF_ROCM };
 

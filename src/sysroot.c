@@ -17,12 +17,15 @@
 #include <grp.h>
 #include <ini.h>
 #include <limits.h>
+#include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_LINKS 40
@@ -798,6 +801,51 @@ int sysroot_realpath(struct sysroot *sr, const char *path, char **out)
 		*out = walk_path(&w);
 	walk_release(&w);
 	return ret;
+}
+
+static char *user_name(uid_t uid);
+static char *group_name(gid_t gid);
+
+int sysroot_owner(struct sysroot *sr, const char *path, struct sysroot_owner *o)
+{
+	struct walk w;
+	struct stat st;
+	char target[PATH_MAX];
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	o->uid = o->gid = -1;
+	if (sr->cap_error)
+		return -ENOBUFS;  /* not recorded, but no way around the caps */
+	ret = resolve(sr, path, false, &w);
+	if (ret)
+		return ret;
+	ret = walk_stat(&w, &st);
+	if (!ret && S_ISLNK(st.st_mode))
+		ret = read_link(&w, walk_name(&w), target, sizeof(target));
+	walk_release(&w);
+	if (ret)
+		return ret;
+	o->link = S_ISLNK(st.st_mode);
+	o->type = o->link ? NODE_OTHER : type_of(st.st_mode);
+	o->mode = st.st_mode & 07777;
+	o->uid = (long)st.st_uid;
+	o->gid = (long)st.st_gid;
+	if (o->link)
+		o->target = xstrdup(target);
+	if (sr->live) {
+		o->user = user_name(st.st_uid);
+		o->group = group_name(st.st_gid);
+	}
+	return 0;
+}
+
+void sysroot_owner_release(struct sysroot_owner *o)
+{
+	free(o->user);
+	free(o->group);
+	free(o->target);
+	o->user = o->group = o->target = NULL;
 }
 
 /* ---- glob ---- */
@@ -1596,4 +1644,183 @@ int sysroot_open_device(struct sysroot *sr, const char *path, int flags)
 		return -ENODEV;
 	}
 	return fd;
+}
+
+/* ---- the kernel log (spec/sysroot.md "The kernel log") ---- */
+
+/* Keep the last `cap` bytes of sb once it holds twice that (amortised:
+ * each byte is moved at most once per doubling). */
+static void keep_tail(struct strbuf *sb, size_t cap, bool force, bool *cut)
+{
+	if (sb->len <= cap || (!force && sb->len < 2 * cap))
+		return;
+	size_t drop = sb->len - cap;
+	/* start at a line */
+	const char *nl = memchr(sb->buf + drop, '\n', cap);
+	if (nl)
+		drop = (size_t)(nl - sb->buf) + 1;
+	memmove(sb->buf, sb->buf + drop, sb->len - drop + 1);
+	sb->len -= drop;
+	*cut = true;
+}
+
+/* /dev/kmsg records, "<prio>,<seq>,<usec>,<flags>;<text>" plus dictionary
+ * lines (" KEY=value"), as dmesg prints them: "[sec.usec] text". */
+static int kmsg_read(struct sysroot *sr, struct strbuf *sb, bool *cut)
+{
+	int fd = sysroot_open_device(sr, "/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	char rec[8193];
+	int ret = 0;
+	/* a bound on records, whatever the kernel keeps producing meanwhile */
+	for (size_t nrec = 0; nrec < 4u << 20; nrec++) {
+		ssize_t n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && (errno == EINTR || errno == EPIPE))
+			continue;   /* EPIPE: the record was overwritten; the next one follows */
+		if (n < 0) {
+			if (errno != EAGAIN)
+				ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		rec[n] = '\0';
+		char *semi = strchr(rec, ';');
+		if (!semi)
+			continue;
+		unsigned long long usec = 0;
+		if (sscanf(rec, "%*u,%*u,%llu", &usec) != 1)
+			usec = 0;
+		char *text = semi + 1;
+		size_t tl = strcspn(text, "\n");
+		strbuf_addf(sb, "[%5llu.%06llu] %.*s\n", usec / 1000000, usec % 1000000, (int)tl, text);
+		keep_tail(sb, SYSROOT_MAX_KLOG, false, cut);
+	}
+	close(fd);
+	return ret;
+}
+
+/* `journalctl -k -b 0` where /dev/kmsg is refused (kernel.dmesg_restrict):
+ * its output, the last SYSROOT_MAX_KLOG bytes, within 15 s. */
+static int journal_read(struct strbuf *sb, bool *cut)
+{
+	static const char *const dirs[] = { "/usr/bin/journalctl", "/bin/journalctl" };
+	const char *prog = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(dirs) && !prog; i++)
+		if (access(dirs[i], X_OK) == 0)
+			prog = dirs[i];
+	if (!prog)
+		return -ENOENT;
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		int devnull = open("/dev/null", O_RDWR);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			dup2(devnull, 2);
+		}
+		dup2(pfd[1], 1);
+		execl(prog, "journalctl", "-k", "-b", "0", "-o", "short-monotonic", "--no-pager", "-q", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	long long deadline = monotonic_ms() + 15000;
+	char buf[16384];
+	bool late = false;
+	for (;;) {
+		long long left = deadline - monotonic_ms();
+		if (left <= 0) {
+			late = true;
+			break;
+		}
+		struct pollfd p = { pfd[0], POLLIN, 0 };
+		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		if (r <= 0)
+			continue;
+		ssize_t n = read(pfd[0], buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		strbuf_add(sb, buf, (size_t)n);
+		keep_tail(sb, SYSROOT_MAX_KLOG, false, cut);
+	}
+	close(pfd[0]);
+	if (late)
+		kill(-pid, SIGKILL);
+	int ws = 0;
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	if (late)
+		return -ETIMEDOUT;
+	return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 && sb->len ? 0 : -ENODATA;
+}
+
+/* Why the live log could not be read, and how to let it be. */
+static void klog_why(struct sysroot *sr, int kmsg_err, int journal_err, struct strbuf *why)
+{
+	char *restrict_val = NULL;
+	bool restricted = !sysroot_read_line(sr, "/proc/sys/kernel/dmesg_restrict", &restrict_val) &&
+			  !strcmp(restrict_val, "1");
+	free(restrict_val);
+	bool container = sysroot_exists(sr, "/.dockerenv") || sysroot_exists(sr, "/run/.containerenv");
+	if (container)
+		strbuf_addstr(why, "in a container the host's kernel log is not readable (run rocmcheck on the host, "
+			      "or give the container CAP_SYSLOG)");
+	else if (restricted && geteuid() != 0)
+		strbuf_addstr(why, "kernel.dmesg_restrict = 1 lets only root read the kernel log and the journal "
+			      "refused too (run rocmcheck as root, add the user to the systemd-journal group, or "
+			      "`sudo sysctl kernel.dmesg_restrict=0`)");
+	else
+		strbuf_addf(why, "the kernel log could not be read (/dev/kmsg: %s; journalctl -k: %s)",
+			    strerror(-kmsg_err), journal_err == -ENOENT ? "no journalctl" : strerror(-journal_err));
+}
+
+int sysroot_kernel_log(struct sysroot *sr, char **out, size_t *len, const char **source, struct strbuf *why)
+{
+	*out = NULL;
+	*len = 0;
+	*source = NULL;
+	if (!sr->live) {
+		int r = sysroot_read_max(sr, "/.rocmcheck/kernel.log", SYSROOT_MAX_KLOG, out, len);
+		if (r == -ENOENT)
+			strbuf_addstr(why, "the capture holds no kernel log (.rocmcheck/kernel.log); "
+				      "a bundle made with this version records it");
+		else if (r == -EFBIG)
+			strbuf_addstr(why, ".rocmcheck/kernel.log is larger than 4 MiB: keep its last 4 MiB");
+		else if (r)
+			strbuf_addf(why, ".rocmcheck/kernel.log cannot be read: %s", strerror(-r));
+		*source = "/.rocmcheck/kernel.log";
+		return r;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	bool cut = false;
+	int kr = kmsg_read(sr, &sb, &cut);
+	*source = "/dev/kmsg";
+	int jr = 0;
+	if (kr < 0 || !sb.len) {
+		strbuf_setlen(&sb, 0);
+		cut = false;
+		jr = journal_read(&sb, &cut);
+		*source = "journalctl -k -b 0";
+		if (jr < 0) {
+			klog_why(sr, kr < 0 ? kr : -ENODATA, jr, why);
+			strbuf_release(&sb);
+			return kr < 0 ? kr : jr;
+		}
+	}
+	keep_tail(&sb, SYSROOT_MAX_KLOG, true, &cut);
+	*len = sb.len;
+	*out = strbuf_detach(&sb);
+	return cut ? 1 : 0;
 }

@@ -155,6 +155,24 @@ int sysroot_link_name(struct sysroot *sr, const char *path, char **out);
  * caller owns it. Returns 0 or a negative errno. */
 int sysroot_realpath(struct sysroot *sr, const char *path, char **out);
 
+/* Who owns `path` and who may write it: its lstat(2) inside the root (the
+ * last component is not followed). On a live run the names come from the
+ * user and group databases ("1000" when a uid has none); in a capture they
+ * are NULL (a copied tree's owners are not the machine's). The path is not
+ * recorded: nothing of its content is read, and a bundle must not copy what
+ * was only looked at (an interpreter's binary). */
+struct sysroot_owner {
+	bool link;               /* a symlink (then `type` is NODE_OTHER) */
+	enum node_type type;
+	unsigned mode;           /* permission bits, 07777 */
+	long uid, gid;
+	char *user, *group;      /* the caller's: sysroot_owner_release() */
+	char *target;            /* a link's target as written, else NULL; the caller's */
+};
+/* 0, or a negative errno (*o then holds no strings). */
+int sysroot_owner(struct sysroot *sr, const char *path, struct sysroot_owner *o);
+void sysroot_owner_release(struct sysroot_owner *o);
+
 /* Expand one glob-like pattern where '*' may appear in any component
  * ("/opt/rocm-*", "/usr/lib/python3.*\/site-packages"): matching paths,
  * sorted, appended to `out`. Listings walked are recorded. */
@@ -201,6 +219,17 @@ void host_info_release(struct host_info *h);
 /* Names of every environment variable rocmcheck reads (NULL-terminated);
  * the only ones read on a live run and kept in bundles. */
 extern const char *const sysroot_env_names[];
+
+/* The most of a kernel log read (its last bytes): 4 MiB. */
+#define SYSROOT_MAX_KLOG (4 * 1024 * 1024)
+/* The kernel log of the current boot, as dmesg prints it ("[sec.usec] text"
+ * lines, oldest first): live, /dev/kmsg read without blocking from its
+ * start, else `journalctl -k -b 0` (where kernel.dmesg_restrict refuses
+ * /dev/kmsg); a capture, its .rocmcheck/kernel.log. Only the last
+ * SYSROOT_MAX_KLOG bytes are kept. Returns 0, or 1 when the start was cut,
+ * with *out (caller frees), *len and *source ("/dev/kmsg", ...); a negative
+ * errno with why (the reason, and how to let it be read) when there is none. */
+int sysroot_kernel_log(struct sysroot *sr, char **out, size_t *len, const char **source, struct strbuf *why);
 
 /* Open the character device `path` ("/dev/dri/renderD128") on a live run,
  * to ask its driver (the only open of a device node). `flags` may only ask

@@ -7,7 +7,7 @@
 NORENDER=$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-norender
 
 run 1 --sysroot "$NORENDER" doctor --level quick
-assert_out_has "^✓ system: 3 passed, 3 skipped$"
+assert_out_has "^✓ system: 4 passed, 3 skipped$"
 assert_out_has "^- network: 1 skipped$"
 assert_out_has "^✗ permissions: 2 failed, 1 skipped$"
 assert_out_has "^  ✗ Access to /dev/kfd: user alice cannot open"

@@ -8,6 +8,8 @@
  *                  .info/version and rocm_version.h, CUDA version.json,
  *                  /proc/driver/nvidia/version, amdgpu's module version,
  *                  dpkg's status and `rpm -qa` lines (host.ini [packages])
+ *   fuzz_health    the kernel log (klog_parse), RAS counts, retired pages,
+ *                  /proc/mounts' /dev/shm; the health facts readers
  * The first byte picks the parser; the rest is the file. With the high bit
  * clear the parse function that takes a string is called directly; with it
  * set the bytes become that one file of a small capture, read by the facts
@@ -208,8 +210,65 @@ static void direct(unsigned sel, const char *text)
 	free(v);
 }
 
+#elif FUZZ_FAMILY == 4 /* health */
+
+#define GPU_DIR "sys/bus/pci/devices/0000:03:00.0/"
+
+static const char skeleton[] = HOST_INI
+	"=== .rocmcheck/kernel.log\n[ 1.0] amdgpu 0000:03:00.0: amdgpu: GPU reset(1) succeeded!\n"
+	"=== " GPU_DIR "class\n0x030000\n"
+	"=== " GPU_DIR "vendor\n0x1002\n"
+	"=== " GPU_DIR "device\n0x744c\n"
+	"=== " GPU_DIR "current_link_width\n16\n"
+	"=== " GPU_DIR "max_link_width\n16\n"
+	"=== " GPU_DIR "ras/umc_err_count\nue: 0\nce: 0\n"
+	"=== " GPU_DIR "ras/gpu_vram_bad_pages\n0x00011a20 : 0x00001000 : R\n"
+	"=== " GPU_DIR "gpu_busy_percent\n3\n"
+	"=== proc/mounts\nshm /dev/shm tmpfs rw,size=65536k 0 0\n"
+	"=== proc/sys/kernel/numa_balancing\n1\n";
+
+static const char *const files[] = {
+	".rocmcheck/kernel.log", GPU_DIR "ras/umc_err_count", GPU_DIR "ras/gpu_vram_bad_pages",
+	GPU_DIR "current_link_width", "proc/mounts", "proc/sys/kernel/numa_balancing",
+};
+
+static fuzz_reader *const readers[] = { facts_read_pci, facts_read_health, facts_read_klog };
+
+static void direct(unsigned sel, const char *text)
+{
+	switch (sel % 4) {
+	case 0: {
+		struct klog_facts k;
+		memset(&k, 0, sizeof(k));
+		klog_parse(text, strlen(text), &k);
+		FUZZ_ASSERT(k.nev <= KLOG_MAX_EVENTS, "%zu events", k.nev);
+		for (size_t i = 0; i < k.nev; i++)
+			FUZZ_ASSERT(k.ev[i].count > 0 && k.ev[i].first_line <= k.ev[i].last_line &&
+				    k.ev[i].last_line <= k.lines && strlen(k.ev[i].line) <= KLOG_LINE_MAX,
+				    "event %zu out of bounds", i);
+		klog_facts_release(&k);
+		break;
+	}
+	case 1: {
+		long long ue, ce;
+		ras_count_parse(text, &ue, &ce);
+		break;
+	}
+	case 2: {
+		struct pci_health h;
+		memset(&h, 0, sizeof(h));
+		bad_pages_parse(text, &h);
+		FUZZ_ASSERT(h.bad_pending + h.bad_failed <= (unsigned)h.bad_pages, "more flagged pages than pages");
+		break;
+	}
+	default:
+		shm_size_from_mounts(text);
+		break;
+	}
+}
+
 #else
-#error "FUZZ_FAMILY: 1 (kernel), 2 (sysfs) or 3 (packages)"
+#error "FUZZ_FAMILY: 1 (kernel), 2 (sysfs), 3 (packages) or 4 (health)"
 #endif
 
 /* The skeleton's own content of `path`. */

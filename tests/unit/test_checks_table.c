@@ -21,6 +21,10 @@ static const struct {
 	{ "framework.tensorflow", "frameworks" }, { "framework.tensorflow.runtime", "frameworks" },
 	{ "env.launch_blocking", "environment" }, { "env.hsa_override", "environment" },
 	{ "env.visible_devices", "environment" }, { "env.pytorch_rocm_arch", "environment" },
+	{ "health.kernel_log", "health" },      { "health.ecc", "health" },
+	{ "health.pcie_link", "health" },       { "health.thermal", "health" },
+	{ "health.power", "health" },           { "health.bar", "health" },
+	{ "health.partition", "health" },       { "system.tuning", "system" },
 	{ "net.repos", "network" },
 };
 
@@ -56,7 +60,7 @@ static void test_catalog_holds_every_row(void **state)
 	const struct check_def *const tables[] = {
 		check_system_defs, check_driver_defs, check_device_defs, check_perm_defs,
 		check_rocm_defs, check_cuda_defs, check_framework_defs, check_env_defs,
-		check_net_defs,
+		check_health_defs, check_net_defs,
 	};
 	size_t rows = 0, n = 0;
 	for (size_t t = 0; t < ARRAY_SIZE(tables); t++)
@@ -71,7 +75,8 @@ static void test_rows_complete_and_in_catalog_order(void **state)
 {
 	(void)state;
 	static const char *const order[] = { "system", "driver", "device", "permissions",
-					     "rocm", "cuda", "frameworks", "environment", "network" };
+					     "rocm", "cuda", "frameworks", "environment", "health",
+					     "network" };
 	size_t n = 0, cat = 0;
 	const struct check_def *const *all = checks_all(&n);
 	for (size_t i = 0; i < n; i++) {

@@ -1,0 +1,801 @@
+/* Checks of the "health" family (spec/checks.md "health"): is each GPU
+ * healthy, not only installed right. Every result names its GPU (index, PCI
+ * address, model) and quotes its evidence; a GPU that left the bus or failed
+ * to initialise has a PCI address but no index, and still gets a result.
+ * The thresholds and the Xid lists are the profile's [health]. */
+#include "check_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a health result is about: a GPU of the inventory, or a GPU-class PCI
+ * device of AMD or NVIDIA that has none (it left the bus, its init failed). */
+struct subject {
+	const struct gpu *g;        /* NULL for a PCI device without an index */
+	const struct pci_dev *p;    /* NULL when sysfs has no PCI device for it */
+	int index;                  /* g->index, or -1 */
+	const char *addr;           /* PCI address, "" unknown */
+	enum vendor vendor;
+	char label[160];            /* "0000:03:00.0 (AMD Radeon RX 7900 XTX)"; the index is the result's */
+};
+#define MAX_SUBJECTS (2 * FACTS_MAX_GPUS)
+
+static const struct pci_dev *pci_of(const struct facts *f, const char *addr)
+{
+	for (size_t i = 0; addr && i < f->npci; i++)
+		if (!strcmp(f->pci[i].addr, addr))
+			return &f->pci[i];
+	return NULL;
+}
+
+static size_t subjects_of(const struct facts *f, struct subject *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->ngpus && n < MAX_SUBJECTS; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (g->vendor != VENDOR_AMD && g->vendor != VENDOR_NVIDIA)
+			continue;
+		struct subject *x = &s[n++];
+		x->g = g;
+		x->p = pci_of(f, g->pci_addr);
+		x->index = g->index;
+		x->addr = g->pci_addr ? g->pci_addr : "";
+		x->vendor = g->vendor;
+		snprintf(x->label, sizeof(x->label), "%s (%s)", x->addr[0] ? x->addr : "no PCI address",
+			 g->name ? g->name : "?");
+	}
+	for (size_t i = 0; i < f->npci && n < MAX_SUBJECTS; i++) {
+		const struct pci_dev *p = &f->pci[i];
+		if (p->vendor != 0x1002 && p->vendor != 0x10de)
+			continue;
+		bool known = false;
+		for (size_t j = 0; j < n && !known; j++)
+			known = !strcmp(s[j].addr, p->addr);
+		if (known)
+			continue;
+		struct subject *x = &s[n++];
+		memset(x, 0, sizeof(*x));
+		x->p = p;
+		x->index = -1;
+		x->addr = p->addr;
+		x->vendor = p->vendor == 0x1002 ? VENDOR_AMD : VENDOR_NVIDIA;
+		snprintf(x->label, sizeof(x->label), "PCI GPU %s (%04x:%04x, driver %s, no GPU index)", p->addr, p->vendor,
+			 p->device, p->driver ? p->driver : "none");
+	}
+	return n;
+}
+
+/* ---- health.kernel_log ---- */
+
+/* Whether event e is about subject x: its address, or (AER) a port on the
+ * GPU's path to its root port. */
+static bool event_ties(const struct klog_event *e, const struct subject *x)
+{
+	if (!e->addr[0] || !x->addr[0])
+		return false;
+	if (!strcmp(e->addr, x->addr))
+		return true;
+	if ((e->kind == KLOG_AER_UNCORRECTED || e->kind == KLOG_AER_CORRECTED) && x->p)
+		for (size_t i = 0; i < x->p->health.nhops; i++)
+			if (!strcmp(x->p->health.hops[i].addr, e->addr) || !strcmp(x->p->health.hops[i].up, e->addr))
+				return true;
+	return false;
+}
+
+/* A successful full reset after line `after` on the same GPU. */
+static bool reset_after(const struct klog_facts *k, const char *addr, size_t after)
+{
+	for (size_t i = 0; i < k->nev; i++)
+		if (k->ev[i].kind == KLOG_RESET_OK && !strcmp(k->ev[i].addr, addr) && k->ev[i].last_line > after)
+			return true;
+	return false;
+}
+
+/* The verdict on one event, and the profile fix for it. */
+static enum status event_status(const struct check_ctx *ctx, const struct klog_facts *k,
+				const struct klog_event *e, const char **fix)
+{
+	const struct prof_health *h = &ctx->db->health;
+	switch (e->kind) {
+	case KLOG_XID:
+		if (prof_xid_fails(h, e->code)) {
+			*fix = e->code == 79 ? "health_reboot" : "health_reset_nvidia";
+			return ST_FAIL;
+		}
+		*fix = "health_app_error";
+		return ST_WARN;
+	case KLOG_FALLEN_OFF:
+	case KLOG_DEVICE_LOST:
+	case KLOG_RESET_FAILED:
+	case KLOG_INIT_FAILED:
+		*fix = "health_reboot";
+		return ST_FAIL;
+	case KLOG_RING_RESET_FAILED:
+		if (reset_after(k, e->addr, e->last_line)) {
+			*fix = "health_reset_seen";
+			return ST_WARN;
+		}
+		*fix = "health_reboot";
+		return ST_FAIL;
+	case KLOG_FIRMWARE_MISSING:
+		*fix = "health_firmware";
+		return ST_FAIL;
+	case KLOG_RAS_UE:
+	case KLOG_BAD_PAGE_THRESHOLD:
+	case KLOG_POISON:
+		*fix = "health_ecc_ue";
+		return ST_FAIL;
+	case KLOG_AER_UNCORRECTED:
+		*fix = "health_aer";
+		return ST_FAIL;
+	case KLOG_RESET_OK:
+	case KLOG_RING_TIMEOUT:
+	case KLOG_VM_FAULT:
+	case KLOG_FIRMWARE_HANG:
+		*fix = "health_reset_seen";
+		return ST_WARN;
+	case KLOG_AER_CORRECTED:   /* judged by their sum */
+	case KLOG_RING_SOFT_RECOVERED:
+	case KLOG_LINK_LIMITED:    /* health.pcie_link's */
+	case KLOG_NKINDS:
+		break;
+	}
+	*fix = NULL;
+	return ST_PASS;
+}
+
+static const char *event_words(const struct klog_event *e, char *buf, size_t n)
+{
+	switch (e->kind) {
+	case KLOG_XID: snprintf(buf, n, "Xid %d", e->code); break;
+	case KLOG_FALLEN_OFF: snprintf(buf, n, "GPU fell off the bus"); break;
+	case KLOG_DEVICE_LOST: snprintf(buf, n, "device lost from the bus"); break;
+	case KLOG_RESET_OK: snprintf(buf, n, "GPU reset (succeeded)"); break;
+	case KLOG_RESET_FAILED: snprintf(buf, n, "GPU reset failed"); break;
+	case KLOG_RING_RESET_FAILED: snprintf(buf, n, "ring reset failed"); break;
+	case KLOG_INIT_FAILED: snprintf(buf, n, "GPU initialisation failed"); break;
+	case KLOG_FIRMWARE_MISSING: snprintf(buf, n, "firmware %s missing", e->detail); break;
+	case KLOG_RAS_UE: snprintf(buf, n, "uncorrectable memory errors"); break;
+	case KLOG_BAD_PAGE_THRESHOLD: snprintf(buf, n, "bad-page threshold reached"); break;
+	case KLOG_POISON: snprintf(buf, n, "poison consumed"); break;
+	case KLOG_RING_TIMEOUT: snprintf(buf, n, "ring timeout"); break;
+	case KLOG_RING_SOFT_RECOVERED: snprintf(buf, n, "ring timeout, soft recovered"); break;
+	case KLOG_VM_FAULT: snprintf(buf, n, "GPU page fault"); break;
+	case KLOG_FIRMWARE_HANG: snprintf(buf, n, "firmware not answering"); break;
+	case KLOG_AER_UNCORRECTED: snprintf(buf, n, "uncorrected PCIe error (AER) from %s", e->addr); break;
+	case KLOG_AER_CORRECTED: snprintf(buf, n, "corrected PCIe errors (AER) from %s", e->addr); break;
+	case KLOG_LINK_LIMITED: snprintf(buf, n, "link limited: %s", e->detail); break;
+	case KLOG_NKINDS: snprintf(buf, n, "?"); break;
+	}
+	return buf;
+}
+
+static void event_evidence(struct check_result *res, const struct klog_facts *k, const struct klog_event *e)
+{
+	char *path = xasprintf("%s line %zu", k->source, e->last_line);
+	if (e->count > 1)
+		result_evidence(res, path, "%u times, last: %s", e->count, e->line);
+	else
+		result_evidence(res, path, "%s", e->line);
+	free(path);
+}
+
+/* Among events of one verdict, the one whose fix says most: a missing
+ * firmware file over the init failure it causes, an Xid over the message
+ * that repeats it; then the latest. */
+static int event_rank(const struct klog_event *e)
+{
+	switch (e->kind) {
+	case KLOG_FIRMWARE_MISSING: return 3;
+	case KLOG_XID: return 2;
+	case KLOG_RESET_OK: return 1;   /* a ring reset that failed, then this: the outcome */
+	default: return 0;
+	}
+}
+
+/* Judge the events `tied` (a NULL subject: the ones tied to no GPU). */
+static void klog_result(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+			const struct subject *x, const bool *tied)
+{
+	const struct klog_facts *k = &ctx->facts->klog;
+	enum status worst = ST_PASS;
+	const struct klog_event *why = NULL;
+	const char *fix = NULL;
+	unsigned corrected = 0, soft = 0;
+	for (size_t i = 0; i < k->nev; i++) {
+		if (!tied[i])
+			continue;
+		const struct klog_event *e = &k->ev[i];
+		const char *f = NULL;
+		enum status st = event_status(ctx, k, e, &f);
+		corrected += e->kind == KLOG_AER_CORRECTED ? e->count : 0;
+		soft += e->kind == KLOG_RING_SOFT_RECOVERED ? e->count : 0;
+		bool better = why && (event_rank(e) > event_rank(why) ||
+				      (event_rank(e) == event_rank(why) && e->last_line > why->last_line));
+		if (st > worst || (st == worst && st != ST_PASS && better)) {
+			worst = st;
+			why = e;
+			fix = f;
+		}
+	}
+	if (corrected > ctx->db->health.aer_corrected_max && worst < ST_WARN) {
+		worst = ST_WARN;
+		fix = "health_aer";
+	}
+	const char *who = x ? x->label : "lines tied to no GPU";
+	struct check_result *res;
+	char words[96];
+	if (worst == ST_PASS) {
+		res = report_add(r, def, ST_PASS, x ? x->index : -1,
+				 "%s: no GPU error in the kernel log (%zu lines of %s%s%s)", who, k->lines, k->source,
+				 soft ? ", soft-recovered ring timeouts only" : "",
+				 corrected ? ", a few corrected PCIe errors" : "");
+	} else if (!why) {
+		res = report_add(r, def, worst, x ? x->index : -1,
+				 "%s: %u corrected PCIe errors (AER) on its path, more than %u", who, corrected,
+				 ctx->db->health.aer_corrected_max);
+	} else {
+		char times[32] = "";
+		if (why->count > 1)
+			snprintf(times, sizeof(times), " (%u times)", why->count);
+		res = report_add(r, def, worst, x ? x->index : -1, "%s: %s%s: \"%s\"", who,
+				 event_words(why, words, sizeof(words)), times, why->line);
+	}
+	for (size_t i = 0; i < k->nev; i++)
+		if (tied[i] && k->ev[i].kind != KLOG_LINK_LIMITED)
+			event_evidence(res, k, &k->ev[i]);
+	if (k->truncated)
+		result_evidence(res, k->source, "only the last 4 MiB of the log were read");
+	if (fix) {
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "gpu", who);
+		fixvars_addf(&fv, "gpu_index", "%d", x ? x->index : -1);
+		fixvars_add(&fv, "pci_addr", x && x->addr[0] ? x->addr : why && why->addr[0] ? why->addr : "?");
+		fixvars_add(&fv, "what", why ? event_words(why, words, sizeof(words)) : "corrected PCIe errors");
+		fixvars_add(&fv, "file", why ? why->detail : "");
+		fixvars_add(&fv, "firmware_package",
+			    ctx->facts->os.id && !strcmp(ctx->facts->os.id, "debian") ? "firmware-amd-graphics"
+										    : "linux-firmware");
+		const struct prof_os *o = os_entry(ctx);
+		if (!strcmp(fix, "health_firmware") && o && o->pkg && strcmp(o->pkg, "apt"))
+			fix = "health_firmware_dnf";
+		fix_apply(res, ctx, fix, &fv);
+		fixvars_release(&fv);
+	}
+}
+
+static void check_health_kernel_log(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	const struct klog_facts *k = &f->klog;
+	if (!k->read) {
+		report_add(r, def, ST_SKIP, -1, "the kernel log cannot be read: %s", k->why ? k->why : "unknown");
+		return;
+	}
+	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	size_t n = subjects_of(f, s);
+	bool *tied = xcalloc(k->nev + 1, sizeof(*tied));
+	bool *any = xcalloc(k->nev + 1, sizeof(*any));
+	/* a line without an address ("[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ...")
+	 * is the GPU's when the node has one GPU of that vendor */
+	const struct subject *sole_amd = NULL, *sole_nv = NULL;
+	size_t namd = 0, nnv = 0;
+	for (size_t j = 0; j < n; j++) {
+		if (s[j].vendor == VENDOR_AMD && !namd++)
+			sole_amd = &s[j];
+		if (s[j].vendor == VENDOR_NVIDIA && !nnv++)
+			sole_nv = &s[j];
+	}
+	for (size_t j = 0; j < n; j++) {
+		for (size_t i = 0; i < k->nev; i++) {
+			const struct klog_event *e = &k->ev[i];
+			bool nv_kind = e->kind == KLOG_XID || e->kind == KLOG_FALLEN_OFF;
+			bool amd_kind = !nv_kind && e->kind != KLOG_AER_CORRECTED && e->kind != KLOG_AER_UNCORRECTED &&
+					e->kind != KLOG_LINK_LIMITED;
+			tied[i] = event_ties(e, &s[j]) ||
+				  (!e->addr[0] && ((amd_kind && namd == 1 && sole_amd == &s[j]) ||
+						   (nv_kind && nnv == 1 && sole_nv == &s[j])));
+			any[i] = any[i] || tied[i];
+		}
+		klog_result(ctx, r, def, &s[j], tied);
+	}
+	/* the rest: lines naming no GPU, or one that is not here */
+	bool rest = false;
+	for (size_t i = 0; i < k->nev; i++) {
+		enum klog_kind kind = k->ev[i].kind;
+		/* PCIe errors of a device on no GPU's path are the platform's,
+		 * not a GPU's; soft recoveries and boot-time link lines judge nothing */
+		tied[i] = !any[i] && kind != KLOG_LINK_LIMITED && kind != KLOG_RING_SOFT_RECOVERED &&
+			  kind != KLOG_AER_CORRECTED && kind != KLOG_AER_UNCORRECTED;
+		rest = rest || tied[i];
+	}
+	if (rest)
+		klog_result(ctx, r, def, NULL, tied);
+	else if (!n)
+		report_add(r, def, ST_SKIP, -1, "no AMD or NVIDIA GPU, and no GPU error in the kernel log (%zu lines)",
+			   k->lines);
+	free(any);
+	free(tied);
+	free(s);
+}
+
+/* ---- health.ecc ---- */
+
+static void check_health_ecc(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	size_t n = subjects_of(ctx->facts, s);
+	for (size_t j = 0; j < n; j++) {
+		const struct subject *x = &s[j];
+		if (x->vendor == VENDOR_NVIDIA) {
+			report_add(r, def, ST_SKIP, x->index,
+				   "%s: NVIDIA ECC, retired pages and row remapping are read through NVML, which this "
+				   "version does not load yet (run `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER`)",
+				   x->label);
+			continue;
+		}
+		const struct pci_health *h = x->p ? &x->p->health : NULL;
+		if (!h || !h->ras_present) {
+			report_add(r, def, ST_SKIP, x->index, "%s: no RAS counters (ras/ absent: most Radeon boards have "
+				   "no ECC)", x->label);
+			continue;
+		}
+		long long ue = 0, ce = 0;
+		const char *ue_block = NULL;
+		for (size_t i = 0; i < h->nras; i++) {
+			ue += h->ras[i].ue;
+			ce += h->ras[i].ce;
+			if (h->ras[i].ue > 0 && !ue_block)
+				ue_block = h->ras[i].block;
+		}
+		struct check_result *res;
+		const char *fix = NULL;
+		if (ue > 0 || h->bad_failed) {
+			res = report_add(r, def, ST_FAIL, x->index, "%s: %lld uncorrectable memory error%s%s%s%s", x->label,
+					 ue, ue == 1 ? "" : "s", ue_block ? " (first in the " : "",
+					 ue_block ? ue_block : "", ue_block ? " block)" : "");
+			if (h->bad_failed)
+				result_evidence(res, "ras/gpu_vram_bad_pages", "%u page(s) could not be retired (F): %s",
+						h->bad_failed, h->bad_example);
+			fix = "health_ecc_ue";
+		} else if (h->bad_pending) {
+			res = report_add(r, def, ST_WARN, x->index, "%s: %u retired page%s pending (P): a reset retires them",
+					 x->label, h->bad_pending, h->bad_pending == 1 ? "" : "s");
+			result_evidence(res, "ras/gpu_vram_bad_pages", "%s", h->bad_example);
+			fix = "health_ecc_pending";
+		} else {
+			res = report_add(r, def, ST_PASS, x->index, "%s: no uncorrectable memory errors (%zu RAS blocks; "
+					 "%lld corrected; %d retired pages)", x->label, h->nras, ce,
+					 h->bad_pages > 0 ? h->bad_pages : 0);
+		}
+		for (size_t i = 0; i < h->nras; i++) {
+			char *path = xasprintf("/sys/bus/pci/devices/%s/ras/%s_err_count", x->addr, h->ras[i].block);
+			result_evidence(res, path, "ue: %lld ce: %lld", h->ras[i].ue, h->ras[i].ce);
+			free(path);
+		}
+		if (fix) {
+			struct fixvars fv = FIXVARS_INIT;
+			fixvars_add(&fv, "gpu", x->label);
+			fixvars_addf(&fv, "gpu_index", "%d", x->index);
+			fixvars_add(&fv, "pci_addr", x->addr);
+			fix_apply(res, ctx, fix, &fv);
+			fixvars_release(&fv);
+		}
+	}
+	if (!n)
+		report_add(r, def, ST_SKIP, -1, "no AMD or NVIDIA GPU");
+	free(s);
+}
+
+/* ---- health.pcie_link ---- */
+
+/* The boot line "limited by ... xW link" for this GPU or a port on its
+ * path: the width it names and the width the GPU is capable of. */
+static const struct klog_event *limited_line(const struct facts *f, const struct subject *x, unsigned *w,
+					     unsigned *cw)
+{
+	for (size_t i = 0; i < f->klog.nev; i++) {
+		const struct klog_event *e = &f->klog.ev[i];
+		if (e->kind != KLOG_LINK_LIMITED || strcmp(e->addr, x->addr))
+			continue;
+		if (sscanf(e->detail, "x%u at %*s capable of x%u", w, cw) == 2)
+			return e;
+	}
+	return NULL;
+}
+
+static void check_health_pcie_link(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	size_t n = subjects_of(ctx->facts, s);
+	for (size_t j = 0; j < n; j++) {
+		const struct subject *x = &s[j];
+		const struct pci_health *h = x->p ? &x->p->health : NULL;
+		if (!h || !h->nhops || !h->hops[0].max_width) {
+			report_add(r, def, ST_SKIP, x->index, "%s: no PCIe link files (current_link_width, max_link_width)",
+				   x->label);
+			continue;
+		}
+		enum status st = ST_PASS;
+		const struct pci_hop *bad = NULL;
+		const char *fix = NULL;
+		for (size_t i = 0; i < h->nhops; i++) {
+			const struct pci_hop *p = &h->hops[i];
+			unsigned both = p->max_width && p->up_max_width ? (p->max_width < p->up_max_width ? p->max_width
+													 : p->up_max_width) : 0;
+			if (p->width && both && p->width < both && st < ST_FAIL) {
+				st = ST_FAIL;
+				bad = p;
+				fix = "health_link_narrow";
+			} else if (p->up_max_width && p->max_width && p->up_max_width < p->max_width && st < ST_WARN) {
+				st = ST_WARN;
+				bad = p;
+				fix = "health_link_slot";
+			}
+		}
+		unsigned lw = 0, lcw = 0;
+		const struct klog_event *lim = limited_line(ctx->facts, x, &lw, &lcw);
+		bool limited = lim && lw && lw < lcw && lw < h->hops[0].max_width;
+		if (limited && st < ST_WARN) {
+			st = ST_WARN;
+			fix = "health_link_slot";
+		}
+		const struct pci_hop *g = &h->hops[0];
+		struct check_result *res;
+		if (st == ST_FAIL)
+			res = report_add(r, def, st, x->index, "%s: the link %s - %s trained at x%u though both ends support x%u",
+					 x->label, bad->addr, bad->up, bad->width,
+					 bad->max_width < bad->up_max_width ? bad->max_width : bad->up_max_width);
+		else if (st == ST_WARN && bad)
+			res = report_add(r, def, st, x->index, "%s: the slot above %s is x%u, narrower than the x%u the "
+					 "device supports", x->label, bad->addr, bad->up_max_width, bad->max_width);
+		else if (st == ST_WARN)
+			res = report_add(r, def, st, x->index, "%s: the kernel's boot line says the link is limited to "
+					 "x%u (capable of x%u): \"%s\"", x->label, lw, lcw, lim->line);
+		else
+			res = report_add(r, def, st, x->index, "%s: x%u of x%u, %.1f GT/s of %.1f GT/s%s", x->label, g->width,
+					 g->max_width, g->speed, g->max_speed,
+					 g->speed && g->speed < g->max_speed ? " (speed is not judged: GPUs lower it at idle)" : "");
+		for (size_t i = 0; i < h->nhops; i++) {
+			const struct pci_hop *p = &h->hops[i];
+			char *path = xasprintf("/sys/bus/pci/devices/%s/current_link_width", p->addr);
+			result_evidence(res, path, "x%u of x%u (port %s x%u), %.1f of %.1f GT/s", p->width, p->max_width,
+					p->up[0] ? p->up : "unknown", p->up_max_width, p->speed, p->max_speed);
+			free(path);
+		}
+		if (lim)
+			event_evidence(res, &ctx->facts->klog, lim);
+		if (fix) {
+			struct fixvars fv = FIXVARS_INIT;
+			fixvars_add(&fv, "gpu", x->label);
+			fixvars_add(&fv, "pci_addr", bad ? bad->addr : x->addr);
+			fixvars_addf(&fv, "width", "x%u", bad ? (st == ST_FAIL ? bad->width : bad->up_max_width) : lw);
+			fixvars_addf(&fv, "max_width", "x%u", bad ? bad->max_width : lcw);
+			fix_apply(res, ctx, fix, &fv);
+			fixvars_release(&fv);
+		}
+	}
+	if (!n)
+		report_add(r, def, ST_SKIP, -1, "no AMD or NVIDIA GPU");
+	free(s);
+}
+
+/* ---- health.thermal ---- */
+
+static void check_health_thermal(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct prof_health *ph = &ctx->db->health;
+	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	size_t n = subjects_of(ctx->facts, s);
+	for (size_t j = 0; j < n; j++) {
+		const struct subject *x = &s[j];
+		const struct hwmon_reading *hw = x->p ? &x->p->hwmon : NULL;
+		if (!hw || !hw->present) {
+			report_add(r, def, ST_SKIP, x->index, "%s: %s", x->label,
+				   hw && hw->note[0] ? hw->note : "no hwmon sensors");
+			continue;
+		}
+		int busy = x->p->health.busy_percent;
+		enum status st = ST_PASS;
+		int hot = -1;
+		double worst_margin = INFINITY;
+		for (int i = 0; i < HWMON_TEMPS; i++) {
+			double t = hw->temp_c[i], crit = hw->temp_crit_c[i], emerg = hw->temp_emerg_c[i];
+			if (isnan(t) || (isnan(crit) && isnan(emerg)))
+				continue;
+			double margin = isnan(crit) ? emerg - t : crit - t;
+			bool near = margin <= ph->thermal_margin_c || (!isnan(emerg) && t >= emerg);
+			if (margin < worst_margin) {
+				worst_margin = margin;
+				hot = i;
+			}
+			if (!near)
+				continue;
+			enum status this = busy >= 0 && (unsigned)busy <= ph->idle_busy_percent ? ST_FAIL : ST_WARN;
+			if (this > st) {
+				st = this;
+				hot = i;
+			}
+		}
+		struct check_result *res;
+		if (hot < 0) {
+			res = report_add(r, def, ST_SKIP, x->index, "%s: no temperature with a critical limit in %s", x->label,
+					 hw->dir);
+			continue;
+		}
+		const char *lab = hw->temp_label[hot][0] ? hw->temp_label[hot] : "temp";
+		double crit = isnan(hw->temp_crit_c[hot]) ? hw->temp_emerg_c[hot] : hw->temp_crit_c[hot];
+		char load[48];
+		if (busy >= 0)
+			snprintf(load, sizeof(load), "%d %% busy", busy);
+		else
+			snprintf(load, sizeof(load), "load unknown");
+		if (st == ST_PASS)
+			res = report_add(r, def, st, x->index, "%s: %s %.0f °C, %.0f °C below its critical %.0f °C (%s)",
+					 x->label, lab, hw->temp_c[hot], crit - hw->temp_c[hot], crit, load);
+		else
+			res = report_add(r, def, st, x->index, "%s: %s at %.0f °C, within %.0f °C of its critical %.0f °C "
+					 "(%s)", x->label, lab, hw->temp_c[hot], ph->thermal_margin_c, crit, load);
+		char *path = xasprintf("%s/temp%d_input", hw->dir, hot + 1);
+		result_evidence(res, path, "%.1f °C (crit %.1f °C)", hw->temp_c[hot], crit);
+		free(path);
+		if (busy >= 0) {
+			path = xasprintf("/sys/bus/pci/devices/%s/gpu_busy_percent", x->addr);
+			result_evidence(res, path, "%d", busy);
+			free(path);
+		}
+		if (st != ST_PASS) {
+			struct fixvars fv = FIXVARS_INIT;
+			fixvars_add(&fv, "gpu", x->label);
+			fixvars_addf(&fv, "temp", "%.0f °C", hw->temp_c[hot]);
+			fixvars_addf(&fv, "crit", "%.0f °C", crit);
+			fix_apply(res, ctx, "health_thermal", &fv);
+			fixvars_release(&fv);
+		}
+	}
+	if (!n)
+		report_add(r, def, ST_SKIP, -1, "no AMD or NVIDIA GPU");
+	free(s);
+}
+
+/* ---- health.power ---- */
+
+static bool perf_level_low(const char *level)
+{
+	static const char *const low[] = { "low", "manual", "profile_min_sclk", "profile_min_mclk" };
+	for (size_t i = 0; i < ARRAY_SIZE(low); i++)
+		if (!strcmp(level, low[i]))
+			return true;
+	return false;
+}
+
+static void check_health_power(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	size_t n = subjects_of(ctx->facts, s);
+	for (size_t j = 0; j < n; j++) {
+		const struct subject *x = &s[j];
+		if (x->vendor == VENDOR_NVIDIA) {
+			report_add(r, def, ST_SKIP, x->index, "%s: NVIDIA power limits and persistence mode are read through "
+				   "NVML, which this version does not load yet (run `nvidia-smi -q -d POWER`)", x->label);
+			continue;
+		}
+		const struct hwmon_reading *hw = x->p ? &x->p->hwmon : NULL;
+		const char *level = x->p ? x->p->health.perf_level : "";
+		bool capped = hw && hw->present && !isnan(hw->power_cap_w) && !isnan(hw->power_cap_default_w) &&
+			      hw->power_cap_w + 1 < hw->power_cap_default_w;
+		bool low = level[0] && perf_level_low(level);
+		if (!capped && !low && (!hw || !hw->present || isnan(hw->power_cap_w)) && !level[0]) {
+			report_add(r, def, ST_SKIP, x->index, "%s: no power cap or performance level files", x->label);
+			continue;
+		}
+		struct check_result *res;
+		if (capped && low)
+			res = report_add(r, def, ST_WARN, x->index, "%s: power cap %.0f W, below its default %.0f W, and "
+					 "performance level forced to %s", x->label, hw->power_cap_w, hw->power_cap_default_w,
+					 level);
+		else if (capped)
+			res = report_add(r, def, ST_WARN, x->index, "%s: power cap %.0f W, below its default %.0f W",
+					 x->label, hw->power_cap_w, hw->power_cap_default_w);
+		else if (low)
+			res = report_add(r, def, ST_WARN, x->index, "%s: performance level forced to %s", x->label, level);
+		else
+			res = report_add(r, def, ST_PASS, x->index, "%s: performance level %s, power cap %s", x->label,
+					 level[0] ? level : "unknown", hw && hw->present && !isnan(hw->power_cap_w) ?
+					 "at its default" : "unknown");
+		if (hw && hw->present && !isnan(hw->power_cap_w)) {
+			char *path = xasprintf("%s/power1_cap", hw->dir);
+			result_evidence(res, path, "%.0f W (default %.0f W)", hw->power_cap_w, hw->power_cap_default_w);
+			free(path);
+		}
+		if (level[0]) {
+			char *path = xasprintf("/sys/bus/pci/devices/%s/power_dpm_force_performance_level", x->addr);
+			result_evidence(res, path, "%s", level);
+			free(path);
+		}
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "gpu", x->label);
+		fixvars_add(&fv, "pci_addr", x->addr);
+		if (capped) {
+			fixvars_add(&fv, "hwmon", hw->dir);
+			fixvars_addf(&fv, "cap", "%.0f W", hw->power_cap_w);
+			fixvars_addf(&fv, "cap_default", "%.0f W", hw->power_cap_default_w);
+			fixvars_addf(&fv, "cap_default_uw", "%.0f", hw->power_cap_default_w * 1e6);
+			fix_apply(res, ctx, "health_power_cap", &fv);
+		}
+		if (low) {
+			fixvars_add(&fv, "level", level);
+			fix_apply(res, ctx, "health_perf_level", &fv);
+		}
+		fixvars_release(&fv);
+	}
+	if (!n)
+		report_add(r, def, ST_SKIP, -1, "no AMD or NVIDIA GPU");
+	free(s);
+}
+
+/* ---- health.bar ---- */
+
+static void check_health_bar(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	size_t n = subjects_of(ctx->facts, s);
+	for (size_t j = 0; j < n; j++) {
+		const struct subject *x = &s[j];
+		if (x->vendor != VENDOR_AMD || (x->g && x->g->integrated)) {
+			report_add(r, def, ST_SKIP, x->index, "%s: %s", x->label,
+				   x->vendor != VENDOR_AMD ? "judged for AMD GPUs (NVIDIA's BAR1 is read through NVML)"
+							   : "an integrated GPU has no BAR to resize");
+			continue;
+		}
+		uint64_t vis = x->p ? x->p->health.vis_vram_total : 0, total = x->p ? x->p->vram_total : 0;
+		if (!vis || !total) {
+			report_add(r, def, ST_SKIP, x->index, "%s: no mem_info_vis_vram_total or mem_info_vram_total",
+				   x->label);
+			continue;
+		}
+		char *v = human_bytes(vis), *t = human_bytes(total);
+		struct check_result *res;
+		if (vis < total) {
+			res = report_add(r, def, ST_WARN, x->index, "%s: the CPU sees %s of its %s of VRAM: large BAR is off",
+					 x->label, v, t);
+			struct fixvars fv = FIXVARS_INIT;
+			fixvars_add(&fv, "gpu", x->label);
+			fixvars_add(&fv, "visible", v);
+			fix_apply(res, ctx, "health_bar", &fv);
+			fixvars_release(&fv);
+		} else {
+			res = report_add(r, def, ST_PASS, x->index, "%s: the CPU sees all %s of VRAM (large BAR)", x->label, t);
+		}
+		char *path = xasprintf("/sys/bus/pci/devices/%s/mem_info_vis_vram_total", x->addr);
+		result_evidence(res, path, "%llu (of %llu)", (unsigned long long)vis, (unsigned long long)total);
+		free(path);
+		free(v);
+		free(t);
+	}
+	if (!n)
+		report_add(r, def, ST_SKIP, -1, "no AMD or NVIDIA GPU");
+	free(s);
+}
+
+/* ---- health.partition ---- */
+
+static void check_health_partition(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	size_t n = subjects_of(ctx->facts, s);
+	const char *first = NULL, *first_mem = NULL;
+	bool mixed = false;
+	for (size_t j = 0; j < n; j++) {
+		const struct pci_health *h = s[j].p ? &s[j].p->health : NULL;
+		if (!h || !h->compute_partition[0])
+			continue;
+		if (!first) {
+			first = h->compute_partition;
+			first_mem = h->memory_partition;
+		} else if (strcmp(first, h->compute_partition) || strcmp(first_mem, h->memory_partition)) {
+			mixed = true;
+		}
+	}
+	for (size_t j = 0; j < n; j++) {
+		const struct subject *x = &s[j];
+		const struct pci_health *h = x->p ? &x->p->health : NULL;
+		if (!h || !h->compute_partition[0]) {
+			report_add(r, def, ST_SKIP, x->index, "%s: no partition modes (current_compute_partition: MI300-class "
+				   "GPUs only)", x->label);
+			continue;
+		}
+		struct check_result *res;
+		if (mixed) {
+			res = report_add(r, def, ST_WARN, x->index, "%s: %s/%s, but GPU modes on this node differ (first: %s/%s)",
+					 x->label, h->compute_partition, h->memory_partition[0] ? h->memory_partition : "?",
+					 first, first_mem[0] ? first_mem : "?");
+			struct fixvars fv = FIXVARS_INIT;
+			fixvars_add(&fv, "gpu", x->label);
+			fixvars_add(&fv, "mode", first);
+			fix_apply(res, ctx, "health_partition", &fv);
+			fixvars_release(&fv);
+		} else {
+			res = report_add(r, def, ST_PASS, x->index, "%s: compute partition %s, memory partition %s", x->label,
+					 h->compute_partition, h->memory_partition[0] ? h->memory_partition : "unknown");
+		}
+		char *path = xasprintf("/sys/bus/pci/devices/%s/current_compute_partition", x->addr);
+		result_evidence(res, path, "%s", h->compute_partition);
+		free(path);
+	}
+	if (!n)
+		report_add(r, def, ST_SKIP, -1, "no AMD or NVIDIA GPU");
+	free(s);
+}
+
+/* ---- system.tuning ---- */
+
+static bool instinct_present(const struct facts *f)
+{
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].vendor == VENDOR_AMD && f->gpus[i].family && str_startswith(f->gpus[i].family, "CDNA"))
+			return true;
+	return false;
+}
+
+void check_system_tuning(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	bool numa = instinct_present(f) && f->sys.numa_balancing == 1;
+	double shm_mib = (double)f->sys.shm_bytes / (1024.0 * 1024.0);
+	bool shm = f->sys.container != CONTAINER_NONE && f->py.n && f->sys.shm_bytes &&
+		   shm_mib < ctx->db->health.shm_min_mib;
+	struct check_result *res;
+	if (numa && shm)
+		res = report_add(r, def, ST_WARN, -1, "automatic NUMA balancing is on with Instinct GPUs, and /dev/shm is "
+				 "%.0f MiB in this container", shm_mib);
+	else if (numa)
+		res = report_add(r, def, ST_WARN, -1, "automatic NUMA balancing is on (kernel.numa_balancing = 1) with "
+				 "Instinct GPUs");
+	else if (shm)
+		res = report_add(r, def, ST_WARN, -1, "/dev/shm is %.0f MiB in this container: PyTorch DataLoader workers "
+				 "die with \"Bus error\"", shm_mib);
+	else
+		res = report_add(r, def, ST_PASS, -1, "no node setting known to slow or break GPU work%s",
+				 f->sys.numa_balancing < 0 ? " (kernel.numa_balancing unknown)" : "");
+	if (f->sys.numa_balancing >= 0)
+		result_evidence(res, "/proc/sys/kernel/numa_balancing", "%d", f->sys.numa_balancing);
+	if (f->sys.shm_bytes)
+		result_evidence(res, "/proc/mounts", "/dev/shm size=%.0f MiB", shm_mib);
+	if (numa)
+		fix_apply(res, ctx, "tuning_numa", NULL);
+	if (shm) {
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_addf(&fv, "size", "%.0f MiB", shm_mib);
+		fix_apply(res, ctx, "tuning_shm", &fv);
+		fixvars_release(&fv);
+	}
+}
+
+const struct check_def check_health_defs[] = {
+	{ "health.kernel_log", "health", "GPU errors in the kernel log", check_health_kernel_log, CHECK_PER_GPU,
+	  "One result per GPU (and one for lines tied to no GPU): the kernel log of the current boot (/dev/kmsg, else `journalctl -k -b 0`; a capture's .rocmcheck/kernel.log), each line tied to a GPU by the PCI address it names (an Xid's `PCI:` field, amdgpu's `0000:03:00.0:` prefix, an AER summary's source on any port of the GPU's path). A GPU that left the bus or failed to initialise has no index but still gets a result with its PCI address.\n\n"
+	  "Fails on an NVIDIA Xid whose documented action is a GPU reset, a reboot or support (the profile's [health] xid_fail: 48, 62, 64, 74, 79, 95, 109, 119, 120, 140, 143, ...), `NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.`, amdgpu `GPU reset(2) failed`, `GPU Recovery Failed: -19`, `Fatal error during GPU init`, `Direct firmware load for amdgpu/gc_12_0_0_pfp.bin failed with error -2`, `2 uncorrectable hardware errors detected in umc block`, `Saved bad pages 128 reaches threshold value 128`, and an uncorrected PCIe error (AER) on the GPU's path. Warns on application Xids (13, 31, 43, 45, 68, ...: the program died, not the GPU), a GPU reset that succeeded (`GPU reset(1) succeeded!`: every context on it was lost), `ring gfx_0.0.0 timeout` not soft recovered, GPU page faults, and more than 10 corrected PCIe errors. `ring ... timeout, but soft recovered` and a few corrected AER events are evidence, not warnings.\n\n"
+	  "Fix: by what the line means: reset the GPU (`nvidia-smi -r`, `amd-smi reset`), reboot, reseat the card and check its riser, install the newer firmware package, or drain the node and return the GPU with a support bundle. Skips when the log cannot be read, saying why (kernel.dmesg_restrict, a container) and how to allow it." },
+	{ "health.ecc", "health", "GPU memory errors (ECC, retired pages)", check_health_ecc, CHECK_PER_GPU,
+	  "One result per GPU. AMD: amdgpu's RAS counters (/sys/bus/pci/devices/ADDR/ras/*_err_count, `ue: N` and `ce: N`) and retired VRAM pages (ras/gpu_vram_bad_pages: R retired, P pending, F could not be retired). Any uncorrectable error or an F page fails (drain, reset, RMA if it recurs); a P page warns (a GPU reset or reboot retires it). Corrected counts are evidence. Skips for GPUs without RAS (most Radeon boards) and, in this version, for NVIDIA (ECC, retired pages and row remapping need NVML).\n\n"
+	  "Fix: uncorrectable errors: drain the node, reset the GPU (`amd-smi reset --gpureset`) to retire the pages, and return it when they recur, with a support bundle (AMD's service guide); pending pages: a GPU reset or reboot retires them." },
+	{ "health.pcie_link", "health", "PCIe link width", check_health_pcie_link, CHECK_PER_GPU,
+	  "One result per GPU: every link from the GPU up to its root port (current_link_width and max_link_width of both ends, read along the device's canonical sysfs path). Fails when a link trained narrower than both of its ends support (x4 between an x16 card and an x16 port: reseat the card, clean the slot, replace the riser); warns when the slot is wired narrower than the card, or when the kernel's boot line `... available PCIe bandwidth, limited by 8.0 GT/s PCIe x4 link at 0000:00:01.1 ...` names a narrower width than the GPU's own.\n\n"
+	  "Fix: reseat the card, clean the slot, replace the riser; for a slot wired narrower, move the card or check the firmware's bifurcation setting. Speed is evidence only: GPUs and their ports lower it at idle (an idle link at 2.5 GT/s with full width passes); probe.bandwidth judges speed under load. An internal switch on the card is one more hop: the slot link is the switch's upstream one." },
+	{ "health.thermal", "health", "GPU temperature", check_health_thermal, CHECK_PER_GPU,
+	  "One result per AMD GPU with hwmon sensors: each temperature (tempN_input) against its critical limit (tempN_crit, else tempN_emergency). Within 5 °C of it (the profile's thermal_margin_c) while the GPU is idle (gpu_busy_percent at most 10) fails: the cooling does not work (fans, airflow, heatsink). Where the load is unknown, or under load, it warns. NVIDIA's sensors need NVML (not in this version): skip.\n\n"
+	  "Fix: check the fans, the airflow through the chassis and the heatsink; a GPU at its critical temperature throttles and then shuts down." },
+	{ "health.power", "health", "GPU power cap and performance level", check_health_power, CHECK_PER_GPU,
+	  "One result per AMD GPU: a power cap below the board's default (hwmon power1_cap < power1_cap_default) warns; a performance level forced low (power_dpm_force_performance_level `low`, `manual`, `profile_min_sclk`, `profile_min_mclk`) warns: clocks stay low under load. NVIDIA power limits and persistence mode need NVML (not in this version): skip.\n\n"
+	  "Fix: `echo <default microwatts> | sudo tee .../hwmon/hwmonN/power1_cap` and `echo auto | sudo tee .../power_dpm_force_performance_level` (both also reset at the next driver load)." },
+	{ "health.bar", "health", "Resizable BAR (CPU-visible VRAM)", check_health_bar, CHECK_PER_GPU,
+	  "One result per discrete AMD GPU: mem_info_vis_vram_total smaller than mem_info_vram_total (typically 256 MiB of 24 GiB) means large BAR is off: host access to VRAM and peer-to-peer between GPUs are slower or disabled.\n\n"
+	  "Fix: in the firmware setup, enable \"Above 4G Decoding\" and \"Re-Size BAR Support\". Skips for integrated GPUs and NVIDIA." },
+	{ "health.partition", "health", "GPU partition modes", check_health_partition, CHECK_PER_GPU,
+	  "MI300-class GPUs: the compute and memory partition modes (current_compute_partition SPX/DPX/QPX/CPX, current_memory_partition NPS1/NPS4). Warns when GPUs of one node differ (one left in SPX among CPX siblings: the scheduler sees an unexpected GPU count). Skips for GPUs without partitioning.\n\n"
+	  "Fix: set every GPU of the node to one mode with no job running (a memory-partition change needs a driver reload or reboot)." },
+	{ 0 },
+};

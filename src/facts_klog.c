@@ -1,0 +1,339 @@
+/* The kernel log of the current boot (spec/sysroot.md "The kernel log";
+ * research/health.md section 1): the lines that say a GPU is unhealthy,
+ * each tied to the PCI address it names. Read through the sysroot layer
+ * (sysroot_kernel_log: /dev/kmsg, else journalctl, or a capture's
+ * .rocmcheck/kernel.log); parsed in one pass, each line looked at a
+ * bounded number of times, so a hostile 4 MiB log costs milliseconds. */
+#include "facts.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *klog_kind_name(enum klog_kind k)
+{
+	static const char *const names[KLOG_NKINDS] = {
+		[KLOG_XID] = "xid",
+		[KLOG_FALLEN_OFF] = "fallen-off-bus",
+		[KLOG_RESET_OK] = "reset",
+		[KLOG_RESET_FAILED] = "reset-failed",
+		[KLOG_RING_RESET_FAILED] = "ring-reset-failed",
+		[KLOG_INIT_FAILED] = "init-failed",
+		[KLOG_FIRMWARE_MISSING] = "firmware-missing",
+		[KLOG_RAS_UE] = "ras-uncorrectable",
+		[KLOG_BAD_PAGE_THRESHOLD] = "bad-page-threshold",
+		[KLOG_POISON] = "poison",
+		[KLOG_RING_TIMEOUT] = "ring-timeout",
+		[KLOG_RING_SOFT_RECOVERED] = "ring-soft-recovered",
+		[KLOG_VM_FAULT] = "vm-fault",
+		[KLOG_FIRMWARE_HANG] = "firmware-hang",
+		[KLOG_DEVICE_LOST] = "device-lost",
+		[KLOG_AER_UNCORRECTED] = "aer-uncorrected",
+		[KLOG_AER_CORRECTED] = "aer-corrected",
+		[KLOG_LINK_LIMITED] = "link-limited",
+	};
+	return k < KLOG_NKINDS && names[k] ? names[k] : "?";
+}
+
+static const char *find(const char *l, size_t n, const char *needle)
+{
+	return memmem(l, n, needle, strlen(needle));
+}
+
+static bool has(const char *l, size_t n, const char *needle)
+{
+	return find(l, n, needle) != NULL;
+}
+
+static bool hexc(char c)
+{
+	return isxdigit((unsigned char)c) != 0;
+}
+
+/* "dddd:bb:dd.f" at p (n bytes left), lower-cased into out[16]. */
+static bool bdf_at(const char *p, size_t n, char out[16])
+{
+	static const char form[] = "hhhh:hh:hh.h";
+	if (n < 12)
+		return false;
+	for (size_t i = 0; i < 12; i++) {
+		if (form[i] == 'h' ? !hexc(p[i]) : p[i] != form[i])
+			return false;
+	}
+	if (n > 12 && hexc(p[12]))
+		return false;
+	for (size_t i = 0; i < 12; i++)
+		out[i] = (char)tolower((unsigned char)p[i]);
+	out[12] = '\0';
+	return true;
+}
+
+/* The first PCI address in l[0..n), or false. */
+static bool first_bdf(const char *l, size_t n, char out[16])
+{
+	for (size_t i = 0; i + 12 <= n; i++) {
+		if (l[i + 4] != ':' || (i && hexc(l[i - 1])))
+			continue;
+		if (bdf_at(l + i, n - i, out))
+			return true;
+	}
+	return false;
+}
+
+/* The PCI address right after `after` in the line (the AER source). */
+static bool bdf_after(const char *l, size_t n, const char *after, char out[16])
+{
+	const char *p = find(l, n, after);
+	if (!p)
+		return false;
+	p += strlen(after);
+	return first_bdf(p, n - (size_t)(p - l), out);
+}
+
+/* One event per (kind, code, address): counted, its first and last line kept. */
+static void add_event(struct klog_facts *k, enum klog_kind kind, int code, const char *addr,
+		      const char *detail, const char *l, size_t n, size_t lineno)
+{
+	struct klog_event *e = NULL;
+	for (size_t i = 0; i < k->nev; i++) {
+		struct klog_event *x = &k->ev[i];
+		if (x->kind == kind && x->code == code && !strcmp(x->addr, addr ? addr : "") &&
+		    !strcmp(x->detail, detail ? detail : "")) {
+			e = x;
+			break;
+		}
+	}
+	if (!e) {
+		if (k->nev >= KLOG_MAX_EVENTS) {
+			k->events_capped = true;
+			return;
+		}
+		k->ev = xrealloc(k->ev, (k->nev + 1) * sizeof(*k->ev));
+		e = &k->ev[k->nev++];
+		memset(e, 0, sizeof(*e));
+		e->kind = kind;
+		e->code = code;
+		snprintf(e->addr, sizeof(e->addr), "%s", addr ? addr : "");
+		snprintf(e->detail, sizeof(e->detail), "%s", detail ? detail : "");
+		e->first_line = lineno;
+	}
+	e->count++;
+	e->last_line = lineno;
+	free(e->line);
+	e->line = facts_printable(xstrndup(l, n < KLOG_LINE_MAX ? n : KLOG_LINE_MAX));
+}
+
+/* "NVRM: Xid (PCI:0000:3b:00): 79, ..." and the older "(0000:03:00)". The
+ * key has no function: function 0 is the GPU. */
+static bool parse_xid(const char *l, size_t n, char addr[16], int *code)
+{
+	const char *p = find(l, n, "NVRM: Xid (");
+	if (!p)
+		return false;
+	p += 11;
+	const char *end = l + n;
+	if (end - p >= 4 && !memcmp(p, "PCI:", 4))
+		p += 4;
+	char key[16];
+	size_t kl = 0;
+	while (p < end && (hexc(*p) || *p == ':') && kl < 10)
+		key[kl++] = (char)tolower((unsigned char)*p++);
+	key[kl] = '\0';
+	if (p >= end || *p != ')' || kl != 10 || key[4] != ':' || key[7] != ':')
+		return false;
+	memcpy(addr, key, 10);
+	memcpy(addr + 10, ".0", 3);
+	p++;
+	while (p < end && (*p == ':' || *p == ' '))
+		p++;
+	long v = 0;
+	size_t digits = 0;
+	while (p < end && isdigit((unsigned char)*p) && digits < 6) {
+		v = v * 10 + (*p++ - '0');
+		digits++;
+	}
+	if (!digits)
+		return false;
+	*code = (int)v;
+	return true;
+}
+
+/* "Direct firmware load for amdgpu/gc_12_0_0_pfp.bin failed with error -2" */
+static void firmware_file(const char *l, size_t n, char out[64])
+{
+	const char *p = find(l, n, "firmware load for ");
+	out[0] = '\0';
+	if (!p)
+		return;
+	p += 18;
+	size_t i = 0;
+	while (p + i < l + n && p[i] != ' ' && i < 63) {
+		out[i] = p[i];
+		i++;
+	}
+	out[i] = '\0';
+	facts_printable(out);
+}
+
+/* "... limited by 2.5 GT/s PCIe x4 link at 0000:00:01.1 (capable of ... with 16.0 GT/s PCIe x16 link)":
+ * "x4 at 0000:00:01.1, capable of x16" in detail, the device in addr. */
+static bool link_limited(const char *l, size_t n, char addr[16], char detail[64])
+{
+	const char *p = find(l, n, "limited by ");
+	if (!p || !first_bdf(l, (size_t)(p - l), addr))
+		return false;
+	const char *end = l + n;
+	const char *x = memchr(p, 'x', (size_t)(end - p));
+	unsigned w = 0, cw = 0;
+	if (x)
+		w = (unsigned)strtoul(x + 1, NULL, 10);
+	char at[16] = "";
+	bdf_after(p, (size_t)(end - p), " at ", at);
+	const char *cap = find(p, (size_t)(end - p), "capable of ");
+	const char *cx = cap ? find(cap, (size_t)(end - cap), " x") : NULL;
+	if (cx)
+		cw = (unsigned)strtoul(cx + 2, NULL, 10);
+	if (w > 64 || cw > 64)
+		return false;
+	snprintf(detail, 64, "x%u at %s, capable of x%u", w, at[0] ? at : "?", cw);
+	return true;
+}
+
+/* What one line says, if anything: 0 or more events. `nv_gpu` carries the
+ * address of "NVRM: The NVIDIA GPU 0000:b3:00.0" to the lines after it
+ * (newer drivers split "... has fallen off the bus" over several lines). */
+static void classify(struct klog_facts *k, const char *l, size_t n, size_t lineno, char nv_gpu[16],
+		     size_t *nv_line)
+{
+	char addr[16] = "";
+	char detail[64] = "";
+	int code;
+
+	if (has(l, n, "NVRM")) {
+		if (parse_xid(l, n, addr, &code)) {
+			add_event(k, KLOG_XID, code, addr, NULL, l, n, lineno);
+		} else if (has(l, n, "fallen off the bus")) {
+			if (!first_bdf(l, n, addr) && *nv_line && lineno - *nv_line <= 3)
+				memcpy(addr, nv_gpu, 16);
+			add_event(k, KLOG_FALLEN_OFF, 0, addr, NULL, l, n, lineno);
+		} else if (has(l, n, "NVRM: The NVIDIA GPU ") && first_bdf(l, n, nv_gpu)) {
+			*nv_line = lineno;
+		}
+		return;
+	}
+	if (has(l, n, "AER:") || has(l, n, "PCIe Bus Error")) {
+		/* the summary line, printed by the port, names the source */
+		bool uncorrected = has(l, n, "Uncorrected (") || has(l, n, "Uncorrectable error");
+		bool corrected = !uncorrected && (has(l, n, "Corrected error received") ||
+						  has(l, n, "Corrected error message received") ||
+						  has(l, n, "Correctable error message received") ||
+						  has(l, n, "Correctable error received"));
+		if ((uncorrected || corrected) &&
+		    (bdf_after(l, n, "received: ", addr) || bdf_after(l, n, "received from ", addr) ||
+		     bdf_after(l, n, " from ", addr)))
+			add_event(k, uncorrected ? KLOG_AER_UNCORRECTED : KLOG_AER_CORRECTED, 0, addr, NULL, l,
+				  n, lineno);
+		return;
+	}
+	if (has(l, n, "available PCIe bandwidth, limited by ")) {
+		if (link_limited(l, n, addr, detail))
+			add_event(k, KLOG_LINK_LIMITED, 0, addr, detail, l, n, lineno);
+		return;
+	}
+	if (!has(l, n, "amdgpu"))
+		return;
+	first_bdf(l, n, addr);
+	enum klog_kind kind = KLOG_NKINDS;
+	if (has(l, n, "firmware load for ") && has(l, n, "failed")) {
+		firmware_file(l, n, detail);
+		kind = KLOG_FIRMWARE_MISSING;
+	} else if (has(l, n, "GPU reset(") || has(l, n, "GPU reset succeeded") || has(l, n, "GPU reset end with ret")) {
+		if (has(l, n, "succeeded"))
+			kind = KLOG_RESET_OK;
+		else if (has(l, n, "failed") || has(l, n, "ret = -"))
+			kind = KLOG_RESET_FAILED;
+	} else if (has(l, n, "GPU Recovery Failed")) {
+		kind = KLOG_RESET_FAILED;
+	} else if (has(l, n, "Fatal error during GPU init") ||
+		   ((has(l, n, "hw_init of IP block") || has(l, n, "sw_init of IP block")) && has(l, n, "failed"))) {
+		kind = KLOG_INIT_FAILED;
+	} else if (has(l, n, "device lost from bus")) {
+		kind = KLOG_DEVICE_LOST;
+	} else if (has(l, n, "uncorrectable hardware errors detected") && !has(l, n, " no uncorrectable")) {
+		kind = KLOG_RAS_UE;
+	} else if (has(l, n, "reaches threshold value") || has(l, n, "exceed threshold") ||
+		   has(l, n, "Replace this GPU")) {
+		kind = KLOG_BAD_PAGE_THRESHOLD;
+	} else if (has(l, n, "poison is consumed") || has(l, n, "Poison is consumed")) {
+		kind = KLOG_POISON;
+	} else if (has(l, n, "Ring ") && (has(l, n, " reset failed") || has(l, n, " reset failure"))) {
+		kind = KLOG_RING_RESET_FAILED;
+	} else if (has(l, n, "ring ") && has(l, n, " timeout")) {
+		kind = has(l, n, "soft recovered") ? KLOG_RING_SOFT_RECOVERED : KLOG_RING_TIMEOUT;
+	} else if (has(l, n, "page fault (src_id")) {
+		kind = KLOG_VM_FAULT;
+	} else if (has(l, n, "MES failed to respond") || has(l, n, "MES might be in unrecoverable") ||
+		   has(l, n, "SMU: I'm not done with your previous command")) {
+		kind = KLOG_FIRMWARE_HANG;
+	}
+	if (kind != KLOG_NKINDS)
+		add_event(k, kind, 0, addr, detail, l, n, lineno);
+}
+
+/* "[ 1234.567890] text" -> text; journalctl's "host kernel: " is left in
+ * (the patterns do not care). */
+static void strip_stamp(const char **l, size_t *n)
+{
+	if (*n && **l == '[') {
+		const char *close = memchr(*l, ']', *n < 40 ? *n : 40);
+		if (close) {
+			size_t skip = (size_t)(close - *l) + 1;
+			while (skip < *n && (*l)[skip] == ' ')
+				skip++;
+			*l += skip;
+			*n -= skip;
+		}
+	}
+}
+
+void klog_parse(const char *text, size_t len, struct klog_facts *k)
+{
+	size_t lineno = 0, nv_line = 0;
+	char nv_gpu[16] = "";
+	for (size_t pos = 0; pos < len;) {
+		const char *l = text + pos;
+		const char *nl = memchr(l, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - l) : len - pos;
+		pos += n + 1;
+		lineno++;
+		/* a line past any real kernel message is looked at in its first 4 KiB */
+		size_t m = n < 4096 ? n : 4096;
+		strip_stamp(&l, &m);
+		if (m)
+			classify(k, l, m, lineno, nv_gpu, &nv_line);
+	}
+	k->lines = lineno;
+}
+
+void facts_read_klog(struct facts *f)
+{
+	struct klog_facts *k = &f->klog;
+	struct strbuf why = STRBUF_INIT;
+	const char *source = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int r = sysroot_kernel_log(f->sr, &text, &len, &source, &why);
+	if (r < 0) {
+		k->why = facts_printable(strbuf_detach(&why));
+		return;
+	}
+	strbuf_release(&why);
+	k->read = true;
+	k->source = xstrdup(source);
+	k->truncated = r > 0;
+	klog_parse(text, len, k);
+	k->len = len;
+	free(text);   /* a bundle reads it again: a quick doctor keeps no megabytes */
+}

@@ -1,0 +1,17 @@
+#!/bin/sh
+# rocmcheck plan for AMD Radeon RX 7900 XTX (gfx1100) on Ubuntu 22.04 LTS (the
+# machine rocmcheck read). Target: ROCm 6.2. Profile database 2026.11.29.
+#
+# rocmcheck wrote this script and ran none of it. Review it, then run it as
+# your user (not as root): it calls sudo only for the commands that need it.
+# Every step is guarded, so running it again changes nothing.
+set -eu
+
+# Note (health.kernel_log): amdgpu could not load the firmware
+# amdgpu/gc_11_0_0_pfp.bin: the installed linux-firmware is older than this
+# GPU or kernel. Install the newer firmware, rebuild the initramfs and reboot.
+#   sudo apt-get update && sudo apt-get install --only-upgrade linux-firmware
+#   sudo update-initramfs -u
+
+# Nothing to do: no step is needed (the notes above say what a script cannot
+# do).

@@ -1,0 +1,15 @@
+#!/bin/sh
+# rocmcheck plan for AMD Radeon RX 7900 XTX (gfx1100) on Ubuntu 22.04 LTS (the
+# machine rocmcheck read). Target: ROCm 6.2. Profile database 2026.11.29.
+#
+# rocmcheck wrote this script and ran none of it. Review it, then run it as
+# your user (not as root): it calls sudo only for the commands that need it.
+# Every step is guarded, so running it again changes nothing.
+set -eu
+
+# Note (health.pcie_link): GPU 0000:03:00.0 (AMD Radeon RX 7900 XTX) runs at
+# x8 in a slot wired narrower than its x16: move it to a full-width slot, or
+# check the firmware's PCIe bifurcation setting.
+
+# Nothing to do: no step is needed (the notes above say what a script cannot
+# do).

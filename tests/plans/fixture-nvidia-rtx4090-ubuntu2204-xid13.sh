@@ -1,0 +1,16 @@
+#!/bin/sh
+# rocmcheck plan for NVIDIA GeForce RTX 4090 (sm_89) on Ubuntu 22.04 LTS (the
+# machine rocmcheck read). Profile database 2026.11.29.
+#
+# rocmcheck wrote this script and ran none of it. Review it, then run it as
+# your user (not as root): it calls sudo only for the commands that need it.
+# Every step is guarded, so running it again changes nothing.
+set -eu
+
+# Note (health.kernel_log): GPU 0000:01:00.0 (NVIDIA GeForce RTX 4090) logged
+# Xid 31: NVIDIA documents it as the application's error (restart the
+# application), not the GPU's. Look at the program if it recurs across
+# different jobs.
+
+# Nothing to do: no step is needed (the notes above say what a script cannot
+# do).

@@ -1,0 +1,204 @@
+/* The health parsers: the kernel log (klog_parse), RAS counts, retired
+ * pages and /dev/shm's size; each on the real formats of research/health.md,
+ * the lines that must not match, and hostile text. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "facts.h"
+
+static const struct klog_event *find(const struct klog_facts *k, enum klog_kind kind, const char *addr)
+{
+	for (size_t i = 0; i < k->nev; i++)
+		if (k->ev[i].kind == kind && (!addr || !strcmp(k->ev[i].addr, addr)))
+			return &k->ev[i];
+	return NULL;
+}
+
+static void parse(const char *text, struct klog_facts *k)
+{
+	memset(k, 0, sizeof(*k));
+	klog_parse(text, strlen(text), k);
+}
+
+static void test_xid(void **state)
+{
+	(void)state;
+	struct klog_facts k;
+	parse("[81234.110201] NVRM: Xid (PCI:0000:3B:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+	      "[  100.000000] NVRM: Xid (0000:03:00): 14, Channel 00000001\n"
+	      "[  101.000000] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n"
+	      "[  102.000000] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.14\n"
+	      "[  103.000000] NVRM: Xid (PCI:0000:3b:0): 79, short key\n", &k);
+	const struct klog_event *e = find(&k, KLOG_XID, "0000:3b:00.0");
+	assert_non_null(e);
+	assert_int_equal(e->code, 79);
+	assert_int_equal(e->count, 2);
+	assert_int_equal(e->first_line, 1);
+	assert_int_equal(e->last_line, 3);
+	e = find(&k, KLOG_XID, "0000:03:00.0");
+	assert_non_null(e);
+	assert_int_equal(e->code, 14);
+	assert_int_equal(k.nev, 2);      /* the boot line and the short key match nothing */
+	assert_int_equal(k.lines, 5);
+	klog_facts_release(&k);
+}
+
+static void test_fallen_off_multiline(void **state)
+{
+	(void)state;
+	struct klog_facts k;
+	parse("[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0\n"
+	      "               NVRM: (PCI ID: 10de:26b5) installed in this system has\n"
+	      "               NVRM: fallen off the bus and is not responding to commands.\n", &k);
+	assert_non_null(find(&k, KLOG_FALLEN_OFF, "0000:b3:00.0"));
+	klog_facts_release(&k);
+}
+
+static void test_amdgpu(void **state)
+{
+	(void)state;
+	struct klog_facts k;
+	parse("[ 1.0] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3\n"
+	      "[ 2.0] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, but soft recovered\n"
+	      "[ 3.0] amdgpu 0000:03:00.0: amdgpu: Ring gfx_0.0.0 reset failed\n"
+	      "[ 4.0] amdgpu 0000:03:00.0: amdgpu: GPU reset succeeded, trying to resume\n"
+	      "[ 5.0] amdgpu 0000:03:00.0: amdgpu: GPU reset(2) failed\n"
+	      "[ 6.0] amdgpu 0000:03:00.0: Direct firmware load for amdgpu/gc_12_0_1_pfp.bin failed with error -2\n"
+	      "[ 7.0] amdgpu 0000:03:00.0: amdgpu: Fatal error during GPU init\n"
+	      "[ 8.0] amdgpu 0000:c3:00.0: amdgpu: 2 uncorrectable hardware errors detected in umc block\n"
+	      "[ 9.0] amdgpu 0000:c3:00.0: amdgpu: no uncorrectable hardware errors detected in umc block\n"
+	      "[10.0] amdgpu 0000:c3:00.0: amdgpu: Saved bad pages 128 reaches threshold value 128\n"
+	      "[11.0] amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:169 vmid:0 pasid:0)\n"
+	      "[12.0] amdgpu 0000:03:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE\n"
+	      "[13.0] [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout, signaled seq=16060, emitted seq=16062\n"
+	      "[14.0] amdgpu 0000:03:00.0: amdgpu: SMU driver if version not matched\n"
+	      "[15.0] amdgpu 0000:03:00.0: amdgpu: ring comp_1.1.0 uses VM inv eng 4 on hub 0\n", &k);
+	assert_non_null(find(&k, KLOG_RING_TIMEOUT, "0000:03:00.0"));
+	assert_non_null(find(&k, KLOG_RING_SOFT_RECOVERED, "0000:03:00.0"));
+	assert_non_null(find(&k, KLOG_RING_RESET_FAILED, "0000:03:00.0"));
+	assert_non_null(find(&k, KLOG_RESET_OK, "0000:03:00.0"));
+	assert_non_null(find(&k, KLOG_RESET_FAILED, "0000:03:00.0"));
+	const struct klog_event *fw = find(&k, KLOG_FIRMWARE_MISSING, "0000:03:00.0");
+	assert_non_null(fw);
+	assert_string_equal(fw->detail, "amdgpu/gc_12_0_1_pfp.bin");
+	assert_non_null(find(&k, KLOG_INIT_FAILED, "0000:03:00.0"));
+	const struct klog_event *ue = find(&k, KLOG_RAS_UE, "0000:c3:00.0");
+	assert_non_null(ue);
+	assert_int_equal(ue->count, 1);    /* "no uncorrectable ..." is the all-clear, not an error */
+	assert_non_null(find(&k, KLOG_BAD_PAGE_THRESHOLD, "0000:c3:00.0"));
+	assert_non_null(find(&k, KLOG_VM_FAULT, "0000:03:00.0"));
+	assert_non_null(find(&k, KLOG_FIRMWARE_HANG, "0000:03:00.0"));
+	assert_non_null(find(&k, KLOG_RING_TIMEOUT, ""));  /* no address: tied to no GPU by the parser */
+	assert_int_equal(k.nev, 12);
+	klog_facts_release(&k);
+}
+
+static void test_aer_and_link(void **state)
+{
+	(void)state;
+	struct klog_facts k;
+	parse("[1.0] pcieport 0000:00:01.1: AER: Corrected error received: 0000:03:00.0\n"
+	      "[1.1] amdgpu 0000:03:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)\n"
+	      "[2.0] pcieport 0000:00:01.1: AER: Correctable error message received from 0000:01:00.0\n"
+	      "[3.0] pcieport 0000:00:01.1: AER: Uncorrected (Non-Fatal) error received: 0000:03:00.0\n"
+	      "[3.1] amdgpu 0000:03:00.0: PCIe Bus Error: severity=Uncorrected (Non-Fatal), type=Transaction Layer, (Requester ID)\n"
+	      "[4.0] pci 0000:03:00.0: 63.012 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x4 link at "
+	      "0000:00:01.1 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)\n", &k);
+	const struct klog_event *c = find(&k, KLOG_AER_CORRECTED, "0000:03:00.0");
+	assert_non_null(c);
+	assert_int_equal(c->count, 1);     /* the summary, not its detail lines */
+	assert_non_null(find(&k, KLOG_AER_CORRECTED, "0000:01:00.0"));
+	const struct klog_event *u = find(&k, KLOG_AER_UNCORRECTED, "0000:03:00.0");
+	assert_non_null(u);
+	assert_int_equal(u->count, 1);
+	const struct klog_event *l = find(&k, KLOG_LINK_LIMITED, "0000:03:00.0");
+	assert_non_null(l);
+	assert_string_equal(l->detail, "x4 at 0000:00:01.1, capable of x16");
+	klog_facts_release(&k);
+}
+
+/* Hostile logs: no NUL, no newline, 4 MiB of one line, a million short
+ * lines, binary; events capped, lines counted, nothing read past the end. */
+static void test_hostile(void **state)
+{
+	(void)state;
+	size_t n = 4u << 20;
+	char *buf = malloc(n);
+	assert_non_null(buf);
+	memset(buf, 'a', n);
+	struct klog_facts k;
+	memset(&k, 0, sizeof(k));
+	klog_parse(buf, n, &k);
+	assert_int_equal(k.lines, 1);
+	assert_int_equal(k.nev, 0);
+	klog_facts_release(&k);
+	/* 600 different Xid addresses: capped */
+	struct strbuf sb = STRBUF_INIT;
+	for (int i = 0; i < 600; i++)
+		strbuf_addf(&sb, "NVRM: Xid (PCI:0000:%02x:%02x): 79, x\n", i / 32, i % 32);
+	memset(&k, 0, sizeof(k));
+	klog_parse(sb.buf, sb.len, &k);
+	assert_int_equal(k.nev, KLOG_MAX_EVENTS);
+	assert_true(k.events_capped);
+	klog_facts_release(&k);
+	strbuf_release(&sb);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)(i * 2654435761u >> 13);
+	memset(&k, 0, sizeof(k));
+	klog_parse(buf, n, &k);
+	klog_facts_release(&k);
+	free(buf);
+}
+
+static void test_ras_and_pages(void **state)
+{
+	(void)state;
+	long long ue, ce;
+	assert_int_equal(ras_count_parse("ue: 3\nce: 10\n", &ue, &ce), 0);
+	assert_int_equal(ue, 3);
+	assert_int_equal(ce, 10);
+	assert_int_equal(ras_count_parse("ue: 0\nce: 0\nde: 2\n", &ue, &ce), 0);
+	assert_int_equal(ras_count_parse("Query currently inaccessible\n", &ue, &ce), -EINVAL);
+	struct pci_health h;
+	memset(&h, 0, sizeof(h));
+	bad_pages_parse("0x00011a20 : 0x00001000 : R\n0x00011a21 : 0x00001000 : P\n0x00022b40 : 0x00001000 : F\n", &h);
+	assert_int_equal(h.bad_pages, 3);
+	assert_int_equal(h.bad_pending, 1);
+	assert_int_equal(h.bad_failed, 1);
+	assert_string_equal(h.bad_example, "0x00011a21 : 0x00001000 : P");
+	memset(&h, 0, sizeof(h));
+	bad_pages_parse("", &h);
+	assert_int_equal(h.bad_pages, 0);
+}
+
+static void test_shm(void **state)
+{
+	(void)state;
+	assert_int_equal(shm_size_from_mounts("proc /proc proc rw 0 0\n"
+					      "shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k 0 0\n"),
+			 64ull << 20);
+	assert_int_equal(shm_size_from_mounts("tmpfs /dev/shm tmpfs rw,nosuid,nodev,inode64 0 0\n"), 0);
+	assert_int_equal(shm_size_from_mounts("shm /dev/shm tmpfs rw,size=8g 0 0"), 8ull << 30);
+	assert_int_equal(shm_size_from_mounts(""), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_xid),
+		cmocka_unit_test(test_fallen_off_multiline),
+		cmocka_unit_test(test_amdgpu),
+		cmocka_unit_test(test_aer_and_link),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_ras_and_pages),
+		cmocka_unit_test(test_shm),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
