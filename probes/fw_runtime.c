@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern const char torch_runtime_script[]; /* generated from probes/torch_runtime.py */
@@ -141,7 +142,7 @@ static void exec_child(void *argp, int fd)
 
 /* Run the script: 0 with the output in *out (NUL-terminated), else as
  * run_isolated_stream, with its words added to err. */
-static int fw_run_script(const char *script, const char *python, bool own, const struct facts *f,
+static int fw_run_script(const char *script, const char *python, bool no_user_site, const struct facts *f,
 			 int timeout_s, char **out, struct strbuf *err)
 {
 	struct strvec env = STRVEC_INIT;
@@ -152,7 +153,7 @@ static int fw_run_script(const char *script, const char *python, bool own, const
 	char *argv[6];
 	size_t a = 0;
 	argv[a++] = (char *)python;
-	if (own)
+	if (no_user_site)
 		argv[a++] = "-s";
 	argv[a++] = "-c";
 	argv[a++] = (char *)script;
@@ -549,7 +550,429 @@ void fw_runtime_judge(const struct check_ctx *ctx, struct report *r, const struc
 	record(r, fw, run, a && a->stage ? a : NULL, st);
 }
 
+/* ---- as root: whose code the run would execute ---- */
+
+#define FW_MAX_LINKS 40
+
+/* The fact for `path` in t, added when new (*added says which). */
+static struct fw_path_fact *fact_get(struct fw_trust *t, const char *path, bool *added)
+{
+	*added = false;
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].path, path))
+			return &t->v[i];
+	t->v = xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
+	struct fw_path_fact *e = &t->v[t->n++];
+	memset(e, 0, sizeof(*e));
+	e->path = xstrdup(path);
+	e->o.uid = e->o.gid = -1;
+	*added = true;
+	return e;
+}
+
+/* Keep o (taken) as what `path` is, or err; a missing path keeps the
+ * owner of `dir`, the directory it would be created in. */
+static struct fw_path_fact *fact_keep(struct sysroot *sr, struct fw_trust *t, const char *path,
+				      struct sysroot_owner *o, int err, const char *dir)
+{
+	bool added;
+	struct fw_path_fact *e = fact_get(t, path, &added);
+	if (!added) {
+		sysroot_owner_release(o);
+		return e;
+	}
+	e->o = *o;
+	e->err = err == -ENOTDIR ? -ENOENT : err;
+	if (e->err == -ENOENT) {
+		int r = sysroot_owner(sr, dir, &e->o);
+		if (r)
+			e->err = r;   /* nor can its directory be looked at */
+	}
+	return e;
+}
+
+static char *pending_pop(struct strvec *pending)
+{
+	char *c = pending->v[--pending->n];
+	pending->v[pending->n] = NULL;
+	return c;
+}
+
+/* The components of `path` onto `pending`, the first on top. */
+static void pending_push(struct strvec *pending, const char *path)
+{
+	struct strvec parts = STRVEC_INIT;
+	strvec_split(&parts, path, "/");
+	for (size_t i = parts.n; i-- > 0;)
+		strvec_push(pending, parts.v[i]);
+	strvec_release(&parts);
+}
+
+/* One component `c` below cur (the directory reached, "" for "/"): kept in
+ * t; a link's target goes onto pending. 0 to go on, else the walk ends. */
+static int walk_step(struct sysroot *sr, struct fw_trust *t, struct strbuf *cur, const char *c,
+		     struct strvec *pending, int *links)
+{
+	size_t base = cur->len;
+	char *dir = xstrdup(base ? strbuf_cstr(cur) : "/");
+	strbuf_addch(cur, '/');
+	strbuf_addstr(cur, c);
+	struct sysroot_owner o;
+	int err = sysroot_owner(sr, strbuf_cstr(cur), &o);
+	char *target = !err && o.link ? xstrdup(o.target) : NULL;
+	struct fw_path_fact *e = fact_keep(sr, t, strbuf_cstr(cur), &o, err, dir);
+	free(dir);
+	if (err || !target)
+		return err;
+	if (++*links > FW_MAX_LINKS) {
+		e->err = -ELOOP;
+		free(target);
+		return -ELOOP;
+	}
+	strbuf_setlen(cur, target[0] == '/' ? 0 : base);
+	pending_push(pending, target);
+	free(target);
+	return 0;
+}
+
+/* Every directory, link and file the resolution of `path` passes through,
+ * from "/" down, as links lead (each link read, its target walked). */
+static void trust_walk(struct sysroot *sr, const char *path, struct fw_trust *t)
+{
+	struct strvec pending = STRVEC_INIT;
+	struct strbuf cur = STRBUF_INIT;
+	struct sysroot_owner o;
+	int links = 0;
+	if (!path || path[0] != '/')
+		return;
+	if (fact_keep(sr, t, "/", &o, sysroot_owner(sr, "/", &o), "/")->err)
+		return;
+	pending_push(&pending, path);
+	while (pending.n) {
+		char *c = pending_pop(&pending);
+		int err = 0;
+		if (!strcmp(c, "..")) {
+			const char *s = strrchr(strbuf_cstr(&cur), '/');
+			strbuf_setlen(&cur, s ? (size_t)(s - strbuf_cstr(&cur)) : 0);
+		} else if (strcmp(c, ".")) {
+			err = walk_step(sr, t, &cur, c, &pending, &links);
+		}
+		free(c);
+		if (err)
+			break;
+	}
+	strvec_release(&pending);
+	strbuf_release(&cur);
+}
+
+static char *dir_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s && s != path ? xstrndup(path, (size_t)(s - path)) : xstrdup("/");
+}
+
+void fw_trust_gather(struct sysroot *sr, const char *python, const struct framework *fw, struct fw_trust *t)
+{
+	trust_walk(sr, python, t);
+	if (python && python[0] == '/') {
+		/* the interpreter reads pyvenv.cfg beside it or one level up */
+		char *bin = dir_of(python), *prefix = dir_of(bin);
+		char *cfg = xasprintf("%s/pyvenv.cfg", bin);
+		trust_walk(sr, cfg, t);
+		free(cfg);
+		cfg = xasprintf("%s/pyvenv.cfg", prefix);
+		trust_walk(sr, cfg, t);
+		free(cfg);
+		free(prefix);
+		free(bin);
+	}
+	trust_walk(sr, fw->site, t);
+	if (fw->path) {
+		trust_walk(sr, fw->path, t);
+		char *init = xasprintf("%s/__init__.py", fw->path);
+		trust_walk(sr, init, t);
+		free(init);
+	}
+}
+
+void fw_trust_release(struct fw_trust *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].path);
+		sysroot_owner_release(&t->v[i].o);
+	}
+	free(t->v);
+	t->v = NULL;
+	t->n = 0;
+}
+
+/* Who may write a directory or file of mode m besides its owner. */
+static enum fw_writer mode_writer(unsigned m)
+{
+	return m & S_IWOTH ? FW_WRITER_OTHERS : m & S_IWGRP ? FW_WRITER_GROUP : FW_WRITER_NONE;
+}
+
+enum fw_writer fw_path_writer(const struct fw_path_fact *e)
+{
+	if (e->err == -ENOENT)
+		return mode_writer(e->o.mode);  /* whoever may create it there */
+	if (e->err)
+		return FW_WRITER_UNKNOWN;
+	if (e->o.uid != 0)
+		return FW_WRITER_OWNER;
+	if (e->o.link)
+		return FW_WRITER_NONE;          /* its mode means nothing; its directory is judged */
+	if (e->o.type == NODE_DIR && (e->o.mode & S_ISVTX))
+		return FW_WRITER_NONE;
+	return mode_writer(e->o.mode);
+}
+
+const struct fw_path_fact *fw_trust_refusal(const struct fw_trust *t, long euid, enum fw_writer *w)
+{
+	*w = FW_WRITER_NONE;
+	for (size_t i = 0; euid == 0 && i < t->n; i++)
+		if ((*w = fw_path_writer(&t->v[i])) != FW_WRITER_NONE)
+			return &t->v[i];
+	return NULL;
+}
+
+/* "uid 1000 (alice)", or "uid 1000" when it has no name. */
+static void add_id(struct strbuf *sb, const char *what, long id, const char *name)
+{
+	strbuf_addf(sb, "%s %ld", what, id);
+	char num[24];
+	snprintf(num, sizeof(num), "%ld", id);
+	if (name && strcmp(name, num))
+		strbuf_addf(sb, " (%s)", name);
+}
+
+/* "/home/alice is writable by uid 1000 (alice): importing it as root would
+ * run that user's code" */
+static void refusal_reason(struct strbuf *sb, const struct fw_path_fact *e, enum fw_writer w)
+{
+	const char *how = e->err == -ENOENT ? "does not exist and may be created" : "is writable";
+	strbuf_addstr(sb, e->path);
+	switch (w) {
+	case FW_WRITER_OWNER:
+		strbuf_addf(sb, " %s by ", how);
+		add_id(sb, "uid", e->o.uid, e->o.user);
+		strbuf_addstr(sb, ": importing it as root would run that user's code");
+		break;
+	case FW_WRITER_GROUP:
+		strbuf_addf(sb, " %s by ", how);
+		add_id(sb, "group", e->o.gid, e->o.group);
+		strbuf_addstr(sb, ": importing it as root would run its members' code");
+		break;
+	case FW_WRITER_OTHERS:
+		strbuf_addf(sb, " %s by every user: importing it as root would run any user's code", how);
+		break;
+	case FW_WRITER_UNKNOWN:
+	case FW_WRITER_NONE:
+		strbuf_addf(sb, " cannot be looked at (%s): who may change what root would run is unknown",
+			    strerror(-e->err));
+		break;
+	}
+}
+
+/* The user to run the check as: the owner of what was refused, else the
+ * user sudo was run by. NULL when there is none. Into buf when a number. */
+static const char *as_user(const struct facts *f, const struct fw_path_fact *e, enum fw_writer w,
+			   char *buf, size_t len)
+{
+	if (w == FW_WRITER_OWNER) {
+		char num[24];
+		snprintf(num, sizeof(num), "%ld", e->o.uid);
+		if (e->o.user && strcmp(e->o.user, num))
+			return e->o.user;
+		snprintf(buf, len, "#%ld", e->o.uid);   /* sudo's form of a uid without a name */
+		return buf;
+	}
+	const char *s = f && f->sr ? f->sr->host.sudo_user : NULL;
+	return s && *s && strcmp(s, "root") ? s : NULL;
+}
+
+/* Whether the install's site is below the environment prefix `prefix`. */
+static bool below(const char *site, const char *prefix)
+{
+	if (!site || !prefix || prefix[0] != '/')
+		return false;
+	size_t n = strlen(prefix);
+	while (n > 1 && prefix[n - 1] == '/')
+		n--;
+	return !strncmp(site, prefix, n) && site[n] == '/';
+}
+
+/* `sudo -H -u USER [env VIRTUAL_ENV=PREFIX] rocmcheck doctor --only ID`:
+ * sudo resets the environment, so the variable the install was found
+ * through goes along; -H gives the user's own HOME (their ~/.local). */
+static char *as_user_command(const struct check_ctx *ctx, const struct check_def *def,
+			     const struct framework *fw, const char *user)
+{
+	static const char *const vars[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
+	static const char *const tmpls[] = {
+		"sudo -H -u {user} env VIRTUAL_ENV={prefix} rocmcheck doctor --only {check}",
+		"sudo -H -u {user} env CONDA_PREFIX={prefix} rocmcheck doctor --only {check}",
+	};
+	const char *tmpl = "sudo -H -u {user} rocmcheck doctor --only {check}";
+	const char *prefix = NULL;
+	for (size_t i = 0; !prefix && ctx->facts->sr && i < ARRAY_SIZE(vars); i++) {
+		const char *v = sysroot_getenv(ctx->facts->sr, vars[i]);
+		if (below(fw->site, v)) {
+			prefix = v;
+			tmpl = tmpls[i];
+		}
+	}
+	const char *tv[] = { "user", user, "check", def->id, "prefix", prefix, NULL };
+	char *cmd = NULL;
+	if (profiles_render_command(tmpl, tv, &cmd) < 0) {
+		char *withheld = shell_withheld(cmd);
+		free(cmd);
+		cmd = withheld;
+	}
+	return cmd;
+}
+
+static void refusal_evidence(struct check_result *res, const struct fw_run *run, const struct fw_path_fact *e)
+{
+	result_evidence(res, "python", "%s", run->python);
+	if (e->err && e->err != -ENOENT)
+		result_evidence(res, e->path, "%s", strerror(-e->err));
+	else
+		result_evidence(res, e->path, "%sowner %s (uid %ld), group %s (gid %ld), mode %04o",
+				e->err ? "missing; its directory: " : "", e->o.user ? e->o.user : "?", e->o.uid,
+				e->o.group ? e->o.group : "?", e->o.gid, e->o.mode);
+}
+
+void fw_runtime_refuse(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+		       const struct fw_kind *k, const struct framework *fw, const struct fw_run *run,
+		       const struct fw_path_fact *e, enum fw_writer w)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *wh = who(k, fw, run, NULL), num[32];
+	refusal_reason(&sb, e, w);
+	const char *user = as_user(ctx->facts, e, w, num, sizeof(num));
+	char *cmd = user ? as_user_command(ctx, def, fw, user) : NULL;
+	struct check_result *res;
+	if (cmd)
+		res = report_add(r, def, ST_SKIP, -1, "%s was not run as root: %s; run the check as %s: `%s`", wh,
+				 strbuf_cstr(&sb), user, cmd);
+	else
+		res = report_add(r, def, ST_SKIP, -1, "%s was not run as root: %s; run the check as an "
+				 "unprivileged user", wh, strbuf_cstr(&sb));
+	refusal_evidence(res, run, e);
+	result_fix_text(res, "Run the check as %s%s, not as root. If root is to import this environment, make "
+			"it and every directory above it root's and writable by root alone (`chown root:root`, "
+			"`chmod go-w`).", user ? user : "an unprivileged user", cmd ? " (the command below)" : "");
+	if (cmd)
+		result_fix_command(res, cmd);
+	record(r, fw, run, NULL, ST_SKIP);
+	free(cmd);
+	free(wh);
+	strbuf_release(&sb);
+}
+
+/* Whether `path` leads to a file (looked at, not recorded: see
+ * sysroot_owner()). */
+static bool is_file(struct sysroot *sr, const char *path)
+{
+	char *real = NULL;
+	struct sysroot_owner o;
+	bool file = sysroot_realpath(sr, path, &real) == 0 && sysroot_owner(sr, real, &o) == 0 &&
+		    o.type == NODE_FILE;
+	if (real)
+		sysroot_owner_release(&o);
+	free(real);
+	return file;
+}
+
+/* A bare interpreter name -> the file it names on the child's PATH (as
+ * exec_child looks it up), so that what is judged is what runs. NULL
+ * when none is there. */
+static char *fw_which(const struct facts *f, const char *prog)
+{
+	const char *path = f->sr ? sysroot_getenv(f->sr, "PATH") : NULL;
+	struct strvec dirs = STRVEC_INIT;
+	char *found = NULL;
+	strvec_split(&dirs, path && *path ? path : STD_PATH, ":");
+	for (size_t i = 0; !found && f->sr && i < dirs.n; i++) {
+		/* the child runs in "/": a relative entry is below it */
+		char *c = xasprintf("%s%s/%s", dirs.v[i][0] == '/' ? "" : "/", dirs.v[i], prog);
+		if (is_file(f->sr, c))
+			found = c;
+		else
+			free(c);
+	}
+	strvec_release(&dirs);
+	return found;
+}
+
+/* Whether the install is in the user site of the child's HOME (which only
+ * a run without -s reads). */
+static bool in_user_site(const struct framework *fw, const char *home)
+{
+	char *local = home ? xasprintf("%s/.local", home) : NULL;
+	bool in = below(fw->site, local);
+	free(local);
+	return in;
+}
+
+/* As root: not run when anyone else may change what it would run (the
+ * skip result is added then). */
+static bool refused_as_root(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+			    const struct fw_kind *k, const struct framework *fw, const struct fw_run *run)
+{
+	struct sysroot *sr = ctx->facts->sr;
+	if (!sr || sr->host.uid != 0)
+		return false;
+	struct fw_trust t = FW_TRUST_INIT;
+	enum fw_writer w;
+	fw_trust_gather(sr, run->python, fw, &t);
+	const struct fw_path_fact *e = fw_trust_refusal(&t, sr->host.uid, &w);
+	if (e)
+		fw_runtime_refuse(ctx, r, def, k, fw, run, e, w);
+	fw_trust_release(&t);
+	return e != NULL;
+}
+
 /* ---- the checks ---- */
+
+/* Run the script for one install (unless refused as root) and judge it. */
+static void run_one(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+		    const struct fw_kind *k, const struct framework *fw)
+{
+	const struct host_info *h = ctx->facts->sr ? &ctx->facts->sr->host : NULL;
+	bool root = h && h->uid == 0, own;
+	char *python = fw_interpreter(fw, &own);
+	char *path_python = root && !strchr(python, '/') ? fw_which(ctx->facts, python) : NULL;
+	if (path_python) {
+		free(python);
+		python = path_python;
+	}
+	struct fw_run run = { python, own, 0, "", fw_timeout_s() };
+	if (refused_as_root(ctx, r, def, k, fw, &run)) {
+		free(python);
+		return;
+	}
+	/* -s: no user site; as root, only an install in the user site reads it
+	 * (whose directories were judged above) */
+	bool no_user_site = own || (root && !in_user_site(fw, h->home));
+	char *output = NULL;
+	struct strbuf why = STRBUF_INIT;
+	run.rc = fw_run_script(k->script, python, no_user_site, ctx->facts, run.timeout_s, &output, &why);
+	struct fw_answer a;
+	fw_answer_parse(output, &a);
+	if (!a.stage && run.rc == 0) {
+		/* what it printed instead, for the summary */
+		char *out = str_trim(output);
+		strbuf_addf(&why, "%sstdout: %.300s", why.len ? "; " : "", *out ? out : "(nothing)");
+	}
+	run.why = strbuf_cstr(&why);
+	fw_runtime_judge(ctx, r, def, k, fw, &run, &a);
+	strbuf_release(&why);
+	fw_answer_release(&a);
+	free(output);
+	free(python);
+}
 
 static void check_runtime(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
 			  const struct fw_kind *k)
@@ -564,25 +987,7 @@ static void check_runtime(const struct check_ctx *ctx, struct report *r, const s
 		if (!k->is(fw))
 			continue;
 		n++;
-		bool own;
-		char *python = fw_interpreter(fw, &own);
-		char *output = NULL;
-		struct strbuf why = STRBUF_INIT;
-		struct fw_run run = { python, own, 0, "", fw_timeout_s() };
-		run.rc = fw_run_script(k->script, python, own, ctx->facts, run.timeout_s, &output, &why);
-		struct fw_answer a;
-		fw_answer_parse(output, &a);
-		if (!a.stage && run.rc == 0) {
-			/* what it printed instead, for the summary */
-			char *out = str_trim(output);
-			strbuf_addf(&why, "%sstdout: %.300s", why.len ? "; " : "", *out ? out : "(nothing)");
-		}
-		run.why = strbuf_cstr(&why);
-		fw_runtime_judge(ctx, r, def, k, fw, &run, &a);
-		strbuf_release(&why);
-		fw_answer_release(&a);
-		free(output);
-		free(python);
+		run_one(ctx, r, def, k, fw);
 	}
 	if (!n)
 		report_add(r, def, ST_SKIP, -1, "no %s install found", k == &fw_kind_torch ? "PyTorch" : "TensorFlow");

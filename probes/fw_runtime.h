@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "checks.h"
+#include "sysroot.h"
 #include "util.h"
 
 /* What differs between the frameworks: the script and the words. */
@@ -66,6 +67,57 @@ void fw_runtime_judge(const struct check_ctx *ctx, struct report *r, const struc
  * from the site directory's path (looked up on PATH), else python3.
  * *own says whether it is the environment's own. Returns a new string. */
 char *fw_interpreter(const struct framework *fw, bool *own);
+
+/* ---- as root ----
+ * Run as root, the interpreter executes whatever it, its environment and
+ * the site directory hold: whoever else may change one of them, or swap a
+ * directory above one, would run their code as root. Such an install is not
+ * run (the result says whose it is and how to run the check as them). The
+ * facts come from the sysroot; the judgement is a pure function of them. */
+
+/* One directory, link or file that a path of the run passes through, from
+ * "/" down. A missing one (err -ENOENT) is kept with `o` describing the
+ * directory it would be created in. */
+struct fw_path_fact {
+	char *path;
+	struct sysroot_owner o;
+	int err;                   /* negative errno: missing (-ENOENT) or not looked at */
+};
+struct fw_trust {
+	struct fw_path_fact *v;
+	size_t n;
+};
+#define FW_TRUST_INIT { NULL, 0 }
+
+/* Append to t, once each, what the resolution of `python` (an absolute
+ * path), the environment's pyvenv.cfg (beside it and one level up), fw's
+ * site directory, its package directory and __init__.py pass through. */
+void fw_trust_gather(struct sysroot *sr, const char *python, const struct framework *fw, struct fw_trust *t);
+void fw_trust_release(struct fw_trust *t);
+
+/* Who besides root may change it. */
+enum fw_writer {
+	FW_WRITER_NONE,            /* root alone */
+	FW_WRITER_OWNER,           /* its owner, not root */
+	FW_WRITER_GROUP,           /* the members of its group */
+	FW_WRITER_OTHERS,          /* every user */
+	FW_WRITER_UNKNOWN,         /* it could not be looked at */
+};
+/* A root-owned sticky directory counts as root's alone: others may add
+ * entries to it but not replace root's (a missing entry in it is theirs). */
+enum fw_writer fw_path_writer(const struct fw_path_fact *e);
+
+/* The first fact of t that someone besides root may change, when effective
+ * uid `euid` must not run what t describes: NULL when euid is not 0 (a user
+ * runs their own code) or root alone may change all of it. *w says who.
+ * Borrowed from t. */
+const struct fw_path_fact *fw_trust_refusal(const struct fw_trust *t, long euid, enum fw_writer *w);
+
+/* The skip result (and runtime record) for an install not run because of
+ * e, with the command that runs the check as the user it belongs to. */
+void fw_runtime_refuse(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+		       const struct fw_kind *k, const struct framework *fw, const struct fw_run *run,
+		       const struct fw_path_fact *e, enum fw_writer w);
 
 /* The checks themselves (live only, level standard and full). */
 void check_framework_torch_runtime(const struct check_ctx *ctx, struct report *r, const struct check_def *def);

@@ -6,7 +6,8 @@
 #     (the stand-in "sees" a GPU the inventory does not show, as under WSL);
 #   importerror, cpu, unavailable, crash, hang, silent -> each failure path;
 #   a venv whose interpreter link is broken; PYTHONPATH and the current
-#   directory never shadow the install; quick level, --skip and --sysroot.
+#   directory never shadow the install; quick level, --skip and --sysroot;
+#   as root, an environment another user may change is not run.
 # A real TensorFlow (CPU build, from ci/frameworks) runs its own script; a
 # real PyTorch is used too when this machine's python3 can import one.
 . "$(dirname "$0")/lib.sh"
@@ -126,6 +127,72 @@ ln -sf /nonexistent/python3.99 "$v/bin/python"
 check "$v" 1
 assert_out_has "the interpreter of $v/lib/python$pyver/site-packages/torch cannot run"
 assert_out_has "recreate the environment"
+
+# As root, an environment another user may change is not run: its code would
+# run as root. The interpreter is a script that leaves a marker when it runs;
+# root's own copy runs (and leaves it), the one owned by uid 65534 must not.
+if [ "$(id -u)" = 0 ]; then
+	marker=$T/ran-as-root
+	script_python() {
+		rm -f "$1/bin/python"   # a link to the real interpreter: never write through it
+		# exec -a: the interpreter finds its environment from the name it was run by
+		printf '#!/bin/bash\ntouch %s\nexec -a "$0" %s "$@"\n' "$marker" "$real_python" >"$1/bin/python"
+		chmod 755 "$1/bin/python"
+	}
+	v=$(venv rootsown healthy rocm)
+	script_python "$v"
+	check "$v" 0
+	assert_out_has "a matmul and an AMP step verify"
+	[ -e "$marker" ] || fail "the marker script did not run for root's own environment"
+	rm -f "$marker"
+
+	v=$(venv othersown healthy rocm)
+	script_python "$v"
+	chown -R 65534:65534 "$v"
+	owner=$(id -nu 65534 2>/dev/null || echo "'#65534'")
+	check "$v" 0
+	[ -e "$marker" ] && fail "the interpreter of an environment owned by uid 65534 ran as root"
+	assert_out_has "PyTorch computes on the GPU: torch 2.4.0+rocm6.1 ($v/bin/python) was not run as root: $v is writable by uid 65534"
+	assert_out_has "importing it as root would run that user's code; run the check as $owner: \`sudo -H -u $owner env VIRTUAL_ENV=$v rocmcheck doctor --only framework.torch.runtime\`"
+	assert_out_has "evidence: $v: owner $owner (uid 65534)"
+	VIRTUAL_ENV=$v run 0 --json doctor --only framework.torch.runtime
+	validate_json "$OUT" || fail "the report with a refused runtime entry does not validate"
+	[ "$(json_get "$OUT" '[c["status"] for c in d["checks"]], d["stack"]["frameworks"][0]["runtime"]["status"], d["checks"][0]["fix"]["commands"]')" \
+		= "['skip'] skip ['sudo -H -u $owner env VIRTUAL_ENV=$v rocmcheck doctor --only framework.torch.runtime']" ] ||
+		{ fail "JSON of the refused runtime entry"; last; }
+	[ -e "$marker" ] && fail "the interpreter of an environment owned by uid 65534 ran as root (--json)"
+
+	# root's environment, but its site-packages group-writable
+	v=$(venv groupw healthy rocm)
+	script_python "$v"
+	chmod g+w "$v/lib/python$pyver/site-packages"
+	check "$v" 0
+	[ -e "$marker" ] && fail "the interpreter ran as root with a group-writable site-packages"
+	assert_out_has "$v/lib/python$pyver/site-packages is writable by group 0"
+
+	# a user site (~/.local, reached through HOME) owned by another user: the
+	# PATH's python3.X would import it as root
+	[ -x "/usr/bin/python$pyver" ] || fail "no /usr/bin/python$pyver for the user-site case"
+	home=$T/home
+	site=$home/.local/lib/python$pyver/site-packages
+	mkdir -p "$site"
+	cp -r "$STANDIN" "$site/torch"
+	echo healthy >"$site/torch/MODE"
+	printf '__version__ = "2.4.0+rocm6.1"\nhip = "6.1.40091"\ncuda = None\n' >"$site/torch/version.py"
+	echo 'import os; open(os.environ["HOME"] + "/../ran-as-root", "w").close()' >"$site/marker.pth"
+	chown -R 65534:65534 "$home"
+	HOME=$home PATH=/usr/bin:/bin run 0 doctor --only framework.torch.runtime -v
+	[ -e "$marker" ] && fail "a user site owned by uid 65534 was imported as root"
+	assert_out_has "was not run as root: $home is writable by uid 65534"
+	assert_out_has "sudo -H -u $owner rocmcheck doctor --only framework.torch.runtime"
+	chown -R 0:0 "$home"
+	HOME=$home PATH=/usr/bin:/bin run 0 doctor --only framework.torch.runtime -v
+	assert_out_has "torch 2.4.0+rocm6.1 (/usr/bin/python$pyver) sees 1 GPU"
+	[ -e "$marker" ] || fail "root's own user site was not read (the marker .pth did not run)"
+	rm -f "$marker"
+else
+	echo "note: the refusal to run another user's environment as root needs root (chown to uid 65534)"
+fi
 
 # Not at quick level, not when skipped, not on a captured machine.
 v=$T/healthy

@@ -302,6 +302,327 @@ static void test_skips(void **state)
 	tl_free(t);
 }
 
+/* ---- as root: whose code the run would execute ---- */
+
+/* A fact as fw_trust_gather() keeps it: a directory unless mode says a file. */
+static struct fw_path_fact fact(const char *path, long uid, long gid, unsigned mode, enum node_type type)
+{
+	struct fw_path_fact e = { .path = (char *)path,
+				  .o = { .type = type, .mode = mode, .uid = uid, .gid = gid } };
+	return e;
+}
+
+static const struct fw_path_fact *refusal(struct fw_path_fact *v, size_t n, long euid, enum fw_writer *w)
+{
+	struct fw_trust t = { v, n };
+	return fw_trust_refusal(&t, euid, w);
+}
+
+static void test_root_decision(void **state)
+{
+	(void)state;
+	enum fw_writer w;
+	struct fw_path_fact v[] = {
+		fact("/", 0, 0, 0755, NODE_DIR),
+		fact("/home", 0, 0, 0755, NODE_DIR),
+		fact("/home/alice", 1000, 1000, 0750, NODE_DIR),
+		fact("/home/alice/venv", 1000, 1000, 0755, NODE_DIR),
+		fact("/home/alice/venv/bin/python", 1000, 1000, 0777, NODE_OTHER),
+	};
+	v[4].o.link = true;
+	/* root, an environment owned by uid 1000: refused at the first it owns */
+	const struct fw_path_fact *e = refusal(v, ARRAY_SIZE(v), 0, &w);
+	assert_non_null(e);
+	assert_string_equal(e->path, "/home/alice");
+	assert_int_equal(w, FW_WRITER_OWNER);
+	/* any other user runs it as it is: their own code, or code they may run anyway */
+	assert_null(refusal(v, ARRAY_SIZE(v), 1000, &w));
+	assert_int_equal(w, FW_WRITER_NONE);
+	assert_null(refusal(v, ARRAY_SIZE(v), 1001, &w));
+	assert_null(refusal(v, ARRAY_SIZE(v), -1, &w));
+
+	/* root-owned, 0755 all the way down: run */
+	struct fw_path_fact ok[] = {
+		fact("/", 0, 0, 0755, NODE_DIR),
+		fact("/opt", 0, 0, 0755, NODE_DIR),
+		fact("/opt/venv", 0, 0, 0755, NODE_DIR),
+		fact("/opt/venv/bin/python", 0, 0, 0777, NODE_OTHER),
+		fact("/usr/bin/python3.11", 0, 0, 0755, NODE_FILE),
+		fact("/tmp", 0, 0, 01777, NODE_DIR), /* sticky: others cannot replace root's entries */
+		fact("/tmp/venv", 0, 0, 0700, NODE_DIR),
+	};
+	ok[3].o.link = true;
+	assert_null(refusal(ok, ARRAY_SIZE(ok), 0, &w));
+
+	/* root-owned but group-writable, or writable by everyone: refused */
+	ok[2].o.mode = 0775;
+	e = refusal(ok, ARRAY_SIZE(ok), 0, &w);
+	assert_non_null(e);
+	assert_string_equal(e->path, "/opt/venv");
+	assert_int_equal(w, FW_WRITER_GROUP);
+	ok[2].o.mode = 0757;
+	refusal(ok, ARRAY_SIZE(ok), 0, &w);
+	assert_int_equal(w, FW_WRITER_OTHERS);
+	ok[2].o.mode = 0755;
+	ok[4].o.mode = 0775;  /* the interpreter itself */
+	assert_ptr_equal(refusal(ok, ARRAY_SIZE(ok), 0, &w), &ok[4]);
+	assert_int_equal(w, FW_WRITER_GROUP);
+	ok[4].o.mode = 0755;
+	/* a world-writable directory without the sticky bit */
+	ok[5].o.mode = 0777;
+	assert_ptr_equal(refusal(ok, ARRAY_SIZE(ok), 0, &w), &ok[5]);
+	assert_int_equal(w, FW_WRITER_OTHERS);
+	ok[5].o.mode = 01777;
+
+	/* a missing entry is whoever may create it: in a sticky /tmp, anyone */
+	struct fw_path_fact missing = fact("/tmp/venv/pyvenv.cfg", 0, 0, 01777, NODE_DIR);
+	missing.err = -ENOENT;
+	assert_int_equal(fw_path_writer(&missing), FW_WRITER_OTHERS);
+	missing.o.mode = 0755;
+	assert_int_equal(fw_path_writer(&missing), FW_WRITER_NONE);
+	/* what could not be looked at is refused (fail closed) */
+	struct fw_path_fact loop = fact("/opt/venv/bin/python", -1, -1, 0, NODE_MISSING);
+	loop.err = -ELOOP;
+	assert_int_equal(fw_path_writer(&loop), FW_WRITER_UNKNOWN);
+}
+
+/* The result for a refused install: skip, why, and the command as the user. */
+static const struct check_result *refuse(struct tl *t, struct framework *fw, struct fw_path_fact *e, enum fw_writer w)
+{
+	const struct check_def *def = checks_find("framework.torch.runtime");
+	struct fw_run run = { fw->python, true, 0, "", 180 };
+	fw_runtime_refuse(&t->ctx, &t->r, def, &fw_kind_torch, fw, &run, e, w);
+	const struct check_result *c = &t->r.results[t->r.nresults - 1];
+	assert_status(c, ST_SKIP);
+	assert_true(tl_has_evidence(c, "python", fw->python));
+	const struct framework_runtime *fr = report_framework_runtime(&t->r, fw->path);
+	assert_non_null(fr);
+	assert_int_equal(fr->status, ST_SKIP);
+	return c;
+}
+
+static void test_root_refusal_words(void **state)
+{
+	(void)state;
+	struct tl *t = amd();
+	tl_user(t, "root", 0, "root");
+	tl_env(t, "VIRTUAL_ENV", "/home/alice/venv");
+	struct framework *fw = rocm_torch(t, NULL);
+	struct fw_path_fact e = fact("/home/alice", 1000, 1000, 0750, NODE_DIR);
+	e.o.user = "alice";
+	e.o.group = "alice";
+	const struct check_result *c = refuse(t, fw, &e, FW_WRITER_OWNER);
+	assert_string_equal(c->summary,
+			    "torch 2.4.0+rocm6.1 (/home/alice/venv/bin/python) was not run as root: /home/alice is "
+			    "writable by uid 1000 (alice): importing it as root would run that user's code; run the "
+			    "check as alice: `sudo -H -u alice env VIRTUAL_ENV=/home/alice/venv rocmcheck doctor "
+			    "--only framework.torch.runtime`");
+	assert_true(tl_has_evidence(c, "/home/alice", "owner alice (uid 1000), group alice (gid 1000), mode 0750"));
+	assert_true(tl_has_command(c, "sudo -H -u alice env VIRTUAL_ENV=/home/alice/venv rocmcheck doctor"));
+	assert_contains(c->fix.text, "chmod go-w");
+	tl_free(t);
+
+	/* values go in as one shell word each; a uid without a name in sudo's #uid form */
+	t = amd();
+	tl_user(t, "root", 0, "root");
+	tl_env(t, "VIRTUAL_ENV", "/srv/it's mine/venv/");
+	fw = rocm_torch(t, NULL);
+	free(fw->site);
+	fw->site = xstrdup("/srv/it's mine/venv/lib/python3.10/site-packages");
+	e = fact("/srv/it's mine", 4242, 4242, 0755, NODE_DIR);
+	e.o.user = "4242";
+	c = refuse(t, fw, &e, FW_WRITER_OWNER);
+	assert_contains(c->summary, "/srv/it's mine is writable by uid 4242: importing");
+	assert_true(tl_has_command(c, "sudo -H -u '#4242' env VIRTUAL_ENV='/srv/it'\\''s mine/venv/' rocmcheck "
+				      "doctor --only framework.torch.runtime"));
+	tl_free(t);
+
+	/* group-writable, run by sudo: the check as the user who ran sudo */
+	t = amd();
+	tl_sudo(t, "bob", "bob");
+	fw = rocm_torch(t, NULL);
+	e = fact("/opt/venv", 0, 50, 02775, NODE_DIR);
+	e.o.group = "staff";
+	c = refuse(t, fw, &e, FW_WRITER_GROUP);
+	assert_contains(c->summary, "/opt/venv is writable by group 50 (staff): importing it as root would run "
+				    "its members' code; run the check as bob: `sudo -H -u bob rocmcheck doctor --only "
+				    "framework.torch.runtime`");
+	tl_free(t);
+
+	/* writable by everyone, root without sudo: no user to name */
+	t = amd();
+	tl_user(t, "root", 0, "root");
+	fw = rocm_torch(t, NULL);
+	e = fact("/opt/venv/bin/pyvenv.cfg", 0, 0, 01777, NODE_DIR);
+	e.err = -ENOENT;
+	c = refuse(t, fw, &e, FW_WRITER_OTHERS);
+	assert_contains(c->summary, "/opt/venv/bin/pyvenv.cfg does not exist and may be created by every user: "
+				    "importing it as root would run any user's code; run the check as an unprivileged user");
+	assert_int_equal(c->fix.commands.n, 0);
+	tl_free(t);
+}
+
+/* A tree to walk, made in a temporary root (a sysroot of its own). */
+static char trust_tmp[64];
+
+static void trust_put(const char *rel, const char *link_to)
+{
+	char *p = xasprintf("%s/%s", trust_tmp, rel);
+	char *slash = strrchr(p, '/');
+	*slash = '\0';
+	char *cmd = xasprintf("mkdir -p '%s'", p);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	*slash = '/';
+	if (link_to) {
+		assert_int_equal(symlink(link_to, p), 0);
+	} else {
+		FILE *f = fopen(p, "w");
+		assert_non_null(f);
+		fclose(f);
+		assert_int_equal(chmod(p, 0755), 0);
+	}
+	free(p);
+}
+
+static void trust_tree(struct sysroot *sr)
+{
+	snprintf(trust_tmp, sizeof(trust_tmp), "/tmp/rcfwtrust.XXXXXX");
+	assert_non_null(mkdtemp(trust_tmp));
+	trust_put("usr/bin/python3.11", NULL);
+	trust_put("venv/bin/python", "../../usr/bin/python3.11");
+	trust_put("venv/pyvenv.cfg", NULL);
+	trust_put("venv/lib/python3.11/site-packages/torch/__init__.py", NULL);
+	trust_put("loop/a", "b");
+	trust_put("loop/b", "/loop/a");
+	char *cmd = xasprintf("chmod -R go-w '%s'", trust_tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	assert_int_equal(sysroot_open(sr, trust_tmp), 0);
+}
+
+static void trust_tree_remove(struct sysroot *sr)
+{
+	sysroot_release(sr);
+	char *cmd = xasprintf("rm -rf '%s'", trust_tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+static void test_root_gather(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	trust_tree(&sr);
+	struct framework fw = { 0 };
+	fw.site = "/venv/lib/python3.11/site-packages";
+	fw.path = "/venv/lib/python3.11/site-packages/torch";
+	struct fw_trust t = FW_TRUST_INIT;
+	size_t recorded = sysroot_recorded(&sr)->n;
+	fw_trust_gather(&sr, "/venv/bin/python", &fw, &t);
+	/* looked at, not read: nothing for a bundle to copy (the interpreter) */
+	assert_int_equal(sysroot_recorded(&sr)->n, recorded);
+	/* from "/" down, each link followed, once each, missing ones kept */
+	static const char *const want[] = {
+		"/", "/venv", "/venv/bin", "/venv/bin/python", "/usr", "/usr/bin", "/usr/bin/python3.11",
+		"/venv/bin/pyvenv.cfg", "/venv/pyvenv.cfg", "/venv/lib", "/venv/lib/python3.11",
+		"/venv/lib/python3.11/site-packages", "/venv/lib/python3.11/site-packages/torch",
+		"/venv/lib/python3.11/site-packages/torch/__init__.py",
+	};
+	assert_int_equal(t.n, ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		assert_string_equal(t.v[i].path, want[i]);
+	assert_true(t.v[3].o.link);
+	assert_string_equal(t.v[3].o.target, "../../usr/bin/python3.11");
+	assert_int_equal(t.v[6].o.type, NODE_FILE);
+	assert_int_equal(t.v[7].err, -ENOENT);           /* no bin/pyvenv.cfg: its directory's facts */
+	assert_int_equal(t.v[7].o.type, NODE_DIR);
+	assert_int_equal(t.v[8].err, 0);
+	assert_int_equal((long)t.v[2].o.uid, (long)geteuid());
+	enum fw_writer w;
+	/* whoever runs this test owns the tree: a run as them goes ahead */
+	assert_null(fw_trust_refusal(&t, (long)geteuid() ? (long)geteuid() : 1, &w));
+	fw_trust_release(&t);
+	/* a link loop cannot be looked at: refused whoever owns it */
+	fw_trust_gather(&sr, "/loop/a", &fw, &t);
+	bool looped = false;
+	for (size_t i = 0; i < t.n; i++)
+		if (t.v[i].err == -ELOOP)
+			looped = fw_path_writer(&t.v[i]) == FW_WRITER_UNKNOWN;
+	assert_true(looped);
+	fw_trust_release(&t);
+	trust_tree_remove(&sr);
+}
+
+static void chown_rel(const char *rel, uid_t uid, unsigned mode)
+{
+	char *p = xasprintf("%s/%s", trust_tmp, rel);
+	assert_int_equal(lchown(p, uid, 0), 0);
+	if (mode)
+		assert_int_equal(chmod(p, mode), 0);
+	free(p);
+}
+
+/* The same tree owned by root, then parts of it by uid 65534 (needs root). */
+static void test_root_gather_owners(void **state)
+{
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("needs root: chown to another uid\n");
+		skip();
+	}
+	struct sysroot sr;
+	trust_tree(&sr);
+	struct framework fw = { 0 };
+	fw.site = "/venv/lib/python3.11/site-packages";
+	fw.path = "/venv/lib/python3.11/site-packages/torch";
+	static const struct { const char *rel; unsigned mode; const char *refused; enum fw_writer w; } cases[] = {
+		{ NULL, 0, NULL, FW_WRITER_NONE },
+		{ "venv", 0, "/venv", FW_WRITER_OWNER },
+		{ "usr/bin/python3.11", 0, "/usr/bin/python3.11", FW_WRITER_OWNER },
+		{ "venv/pyvenv.cfg", 0, "/venv/pyvenv.cfg", FW_WRITER_OWNER },
+		{ "venv/lib/python3.11/site-packages/torch/__init__.py", 0,
+		  "/venv/lib/python3.11/site-packages/torch/__init__.py", FW_WRITER_OWNER },
+		{ "venv/bin", 0, "/venv/bin", FW_WRITER_OWNER },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *cmd = xasprintf("chown -R 0:0 '%s'", trust_tmp);
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+		if (cases[i].rel)
+			chown_rel(cases[i].rel, 65534, cases[i].mode);
+		struct fw_trust t = FW_TRUST_INIT;
+		enum fw_writer w;
+		fw_trust_gather(&sr, "/venv/bin/python", &fw, &t);
+		const struct fw_path_fact *e = fw_trust_refusal(&t, 0, &w);
+		if (!cases[i].refused) {
+			assert_null(e);
+		} else {
+			assert_non_null(e);
+			assert_string_equal(e->path, cases[i].refused);
+			assert_int_equal(w, cases[i].w);
+			assert_int_equal(e->o.uid, 65534);
+		}
+		fw_trust_release(&t);
+		sysroot_release(&sr);
+		assert_int_equal(sysroot_open(&sr, trust_tmp), 0);  /* no cached directories */
+	}
+	/* root-owned but group-writable */
+	char *cmd = xasprintf("chown -R 0:0 '%s'", trust_tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	chown_rel("venv/lib/python3.11/site-packages", 0, 0775);
+	struct fw_trust t = FW_TRUST_INIT;
+	enum fw_writer w;
+	fw_trust_gather(&sr, "/venv/bin/python", &fw, &t);
+	const struct fw_path_fact *e = fw_trust_refusal(&t, 0, &w);
+	assert_non_null(e);
+	assert_string_equal(e->path, "/venv/lib/python3.11/site-packages");
+	assert_int_equal(w, FW_WRITER_GROUP);
+	fw_trust_release(&t);
+	trust_tree_remove(&sr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +637,10 @@ int main(void)
 		cmocka_unit_test(test_amp_contract),
 		cmocka_unit_test(test_no_answer),
 		cmocka_unit_test(test_skips),
+		cmocka_unit_test(test_root_decision),
+		cmocka_unit_test(test_root_refusal_words),
+		cmocka_unit_test(test_root_gather),
+		cmocka_unit_test(test_root_gather_owners),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
