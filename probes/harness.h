@@ -141,8 +141,10 @@ bool probe_library_opened(struct probe_outcome *o, const char *probe, const char
 			  const char *why);
 
 /* ---- isolation: run fn in a forked child under a watchdog ----
- * The child's stdout goes to /dev/null; the end of its stderr is kept for
- * the message when it dies. Returns 0 when the child delivered `out`
+ * The child's stdin and stdout are /dev/null; the end of its stderr is kept
+ * for the message when it dies. It leads a process group of its own: what
+ * it forks is killed with it on a timeout, when it ends, and when a signal
+ * ends rocmcheck meanwhile. Returns 0 when the child delivered `out`
  * completely; otherwise adds to `err` what happened ("timed out after 5 s",
  * "crashed with signal 11 (Segmentation fault)") and returns -ETIMEDOUT / -ECHILD / -EIO,
  * or -EDEADLK when the child outlived SIGKILL by 10 s (stuck in the driver:

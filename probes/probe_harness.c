@@ -628,12 +628,32 @@ static double kill_wait_s(void)
 	return KILL_WAIT_S;
 }
 
+/* The child leads a process group of its own (its pid names it), so that
+ * what it forks -- a helper, a vfork'ed child, an interpreter's workers --
+ * ends with it: on a timeout, and when it exits leaving them behind.
+ * reap_group: once the child has exited, end the rest of its group and reap
+ * it; true when it is gone. The group is killed before the child is reaped,
+ * while its zombie still holds the pid, so the signal cannot reach a group
+ * that took the pid over. */
+static bool reap_group(pid_t pid, int *status)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != EINTR;   /* ECHILD: already reaped */
+	if (si.si_pid != pid)
+		return false;
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	return true;
+}
+
 /* Reap pid before `deadline` (monotonic seconds): true when it is gone. */
 static bool reap_until(pid_t pid, int *status, double deadline)
 {
 	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-		if (r == pid || (r < 0 && errno != EINTR))
+		if (reap_group(pid, status))
 			return true;
 		if (monotonic_s() > deadline)
 			return false;
@@ -642,9 +662,62 @@ static bool reap_until(pid_t pid, int *status, double deadline)
 	}
 }
 
-/* SIGKILL, then wait a bounded time: false when the child outlives it. */
+/* While a child runs, a signal that ends rocmcheck ends its group first:
+ * the group is not the terminal's, so a Ctrl-C no longer reaches it, and
+ * PR_SET_PDEATHSIG reaches the child only. Signals that were ignored stay
+ * ignored; the handler puts the previous one back and raises again. */
+static const int ending_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static struct sigaction ending_saved[ARRAY_SIZE(ending_signals)];
+static bool ending_hooked[ARRAY_SIZE(ending_signals)];
+static volatile sig_atomic_t watched_group;
+
+static void end_group_then_die(int sig)
+{
+	if (watched_group > 0)
+		kill(-(pid_t)watched_group, SIGKILL);
+	for (size_t i = 0; i < ARRAY_SIZE(ending_signals); i++)
+		if (ending_signals[i] == sig && ending_hooked[i])
+			sigaction(sig, &ending_saved[i], NULL);
+	raise(sig);   /* delivered as the handler returns, to the previous action */
+}
+
+static void ending_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < ARRAY_SIZE(ending_signals); i++)
+		sigaddset(set, ending_signals[i]);
+}
+
+/* Called with the ending signals blocked, so none is lost in between. */
+static void watch_group(pid_t pid)
+{
+	watched_group = pid;
+	for (size_t i = 0; i < ARRAY_SIZE(ending_signals); i++) {
+		ending_hooked[i] = false;
+		if (sigaction(ending_signals[i], NULL, &ending_saved[i]) || ending_saved[i].sa_handler == SIG_IGN)
+			continue;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = end_group_then_die;
+		sigemptyset(&sa.sa_mask);
+		ending_hooked[i] = sigaction(ending_signals[i], &sa, NULL) == 0;
+	}
+}
+
+static void unwatch_group(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(ending_signals); i++)
+		if (ending_hooked[i])
+			sigaction(ending_signals[i], &ending_saved[i], NULL);
+	memset(ending_hooked, 0, sizeof(ending_hooked));
+	watched_group = 0;
+}
+
+/* SIGKILL to the child's group, then wait a bounded time: false when the
+ * child outlives it. */
 static bool kill_and_reap(pid_t pid, int *status)
 {
+	kill(-pid, SIGKILL);
 	kill(pid, SIGKILL);
 	return reap_until(pid, status, monotonic_s() + kill_wait_s());
 }
@@ -659,10 +732,13 @@ static int stuck(struct strbuf *err, int limit)
 	return -EDEADLK;
 }
 
-/* In the forked child: die of the real signal, never outlive rocmcheck,
- * stdout to /dev/null, stderr to the parent; run fn and exit. */
-static void child_run(isolated_stream_fn fn, void *arg, pid_t parent, const int pout[2], const int perr[2])
+/* In the forked child: a process group of its own, die of the real signal,
+ * never outlive rocmcheck, stdin and stdout /dev/null (a group that is not
+ * the terminal's must not read it), stderr to the parent; run fn and exit. */
+static void child_run(isolated_stream_fn fn, void *arg, pid_t parent, const int pout[2], const int perr[2],
+		      const sigset_t *mask)
 {
+	setpgid(0, 0);   /* the parent does it too: whichever runs first */
 	struct rlimit nocore = { 0, 0 };
 	setrlimit(RLIMIT_CORE, &nocore);
 	/* die of the real signal, whatever handlers the parent installed */
@@ -670,6 +746,7 @@ static void child_run(isolated_stream_fn fn, void *arg, pid_t parent, const int 
 				     SIGINT, SIGHUP, SIGQUIT };
 	for (size_t i = 0; i < ARRAY_SIZE(fatal); i++)
 		signal(fatal[i], SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);   /* child_start blocked the ending ones */
 	/* and never outlive rocmcheck: a hung kernel must not keep the
 	 * GPU busy after the user ended the run */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -677,9 +754,11 @@ static void child_run(isolated_stream_fn fn, void *arg, pid_t parent, const int 
 		_exit(127);
 	close(pout[0]);
 	close(perr[0]);
-	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (devnull >= 0)
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
 		dup2(devnull, STDOUT_FILENO);
+	}
 	dup2(perr[1], STDERR_FILENO);
 	fn(arg, pout[1]);
 	_exit(0);
@@ -744,8 +823,8 @@ static bool watch_child(struct watch *w)
 		if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
 			err_open = watch_stderr(w);
 		/* a grandchild may hold stderr open: stop once the child is gone
-		 * and its result pipe is closed */
-		if (!out_open && waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
+		 * and its result pipe is closed (the grandchild with it) */
+		if (!out_open && reap_group(w->pid, &w->status)) {
 			w->reaped = true;
 			return false;
 		}
@@ -791,14 +870,21 @@ static int child_start(isolated_stream_fn fn, void *arg, struct watch *w, struct
 	fflush(stdout);
 	fflush(stderr);
 	pid_t parent = getpid();
+	sigset_t ending, mask;
+	ending_set(&ending);
+	sigprocmask(SIG_BLOCK, &ending, &mask);
 	w->pid = fork();
 	if (w->pid < 0) {
 		strbuf_addf(err, "fork: %s", strerror(errno));
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		close(pout[0]), close(pout[1]), close(perr[0]), close(perr[1]);
 		return -EIO;
 	}
 	if (w->pid == 0)
-		child_run(fn, arg, parent, pout, perr);
+		child_run(fn, arg, parent, pout, perr, &mask);
+	setpgid(w->pid, w->pid);   /* before the parent signals the group; fails once the child has exec'd */
+	watch_group(w->pid);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	close(pout[1]);
 	close(perr[1]);
 	w->out_fd = pout[0];
@@ -831,6 +917,7 @@ int run_isolated_stream(isolated_stream_fn fn, void *arg, void *recs, size_t siz
 		gone = reap_until(w.pid, &w.status, w.deadline);
 	if (!gone)
 		gone = kill_and_reap(w.pid, &w.status);
+	unwatch_group();
 	close(w.out_fd);
 	close(w.err_fd);
 	if (!gone)

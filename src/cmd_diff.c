@@ -9,6 +9,7 @@
 #include "diff.h"
 #include "out.h"
 #include "replay.h"
+#include "report_file.h"
 
 static const char about[] =
 	"Compare two nodes, or one node before and after a fix: A and B are each a\n"
@@ -30,18 +31,17 @@ struct side {
 
 static json_t *load_report(const char *path, const char *shown)
 {
-	json_error_t jerr;
-	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	if (!doc) {
-		fprintf(stderr, "rocmcheck: diff: %s: not JSON (line %d: %s)\n", shown, jerr.line, jerr.text);
-		return NULL;
-	}
+	struct strbuf err = STRBUF_INIT;
+	json_t *doc = report_file_load(path, &err);
 	const char *schema = json_string_value(json_object_get(doc, "schema"));
-	if (!schema || strcmp(schema, "rocmcheck.report/1") != 0) {
-		fprintf(stderr, "rocmcheck: diff: %s: not a rocmcheck.report/1 report\n", shown);
+	if (doc && (!schema || strcmp(schema, "rocmcheck.report/1") != 0)) {
+		strbuf_addstr(&err, "not a rocmcheck.report/1 report");
 		json_decref(doc);
-		return NULL;
+		doc = NULL;
 	}
+	if (!doc)
+		fprintf(stderr, "rocmcheck: diff: %s: %s\n", shown, err.buf);
+	strbuf_release(&err);
 	return doc;
 }
 

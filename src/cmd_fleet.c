@@ -12,6 +12,7 @@
 #include "fleet.h"
 #include "out.h"
 #include "replay.h"
+#include "report_file.h"
 
 static const char about[] =
 	"Read many nodes' reports and print one table, nodes by categories, worst\n"
@@ -28,16 +29,9 @@ static const char about[] =
 
 static void add_json_file(struct fleet *fl, const char *path, const char *shown)
 {
-	json_error_t jerr;
-	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	if (!doc) {
-		char why[300];
-		snprintf(why, sizeof(why), "not JSON (line %d: %s)", jerr.line, jerr.text);
-		fleet_add_unreadable(fl, shown, why);
-		return;
-	}
 	struct strbuf err = STRBUF_INIT;
-	if (fleet_add_report(fl, doc, shown, &err) < 0)
+	json_t *doc = report_file_load(path, &err);
+	if (!doc || fleet_add_report(fl, doc, shown, &err) < 0)
 		fleet_add_unreadable(fl, shown, err.buf);
 	strbuf_release(&err);
 	json_decref(doc);

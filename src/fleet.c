@@ -69,16 +69,39 @@ static const char *jstr(const json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-/* "AMD Instinct MI300X gfx942 | amdgpu 6.8.5 | ROCm 6.2.0" for GPU `index`:
- * what must be equal for two GPUs' figures to be compared. */
-static char *gpu_key(const json_t *doc, json_int_t index)
+/* Room for element n of an array that grows one at a time: the capacity
+ * doubles at each power of two, so n appends copy O(n) bytes in all. */
+static void *grow(void *v, size_t n, size_t size)
 {
-	const json_t *gpus = json_object_get(doc, "gpus"), *stack = json_object_get(doc, "stack");
-	const json_t *g = NULL, *it;
+	if (n & (n - 1))
+		return v;
+	return xrealloc(v, (n ? 2 * n : 1) * size);
+}
+
+/* A report's GPUs by their index, built once per report so that each probe
+ * finds its GPU without walking gpus[] (a report of 10 000 GPUs and probes
+ * took seconds). The last GPU of an index wins. */
+static void index_gpus(struct strmap *by_index, const json_t *gpus)
+{
 	size_t i;
-	json_array_foreach(gpus, i, it)
-		if (json_integer_value(json_object_get(it, "index")) == index)
-			g = it;
+	const json_t *it;
+	json_array_foreach(gpus, i, it) {
+		json_int_t index = json_integer_value(json_object_get(it, "index"));
+		strmap_put(by_index, (const char *)&index, sizeof(index), i);
+	}
+}
+
+static const json_t *gpu_at(const json_t *gpus, const struct strmap *by_index, json_int_t index)
+{
+	size_t i;
+	return strmap_get(by_index, (const char *)&index, sizeof(index), &i) ? json_array_get(gpus, i) : NULL;
+}
+
+/* "AMD Instinct MI300X gfx942 | amdgpu 6.8.5 | ROCm 6.2.0" for GPU g (NULL:
+ * not in gpus[]): what must be equal for two GPUs' figures to be compared. */
+static char *gpu_key(const json_t *doc, const json_t *g)
+{
+	const json_t *stack = json_object_get(doc, "stack");
 	const json_t *kd = json_object_get(stack, "kernel_driver");
 	const char *vendor = g ? jstr(g, "vendor") : NULL;
 	bool nvidia = vendor && !strcmp(vendor, "nvidia");
@@ -90,7 +113,8 @@ static char *gpu_key(const json_t *doc, json_int_t index)
 			 nvidia ? "CUDA" : "ROCm", nvidia ? (cuda ? cuda : "?") : (rocm ? rocm : "?"));
 }
 
-static void add_sample(struct fleet *fl, size_t node, const json_t *doc, const json_t *p)
+static void add_sample(struct fleet *fl, size_t node, const json_t *doc, const struct strmap *by_index,
+		       const json_t *p)
 {
 	double v = json_number_value(json_object_get(p, "tflops"));
 	if (!(v > 0))
@@ -108,7 +132,7 @@ static void add_sample(struct fleet *fl, size_t node, const json_t *doc, const j
 	s->gpu = (int)json_integer_value(gpu);
 	s->value = v;
 	s->probe = xstrdup(id);
-	char *key = gpu_key(doc, json_integer_value(gpu));
+	char *key = gpu_key(doc, gpu_at(json_object_get(doc, "gpus"), by_index, json_integer_value(gpu)));
 	const char *backend = jstr(p, "backend");
 	s->group = xasprintf("%s | %s | %s", id, backend ? backend : "?", key);
 	free(key);
@@ -120,6 +144,7 @@ static void node_results(struct fleet_node *n, const json_t *doc)
 	for (int c = 0; c < FLEET_NCAT; c++)
 		n->cat[c] = -1;
 	const json_t *lists[] = { json_object_get(doc, "checks"), json_object_get(doc, "probes") };
+	struct strmap seen = STRMAP_INIT;   /* the failing IDs, each once */
 	for (size_t l = 0; l < 2; l++) {
 		size_t i;
 		const json_t *it;
@@ -131,10 +156,11 @@ static void node_results(struct fleet_node *n, const json_t *doc)
 			if (st > n->cat[c])
 				n->cat[c] = st;
 			const char *id = jstr(it, "id");
-			if ((st == ST_FAIL || st == ST_ERROR) && id && !strvec_contains(&n->failing, id))
+			if ((st == ST_FAIL || st == ST_ERROR) && id && strmap_put(&seen, id, strlen(id), 0))
 				strvec_push(&n->failing, id);
 		}
 	}
+	strmap_release(&seen);
 }
 
 int fleet_add_report(struct fleet *fl, const json_t *doc, const char *source, struct strbuf *err)
@@ -160,10 +186,13 @@ int fleet_add_report(struct fleet *fl, const json_t *doc, const char *source, st
 	int st = status_of(jstr(json_object_get(doc, "summary"), "status"));
 	n->status = st < 0 ? ST_ERROR : (enum status)st;
 	node_results(n, doc);
+	struct strmap by_index = STRMAP_INIT;
+	index_gpus(&by_index, json_object_get(doc, "gpus"));
 	size_t i;
 	const json_t *p;
 	json_array_foreach(json_object_get(doc, "probes"), i, p)
-		add_sample(fl, idx, doc, p);
+		add_sample(fl, idx, doc, &by_index, p);
+	strmap_release(&by_index);
 	return 0;
 }
 
@@ -210,7 +239,7 @@ static void group_outliers(struct fleet *fl, const size_t *order, size_t lo, siz
 		double z = 0.6745 * (s->value - med) / mad;
 		if (z >= -FLEET_Z)
 			continue;
-		fl->outliers = xrealloc(fl->outliers, (fl->noutliers + 1) * sizeof(*fl->outliers));
+		fl->outliers = grow(fl->outliers, fl->noutliers, sizeof(*fl->outliers));
 		fl->outliers[fl->noutliers++] = (struct fleet_outlier){ order[i], med, z, n };
 		fl->nodes[s->node].outlier = true;
 	}
@@ -243,20 +272,22 @@ static int cmp_failing(const void *a, const void *b)
 
 static void gather_failing(struct fleet *fl)
 {
+	struct strmap at = STRMAP_INIT;   /* ID -> its index in fl->failing */
 	for (size_t i = 0; i < fl->nnodes; i++)
 		for (size_t j = 0; j < fl->nodes[i].failing.n; j++) {
 			const char *id = fl->nodes[i].failing.v[j];
-			size_t k = 0;
-			while (k < fl->nfailing && strcmp(fl->failing[k].id, id))
-				k++;
-			if (k == fl->nfailing) {
-				fl->failing = xrealloc(fl->failing, (fl->nfailing + 1) * sizeof(*fl->failing));
+			size_t k;
+			if (!strmap_get(&at, id, strlen(id), &k)) {
+				k = fl->nfailing;
+				strmap_put(&at, id, strlen(id), k);
+				fl->failing = grow(fl->failing, fl->nfailing, sizeof(*fl->failing));
 				fl->failing[k].id = xstrdup(id);
 				strvec_init(&fl->failing[k].nodes);
 				fl->nfailing++;
 			}
 			strvec_push(&fl->failing[k].nodes, fl->nodes[i].name);
 		}
+	strmap_release(&at);
 	if (fl->nfailing)
 		qsort(fl->failing, fl->nfailing, sizeof(*fl->failing), cmp_failing);
 }

@@ -72,6 +72,28 @@ echo '{"schema": "rocmcheck.fleet/1"}' >"$T/other.json"
 run 3 diff "$T/other.json" "$T/amd-rx7900xtx-ubuntu2204-healthy.json"
 assert_err_has "not a rocmcheck.report/1 report"
 run 3 diff "$T/nonexistent.json" "$T/amd-rx7900xtx-ubuntu2204-healthy.json"
+
+# Hostile inputs: a report just over the 64 MiB cap (a real one, padded with
+# JSON whitespace), a FIFO (opened without blocking: `timeout` turns a hang
+# into a failure), a directory, a device: exit 3 with one line.
+healthy=$T/amd-rx7900xtx-ubuntu2204-healthy.json
+cp "$healthy" "$T/big.json"
+head -c $((64 * 1024 * 1024 + 1 - $(stat -c %s "$T/big.json"))) /dev/zero | tr '\0' ' ' >>"$T/big.json"
+mkfifo "$T/fifo.json"
+mkdir "$T/dir.json"
+printf '#!/bin/sh\nexec timeout 20 "%s" "$@"\n' "$ROCMCHECK" >"$T/timed"
+chmod +x "$T/timed"
+real=$ROCMCHECK
+ROCMCHECK=$T/timed
+for bad in "big.json:larger than 64 MiB, the most a report may be" "fifo.json:not a regular file (a FIFO)" \
+	"dir.json:not a regular file (a directory)"; do
+	run 3 diff "$healthy" "$T/${bad%%:*}"
+	[ "$(cat "$ERR")" = "rocmcheck: diff: $T/${bad%%:*}: ${bad#*:}" ] || { fail "diff of ${bad%%:*}: one line"; last; }
+	[ -s "$OUT" ] && fail "diff of ${bad%%:*}: nothing on stdout"
+done
+run 3 diff /dev/zero "$healthy"
+[ "$(cat "$ERR")" = "rocmcheck: diff: /dev/zero: not a regular file (a character device)" ] || { fail "diff of a device"; last; }
+ROCMCHECK=$real
 usage_error diff "$T/other.json"
 usage_error --sysroot "$FX/amd-rx7900xtx-ubuntu2204-healthy" diff "$T/other.json" "$T/other.json"
 finish

@@ -67,6 +67,35 @@ run 3 fleet "$T/mix/other.json"
 assert_err_has "no report could be read"
 run 3 fleet "$T/nonexistent"
 
+# Hostile inputs: a report just over the 64 MiB cap (a real one, padded with
+# JSON whitespace), a FIFO (opened without blocking: `timeout` turns a hang
+# into a failure), a FIFO named like a bundle, a device. One line each; what
+# can be read still is, and a directory's FIFO is passed over.
+mkdir -p "$T/hostile"
+cp "$T/ok/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/hostile/big.json"
+head -c $((64 * 1024 * 1024 + 1 - $(stat -c %s "$T/hostile/big.json"))) /dev/zero | tr '\0' ' ' >>"$T/hostile/big.json"
+mkfifo "$T/hostile/fifo.json" "$T/hostile/fifo.tar.gz"
+printf '#!/bin/sh\nexec timeout 20 "%s" "$@"\n' "$ROCMCHECK" >"$T/timed"
+chmod +x "$T/timed"
+real=$ROCMCHECK
+ROCMCHECK=$T/timed
+run 3 fleet "$T/hostile/big.json"
+assert_err_has "^rocmcheck: fleet: $T/hostile/big.json: larger than 64 MiB, the most a report may be$"
+run 3 fleet "$T/hostile/fifo.json"
+assert_err_has "^rocmcheck: fleet: $T/hostile/fifo.json: not a regular file (a FIFO)$"
+run 3 fleet "$T/hostile/fifo.tar.gz"
+assert_err_has "^rocmcheck: fleet: $T/hostile/fifo.tar.gz: not a regular file$"
+run 3 fleet /dev/zero
+assert_err_has "^rocmcheck: fleet: /dev/zero: not a regular file (a character device)$"
+run 1 fleet "$T/ok" "$T/hostile/big.json" "$T/hostile/fifo.json" "$T/hostile/fifo.tar.gz" /dev/null
+assert_out_has "^rocmcheck fleet: 1 report: .*; 4 unreadable$"
+cp "$T/ok/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/hostile/"
+mkdir "$T/hostile/dir.json"
+run 1 --json fleet "$T/hostile"
+[ "$(json_get "$OUT" 'd["reports"], [u.split("/")[-1] for u in d["unreadable"]]')" = \
+	"1 ['big.json: larger than 64 MiB, the most a report may be']" ] || { fail "a directory of hostile inputs"; last; }
+ROCMCHECK=$real
+
 usage_error fleet
 usage_error --sysroot "$healthy" fleet "$T/ok"
 usage_error --format nfd fleet "$T/ok"
