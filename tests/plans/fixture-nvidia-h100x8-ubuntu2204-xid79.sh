@@ -1,0 +1,17 @@
+#!/bin/sh
+# rocmcheck plan for NVIDIA H100 80GB HBM3 (sm_90) on Ubuntu 22.04 LTS (the
+# machine rocmcheck read). Profile database 2026.11.29.
+#
+# rocmcheck wrote this script and ran none of it. Review it, then run it as
+# your user (not as root): it calls sudo only for the commands that need it.
+# Every step is guarded, so running it again changes nothing.
+set -eu
+
+# Note (health.kernel_log): GPU 0000:b3:00.0 (NVIDIA H100 80GB HBM3) logged
+# Xid 79: it is unusable until the node reboots. Reboot. If it recurs, reseat
+# the card, check its riser and power cables, then drain the node and return
+# the GPU with a support bundle.
+#   rocmcheck bundle --anonymize
+
+# Nothing to do: no step is needed (the notes above say what a script cannot
+# do).
