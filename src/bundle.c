@@ -807,6 +807,9 @@ static void learn(struct redactor *rd, struct sysroot *sr, const struct facts *f
 			free(name);
 		}
 	}
+	/* secrets set on the kernel command line reappear without their key */
+	if (f && f->kernel.cmdline)
+		redactor_learn_pairs(rd, f->kernel.cmdline, strlen(f->kernel.cmdline));
 	if (!rd->anonymize)
 		return;
 	/* home before user: the longer string is replaced first anyway */
@@ -986,8 +989,10 @@ static json_t *manifest(struct bundle *b, const struct bundle_opts *o, bool live
 	json_object_set_new(m, "source", json_string(live ? "live" : "sysroot"));
 	json_object_set_new(m, "level", json_string(level_name(o->level)));
 	json_t *red = json_object();
-	json_object_set_new(red, "secrets", json_string("environment values with secret-looking names and "
-							 "URL credentials are replaced by <redacted>"));
+	json_object_set_new(red, "secrets", json_string("environment values with secret-looking names, "
+							 "key=value pairs whose key looks secret (the kernel command "
+							 "line's among them) and URL credentials are replaced by "
+							 "<redacted>"));
 	json_object_set_new(red, "anonymized", json_boolean(o->anonymize));
 	json_object_set_new(m, "redaction", red);
 	json_t *ents = json_array();

@@ -6,17 +6,87 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const secret_words[] = {
-	"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH", "COOKIE", "SESSION",
+/* The words that make a name or key look secret, and how each counts.
+ * An environment variable's name is secret when it holds an SW_NAME word
+ * anywhere (HF_TOKEN, AWS_SECRET_ACCESS_KEY, SSH_AUTH_SOCK): a name is only a
+ * name, so a false hit costs a value nobody needed. The key of a key=value
+ * pair in captured text (the kernel command line, logs, configuration) is
+ * split into components at '.', '_' and '-': an SW_PART word counts anywhere
+ * inside a component (vncpassword, apiToken, sessionid), an SW_WHOLE word
+ * only as a whole component or its plural (luks.key, api_key, keys, my-pass),
+ * so that keyboard=, vconsole.keymap=, spec_store_bypass_disable= and
+ * author= are not secrets. */
+enum { SW_NAME = 1, SW_PART = 2, SW_WHOLE = 4 };
+
+#define SW(w, how) { w, sizeof(w) - 1, how }
+static const struct secret_word {
+	const char *word;
+	size_t len;
+	unsigned how;
+} secret_words[] = {
+	SW("token", SW_NAME | SW_PART),      SW("secret", SW_NAME | SW_PART),
+	SW("password", SW_NAME | SW_PART),   SW("passwd", SW_NAME | SW_PART),
+	SW("passphrase", SW_NAME | SW_PART), SW("credential", SW_NAME | SW_PART),
+	SW("cookie", SW_NAME | SW_PART),     SW("session", SW_NAME | SW_PART),
+	SW("key", SW_NAME | SW_WHOLE),       SW("auth", SW_NAME | SW_WHOLE),
+	SW("private", SW_PART),              SW("apikey", SW_PART),
+	SW("privkey", SW_PART),              SW("accesskey", SW_PART),
+	SW("authkey", SW_PART),              SW("cryptkey", SW_PART),
+	SW("pass", SW_WHOLE),                SW("creds", SW_WHOLE),
+	SW("psk", SW_WHOLE),
 };
+#undef SW
 
 bool redact_secret_name(const char *name)
 {
 	if (!name)
 		return false;
 	for (size_t i = 0; i < ARRAY_SIZE(secret_words); i++)
-		if (strcasestr(name, secret_words[i]))
+		if ((secret_words[i].how & SW_NAME) && strcasestr(name, secret_words[i].word))
 			return true;
+	return false;
+}
+
+/* c[0..n) is lower case */
+static bool secret_component(const char *c, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(secret_words); i++) {
+		const struct secret_word *w = &secret_words[i];
+		if ((w->how & SW_WHOLE) && (n == w->len || (n == w->len + 1 && c[n - 1] == 's')) &&
+		    !memcmp(c, w->word, w->len))
+			return true;
+		if (w->how & SW_PART)
+			for (size_t j = 0; j + w->len <= n; j++)
+				if (c[j] == w->word[0] && !memcmp(c + j, w->word, w->len))
+					return true;
+	}
+	return false;
+}
+
+/* Longer keys are judged by their end: a key is a few words, and this keeps
+ * a hostile megabyte of key bytes linear. */
+#define SECRET_KEY_MAX 128
+
+bool redact_secret_key(const char *key, size_t len)
+{
+	/* Kconfig symbols (/boot/config-*) name build options, the same for
+	 * everyone running that kernel: CONFIG_SYSTEM_TRUSTED_KEYS is no secret */
+	if (len < 3 || (len >= 7 && !memcmp(key, "CONFIG_", 7)))
+		return false;   /* the shortest words are three letters */
+	if (len > SECRET_KEY_MAX) {
+		key += len - SECRET_KEY_MAX;
+		len = SECRET_KEY_MAX;
+	}
+	char low[SECRET_KEY_MAX];
+	for (size_t i = 0; i < len; i++)
+		low[i] = (char)tolower((unsigned char)key[i]);
+	for (size_t a = 0, b = 0; b <= len; b++) {
+		if (b < len && low[b] != '.' && low[b] != '_' && low[b] != '-')
+			continue;
+		if (b > a && secret_component(low + a, b - a))
+			return true;
+		a = b + 1;
+	}
 	return false;
 }
 
@@ -31,6 +101,15 @@ static bool ends_authority(char c)
 	       c == '<' || c == '>' || c == '`' || isspace((unsigned char)c);
 }
 
+/* The next "://" from p on. Not strstr: a sanitizer's strstr reads the
+ * whole rest of the string at each call, quadratic over many URLs. */
+static const char *next_scheme_sep(const char *p)
+{
+	for (p = strchr(p, ':'); p && !(p[1] == '/' && p[2] == '/'); p = strchr(p + 1, ':'))
+		;
+	return p;
+}
+
 char *redact_url_credentials(const char *s, struct strvec *found)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -38,7 +117,7 @@ char *redact_url_credentials(const char *s, struct strvec *found)
 		return NULL;
 	const char *p = s;
 	for (;;) {
-		const char *sep = strstr(p, "://");
+		const char *sep = next_scheme_sep(p);
 		if (!sep)
 			break;
 		/* a scheme needs at least one letter before "://" */
@@ -109,15 +188,15 @@ static uint64_t *prefix_hashes(const char *s, size_t len)
 	return p;
 }
 
-static size_t rk_filter_bit(uint64_t len, uint64_t hash)
+static size_t rk_filter_bit(const struct rk_lens *t, uint64_t len, uint64_t hash)
 {
 	uint64_t x = (hash ^ (len * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
-	return (size_t)(x >> 52) % REDACT_FILTER_BITS;
+	return (size_t)(x >> t->shift);
 }
 
 static bool rk_filter_has(const struct rk_lens *t, uint64_t len, uint64_t hash)
 {
-	size_t b = rk_filter_bit(len, hash);
+	size_t b = rk_filter_bit(t, len, hash);
 	return t->filter[b / 64] >> (b % 64) & 1;
 }
 
@@ -125,6 +204,8 @@ static void rk_lens_release(struct rk_lens *t)
 {
 	free(t->len);
 	free(t->pow);
+	free(t->filter);
+	free(t->start2);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -140,13 +221,36 @@ static void rk_lens_reset(struct rk_lens *t, size_t room)
 	rk_lens_release(t);
 	t->len = xmalloc((room ? room : 1) * sizeof(*t->len));
 	t->pow = xmalloc((room ? room : 1) * sizeof(*t->pow));
+	unsigned log2 = 12;   /* 4096 bits at least */
+	while (log2 < 30 && ((size_t)1 << log2) < 64 * room)
+		log2++;
+	t->filter = xcalloc(((size_t)1 << log2) / 64, sizeof(*t->filter));
+	t->shift = 64 - log2;
+	t->start2 = xcalloc(65536 / 64, sizeof(*t->start2));
 }
 
-/* Add a string of length len and hash h; `seen` holds the lengths so far. */
-static void rk_lens_add(struct rk_lens *t, struct strmap *seen, size_t len, uint64_t h)
+static unsigned rk_two(const char *s)
 {
-	size_t b = rk_filter_bit(len, h);
+	return (unsigned)(unsigned char)s[0] << 8 | (unsigned char)s[1];
+}
+
+/* Whether some string of the set can start at s[i]. */
+static bool rk_may_start(const struct rk_lens *t, const char *s, size_t i, size_t len)
+{
+	if (i + 1 >= len)
+		return false;
+	unsigned b = rk_two(s + i);
+	return t->start2[b / 64] >> (b % 64) & 1;
+}
+
+/* Add a string s of length len (2 or more) and hash h; `seen` holds the
+ * lengths so far. */
+static void rk_lens_add(struct rk_lens *t, struct strmap *seen, const char *s, size_t len, uint64_t h)
+{
+	size_t b = rk_filter_bit(t, len, h);
 	t->filter[b / 64] |= 1ULL << (b % 64);
+	b = rk_two(s);
+	t->start2[b / 64] |= 1ULL << (b % 64);
 	if (strmap_put(seen, (const char *)&len, sizeof(len), 0))
 		t->len[t->n++] = len;
 }
@@ -218,6 +322,182 @@ void redactor_learn_env(struct redactor *rd, const char *name, const char *value
 	strvec_release(&creds);
 }
 
+/* ---- secret key=value pairs ----
+ *
+ * The kernel command line (password=, luks.key=, api_token=), logs that
+ * repeat it and configuration files hold secrets as key=value pairs. One
+ * forward pass finds them: the key is the run of key bytes just before '='
+ * ("key = value" with blanks around '=' too, as in ini files), the value
+ * what follows. A value in quotes ("...", '...', or JSON's \"...\") keeps
+ * its quotes; an unquoted one ends at white space or '"' after "key=value"
+ * and at the end of the line after "key = value"; a backslash takes the byte
+ * after it along, so a JSON string stays a JSON string. The pass never backs
+ * up: after a pair it goes on past the value, else past the '='. */
+
+static bool key_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-';
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Switches are not secrets (secretmem.enable=1, CONFIG_-less "auth=off"). */
+static bool switch_value(const char *v, size_t n)
+{
+	static const char *const words[] = { "0", "1", "y", "n", "m", "on", "off", "yes", "no", "true", "false" };
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (strlen(words[i]) == n && !strncasecmp(v, words[i], n))
+			return true;
+	return false;
+}
+
+struct pair_scan {
+	const char *s;
+	size_t len, i;
+};
+
+/* The end of an unquoted value starting at i; `line`: to the end of the line. */
+static size_t value_end(const char *s, size_t len, size_t i, bool line)
+{
+	while (i < len) {
+		char c = s[i];
+		if (c == '\0' || c == '\n' || c == '"' || (!line && isspace((unsigned char)c)))
+			break;
+		if (c == '\\' && i + 1 < len && s[i + 1] != '\0' && s[i + 1] != '\n' &&
+		    (line || !isspace((unsigned char)s[i + 1])))
+			i++;
+		i++;
+	}
+	return i;
+}
+
+/* Where a quoted value that starts at i ends: at its closing quote q (for
+ * JSON's \", at the backslash), or at the end of the line; *closed says
+ * which. Inside \"...\" a raw '"' ends the JSON string, and the value. */
+static size_t quote_end(const char *s, size_t len, size_t i, char q, bool esc, bool *closed)
+{
+	*closed = false;
+	for (; i < len && s[i] != '\n' && s[i] != '\0'; i++) {
+		if (!esc && s[i] == q) {
+			*closed = true;
+			break;
+		}
+		if (!esc)
+			continue;
+		if (s[i] == '"')
+			break;
+		if (s[i] == '\\' && i + 1 < len && s[i + 1] == '"') {
+			*closed = true;
+			break;
+		}
+		if (s[i] == '\\' && i + 1 < len && s[i + 1] != '\n' && s[i + 1] != '\0')
+			i++;
+	}
+	return i;
+}
+
+/* s[i..e) is only what follows a JSON string ("password=",): no value */
+static bool json_tail(const char *s, size_t i, size_t e)
+{
+	while (i < e && (blank(s[i]) || s[i] == '\r' || s[i] == ',' || s[i] == ']' || s[i] == '}'))
+		i++;
+	return i == e;
+}
+
+/* A value that runs to the end of the line keeps the line's CR and
+ * trailing blanks. */
+static void trim_eol(const char *s, size_t vs, size_t *ve)
+{
+	while (*ve > vs && (blank(s[*ve - 1]) || s[*ve - 1] == '\r'))
+		(*ve)--;
+}
+
+/* The value at v: [*vs, *ve) is what to hide; returns where scanning goes on.
+ * A '"' that is not closed on its line opens a value to the end of the line,
+ * as on the kernel command line, unless it closed a JSON string; a lone '\''
+ * is an apostrophe, and the value is unquoted. */
+static size_t pair_value(const char *s, size_t len, size_t v, bool line, size_t *vs, size_t *ve)
+{
+	char q = v < len ? s[v] : '\0';
+	bool esc = q == '\\' && v + 1 < len && s[v + 1] == '"';
+	size_t i;
+	if (q == '"' || q == '\'' || esc) {
+		size_t open = esc ? 2 : 1;
+		bool closed;
+		i = quote_end(s, len, v + open, q, esc, &closed);
+		*vs = v + open;
+		*ve = i;
+		if (closed)
+			return i + open;
+		if (q == '"' && json_tail(s, *vs, i)) {
+			*ve = *vs;
+			return *vs;
+		}
+		if (q != '\'') {
+			trim_eol(s, *vs, ve);
+			return i;
+		}
+	}
+	*vs = v;
+	*ve = i = value_end(s, len, v, line);
+	if (line)
+		trim_eol(s, *vs, ve);
+	return i;
+}
+
+/* The next secret value: [*vs, *ve), false when there is none left. */
+static bool pair_next(struct pair_scan *ps, size_t *vs, size_t *ve)
+{
+	const char *s = ps->s;
+	size_t len = ps->len;
+	size_t ks = ps->i, ke = ps->i;   /* the last run of key bytes */
+	for (size_t i = ps->i; i < len; i++) {
+		char c = s[i];
+		if (key_char(c)) {
+			if (ke != i)
+				ks = i;
+			ke = i + 1;
+			continue;
+		}
+		if (blank(c) && ke > ks)
+			continue;   /* a key is kept across blanks only: any other byte drops it */
+		if (c != '=' || ke <= ks || !redact_secret_key(s + ks, ke - ks)) {
+			ks = ke = i + 1;
+			continue;
+		}
+		bool line = ke < i;   /* "key = value" */
+		size_t v = i + 1;
+		while (line && v < len && blank(s[v]))
+			v++;
+		size_t next = pair_value(s, len, v, line, vs, ve);
+		size_t n = *ve - *vs;
+		if (n && !(n == strlen(REDACTED) && !memcmp(s + *vs, REDACTED, n)) && !switch_value(s + *vs, n)) {
+			ps->i = next;
+			return true;
+		}
+		i = next - 1;
+		ks = ke = next;
+	}
+	ps->i = len;
+	return false;
+}
+
+void redactor_learn_pairs(struct redactor *rd, const char *text, size_t len)
+{
+	if (!text)
+		return;
+	struct pair_scan ps = { text, len, 0 };
+	size_t vs, ve;
+	while (pair_next(&ps, &vs, &ve)) {
+		char *v = xstrndup(text + vs, ve - vs);
+		redactor_add_secret(rd, v);
+		free(v);
+	}
+}
+
 static const char *const anon_prefix[ANON_NKINDS] = {
 	[ANON_HOST] = "host", [ANON_USER] = "user", [ANON_HOME] = "home",
 	[ANON_SERIAL] = "serial", [ANON_IPV4] = "ipv4", [ANON_IPV6] = "ipv6", [ANON_MAC] = "mac",
@@ -271,14 +551,15 @@ const char *redactor_add(struct redactor *rd, enum anon_kind kind, const char *v
 {
 	if (!rd->anonymize || !value || !*value)
 		return value;
-	for (size_t i = 0; i < ARRAY_SIZE(anon_ignore); i++)
-		if (!strcasecmp(value, anon_ignore[i]))
-			return value;
-	if (strlen(value) < 2)
-		return value;
+	/* known first: every address of a text comes here (never an ignored name) */
 	size_t len = strlen(value), i;
 	if (strmap_get(&rd->pair_index, value, len, &i))
 		return rd->pairs[i].to;
+	for (size_t k = 0; k < ARRAY_SIZE(anon_ignore); k++)
+		if (!strcasecmp(value, anon_ignore[k]))
+			return value;
+	if (len < 2)
+		return value;
 	if (!(rd->npairs & (rd->npairs - 1)))   /* grow at powers of two */
 		rd->pairs = xrealloc(rd->pairs, (rd->npairs ? 2 * rd->npairs : 1) * sizeof(*rd->pairs));
 	strmap_put(&rd->pair_index, value, len, rd->npairs);
@@ -390,6 +671,29 @@ static size_t match_mac(const char *s, const char *end)
 	return 17;
 }
 
+/* MAC address in Cisco's spelling, three four-digit hex groups with dots
+ * (aabb.ccdd.eeff). All-decimal ones (2024.1001.1200) are versions and
+ * dates far more often than MACs, and stay. */
+static size_t match_mac_dotted(const char *s, const char *end)
+{
+	if (end - s < 14)
+		return 0;
+	bool letter = false;
+	for (int g = 0; g < 3; g++) {
+		const char *q = s + g * 5;
+		for (int k = 0; k < 4; k++) {
+			if (!is_hex(q[k]))
+				return 0;
+			letter |= !isdigit((unsigned char)q[k]);
+		}
+		if (g < 2 && q[4] != '.')
+			return 0;
+	}
+	if (s + 14 < end && (word_char(s[14]) || (s[14] == '.' && s + 15 < end && isalnum((unsigned char)s[15]))))
+		return 0;
+	return letter ? 14 : 0;
+}
+
 static size_t match_ipv4(const char *s, const char *end)
 {
 	const char *q = s;
@@ -409,20 +713,31 @@ static size_t match_ipv4(const char *s, const char *end)
 		if (!digits || digits > 3 || v > 255)
 			return 0;
 	}
-	/* "1.2.3.4.5" or "1.2.3.4a" are versions or names, not addresses */
-	if (q < end && (isalnum((unsigned char)*q) || (*q == '.' && q + 1 < end && isdigit((unsigned char)q[1]))))
+	/* "1.2.3.4.5", "1.2.3.4a" or WSL's kernel release 5.15.153.1-microsoft-
+	 * standard-WSL2 are versions or names, not addresses */
+	if (q < end && (isalnum((unsigned char)*q) || (*q == '.' && q + 1 < end && isdigit((unsigned char)q[1])) ||
+			(*q == '-' && q + 1 < end && isalpha((unsigned char)q[1]))))
 		return 0;
 	return (size_t)(q - s);
 }
 
-/* IPv6: hex groups and colons with "::" somewhere, or exactly eight groups.
+/* IPv6: hex groups and colons with "::" somewhere, or exactly eight groups;
+ * the last two groups may be an IPv4 address (::ffff:192.168.7.5).
  * "12:34:56" (a time) and "0000:03:00.0" (a PCI address) are not. */
 static size_t match_ipv6(const char *s, const char *end)
 {
 	const char *q = s;
 	int colons = 0, groups = 0, hexdigits = 0;
-	bool dbl = false;
-	while (q < end) {
+	bool dbl = false, v4 = false;
+	while (q < end && groups <= 8) {
+		size_t m;
+		if (colons && (m = match_ipv4(q, end))) {
+			q += m;
+			groups += 2;
+			hexdigits += 8;
+			v4 = true;
+			break;
+		}
 		int n = 0;
 		while (q < end && is_hex(*q) && n < 5) {
 			q++;
@@ -450,32 +765,70 @@ static size_t match_ipv6(const char *s, const char *end)
 		}
 	}
 	/* a trailing single ':' belongs to the text ("addr fe80::1: up") */
-	if (q > s && q[-1] == ':' && !(q - s >= 2 && q[-2] == ':')) {
+	if (!v4 && q > s && q[-1] == ':' && !(q - s >= 2 && q[-2] == ':')) {
 		q--;
 		colons--;
 	}
-	if (q < end && (word_char(*q) || *q == '.'))
+	if (q < end && (word_char(*q) || (!v4 && *q == '.')))
 		return 0;
-	if (dbl ? (groups < 2 || hexdigits < 4) : (groups != 8 || colons != 7))
+	if (dbl ? (groups < 2 || hexdigits < 4) : (groups != 8 || colons != 7 - v4))
 		return 0;
 	return (size_t)(q - s);
+}
+
+/* A netmask (255.255.255.0) names no host. `a` is a dotted quad. */
+static bool netmask(const char *a)
+{
+	uint32_t x = 0, o = 0;
+	for (const char *c = a;; c++) {
+		if (isdigit((unsigned char)*c)) {
+			o = o * 10 + (uint32_t)(*c - '0');
+			continue;
+		}
+		x = x << 8 | o;
+		o = 0;
+		if (!*c)
+			break;
+	}
+	uint32_t inv = ~x;
+	return x >> 24 == 255 && !(inv & (inv + 1));
 }
 
 static bool boring_address(const char *a, enum anon_kind k)
 {
 	if (k == ANON_IPV4)
-		return str_startswith(a, "127.") || !strcmp(a, "0.0.0.0") || !strcmp(a, "255.255.255.255");
+		return str_startswith(a, "127.") || !strcmp(a, "0.0.0.0") || netmask(a);
 	if (k == ANON_MAC)
-		return !strcasecmp(a, "00:00:00:00:00:00") || !strcasecmp(a, "ff:ff:ff:ff:ff:ff");
+		return !strcmp(a, "00:00:00:00:00:00") || !strcmp(a, "ff:ff:ff:ff:ff:ff");
 	return false;
+}
+
+/* One spelling per address: lower case, and a MAC as aa:bb:cc:dd:ee:ff
+ * whether it came with ':', '-' or dots, so that it gets one pseudonym. */
+static char *canonical_address(const char *s, size_t n, enum anon_kind k)
+{
+	char *a = xstrndup(s, n);
+	if (k == ANON_IPV4)
+		return a;
+	for (char *c = a; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	if (k != ANON_MAC)
+		return a;
+	struct strbuf sb = STRBUF_INIT;
+	for (const char *c = a; *c; c++) {
+		if (!is_hex(*c))
+			continue;
+		if (sb.len % 3 == 2)
+			strbuf_addch(&sb, ':');
+		strbuf_addch(&sb, *c);
+	}
+	free(a);
+	return strbuf_detach(&sb);
 }
 
 static void add_address(struct redactor *rd, struct strbuf *sb, const char *s, size_t n, enum anon_kind k)
 {
-	char *a = xstrndup(s, n);
-	if (k != ANON_IPV4)
-		for (char *c = a; *c; c++)
-			*c = (char)tolower((unsigned char)*c);
+	char *a = canonical_address(s, n, k);
 	if (boring_address(a, k))
 		strbuf_add(sb, s, n);
 	else
@@ -483,20 +836,45 @@ static void add_address(struct redactor *rd, struct strbuf *sb, const char *s, s
 	free(a);
 }
 
+/* p follows "xx:" where xx is a group of a longer hex-and-colon run
+ * (aa:bb:cc:dd:ee:ff:00, a fingerprint): no MAC starts inside that. */
+static bool inside_hex_run(const char *s, const char *p)
+{
+	return p - s >= 3 && p[-1] == ':' && is_hex(p[-2]) && is_hex(p[-3]) &&
+	       (p - s == 3 || !isalnum((unsigned char)p[-4]));
+}
+
+/* The address that starts at p, of kind *k; 0 when none. None starts inside
+ * a word, a dotted name or a version. After ':' only an IPv4 or a MAC does
+ * (ip=client::gateway:netmask:..., ifname=eth0:MAC): an IPv6 address that
+ * starts there is the tail of a longer one. */
+static size_t address_at(const char *s, const char *p, const char *end, enum anon_kind *k)
+{
+	char before = p > s ? p[-1] : ' ';
+	size_t n;
+	if (word_char(before) || before == '.')
+		return 0;
+	*k = ANON_MAC;
+	if (!(before == ':' && inside_hex_run(s, p)) && (n = match_mac(p, end)))
+		return n;
+	if ((n = match_mac_dotted(p, end)))
+		return n;
+	*k = ANON_IPV4;
+	if ((n = match_ipv4(p, end)))
+		return n;
+	*k = ANON_IPV6;
+	if (before != ':' && (is_hex(*p) || *p == ':'))
+		return match_ipv6(p, end);
+	return 0;
+}
+
 static char *replace_addresses(struct redactor *rd, const char *s, size_t len, size_t *out_len)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *p = s, *end = s + len, *kept = s;   /* [kept, p) is copied as it is */
 	while (p < end) {
-		bool start = p == s || !(word_char(p[-1]) || p[-1] == '.' || p[-1] == ':');
-		size_t n = 0;
-		enum anon_kind k = ANON_MAC;
-		if (start && (n = match_mac(p, end)))
-			k = ANON_MAC;
-		else if (start && (n = match_ipv4(p, end)))
-			k = ANON_IPV4;
-		else if (start && (is_hex(*p) || *p == ':') && (n = match_ipv6(p, end)))
-			k = ANON_IPV6;
+		enum anon_kind k;
+		size_t n = address_at(s, p, end, &k);
 		if (!n) {
 			p++;
 			continue;
@@ -512,18 +890,15 @@ static char *replace_addresses(struct redactor *rd, const char *s, size_t len, s
 }
 
 /* The distinct lengths of the pairs, longest first, their filter and the
- * bytes they start with: replace_words asks the filter for each length at
+ * two bytes they start with: replace_words asks the filter for each length at
  * a position, and the index only on a hit (23 k addresses in one file). */
 static void index_lengths(struct redactor *rd)
 {
 	struct strmap seen = STRMAP_INIT;
 	rk_lens_reset(&rd->pair_lens, rd->npairs);
-	memset(rd->first, 0, sizeof(rd->first));
 	for (size_t k = 0; k < rd->npairs; k++) {
 		const struct anon_pair *p = &rd->pairs[k];
-		unsigned char c = (unsigned char)p->from[0];
-		rd->first[c / 8] |= (unsigned char)(1u << (c % 8));
-		rk_lens_add(&rd->pair_lens, &seen, p->from_len, rk_hash(p->from, p->from_len));
+		rk_lens_add(&rd->pair_lens, &seen, p->from, p->from_len, rk_hash(p->from, p->from_len));
 	}
 	rk_lens_finish(&rd->pair_lens, &seen);
 	rd->sorted = true;
@@ -534,8 +909,10 @@ static const struct anon_pair *word_at(const struct redactor *rd, const char *s,
 				       const uint64_t *prefix)
 {
 	const struct rk_lens *t = &rd->pair_lens;
-	unsigned char c = (unsigned char)s[i];
-	if (!(rd->first[c / 8] & (1u << (c % 8))))
+	if (!rk_may_start(t, s, i, len))
+		return NULL;
+	/* a pair that starts with a word byte starts a word, not inside one */
+	if (i > 0 && word_char(s[i]) && word_char(s[i - 1]))
 		return NULL;
 	for (size_t L = 0; L < t->n; L++) {
 		size_t fl = t->len[L], k;
@@ -543,8 +920,6 @@ static const struct anon_pair *word_at(const struct redactor *rd, const char *s,
 		    !strmap_get(&rd->pair_index, s + i, fl, &k))
 			continue;
 		const char *f = rd->pairs[k].from;
-		if (word_char(f[0]) && i > 0 && word_char(s[i - 1]))
-			continue;
 		if (word_char(f[fl - 1]) && i + fl < len && word_char(s[i + fl]))
 			continue;
 		return &rd->pairs[k];
@@ -593,7 +968,7 @@ static void index_secrets(struct redactor *rd)
 		size_t first;
 		if (!strmap_get(&rd->secret_rk, (const char *)&key, sizeof(key), &first))
 			strmap_put(&rd->secret_rk, (const char *)&key, sizeof(key), k);
-		rk_lens_add(&rd->secret_lens, &seen, key.len, key.hash);
+		rk_lens_add(&rd->secret_lens, &seen, v, key.len, key.hash);
 	}
 	rk_lens_finish(&rd->secret_lens, &seen);
 	rd->secrets_indexed = rd->secrets.n;
@@ -603,6 +978,8 @@ static void index_secrets(struct redactor *rd)
 static size_t secret_at(const struct redactor *rd, const char *s, size_t i, size_t len, const uint64_t *prefix)
 {
 	const struct rk_lens *t = &rd->secret_lens;
+	if (!rk_may_start(t, s, i, len))
+		return 0;
 	for (size_t L = 0; L < t->n; L++) {
 		size_t fl = t->len[L], k;
 		if (fl > len - i)
@@ -616,26 +993,81 @@ static size_t secret_at(const struct redactor *rd, const char *s, size_t i, size
 	return 0;
 }
 
-static char *replace_secrets(struct redactor *rd, const char *s, size_t len, size_t *out_len)
+/* What to hide in a text, left to right: known secrets and, unless `pairs`
+ * is NULL, the values of secret key=value pairs. Overlapping ones become one
+ * span, so a secret that runs past a pair's value (or starts inside one)
+ * leaves nothing behind. Every position is looked at once. */
+struct span_walk {
+	const struct redactor *rd;
+	const char *s;
+	size_t len, i;
+	uint64_t *prefix;          /* prefix hashes; NULL when there are no secrets */
+	struct pair_scan *pairs;
+	bool have;                 /* [ps, pe) is the next pair value */
+	size_t ps, pe;
+};
+
+static void span_walk_init(struct span_walk *w, struct redactor *rd, const char *s, size_t len,
+			   struct pair_scan *pairs)
 {
 	if (rd->secrets_indexed != rd->secrets.n)
 		index_secrets(rd);
-	uint64_t *prefix = prefix_hashes(s, len);
-	struct strbuf sb = STRBUF_INIT;
-	size_t i = 0, kept = 0;   /* s[kept..i) is copied as it is */
-	while (i < len) {
-		size_t best = secret_at(rd, s, i, len, prefix);
-		if (!best) {
-			i++;
+	*w = (struct span_walk){ .rd = rd, .s = s, .len = len, .pairs = pairs };
+	w->prefix = rd->secrets.n ? prefix_hashes(s, len) : NULL;
+	w->have = pairs && pair_next(pairs, &w->ps, &w->pe);
+}
+
+static void span_walk_release(struct span_walk *w)
+{
+	free(w->prefix);
+}
+
+/* The end of what must be hidden from s[i] on, 0 when nothing starts there. */
+static size_t span_from(struct span_walk *w, size_t i)
+{
+	size_t end = 0;
+	if (w->have && w->ps == i) {
+		end = w->pe;
+		w->have = pair_next(w->pairs, &w->ps, &w->pe);
+	}
+	size_t fl = w->prefix ? secret_at(w->rd, w->s, i, w->len, w->prefix) : 0;
+	if (fl && i + fl > end)
+		end = i + fl;
+	return end;
+}
+
+static bool span_next(struct span_walk *w, size_t *start, size_t *end)
+{
+	for (; w->i < w->len; w->i++) {
+		size_t e = span_from(w, w->i);
+		if (!e)
 			continue;
+		*start = w->i;
+		for (size_t j = w->i + 1; j < e; j++) {
+			size_t f = span_from(w, j);
+			if (f > e)
+				e = f;
 		}
-		strbuf_add(&sb, s + kept, i - kept);
+		*end = w->i = e;
+		return true;
+	}
+	return false;
+}
+
+static char *replace_secrets(struct redactor *rd, const char *s, size_t len, size_t *out_len)
+{
+	struct pair_scan ps = { s, len, 0 };
+	struct span_walk w;
+	span_walk_init(&w, rd, s, len, &ps);
+	struct strbuf sb = STRBUF_INIT;
+	size_t kept = 0, start, end;   /* s[kept..start) is copied as it is */
+	while (span_next(&w, &start, &end)) {
+		strbuf_add(&sb, s + kept, start - kept);
 		strbuf_addstr(&sb, REDACTED);
-		i += best;
-		kept = i;
+		kept = end;
 	}
 	strbuf_add(&sb, s + kept, len - kept);
-	free(prefix);
+	span_walk_release(&w);
 	*out_len = sb.len;
 	return strbuf_detach(&sb);
 }
@@ -647,16 +1079,12 @@ char *redactor_apply(struct redactor *rd, const char *buf, size_t len, size_t *o
 		char *out = xmalloc(len + 1);
 		memcpy(out, buf, len);
 		out[len] = '\0';
-		if (rd->secrets_indexed != rd->secrets.n)
-			index_secrets(rd);
-		uint64_t *prefix = prefix_hashes(buf, len);
-		for (size_t i = 0; i < len;) {
-			size_t fl = secret_at(rd, buf, i, len, prefix);
-			if (fl)
-				memset(out + i, 'X', fl);
-			i += fl ? fl : 1;
-		}
-		free(prefix);
+		struct span_walk w;
+		span_walk_init(&w, rd, buf, len, NULL);
+		size_t start, end;
+		while (w.prefix && span_next(&w, &start, &end))
+			memset(out + start, 'X', end - start);
+		span_walk_release(&w);
 		*out_len = len;
 		return out;
 	}
@@ -665,13 +1093,11 @@ char *redactor_apply(struct redactor *rd, const char *buf, size_t len, size_t *o
 	char *cur = redact_url_credentials(tmp, NULL);
 	free(tmp);
 	n = strlen(cur);
-	if (rd->secrets.n) {
-		char *next = replace_secrets(rd, cur, n, &n);
-		free(cur);
-		cur = next;
-	}
+	char *next = replace_secrets(rd, cur, n, &n);
+	free(cur);
+	cur = next;
 	if (rd->anonymize) {
-		char *next = replace_addresses(rd, cur, n, &n);
+		next = replace_addresses(rd, cur, n, &n);
 		free(cur);
 		cur = next;
 		if (rd->npairs) {

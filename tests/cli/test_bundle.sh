@@ -5,8 +5,12 @@
 #   - the live machine: bundle it and replay it;
 #   - redaction: a fixture whose environment is full of secrets leaves none of
 #     their values in any byte of the archive;
-#   - --anonymize leaves no host name, user name or serial, and still replays
-#     to the same verdicts;
+#   - secrets on the kernel command line (password=, luks.key=, api_token=)
+#     leave the bundle, with and without --anonymize, every spelling of an
+#     address leaves under --anonymize, and the replay's verdicts (iommu=pt
+#     read from the redacted command line) are the original's;
+#   - --anonymize leaves no host name, user name or serial, and every fixture
+#     still replays to the same verdicts;
 #   - the file is 0600 with the default name; --replay of a corrupt or hostile
 #     archive is one line on stderr and exit 3, with nothing left behind.
 set -u
@@ -55,6 +59,13 @@ for c in r["checks"]:
 print("exit", r["summary"]["exit_status"])
 ' "$1"
 }
+
+# statuses FILE.json: the same without the summaries
+statuses() { verdicts "$1" | "$python" -c '
+import json, sys
+for l in sys.stdin:
+    print(json.dumps(json.loads(l)[:3]) if l.startswith("[") else l.strip())
+'; }
 
 leftovers() { ls -A "$TMPDIR"; }
 
@@ -213,6 +224,55 @@ grep -q "^ROCM_PATH = https://<redacted>@mirror.corp/rocm$" "$work/sysroot/.rocm
 grep -q "GITHUB_TOKEN" "$work/sysroot/.rocmcheck/host.ini" &&
 	fail "a variable rocmcheck does not read is kept"
 
+# 3b. secrets on the kernel command line (issue 22): a copy of the two-GPU
+#     iommu=pt fixture, whose system.iommu check reads /proc/cmdline
+kc=$work/cmdline-root
+cp -a "$tests_dir/fixtures/amd-mi300x-rhel94-iommupt" "$kc"
+kc_secrets="Hunter2CmdSecret /etc/cryptkeys/LuksKeyFile9 ApiTok3nCmdline Quoted-Phrase-Secret"
+kc_addrs="192.168.7.5 10.55.66.77 10.55.66.1 aa:bb:cc:dd:ee:0f aa-bb-cc-dd-ee-0f aabb.ccdd.ee0f"
+sed -i 's|$| password=Hunter2CmdSecret luks.key=/etc/cryptkeys/LuksKeyFile9 api_token=ApiTok3nCmdline rd.luks.key="Quoted-Phrase-Secret two" ip=::ffff:192.168.7.5 ip=10.55.66.77::10.55.66.1:255.255.255.0:node:eth0:off ifname=eth0:aa:bb:cc:dd:ee:0f BOOTIF=01-aa-bb-cc-dd-ee-0f hw=aabb.ccdd.ee0f amdgpu.ppfeaturemask=0xffffffff|' \
+	"$kc/proc/cmdline"
+"$rocmcheck" --sysroot "$kc" doctor --level quick --json >"$work/kc.a.json" 2>/dev/null
+ra=$?
+grep -q '"id": *"system.iommu"' "$work/kc.a.json" || fail "cmdline: no system.iommu in the report"
+for anon in "" --anonymize; do
+	what="cmdline${anon:+ $anon}"
+	rm -rf "$work/kc.m"
+	mkdir "$work/kc.m"
+	"$rocmcheck" --sysroot "$kc" bundle $anon --level quick -o "$work/kc.tar.gz" >/dev/null 2>"$work/err"
+	rb=$?
+	[ "$rb" = "$ra" ] || fail "$what: bundle exit $rb, doctor $ra: $(cat "$work/err")"
+	tar -xzf "$work/kc.tar.gz" -C "$work/kc.m" || { fail "$what: tar cannot read the bundle"; continue; }
+	gzip -dc "$work/kc.tar.gz" >"$work/kc.tar"
+	got=$(cat "$work/kc.m/sysroot/proc/cmdline")
+	for s in $kc_secrets; do
+		grep -aqF "$s" "$work/kc.tar" && fail "$what: secret '$s' is in the bundle: $got"
+	done
+	for t in iommu=pt amd_iommu=on amdgpu.ppfeaturemask=0xffffffff 'password=<redacted>' 'luks.key=<redacted>' \
+		'api_token=<redacted>' 'rd.luks.key="<redacted>"'; do
+		[[ " $got " == *" $t "* ]] || fail "$what: '$t' is not in the bundle's proc/cmdline: $got"
+	done
+	"$python" -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/kc.m/report.json" ||
+		fail "$what: the bundle's report.json no longer parses"
+	if [ -n "$anon" ]; then
+		for a in $kc_addrs; do
+			grep -aqiF "$a" "$work/kc.tar" && fail "$what: address '$a' is in the bundle: $got"
+		done
+		[[ $got == *" ip=ipv6-"*" ip=ipv4-"*"::ipv4-"*":255.255.255.0:"* ]] ||
+			fail "$what: ip= not anonymised in place: $got"
+	fi
+	"$rocmcheck" --replay "$work/kc.tar.gz" doctor --level quick --json >"$work/kc.c.json" 2>"$work/err"
+	rc=$?
+	[ "$rc" = "$ra" ] || fail "$what: replay exit $rc, doctor $ra: $(cat "$work/err")"
+	# pseudonyms show in some summaries ("user user-1 can open ..."): statuses then
+	cmp=verdicts
+	[ -n "$anon" ] && cmp=statuses
+	if ! diff <($cmp "$work/kc.a.json") <($cmp "$work/kc.c.json") >"$work/diff"; then
+		fail "$what: replayed verdicts differ:"
+		head -20 "$work/diff" >&2
+	fi
+done
+
 # 4. --anonymize: no host name, user name or serial; same verdicts
 anon_src=""
 for f in "${fixtures[@]}"; do
@@ -248,6 +308,17 @@ if sa != sc:
     print(sa, sc)
 sys.exit(0 if sa == sc else 1)
 PY
+
+# 4b. every fixture anonymised replays to the same statuses (an address-like
+#     version such as WSL's kernel release 5.15.153.1-microsoft-standard-WSL2
+#     must stay what it is)
+for f in "${fixtures[@]}"; do
+	name=$(basename "$f")
+	"$rocmcheck" --sysroot "$f" bundle --anonymize --level quick -o "$work/$name.anon.tar.gz" >/dev/null 2>&1
+	"$rocmcheck" --replay "$work/$name.anon.tar.gz" doctor --level quick --json >"$work/$name.d.json" 2>/dev/null
+	diff <(statuses "$work/$name.a.json") <(statuses "$work/$name.d.json") >"$work/diff" ||
+		{ fail "$name --anonymize: replayed statuses differ:"; head -10 "$work/diff" >&2; }
+done
 
 # 5. the default name, in the current directory, mode 0600
 mkdir "$work/cwd"

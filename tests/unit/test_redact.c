@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_common.h"
 #include "redact.h"
 
 static void test_secret_names(void **state)
@@ -237,6 +238,193 @@ static void test_many(void **state)
 	redactor_release(&rd);
 }
 
+/* Which keys of key=value pairs in captured text look secret: whole dotted,
+ * underscored or dashed components for the short words, anywhere in a
+ * component for the long ones, and never a Kconfig symbol. */
+static void test_secret_keys(void **state)
+{
+	(void)state;
+	static const char *const secret[] = {
+		"password", "PASSWORD", "luks.key", "rd.luks.key", "api_token", "API_KEY", "apikey",
+		"client_secret", "x-auth-token", "auth", "wpa_passphrase", "inst.vncpassword",
+		"private_key", "privateKey", "sessionid", "db.passwd", "keys", "aws.secretAccessKey",
+		"cryptkey", "my-pass", "psk", "Cookie", "credentials", "creds", "--password",
+	};
+	static const char *const plain[] = {
+		"keyboard", "vconsole.keymap", "monkey", "bypass", "spec_store_bypass_disable",
+		"iommu", "amd_iommu", "intel_iommu", "amdgpu.ppfeaturemask", "amdgpu.runpm", "author",
+		"passthrough", "iommu.passthrough", "root", "BOOT_IMAGE", "ip", "ifname", "BOOTIF",
+		"CONFIG_KEYS", "CONFIG_SYSTEM_TRUSTED_KEYS", "vt.handoff", "crashkernel", "", "pwd",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(secret); i++)
+		if (!redact_secret_key(secret[i], strlen(secret[i])))
+			fail_msg("'%s' should look secret", secret[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(plain); i++)
+		if (redact_secret_key(plain[i], strlen(plain[i])))
+			fail_msg("'%s' should not look secret", plain[i]);
+	/* the environment's rule knows passphrases too */
+	assert_true(redact_secret_name("GPG_PASSPHRASE"));
+}
+
+#define CMDLINE_PLAIN                                                                              \
+	"BOOT_IMAGE=/boot/vmlinuz-6.8.0-40-generic root=UUID=6b1f3c1e-0f64-4d6e-9a51-5d2b6c0f1e7a ro " \
+	"quiet splash iommu=pt amd_iommu=on amdgpu.ppfeaturemask=0xffffffff amdgpu.runpm=0 "          \
+	"vconsole.keymap=us keyboard=de spec_store_bypass_disable=on secretmem.enable=1 "
+
+/* Secrets on the kernel command line (issue 22): the values of secret keys
+ * go, with or without --anonymize; everything the checks read stays. */
+static void test_secret_pairs(void **state)
+{
+	(void)state;
+	const char *in = CMDLINE_PLAIN
+		"password=hunter2 luks.key=/etc/luks.keyfile rd.luks.key=/keys/root.key:UUID=1234 "
+		"api_token=tok_ABCdef0123456789 PASSWORD=Upper1 systemd.setenv=DB_PASSWORD=pa55 "
+		"inst.vncpassword=\"two words\" wpa_psk='single quoted' empty_key= password=<redacted>\n";
+	const char *want = CMDLINE_PLAIN
+		"password=<redacted> luks.key=<redacted> rd.luks.key=<redacted> "
+		"api_token=<redacted> PASSWORD=<redacted> systemd.setenv=DB_PASSWORD=<redacted> "
+		"inst.vncpassword=\"<redacted>\" wpa_psk='<redacted>' empty_key= password=<redacted>\n";
+	for (int anon = 0; anon < 2; anon++) {
+		struct redactor rd;
+		redactor_init(&rd, anon);
+		char *out = redactor_apply_str(&rd, in);
+		assert_string_equal(out, want);
+		/* what the iommu check reads of /proc/cmdline is still there */
+		assert_true(cmdline_has(out, "iommu=pt"));
+		assert_true(cmdline_has(out, "amd_iommu=on"));
+		assert_true(cmdline_has(out, "amdgpu.ppfeaturemask=0xffffffff"));
+		/* deterministic, and its own output is left as it is */
+		char *again = redactor_apply_str(&rd, in);
+		assert_string_equal(again, out);
+		free(again);
+		again = redactor_apply_str(&rd, out);
+		assert_string_equal(again, out);
+		free(again);
+		free(out);
+		redactor_release(&rd);
+	}
+}
+
+/* The same pairs in other captured text: ini files ("key = value", to the
+ * end of the line), JSON strings (escaped quotes stay balanced), URL
+ * queries, logs; Kconfig symbols and plain switches are not secrets. */
+static void test_secret_pairs_elsewhere(void **state)
+{
+	(void)state;
+	static const char *const cases[][2] = {
+		{ "[auth]\nDB_PASSWORD = Pa55 word here\r\nname = alice\n",
+		  "[auth]\nDB_PASSWORD = <redacted>\r\nname = alice\n" },
+		{ "{\"evidence\": \"quiet password=\\\"two words\\\" luks.key=abc\\\\def\\\"x splash\"}",
+		  "{\"evidence\": \"quiet password=\\\"<redacted>\\\" luks.key=<redacted> splash\"}" },
+		{ "GET /v1/models?api_token=abc123&page=2 HTTP/1.1", "GET /v1/models?api_token=<redacted> HTTP/1.1" },
+		{ "[    0.000000] Kernel command line: ro password=hunter2 quiet\n",
+		  "[    0.000000] Kernel command line: ro password=<redacted> quiet\n" },
+		{ "CONFIG_KEYS=y\nCONFIG_SYSTEM_TRUSTED_KEYS=\"debian/certs.pem\"\nCONFIG_SECRETMEM=y\n",
+		  "CONFIG_KEYS=y\nCONFIG_SYSTEM_TRUSTED_KEYS=\"debian/certs.pem\"\nCONFIG_SECRETMEM=y\n" },
+		{ "auth=off session=1 cookie=no private=false", "auth=off session=1 cookie=no private=false" },
+		{ "token=\"unterminated value\nnext line", "token=\"<redacted>\nnext line" },
+		{ "a=b=c key=", "a=b=c key=" },
+		/* a quote that closes a JSON string opens no value: the JSON still parses */
+		{ "{\n  \"evidence\": \"ro password=\",\n  \"x\": \"token=\"\n}\n",
+		  "{\n  \"evidence\": \"ro password=\",\n  \"x\": \"token=\"\n}\n" },
+		/* an apostrophe is no quote */
+		{ "it's password='abc def", "it's password=<redacted> def" },
+	};
+	struct redactor rd;
+	redactor_init(&rd, false);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *out = redactor_apply_str(&rd, cases[i][0]);
+		assert_string_equal(out, cases[i][1]);
+		free(out);
+	}
+	redactor_release(&rd);
+}
+
+/* A bundle learns the kernel command line's secret values first: they are
+ * then scrubbed wherever they show up without their key. */
+static void test_learn_pairs(void **state)
+{
+	(void)state;
+	struct redactor rd;
+	redactor_init(&rd, false);
+	const char *cmd = "ro luks.key=/etc/luks.keyfile inst.vncpassword=\"two words\" password=abc iommu=pt\n";
+	redactor_learn_pairs(&rd, cmd, strlen(cmd));
+	assert_true(strvec_contains(&rd.secrets, "/etc/luks.keyfile"));
+	assert_true(strvec_contains(&rd.secrets, "two words"));
+	assert_false(strvec_contains(&rd.secrets, "abc"));   /* too short to scrub elsewhere */
+	assert_false(strvec_contains(&rd.secrets, "pt"));
+	char *out = redactor_apply_str(&rd, "systemd-cryptsetup: using /etc/luks.keyfile; vnc: two words\n");
+	assert_string_equal(out, "systemd-cryptsetup: using <redacted>; vnc: <redacted>\n");
+	free(out);
+	redactor_release(&rd);
+}
+
+/* Every spelling of an address (issue 22): IPv4 inside IPv6, addresses after
+ * ':' as in ip=, MACs with ':', '-' or Cisco dots (one pseudonym for one
+ * MAC whatever its spelling); netmasks, versions (WSL's kernel release)
+ * and UUIDs stay. */
+static void test_anonymize_address_forms(void **state)
+{
+	(void)state;
+	const char *in =
+		"ip=::ffff:192.168.7.5 ip=10.55.66.77::10.55.66.1:255.255.255.0:gpu-node07:eth0:off "
+		"ifname=eth0:AA:BB:CC:DD:EE:FF BOOTIF=01-aa-bb-cc-dd-ee-ff mac aabb.ccdd.eeff "
+		"peer 2001:db8::10.1.2.3 fe80::1%eth0 1:2:3:4:5:6:10.0.0.9 [::ffff:10.55.66.77]:22 "
+		"password=hunter2 iommu=pt root=UUID=6b1f3c1e-0f64-4d6e-9a51-5d2b6c0f1e7a "
+		"version 2024.1001.1200 pci 0000:03:00.0 at 12:34:56.789 "
+		"wsl 5.15.153.1-microsoft-standard-WSL2 range 10.9.8.7-10.9.8.9\n";
+	const char *want =
+		"ip=ipv6-1 ip=ipv4-1::ipv4-2:255.255.255.0:host-1:eth0:off "
+		"ifname=eth0:mac-1 BOOTIF=01-mac-1 mac mac-1 "
+		"peer ipv6-2 ipv6-3%eth0 ipv6-4 [ipv6-5]:22 "
+		"password=<redacted> iommu=pt root=UUID=6b1f3c1e-0f64-4d6e-9a51-5d2b6c0f1e7a "
+		"version 2024.1001.1200 pci 0000:03:00.0 at 12:34:56.789 "
+		"wsl 5.15.153.1-microsoft-standard-WSL2 range ipv4-3-ipv4-4\n";
+	struct redactor rd;
+	redactor_init(&rd, true);
+	redactor_add(&rd, ANON_HOST, "gpu-node07");
+	char *out = redactor_apply_str(&rd, in);
+	assert_string_equal(out, want);
+	char *again = redactor_apply_str(&rd, in);
+	assert_string_equal(again, want);
+	free(again);
+	free(out);
+	redactor_release(&rd);
+
+	/* without --anonymize the addresses stay, the secret goes */
+	redactor_init(&rd, false);
+	out = redactor_apply_str(&rd, "ip=::ffff:192.168.7.5 aabb.ccdd.eeff password=hunter2");
+	assert_string_equal(out, "ip=::ffff:192.168.7.5 aabb.ccdd.eeff password=<redacted>");
+	free(out);
+	redactor_release(&rd);
+}
+
+/* Inputs that would make a scan that backs up or rescans quadratic: each is
+ * 1 MiB and must take no longer than a linear pass (CTest's timeout would
+ * catch a quadratic one). */
+static void test_linear(void **state)
+{
+	(void)state;
+	static const char *const units[] = {
+		"password=\"", "a=", "key = ", "::ffff:1.2.3.4:", "aabb.ccdd.", "1.1.", "1:1:",
+		"aa:bb:cc:dd:ee:", "token=\\\"x", "k=\\", "https://a:b@",
+	};
+	for (size_t u = 0; u < ARRAY_SIZE(units); u++) {
+		struct strbuf sb = STRBUF_INIT;
+		while (sb.len < (1u << 20))
+			strbuf_addstr(&sb, units[u]);
+		struct redactor rd;
+		redactor_init(&rd, true);
+		redactor_learn_pairs(&rd, sb.buf, sb.len);
+		size_t n;
+		char *out = redactor_apply(&rd, sb.buf, sb.len, &n);
+		assert_non_null(out);
+		free(out);
+		redactor_release(&rd);
+		strbuf_release(&sb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +434,12 @@ int main(void)
 		cmocka_unit_test(test_anonymize_consistent),
 		cmocka_unit_test(test_serials),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_secret_keys),
+		cmocka_unit_test(test_secret_pairs),
+		cmocka_unit_test(test_secret_pairs_elsewhere),
+		cmocka_unit_test(test_learn_pairs),
+		cmocka_unit_test(test_anonymize_address_forms),
+		cmocka_unit_test(test_linear),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
