@@ -156,7 +156,8 @@ static void package_push(struct package_facts *p, struct package pk)
 	p->v[p->n++] = pk;
 }
 
-int dpkg_status_parse(const char *text, size_t len, struct package_facts *p)
+/* The installed GPU-stack packages of whole stanzas in text, appended. */
+static void dpkg_stanzas(const char *text, size_t len, struct package_facts *p)
 {
 	const char *pos = text, *end = text + len;
 	struct stanza s;
@@ -167,8 +168,42 @@ int dpkg_status_parse(const char *text, size_t len, struct package_facts *p)
 		}
 		stanza_release(&s);
 	}
+}
+
+int dpkg_status_parse(const char *text, size_t len, struct package_facts *p)
+{
+	dpkg_stanzas(text, len, p);
 	if (p->n)
 		qsort(p->v, p->n, sizeof(*p->v), cmp_package);
+	return 0;
+}
+
+/* dpkg's database as it is read: whole stanzas are parsed as soon as a
+ * blank line ends them, so only the stanza being read is held (a desktop's
+ * database is 2-4 MiB; the quick doctor keeps its footprint under 3 MiB). */
+struct dpkg_stream {
+	struct strbuf carry;
+	struct package_facts *p;
+};
+
+static int dpkg_piece(const char *buf, size_t n, void *ctx)
+{
+	struct dpkg_stream *st = ctx;
+	strbuf_add(&st->carry, buf, n);
+	const char *b = st->carry.buf;
+	size_t len = st->carry.len;
+	/* the last blank line ("\n\n" or "\n\r\n") */
+	for (size_t i = len; i-- > 0;) {
+		if (b[i] != '\n' || i + 1 >= len)
+			continue;
+		if (b[i + 1] == '\n' || (b[i + 1] == '\r' && i + 2 < len && b[i + 2] == '\n')) {
+			dpkg_stanzas(b, i + 1, st->p);
+			size_t rest = len - (i + 1);
+			memmove(st->carry.buf, b + i + 1, rest);
+			strbuf_setlen(&st->carry, rest);
+			break;
+		}
+	}
 	return 0;
 }
 
@@ -245,9 +280,15 @@ static void read_host_packages(struct facts *f)
 
 static void read_dpkg(struct facts *f)
 {
-	char *text = NULL;
-	size_t len = 0;
-	int r = sysroot_read_max(f->sr, DPKG_STATUS, PACKAGES_DB_MAX, &text, &len);
+	struct dpkg_stream st = { STRBUF_INIT, &f->pkg };
+	int r = sysroot_read_pieces(f->sr, DPKG_STATUS, PACKAGES_DB_MAX, dpkg_piece, &st);
+	if (!r && st.carry.len)
+		dpkg_stanzas(st.carry.buf, st.carry.len, &f->pkg);
+	strbuf_release(&st.carry);
+	if (r && f->pkg.n) {
+		/* what was parsed before the error is not the database */
+		package_facts_release(&f->pkg);
+	}
 	if (r == -ENOENT || r == -ENOTDIR) {
 		read_host_packages(f);       /* not a dpkg system */
 		return;
@@ -257,8 +298,8 @@ static void read_dpkg(struct facts *f)
 		return;
 	}
 	f->pkg.db = DPKG_STATUS;
-	dpkg_status_parse(text, len, &f->pkg);
-	free(text);
+	if (f->pkg.n)
+		qsort(f->pkg.v, f->pkg.n, sizeof(*f->pkg.v), cmp_package);
 }
 
 /* ---- DKMS: /var/lib/dkms/<module>/<version>/<kernel>/<arch>/ ---- */

@@ -502,17 +502,21 @@ static char *walk_path(const struct walk *w)
 
 /* ---- files ---- */
 
-static int read_file(struct sysroot *sr, const char *path, bool rec, size_t max, char **out, size_t *len)
+/* Where read_stream puts what it reads: each piece in order; a non-zero
+ * return stops the read with that value. */
+typedef int (*read_sink)(const char *buf, size_t n, void *ctx);
+
+/* Read a regular file at `path` through the root, at most `max` bytes
+ * (-EFBIG past it), handing it to `sink` in pieces of at most 64 KiB.
+ * `rec`: record the path and count the bytes against the run's cap. */
+static int read_stream(struct sysroot *sr, const char *path, bool rec, size_t max, read_sink sink, void *ctx)
 {
 	struct walk w;
 	struct stat st, st2;
-	char *buf = NULL;
-	size_t used = 0, alloc = 0;
+	size_t used = 0;
 	int fd = -1, ret;
+	char buf[65536];
 
-	*out = NULL;
-	if (len)
-		*len = 0;
 	if (rec && (ret = record(sr, path)))
 		return ret;
 	ret = resolve(sr, path, true, &w);
@@ -545,15 +549,9 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, size_t max,
 		goto out;
 	}
 	/* sysfs and procfs report 4096 or 0 whatever the content: read until
-	 * EOF, but never more than the cap plus one byte. */
+	 * EOF, but never more than the cap plus one piece. */
 	for (;;) {
-		if (used + 1 >= alloc) {
-			alloc = alloc ? alloc * 2 : 4096;
-			if (alloc > max + 2)
-				alloc = max + 2;
-			buf = xrealloc(buf, alloc);
-		}
-		ssize_t n = read(fd, buf + used, alloc - 1 - used);
+		ssize_t n = read(fd, buf, sizeof(buf));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -572,22 +570,45 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, size_t max,
 			ret = -ENOBUFS;
 			goto out;
 		}
+		if ((ret = sink(buf, (size_t)n, ctx)) != 0)
+			goto out;
 	}
-	if (!buf)
-		buf = xmalloc(1);
-	buf[used] = '\0';
-	*out = buf;
-	buf = NULL;
-	if (len)
-		*len = used;
 out:
 	if (rec)
 		sr->bytes_read += used;
 	if (fd >= 0)
 		close(fd);
-	free(buf);
 	walk_release(&w);
 	return ret;
+}
+
+static int collect(const char *buf, size_t n, void *ctx)
+{
+	strbuf_add(ctx, buf, n);
+	return 0;
+}
+
+static int read_file(struct sysroot *sr, const char *path, bool rec, size_t max, char **out, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	*out = NULL;
+	if (len)
+		*len = 0;
+	int ret = read_stream(sr, path, rec, max, collect, &sb);
+	if (ret) {
+		strbuf_release(&sb);
+		return ret;
+	}
+	if (len)
+		*len = sb.len;
+	*out = sb.buf ? strbuf_detach(&sb) : xstrdup("");
+	return 0;
+}
+
+int sysroot_read_pieces(struct sysroot *sr, const char *path, size_t max,
+			int (*sink)(const char *buf, size_t n, void *ctx), void *ctx)
+{
+	return read_stream(sr, path, true, max, sink, ctx);
 }
 
 int sysroot_read(struct sysroot *sr, const char *path, char **out, size_t *len)

@@ -133,6 +133,13 @@ int sysroot_read(struct sysroot *sr, const char *path, char **out, size_t *len);
  * large file rocmcheck reads (dpkg's package database). */
 int sysroot_read_max(struct sysroot *sr, const char *path, size_t max, char **out, size_t *len);
 
+/* The same file handed to `sink` in pieces of at most 64 KiB as it is
+ * read, so that a large file (dpkg's database) is never held whole: a
+ * non-zero return of `sink` stops the read and is returned. At most `max`
+ * bytes (-EFBIG past it); the other codes as sysroot_read. */
+int sysroot_read_pieces(struct sysroot *sr, const char *path, size_t max,
+			int (*sink)(const char *buf, size_t n, void *ctx), void *ctx);
+
 /* Like sysroot_read, then trims trailing whitespace. Returns the same codes. */
 int sysroot_read_line(struct sysroot *sr, const char *path, char **out);
 

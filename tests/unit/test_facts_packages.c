@@ -241,6 +241,41 @@ static void test_big_database(void **state)
 	strbuf_release(&sb);
 }
 
+/* The database is read in 64 KiB pieces: stanzas that straddle a piece
+ * boundary, CRLF files and a last stanza without its blank line give the
+ * same packages as parsing the whole text. */
+static void test_streamed_database(void **state)
+{
+	(void)state;
+	static const char *const nl[] = { "\n", "\r\n" };
+	for (size_t k = 0; k < ARRAY_SIZE(nl); k++) {
+		struct strbuf sb = STRBUF_INIT;
+		for (int i = 0; sb.len < (size_t)1 << 20; i++)
+			strbuf_addf(&sb, "Package: %s-%d%sStatus: install ok installed%sVersion: 1.%d%s"
+					 "Description: padding of varying length %*s%s%s",
+				    i % 7 ? "filler" : "rocm-hip-runtime", i, nl[k], nl[k], i, nl[k], i % 97, "", nl[k],
+				    nl[k]);
+		strbuf_addf(&sb, "Package: rocm-core%sStatus: install ok installed%sVersion: 6.2.0", nl[k], nl[k]);
+		struct package_facts whole = { 0 };
+		dpkg_status_parse(sb.buf, sb.len, &whole);
+		struct tree t;
+		tree_new(&t);
+		tree_put(&t, "var/lib/dpkg/status", sb.buf);
+		struct facts *f = tree_open(&t);
+		facts_read_packages(f);
+		assert_int_equal(f->pkg.n, whole.n);
+		assert_true(whole.n > 100);
+		for (size_t i = 0; i < whole.n; i++) {
+			assert_string_equal(f->pkg.v[i].name, whole.v[i].name);
+			assert_string_equal(f->pkg.v[i].version, whole.v[i].version);
+		}
+		package_facts_release(&whole);
+		tree_close(&t);
+		tree_free(&t);
+		strbuf_release(&sb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_dpkg_filter),
 		cmocka_unit_test(test_read_packages),
 		cmocka_unit_test(test_big_database),
+		cmocka_unit_test(test_streamed_database),
 		cmocka_unit_test(test_rpm_qa_parse),
 		cmocka_unit_test(test_host_packages),
 	};
