@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Hostile inputs at their caps: how long rocmcheck takes on each parser's
-file at the sysroot layer's per-file cap (1 MiB; 4 MiB for a profile file),
+file at the sysroot layer's per-file cap (1 MiB; 4 MiB for a profile file
+and for the kernel log),
 and on one bundle that holds all of them. Targets: every file at its cap
 under 0.2 s, the whole hostile bundle under 2 s. Figures, not a timed test
 (shared machines are noisy): the median of 3 runs of the whole command
@@ -58,6 +59,16 @@ FILES = [
     ("etc/os-release, distinct keys", "etc/os-release",
      fill(lambda i: f"K{i:07d}=\"v\"\n".encode(), head=b"ID=ubuntu\nVERSION_ID=\"22.04\"\n")),
     ("proc/cmdline, one long line", "proc/cmdline", fill(lambda i: f"opt{i}=1 ".encode())),
+    ("kernel.log, 4 MiB of GPU error lines", ".rocmcheck/kernel.log",
+     fill(lambda i: (f"[{i}.000000] NVRM: Xid (PCI:0000:{i % 256:02x}:{i // 256 % 32:02x}): {i % 160}, pid={i}, x\n"
+                     if i % 3 == 0 else
+                     f"[{i}.000000] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq={i}\n"
+                     if i % 3 == 1 else
+                     f"[{i}.000000] pcieport 0000:00:01.1: AER: Corrected error received: 0000:03:00.0\n").encode(),
+          cap=4 << 20)),
+    ("kernel.log, 4 MiB in one line", ".rocmcheck/kernel.log", b"a" * (4 << 20)),
+    ("kernel.log, 4 MiB of distinct IPv4 (bundle --anonymize)", ".rocmcheck/kernel.log",
+     fill(lambda i: f"[{i}.0] r8169 eth0: link up, peer {ipv4(i)}\n".encode(), cap=4 << 20)),
     ("KFD node properties", KFD + "/properties",
      fill(lambda i: f"key{i:07d} {i}\n".encode(), head=b"gfx_target_version 110000\n")),
     ("PCI uevent", PCI + "/uevent", fill(lambda i: f"K{i:07d}=v\n".encode(), head=b"DRIVER=amdgpu\n")),
