@@ -53,7 +53,11 @@ assert r["summary"]["exit_status"] == 0
 PYEOF
 out=$("$ROCMCHECK" probe probe.sustained --backend cpu --duration=1 2>/dev/null); rc=$?
 [ $rc -eq 0 ] || fail "probe probe.sustained --duration=1 exited $rc: $out"
-grep -q '^  ✓ probe.sustained: .*correct at the start and the end' <<<"$out" || fail "sustained text: $out"
+# on a CPU shared with other work the last launches can be slower than the
+# first: the probe then warns "not steady", as it should; either line shows
+# the text form works
+grep -q -e '^  ✓ probe.sustained: .*correct at the start and the end' \
+	-e '^  ! probe.sustained: .*correct, but not steady' <<<"$out" || fail "sustained text: $out"
 
 # the probes of issue 5 by group name, as JSON valid against the schema
 json=$("$ROCMCHECK" probe conv amp bandwidth blas dnn --backend cpu --json 2>/dev/null); rc=$?
