@@ -785,11 +785,14 @@ static void test_contract_violations(void **state)
 	free(want);
 	strbuf_release(&sb);
 
-	/* a contract fix that is missing altogether */
+	/* a contract fix that is missing altogether: its section cut out */
 	const char *start = strstr(fixes, "[fix wsl_route]");
 	assert_non_null(start);
+	const char *next = strstr(start + 1, "\n[");
 	strbuf_add(&sb, fixes, (size_t)(start - fixes));
-	expect_overlay_error("fixes.ini", sb.buf, "database.ini:7: no [fix] section for wsl_route, health_reset_nvidia, health_reset_seen, health_reboot, health_app_error, health_firmware, health_firmware_dnf, health_ecc_ue, health_ecc_pending, health_aer, health_link_narrow, health_link_slot, health_thermal, health_power_cap, health_perf_level, health_bar, health_partition, tuning_numa, tuning_shm: the checks use them");
+	if (next)
+		strbuf_addstr(&sb, next + 1);
+	expect_overlay_error("fixes.ini", sb.buf, "database.ini:7: no [fix] section for wsl_route: the checks use them");
 	strbuf_release(&sb);
 	free(fixes);
 }
