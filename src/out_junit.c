@@ -90,8 +90,11 @@ static void finding(FILE *fp, const char *summary, const struct fix *fx)
 	}
 }
 
-static void testcase(FILE *fp, const char *classname, const char *name, int gpu, double seconds, enum status st,
-		     const char *summary, const struct fix *fx)
+/* A testcase is named by its ID and GPU ("health.ecc [gpu 0]"); `nth` > 1
+ * numbers a repeat, so each name stays unique (a check's results without a
+ * GPU index: a PCI GPU that has none, log lines tied to no GPU). */
+static void testcase(FILE *fp, const char *classname, const char *name, int gpu, size_t nth, double seconds,
+		     enum status st, const char *summary, const struct fix *fx)
 {
 	fputs("    <testcase classname=\"rocmcheck.", fp);
 	out_xml_text(fp, classname);
@@ -99,6 +102,8 @@ static void testcase(FILE *fp, const char *classname, const char *name, int gpu,
 	out_xml_text(fp, name);
 	if (gpu >= 0)
 		fprintf(fp, " [gpu %d]", gpu);
+	if (nth > 1)
+		fprintf(fp, " #%zu", nth);
 	fprintf(fp, "\" time=\"%.6f\"", seconds > 0 ? seconds : 0.0);
 	if (st == ST_PASS) {
 		fputs("/>\n", fp);
@@ -149,12 +154,18 @@ int out_junit_report(FILE *fp, const struct report *r, time_t now)
 	junit_properties(fp, r);
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct check_result *c = &r->results[i];
-		testcase(fp, c->def ? c->def->category : "unknown", c->def ? c->def->id : "unknown", c->gpu, 0,
+		size_t nth = 1;
+		for (size_t j = 0; j < i; j++)
+			nth += r->results[j].def == c->def && r->results[j].gpu == c->gpu;
+		testcase(fp, c->def ? c->def->category : "unknown", c->def ? c->def->id : "unknown", c->gpu, nth, 0,
 			 c->status, c->summary, &c->fix);
 	}
 	for (size_t i = 0; i < r->nprobes; i++) {
 		const struct probe_result *p = &r->probes[i];
-		testcase(fp, "probes", p->id, p->gpu, p->seconds, p->status, p->summary, &p->fix);
+		size_t nth = 1;
+		for (size_t j = 0; j < i; j++)
+			nth += !strcmp(r->probes[j].id, p->id) && r->probes[j].gpu == p->gpu;
+		testcase(fp, "probes", p->id, p->gpu, nth, p->seconds, p->status, p->summary, &p->fix);
 	}
 	fputs("  </testsuite>\n</testsuites>\n", fp);
 	return ferror(fp) ? -EIO : 0;

@@ -90,6 +90,59 @@ static void nfd_stack(FILE *fp, const struct facts *f)
 		nfd_line(fp, "driver.nvidia", f->drv.nvidia_version);
 }
 
+/* health: the worst of the health checks over every GPU, so one selector
+ * (rocmcheck.io/health!=fail) keeps pods off a node with a sick GPU;
+ * "skip" when none could judge, no label when none ran. */
+static void nfd_health(FILE *fp, const struct report *r)
+{
+	bool any = false;
+	enum status worst = ST_SKIP;
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct check_result *c = &r->results[i];
+		if (!c->def || strcmp(c->def->category, "health"))
+			continue;
+		worst = status_worst(worst, c->status);
+		any = true;
+	}
+	if (any)
+		nfd_line(fp, "health", status_name(worst));
+}
+
+/* The label of a result that did not pass or skip, "" for one that did. */
+static void check_label(char *name, size_t n, const struct check_result *c)
+{
+	if (c->status == ST_PASS || c->status == ST_SKIP || !c->def)
+		name[0] = '\0';
+	else if (c->gpu >= 0)
+		snprintf(name, n, "check.%s.gpu%d", c->def->id, c->gpu);
+	else
+		snprintf(name, n, "check.%s", c->def->id);
+}
+
+/* Each check that did not pass or skip, by its ID (and GPU): what a
+ * selector or an alert can key on. Results that share a label (a check's
+ * results without a GPU index) give one, with the worst status. */
+static void nfd_checks(FILE *fp, const struct report *r)
+{
+	for (size_t i = 0; i < r->nresults; i++) {
+		char name[LABEL_MAX + 1], other[LABEL_MAX + 1];
+		check_label(name, sizeof(name), &r->results[i]);
+		if (!name[0])
+			continue;
+		bool seen = false;
+		enum status worst = r->results[i].status;
+		for (size_t j = 0; j < r->nresults; j++) {
+			check_label(other, sizeof(other), &r->results[j]);
+			if (strcmp(name, other))
+				continue;
+			seen |= j < i;
+			worst = status_worst(worst, r->results[j].status);
+		}
+		if (!seen)
+			nfd_line(fp, name, status_name(worst));
+	}
+}
+
 int out_nfd_report(FILE *fp, const struct report *r, time_t now)
 {
 	time_t until = now + NFD_EXPIRY_S;
@@ -105,19 +158,8 @@ int out_nfd_report(FILE *fp, const struct report *r, time_t now)
 	nfd_line(fp, "version", ROCMCHECK_VERSION);
 	nfd_gpus(fp, r->facts);
 	nfd_stack(fp, r->facts);
-	/* each check that did not pass or skip, by its ID: what a selector or
-	 * an alert can key on */
-	for (size_t i = 0; i < r->nresults; i++) {
-		const struct check_result *c = &r->results[i];
-		if (c->status == ST_PASS || c->status == ST_SKIP || !c->def)
-			continue;
-		char name[LABEL_MAX + 1];
-		if (c->gpu >= 0)
-			snprintf(name, sizeof(name), "check.%s.gpu%d", c->def->id, c->gpu);
-		else
-			snprintf(name, sizeof(name), "check.%s", c->def->id);
-		nfd_line(fp, name, status_name(c->status));
-	}
+	nfd_health(fp, r);
+	nfd_checks(fp, r);
 	for (size_t i = 0; i < r->nprobes; i++) {
 		const struct probe_result *p = &r->probes[i];
 		if (p->status == ST_PASS || p->status == ST_SKIP)

@@ -174,6 +174,181 @@ static void prom_gpus(FILE *fp, const struct report *r)
 	}
 }
 
+/* ---- what each GPU's sensors and health files read: one row per family ---- */
+
+/* The family being written and the labels of the GPU at hand. */
+struct gpu_series {
+	FILE *fp;
+	const struct gpu_family *fam;
+	bool any;                   /* HELP and TYPE written */
+	const char *gpu, *pci, *model;
+};
+
+struct gpu_family {
+	const char *name, *type, *help;
+	void (*emit)(struct gpu_series *s, const struct pci_dev *p);
+};
+
+/* One sample with the GPU's labels and `extra` (NULL-terminated pairs,
+ * may be NULL); an unknown value (NAN) writes nothing. */
+static void gpu_sample(struct gpu_series *s, const char *const *extra, double v)
+{
+	if (isnan(v))
+		return;
+	if (!s->any)
+		family(s->fp, s->fam->name, s->fam->type, s->fam->help);
+	s->any = true;
+	const char *labels[12] = { "gpu", s->gpu, "pci", s->pci, "model", s->model };
+	for (size_t i = 0; extra && i < 4 && extra[i]; i += 2) {
+		labels[6 + i] = extra[i];
+		labels[7 + i] = extra[i + 1];
+	}
+	sample(s->fp, s->fam->name, labels, v);
+}
+
+/* hwmon temperatures by their label ("junction"), an unlabelled one by its
+ * file ("temp2"); a label the driver repeats gives one series, the first. */
+static void emit_temps(struct gpu_series *s, const struct pci_dev *p, const double *v)
+{
+	const struct hwmon_reading *h = &p->hwmon;
+	for (int i = 0; h->present && i < HWMON_TEMPS; i++) {
+		bool seen = false;
+		for (int j = 0; j < i && h->temp_label[i][0]; j++)
+			seen |= !strcmp(h->temp_label[j], h->temp_label[i]);
+		if (seen)
+			continue;
+		char name[20];
+		snprintf(name, sizeof(name), "temp%d", i + 1);
+		const char *extra[] = { "sensor", h->temp_label[i][0] ? h->temp_label[i] : name, NULL };
+		gpu_sample(s, extra, v[i]);
+	}
+}
+
+static void emit_temp(struct gpu_series *s, const struct pci_dev *p) { emit_temps(s, p, p->hwmon.temp_c); }
+static void emit_temp_crit(struct gpu_series *s, const struct pci_dev *p) { emit_temps(s, p, p->hwmon.temp_crit_c); }
+
+static double hwmon_value(const struct pci_dev *p, double v)
+{
+	return p->hwmon.present ? v : NAN;
+}
+
+static void emit_power(struct gpu_series *s, const struct pci_dev *p)
+{
+	gpu_sample(s, NULL, hwmon_value(p, p->hwmon.power_w));
+}
+static void emit_power_cap(struct gpu_series *s, const struct pci_dev *p)
+{
+	gpu_sample(s, NULL, hwmon_value(p, p->hwmon.power_cap_w));
+}
+static void emit_power_cap_default(struct gpu_series *s, const struct pci_dev *p)
+{
+	gpu_sample(s, NULL, hwmon_value(p, p->hwmon.power_cap_default_w));
+}
+
+/* current: the narrowest (slowest) link trained on the path from the GPU to
+ * its root port, since an on-card switch makes the GPU's own link read full
+ * while the slot link is degraded (research/health.md 3.4); max: what the
+ * GPU itself supports. 0 is unknown. */
+static void emit_link(struct gpu_series *s, const struct pci_health *h, bool speed)
+{
+	double cur = NAN;
+	for (size_t i = 0; i < h->nhops; i++) {
+		double v = speed ? h->hops[i].speed : h->hops[i].width;
+		if (v > 0 && !(v >= cur))
+			cur = v;
+	}
+	double max = h->nhops ? (speed ? h->hops[0].max_speed : h->hops[0].max_width) : 0;
+	const char *c[] = { "kind", "current", NULL }, *m[] = { "kind", "max", NULL };
+	gpu_sample(s, c, cur);
+	gpu_sample(s, m, max > 0 ? max : NAN);
+}
+
+static void emit_link_width(struct gpu_series *s, const struct pci_dev *p) { emit_link(s, &p->health, false); }
+static void emit_link_speed(struct gpu_series *s, const struct pci_dev *p) { emit_link(s, &p->health, true); }
+
+static void emit_ecc(struct gpu_series *s, const struct pci_dev *p)
+{
+	for (size_t i = 0; i < p->health.nras; i++) {
+		const struct ras_count *rc = &p->health.ras[i];
+		const char *ue[] = { "block", rc->block, "type", "uncorrectable", NULL };
+		const char *ce[] = { "block", rc->block, "type", "correctable", NULL };
+		gpu_sample(s, ue, rc->ue >= 0 ? (double)rc->ue : NAN);
+		gpu_sample(s, ce, rc->ce >= 0 ? (double)rc->ce : NAN);
+	}
+}
+
+/* gpu_vram_bad_pages: R (retired), P (pending) and F (failed) lines. */
+static void emit_bad_pages(struct gpu_series *s, const struct pci_dev *p)
+{
+	const struct pci_health *h = &p->health;
+	if (h->bad_pages < 0)
+		return;
+	const char *r[] = { "state", "retired", NULL }, *pe[] = { "state", "pending", NULL },
+		   *f[] = { "state", "failed", NULL };
+	gpu_sample(s, r, (double)h->bad_pages - h->bad_pending - h->bad_failed);
+	gpu_sample(s, pe, h->bad_pending);
+	gpu_sample(s, f, h->bad_failed);
+}
+
+static const struct gpu_family gpu_families[] = {
+	{ "rocmcheck_gpu_temperature_celsius", "gauge",
+	  "GPU temperature from hwmon, by sensor (edge, junction, mem).", emit_temp },
+	{ "rocmcheck_gpu_temperature_critical_celsius", "gauge",
+	  "The temperature at which the GPU throttles hard (hwmon tempN_crit), by sensor.", emit_temp_crit },
+	{ "rocmcheck_gpu_power_watts", "gauge", "GPU power draw from hwmon (power1_average, else power1_input).",
+	  emit_power },
+	{ "rocmcheck_gpu_power_cap_watts", "gauge", "The GPU's power cap (hwmon power1_cap).", emit_power_cap },
+	{ "rocmcheck_gpu_power_cap_default_watts", "gauge", "The GPU's default power cap (hwmon power1_cap_default).",
+	  emit_power_cap_default },
+	{ "rocmcheck_gpu_pcie_link_width", "gauge",
+	  "Lanes of the GPU's PCIe path: the narrowest link trained up to the root port (current) "
+	  "and the GPU's own maximum (max).",
+	  emit_link_width },
+	{ "rocmcheck_gpu_pcie_link_speed_gts", "gauge",
+	  "Speed of the GPU's PCIe path in GT/s: the slowest link trained up to the root port "
+	  "(current, lower when idle) and the GPU's own maximum (max).",
+	  emit_link_speed },
+	{ "rocmcheck_gpu_ecc_errors_total", "counter",
+	  "ECC errors the driver counted since it loaded (ras/<block>_err_count), by block and type.", emit_ecc },
+	{ "rocmcheck_gpu_retired_pages", "gauge",
+	  "VRAM pages in ras/gpu_vram_bad_pages: retired, pending retirement, or failed to retire.", emit_bad_pages },
+};
+
+/* The GPUs the health checks judge: those of the inventory and any AMD or
+ * NVIDIA PCI device without an index (it fell off the bus, its init failed). */
+static const struct gpu *gpu_at(const struct facts *f, const struct pci_dev *p, bool *judged)
+{
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].pci_addr && !strcmp(f->gpus[i].pci_addr, p->addr)) {
+			*judged = true;
+			return &f->gpus[i];
+		}
+	*judged = p->vendor == 0x1002 || p->vendor == 0x10de;
+	return NULL;
+}
+
+static void prom_gpu_health(FILE *fp, const struct report *r)
+{
+	const struct facts *f = r->facts;
+	for (size_t k = 0; f && k < ARRAY_SIZE(gpu_families); k++) {
+		struct gpu_series s = { .fp = fp, .fam = &gpu_families[k] };
+		for (size_t i = 0; i < f->npci; i++) {
+			const struct pci_dev *p = &f->pci[i];
+			bool judged;
+			const struct gpu *g = gpu_at(f, p, &judged);
+			if (!judged)
+				continue;
+			char idx[16], id[16];
+			gpu_label(idx, sizeof(idx), g ? g->index : -1);
+			snprintf(id, sizeof(id), "%04x:%04x", p->vendor, p->device);
+			s.gpu = idx;
+			s.pci = p->addr;
+			s.model = g && g->name ? g->name : p->board_name ? p->board_name : id;
+			s.fam->emit(&s, p);
+		}
+	}
+}
+
 static void prom_summary(FILE *fp, const struct report *r, double now)
 {
 	family(fp, "rocmcheck_checks", "gauge", "Number of checks and probes with each status.");
@@ -197,6 +372,7 @@ int out_prom_report(FILE *fp, const struct report *r, double now)
 	prom_checks(fp, r);
 	prom_probes(fp, r);
 	prom_gpus(fp, r);
+	prom_gpu_health(fp, r);
 	prom_summary(fp, r, now);
 	return ferror(fp) ? -EIO : 0;
 }

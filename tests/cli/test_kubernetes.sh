@@ -3,7 +3,8 @@
 # Kubernetes object schemas (kubernetes-validate --strict, from ci/test-deps;
 # ROCMCHECK_TEST_KV_SITE names its folder); the DaemonSet's loop is valid
 # sh and, run against a fixture with a stand-in `rocmcheck`, replaces the
-# feature file and keeps the old one when rocmcheck cannot do its job.
+# feature file (with the health label of a node whose GPU fell off the bus)
+# and keeps the old one when rocmcheck cannot do its job.
 . "$(dirname "$0")/lib.sh"
 
 kv=${ROCMCHECK_TEST_KV_SITE:-}
@@ -44,6 +45,12 @@ FIXTURE=$TESTS_DIR/fixtures/amd-rx7900xt-ubuntu2404-secureboot PATH="$T/bin:$PAT
 ntests=$((ntests + 1))
 grep -q '^rocmcheck.io/healthy=false$' "$T/features.d/rocmcheck" || fail "the loop did not write the labels"
 [ "$(ls "$T/features.d")" = rocmcheck ] || fail "the loop left other files: $(ls "$T/features.d")"
+# a GPU that fell off the bus: the node's health label, and the check's by GPU
+FIXTURE=$TESTS_DIR/fixtures/nvidia-rtx4090-ubuntu2204-xid79 PATH="$T/bin:$PATH" sh "$T/loop1.sh"
+ntests=$((ntests + 1))
+grep -q '^rocmcheck.io/health=fail$' "$T/features.d/rocmcheck" || fail "the loop did not write the health label"
+grep -q '^rocmcheck.io/check.health.kernel_log.gpu0=fail$' "$T/features.d/rocmcheck" ||
+	fail "the loop did not write the health check's label"
 FIXTURE=/nonexistent PATH="$T/bin:$PATH" sh "$T/loop1.sh" 2>"$T/err"
 ntests=$((ntests + 1))
 grep -q '^rocmcheck.io/healthy=false$' "$T/features.d/rocmcheck" || fail "a failed run replaced the labels"

@@ -3,6 +3,8 @@
 # a single-node Slurm (Debian's slurm-wlm, with munge) on 127.0.0.1, all
 # state under the test's folder, checking a sysroot fixture every 2 s.
 #   - a failing fixture drains the node with "rocmcheck: <check>: <summary>";
+#   - a failing health check (Xid 79, a hot idle GPU) with its check, GPU
+#     and quoted line, once;
 #   - a healthy one resumes it;
 #   - a node an admin drained stays drained with the admin's reason, failing
 #     or healthy.
@@ -122,6 +124,22 @@ ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" "$S/node"
 wait_for "healthy fixture" 'State=IDLE '
 grep -q 'Reason=' "$S/node.txt" && fail "the resumed node still has a reason"
 grep -q "$node passes again; resumed" "$S/hc.log" || fail "the wrapper did not say it resumed the node"
+
+# A GPU that fell off the bus (Xid 79): the reason names the health check,
+# the GPU's index and PCI address and quotes the log line, closing quote
+# included; later checks for the same reason leave the drain as it is.
+ln -sfn "$TESTS_DIR/fixtures/nvidia-rtx4090-ubuntu2204-xid79" "$S/node"
+wait_for "xid79 drain reason" \
+	'Reason=rocmcheck: health\.kernel_log: gpu 0 \(0000:01:00\.0\): Xid 79: "NVRM: Xid \(PCI:0000:01:00\): 79, .*GPU has fallen off the bus\." \['
+sleep 5
+ntests=$((ntests + 1))
+[ "$(grep -c 'drained .*Xid 79' "$S/hc.log")" = 1 ] || fail "the Xid 79 drain was made again: $(grep 'Xid 79' "$S/hc.log")"
+# A hot idle GPU: the thermal finding replaces it.
+ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-hotidle" "$S/node"
+wait_for "hotidle drain reason" \
+	'Reason=rocmcheck: health\.thermal: gpu 0 \(0000:03:00\.0\): junction at 106 °C, within 5 °C of its critical 110 °C \(0 % busy\) \['
+ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" "$S/node"
+wait_for "healthy again" 'State=IDLE '
 
 # An admin's drain is left alone, whatever the check says.
 scontrol update nodename="$node" state=drain reason="admin maintenance"
