@@ -321,6 +321,327 @@ static void check_health_kernel_log(const struct check_ctx *ctx, struct report *
 	free(s);
 }
 
+/* ---- NVIDIA, through NVML (facts_nvml.c) ----
+ * NVML is read on the live machine at level standard or full; elsewhere an
+ * NVIDIA GPU keeps its skip. */
+
+/* DCGM's health thresholds (modules/health/DcgmHealthWatch.cpp,
+ * research/health.md 2.4): DCGM_LIMIT_MAX_RETIRED_PAGES (single- and
+ * double-bit retirements together) and DCGM_LIMIT_MAX_ROW_REMAP_UNCORRECTABLE. */
+#define NV_RETIRED_PAGES_MAX 63
+#define NV_UNC_ROWS_MAX 512
+
+static bool nv_judged(const struct check_ctx *ctx)
+{
+	return ctx->live && ctx->level != LEVEL_QUICK && ctx->facts->nvml.tried;
+}
+
+/* NVML's readings of x; NULL after a skip result that says why there are none. */
+static const struct nvml_gpu *nv_readings(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+					  const struct subject *x, const char *cmd)
+{
+	const struct nvml_facts *n = &ctx->facts->nvml;
+	const struct nvml_gpu *g = n->load < 0 ? NULL : nvml_gpu_of(ctx->facts, x->addr);
+	if (g)
+		return g;
+	if (n->load < 0)
+		report_add(r, def, ST_SKIP, x->index, "%s: NVML cannot be read: %s (run `%s`)", x->label,
+			   n->why ? n->why : "unknown", cmd);
+	else
+		report_add(r, def, ST_SKIP, x->index, "%s: NVML does not list this GPU (%s; run `%s`)", x->label,
+			   n->why ? n->why : "a container sees only the GPUs it was given", cmd);
+	return NULL;
+}
+
+static const char *nv_num(long long v, char *buf, size_t n)
+{
+	if (v < 0)
+		return "unknown";
+	snprintf(buf, n, "%lld", v);
+	return buf;
+}
+
+static const char *nv_flag(int v, const char *yes, const char *no)
+{
+	return v < 0 ? "unknown" : v ? yes : no;
+}
+
+static void nv_fix(struct check_result *res, const struct check_ctx *ctx, const char *fix, const struct subject *x,
+		   const char *what)
+{
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "gpu", x->label);
+	fixvars_add(&fv, "pci_addr", x->addr);
+	fixvars_add(&fv, "what", what);
+	fix_apply(res, ctx, fix, &fv);
+	fixvars_release(&fv);
+}
+
+static void nv_error_evidence(struct check_result *res, const struct nvml_gpu *g)
+{
+	if (g->error[0])
+		result_evidence(res, "NVML", "%s", g->error);
+}
+
+static void nv_ecc_evidence(struct check_result *res, const struct nvml_gpu *g)
+{
+	char a[24], b[24], c[24], d[24];
+	if (g->ecc_current >= 0)
+		result_evidence(res, "nvmlDeviceGetEccMode", "current %s, pending %s%s",
+				nv_flag(g->ecc_current, "enabled", "disabled"), nv_flag(g->ecc_pending, "enabled", "disabled"),
+				g->ecc_pending >= 0 && g->ecc_pending != g->ecc_current ? " (changes at the next reset)" : "");
+	if (g->ecc_vol_unc >= 0 || g->ecc_agg_unc >= 0)
+		result_evidence(res, "nvmlDeviceGetTotalEccErrors", "volatile: %s uncorrected, %s corrected; aggregate: "
+				"%s uncorrected, %s corrected", nv_num(g->ecc_vol_unc, a, sizeof(a)),
+				nv_num(g->ecc_vol_corr, b, sizeof(b)), nv_num(g->ecc_agg_unc, c, sizeof(c)),
+				nv_num(g->ecc_agg_corr, d, sizeof(d)));
+	if (g->retired_sbe >= 0 || g->retired_dbe >= 0)
+		result_evidence(res, "nvmlDeviceGetRetiredPages", "%s for double-bit errors, %s for multiple single-bit "
+				"errors", nv_num(g->retired_dbe, a, sizeof(a)), nv_num(g->retired_sbe, b, sizeof(b)));
+	if (g->retired_pending >= 0)
+		result_evidence(res, "nvmlDeviceGetRetiredPagesPendingStatus", "%s",
+				nv_flag(g->retired_pending, "pending", "none pending"));
+	if (g->rows_unc >= 0)
+		result_evidence(res, "nvmlDeviceGetRemappedRows", "%s uncorrectable, %s correctable, pending %s, failure %s",
+				nv_num(g->rows_unc, a, sizeof(a)), nv_num(g->rows_corr, b, sizeof(b)),
+				nv_flag(g->rows_pending, "yes", "no"), nv_flag(g->rows_failure, "yes", "no"));
+	nv_error_evidence(res, g);
+}
+
+/* health.ecc for an NVIDIA GPU: DCGM's limits fail, a pending retirement or
+ * remap warns, correctable counts are evidence. */
+static void nv_ecc(const struct check_ctx *ctx, struct report *r, const struct check_def *def, const struct subject *x)
+{
+	const struct nvml_gpu *g = nv_readings(ctx, r, def, x, "nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER");
+	if (!g)
+		return;
+	long long pages = g->retired_sbe < 0 && g->retired_dbe < 0 ? -1 :
+			  (g->retired_sbe > 0 ? g->retired_sbe : 0) + (g->retired_dbe > 0 ? g->retired_dbe : 0);
+	bool pend_pages = g->retired_pending == 1, pend_rows = g->rows_pending == 1;
+	enum status st = ST_PASS;
+	const char *fix = NULL;
+	char what[160];
+	if (pages >= NV_RETIRED_PAGES_MAX) {
+		snprintf(what, sizeof(what), "%lld retired pages (DCGM's limit is %d)", pages, NV_RETIRED_PAGES_MAX);
+		st = ST_FAIL;
+		fix = "health_nv_rma";
+	} else if (g->rows_failure == 1) {
+		snprintf(what, sizeof(what), "a row remapping failed");
+		st = ST_FAIL;
+		fix = "health_nv_rma";
+	} else if (g->rows_unc >= NV_UNC_ROWS_MAX) {
+		snprintf(what, sizeof(what), "%lld rows remapped for uncorrectable errors (DCGM's limit is %d)", g->rows_unc,
+			 NV_UNC_ROWS_MAX);
+		st = ST_FAIL;
+		fix = "health_nv_rma";
+	} else if (g->ecc_vol_unc > 0) {
+		snprintf(what, sizeof(what), "%lld uncorrectable ECC error%s since the driver loaded", g->ecc_vol_unc,
+			 g->ecc_vol_unc == 1 ? "" : "s");
+		st = ST_FAIL;
+		fix = "health_nv_ecc_ue";
+	} else if (pend_pages || pend_rows) {
+		snprintf(what, sizeof(what), "%s%s%s pending", pend_pages ? "a page retirement" : "",
+			 pend_pages && pend_rows ? " and " : "", pend_rows ? "a row remapping" : "");
+		st = ST_WARN;
+		fix = "health_nv_reset";
+	}
+	bool known = pages >= 0 || g->rows_unc >= 0 || g->ecc_vol_unc >= 0 || g->retired_pending >= 0;
+	struct check_result *res;
+	char a[24], b[24];
+	if (fix) {
+		res = report_add(r, def, st, x->index, "%s: %s", x->label, what);
+	} else if (!known) {
+		res = report_add(r, def, ST_SKIP, x->index, "%s: %s", x->label, g->ecc_current == 0 ?
+				 "ECC is turned off, and NVML reports no retired pages or remapped rows" :
+				 "NVML reports no ECC, retired pages or remapped rows (GeForce boards have no ECC)");
+	} else {
+		res = report_add(r, def, ST_PASS, x->index, "%s: no uncorrectable memory errors since the driver loaded, "
+				 "nothing pending (ECC %s; %s retired pages; %s rows remapped for uncorrectable errors)",
+				 x->label, nv_flag(g->ecc_current, "on", "off"), nv_num(pages, a, sizeof(a)),
+				 nv_num(g->rows_unc, b, sizeof(b)));
+	}
+	nv_ecc_evidence(res, g);
+	if (fix)
+		nv_fix(res, ctx, fix, x, what);
+}
+
+static const struct {
+	unsigned long long bit;
+	const char *name;
+} nv_reasons[] = {
+	{ NVML_CLOCKS_EVENT_GPU_IDLE, "GPU idle" },
+	{ 0x2, "applications clocks setting" },
+	{ NVML_CLOCKS_EVENT_SW_POWER_CAP, "software power cap" },
+	{ NVML_CLOCKS_EVENT_HW_SLOWDOWN, "hardware slowdown" },
+	{ 0x10, "sync boost" },
+	{ NVML_CLOCKS_EVENT_SW_THERMAL, "software thermal slowdown" },
+	{ NVML_CLOCKS_EVENT_HW_THERMAL, "hardware thermal slowdown" },
+	{ NVML_CLOCKS_EVENT_HW_POWER_BRAKE, "hardware power brake slowdown" },
+	{ 0x100, "display clock setting" },
+};
+
+/* The names of the reason bits of `bits` within `mask`, comma-separated. */
+static const char *nv_reason_words(unsigned long long bits, unsigned long long mask, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(nv_reasons) && len < n; i++)
+		if (bits & mask & nv_reasons[i].bit)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "", nv_reasons[i].name);
+	if (!buf[0])
+		snprintf(buf, n, "none");
+	return buf;
+}
+
+/* health.thermal for an NVIDIA GPU: the GPU sensor against its slowdown
+ * threshold (else its shutdown one), and the clocks-event reasons. */
+static void nv_thermal(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+		       const struct subject *x)
+{
+	const struct prof_health *ph = &ctx->db->health;
+	const struct nvml_gpu *g = nv_readings(ctx, r, def, x, "nvidia-smi -q -d TEMPERATURE,PERFORMANCE");
+	if (!g)
+		return;
+	if (g->temp_c < 0 && g->clock_reasons < 0) {
+		report_add(r, def, ST_SKIP, x->index, "%s: NVML reports neither the temperature nor the clocks-event "
+			   "reasons", x->label);
+		return;
+	}
+	const unsigned long long hw = NVML_CLOCKS_EVENT_HW_SLOWDOWN | NVML_CLOCKS_EVENT_HW_THERMAL |
+				      NVML_CLOCKS_EVENT_HW_POWER_BRAKE;
+	const unsigned long long sw = NVML_CLOCKS_EVENT_SW_THERMAL | NVML_CLOCKS_EVENT_SW_POWER_CAP;
+	unsigned long long bits = g->clock_reasons < 0 ? 0 : (unsigned long long)g->clock_reasons;
+	bool idle = g->util_gpu >= 0 && (unsigned)g->util_gpu <= ph->idle_busy_percent;
+	int limit = g->temp_slowdown_c >= 0 ? g->temp_slowdown_c : g->temp_shutdown_c;
+	const char *limit_name = g->temp_slowdown_c >= 0 ? "slowdown" : "shutdown";
+	bool past_shutdown = g->temp_shutdown_c >= 0 && g->temp_c >= g->temp_shutdown_c;
+	bool near = g->temp_c >= 0 && limit >= 0 && (limit - g->temp_c <= ph->thermal_margin_c || past_shutdown);
+	bool cut = (bits & hw) != 0, sw_idle = idle && (bits & sw);
+	enum status st = cut || (near && idle) ? ST_FAIL : near || sw_idle ? ST_WARN : ST_PASS;
+	char load[48], temp[32], words[160];
+	if (g->util_gpu >= 0)
+		snprintf(load, sizeof(load), "%d %% busy", g->util_gpu);
+	else
+		snprintf(load, sizeof(load), "load unknown");
+	if (g->temp_c >= 0)
+		snprintf(temp, sizeof(temp), "%d °C", g->temp_c);
+	else
+		snprintf(temp, sizeof(temp), "temperature unknown");
+	struct check_result *res;
+	if (cut)
+		res = report_add(r, def, st, x->index, "%s: the hardware cuts its clocks: %s (%s, %s)", x->label,
+				 nv_reason_words(bits, hw, words, sizeof(words)), temp, load);
+	else if (near)
+		res = report_add(r, def, st, x->index, "%s: GPU at %d °C, within %.0f °C of its %s threshold %d °C (%s)",
+				 x->label, g->temp_c, ph->thermal_margin_c, limit_name, limit, load);
+	else if (sw_idle)
+		res = report_add(r, def, st, x->index, "%s: %s while idle (%s, %s)", x->label,
+				 nv_reason_words(bits, sw, words, sizeof(words)), temp, load);
+	else if (g->temp_c >= 0 && limit >= 0)
+		res = report_add(r, def, st, x->index, "%s: GPU %d °C, %d °C below its %s threshold %d °C (%s)", x->label,
+				 g->temp_c, limit - g->temp_c, limit_name, limit, load);
+	else if (g->temp_c >= 0)
+		res = report_add(r, def, st, x->index, "%s: GPU %d °C (no slowdown threshold reported), no hardware "
+				 "slowdown (%s)", x->label, g->temp_c, load);
+	else
+		res = report_add(r, def, st, x->index, "%s: no hardware slowdown (temperature unknown, %s)", x->label,
+				 load);
+	if (g->temp_c >= 0) {
+		char a[24] = "unknown", b[24] = "unknown";
+		if (g->temp_slowdown_c >= 0)
+			snprintf(a, sizeof(a), "%d °C", g->temp_slowdown_c);
+		if (g->temp_shutdown_c >= 0)
+			snprintf(b, sizeof(b), "%d °C", g->temp_shutdown_c);
+		result_evidence(res, "nvmlDeviceGetTemperature", "%d °C (slowdown %s, shutdown %s)", g->temp_c, a, b);
+	}
+	if (g->clock_reasons >= 0)
+		result_evidence(res, g->clock_reasons_fn, "0x%llx (%s)", bits, nv_reason_words(bits, ~0ull, words,
+				sizeof(words)));
+	if (g->util_gpu >= 0)
+		result_evidence(res, "nvmlDeviceGetUtilizationRates", "%d %% busy", g->util_gpu);
+	nv_error_evidence(res, g);
+	if (cut)
+		nv_fix(res, ctx, "health_nv_clocks", x, nv_reason_words(bits, hw, words, sizeof(words)));
+	if (near) {
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "gpu", x->label);
+		fixvars_addf(&fv, "temp", "%d °C", g->temp_c);
+		fixvars_addf(&fv, "crit", "%d °C (its %s threshold)", limit, limit_name);
+		fix_apply(res, ctx, "health_thermal", &fv);
+		fixvars_release(&fv);
+	}
+	if (sw_idle && !cut && !near) {
+		char *what = xasprintf("%s while idle", nv_reason_words(bits, sw, words, sizeof(words)));
+		nv_fix(res, ctx, "health_nv_clocks", x, what);
+		free(what);
+	}
+}
+
+/* health.power for an NVIDIA GPU: a limit below the default, and persistence
+ * mode off where several NVIDIA GPUs make every job wait for their
+ * initialisation. */
+static void nv_power(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+		     const struct subject *x)
+{
+	const struct nvml_gpu *g = nv_readings(ctx, r, def, x, "nvidia-smi -q -d POWER");
+	if (!g)
+		return;
+	size_t nnv = gpus_count_vendor(ctx->facts, VENDOR_NVIDIA);
+	/* the lower of the two: the enforced one may be held down by another limit */
+	long long lim = g->power_limit_mw;
+	if (g->power_enforced_mw >= 0 && (lim < 0 || g->power_enforced_mw < lim))
+		lim = g->power_enforced_mw;
+	long long dflt = g->power_default_mw;
+	bool capped = lim >= 0 && dflt > 0 && lim + 1000 < dflt;
+	bool no_persist = g->persistence == 0 && nnv >= 2;
+	if (lim < 0 && dflt < 0 && g->persistence < 0) {
+		report_add(r, def, ST_SKIP, x->index, "%s: NVML reports no power limit and no persistence mode", x->label);
+		return;
+	}
+	struct check_result *res;
+	if (capped && no_persist)
+		res = report_add(r, def, ST_WARN, x->index, "%s: power limit %.0f W, below its default %.0f W, and "
+				 "persistence mode off with %zu NVIDIA GPUs", x->label, lim / 1000.0, dflt / 1000.0, nnv);
+	else if (capped)
+		res = report_add(r, def, ST_WARN, x->index, "%s: power limit %.0f W, below its default %.0f W", x->label,
+				 lim / 1000.0, dflt / 1000.0);
+	else if (no_persist)
+		res = report_add(r, def, ST_WARN, x->index, "%s: persistence mode off with %zu NVIDIA GPUs: every job "
+				 "waits for the driver to initialise them", x->label, nnv);
+	else {
+		char limit[64] = "unknown";
+		if (lim >= 0 && dflt > 0 && lim < dflt + 1000)
+			snprintf(limit, sizeof(limit), "%.0f W (its default)", lim / 1000.0);
+		else if (lim >= 0)
+			snprintf(limit, sizeof(limit), "%.0f W", lim / 1000.0);
+		res = report_add(r, def, ST_PASS, x->index, "%s: power limit %s, persistence mode %s", x->label, limit,
+				 g->persistence < 0 ? "unknown" : g->persistence ? "on" : "off (not judged with one NVIDIA GPU)");
+	}
+	if (lim >= 0 || dflt >= 0) {
+		char a[24], b[24], c[24];
+		result_evidence(res, "nvmlDeviceGetPowerManagementLimit", "%s mW (default %s mW, enforced %s mW)",
+				nv_num(g->power_limit_mw, a, sizeof(a)), nv_num(dflt, b, sizeof(b)),
+				nv_num(g->power_enforced_mw, c, sizeof(c)));
+	}
+	if (g->persistence >= 0)
+		result_evidence(res, "nvmlDeviceGetPersistenceMode", "%s", g->persistence ? "enabled" : "disabled");
+	nv_error_evidence(res, g);
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "gpu", x->label);
+	fixvars_add(&fv, "pci_addr", x->addr);
+	if (capped) {
+		fixvars_addf(&fv, "cap", "%.0f W", lim / 1000.0);
+		fixvars_addf(&fv, "cap_default", "%.0f W", dflt / 1000.0);
+		fixvars_addf(&fv, "cap_default_w", "%.0f", dflt / 1000.0);
+		fix_apply(res, ctx, "health_nv_power_limit", &fv);
+	}
+	if (no_persist) {
+		fixvars_addf(&fv, "ngpus", "%zu", nnv);
+		fix_apply(res, ctx, "health_nv_persistence", &fv);
+	}
+	fixvars_release(&fv);
+}
+
 /* ---- health.ecc ---- */
 
 static void check_health_ecc(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
@@ -330,10 +651,13 @@ static void check_health_ecc(const struct check_ctx *ctx, struct report *r, cons
 	for (size_t j = 0; j < n; j++) {
 		const struct subject *x = &s[j];
 		if (x->vendor == VENDOR_NVIDIA) {
-			report_add(r, def, ST_SKIP, x->index,
-				   "%s: NVIDIA ECC, retired pages and row remapping are read through NVML, which this "
-				   "version does not load yet (run `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER`)",
-				   x->label);
+			if (nv_judged(ctx))
+				nv_ecc(ctx, r, def, x);
+			else
+				report_add(r, def, ST_SKIP, x->index,
+					   "%s: NVIDIA ECC, retired pages and row remapping are read through NVML, on the live "
+					   "machine at level standard (or run `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER`)",
+					   x->label);
 			continue;
 		}
 		const struct pci_health *h = x->p ? &x->p->health : NULL;
@@ -484,6 +808,30 @@ static void check_health_pcie_link(const struct check_ctx *ctx, struct report *r
 
 /* ---- health.thermal ---- */
 
+/* AMD's throttle reasons (gpu_metrics indep_throttle_status): VRHOT and
+ * PROCHOT are the hardware slowing the GPU down: fail. Temperature, power
+ * or current limits while the GPU is idle: warn (under load they are how a
+ * GPU holds its limits; evidence only). */
+static enum status throttle_verdict(const struct gpu_metrics_facts *m, bool idle, const char **what)
+{
+	*what = NULL;
+	if (!m->have_indep)
+		return ST_PASS;
+	if (m->indep_throttle & GPU_THROTTLE_HW) {
+		*what = "VRHOT/PROCHOT (the board's hardware slowdown signal)";
+		return ST_FAIL;
+	}
+	if (idle && (m->indep_throttle & GPU_THROTTLE_TEMP)) {
+		*what = "its temperature limits while idle";
+		return ST_WARN;
+	}
+	if (idle && (m->indep_throttle & (GPU_THROTTLE_POWER | GPU_THROTTLE_CURRENT))) {
+		*what = "its power or current limits while idle";
+		return ST_WARN;
+	}
+	return ST_PASS;
+}
+
 static void check_health_thermal(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct prof_health *ph = &ctx->db->health;
@@ -491,6 +839,10 @@ static void check_health_thermal(const struct check_ctx *ctx, struct report *r, 
 	size_t n = subjects_of(ctx->facts, s);
 	for (size_t j = 0; j < n; j++) {
 		const struct subject *x = &s[j];
+		if (x->vendor == VENDOR_NVIDIA && nv_judged(ctx)) {
+			nv_thermal(ctx, r, def, x);
+			continue;
+		}
 		const struct hwmon_reading *hw = x->p ? &x->p->hwmon : NULL;
 		if (!hw || !hw->present) {
 			report_add(r, def, ST_SKIP, x->index, "%s: %s", x->label,
@@ -520,9 +872,30 @@ static void check_health_thermal(const struct check_ctx *ctx, struct report *r, 
 			}
 		}
 		struct check_result *res;
-		if (hot < 0) {
-			res = report_add(r, def, ST_SKIP, x->index, "%s: no temperature with a critical limit in %s", x->label,
-					 hw->dir);
+		const struct gpu_metrics_facts *gm = &x->p->health.metrics;
+		int act = busy >= 0 ? busy : gm->gfx_activity;
+		const char *throttled = NULL;
+		enum status tst = throttle_verdict(gm, act >= 0 && (unsigned)act <= ph->idle_busy_percent, &throttled);
+		if (hot < 0 && !gm->have_indep) {
+			report_add(r, def, ST_SKIP, x->index, "%s: no temperature with a critical limit in %s", x->label,
+				   hw->dir);
+			continue;
+		}
+		if (hot < 0 || tst > st) {
+			res = report_add(r, def, tst, x->index, "%s: %s%s", x->label,
+					 throttled ? "slowed down by " : "no throttling reported by gpu_metrics",
+					 throttled ? throttled : "");
+			char *path = xasprintf("/sys/bus/pci/devices/%s/gpu_metrics", x->addr);
+			result_evidence(res, path, "v%u.%u indep_throttle_status 0x%016llx, gfx activity %d %%", gm->format,
+					gm->content, (unsigned long long)gm->indep_throttle, gm->gfx_activity);
+			free(path);
+			if (tst != ST_PASS) {
+				struct fixvars fv = FIXVARS_INIT;
+				fixvars_add(&fv, "gpu", x->label);
+				fixvars_add(&fv, "what", throttled);
+				fix_apply(res, ctx, "health_throttle", &fv);
+				fixvars_release(&fv);
+			}
 			continue;
 		}
 		const char *lab = hw->temp_label[hot][0] ? hw->temp_label[hot] : "temp";
@@ -544,6 +917,12 @@ static void check_health_thermal(const struct check_ctx *ctx, struct report *r, 
 		if (busy >= 0) {
 			path = xasprintf("/sys/bus/pci/devices/%s/gpu_busy_percent", x->addr);
 			result_evidence(res, path, "%d", busy);
+			free(path);
+		}
+		if (gm->have_indep) {
+			path = xasprintf("/sys/bus/pci/devices/%s/gpu_metrics", x->addr);
+			result_evidence(res, path, "v%u.%u indep_throttle_status 0x%016llx", gm->format, gm->content,
+					(unsigned long long)gm->indep_throttle);
 			free(path);
 		}
 		if (st != ST_PASS) {
@@ -578,8 +957,12 @@ static void check_health_power(const struct check_ctx *ctx, struct report *r, co
 	for (size_t j = 0; j < n; j++) {
 		const struct subject *x = &s[j];
 		if (x->vendor == VENDOR_NVIDIA) {
-			report_add(r, def, ST_SKIP, x->index, "%s: NVIDIA power limits and persistence mode are read through "
-				   "NVML, which this version does not load yet (run `nvidia-smi -q -d POWER`)", x->label);
+			if (nv_judged(ctx))
+				nv_power(ctx, r, def, x);
+			else
+				report_add(r, def, ST_SKIP, x->index, "%s: NVIDIA power limits and persistence mode are read "
+					   "through NVML, on the live machine at level standard (or run `nvidia-smi -q -d POWER`)",
+					   x->label);
 			continue;
 		}
 		const struct hwmon_reading *hw = x->p ? &x->p->hwmon : NULL;
@@ -780,16 +1163,16 @@ const struct check_def check_health_defs[] = {
 	  "Fails on an NVIDIA Xid whose documented action is a GPU reset, a reboot or support (the profile's [health] xid_fail: 48, 62, 64, 74, 79, 95, 109, 119, 120, 140, 143, ...), `NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.`, amdgpu `GPU reset(2) failed`, `GPU Recovery Failed: -19`, `Fatal error during GPU init`, `Direct firmware load for amdgpu/gc_12_0_0_pfp.bin failed with error -2`, `2 uncorrectable hardware errors detected in umc block`, `Saved bad pages 128 reaches threshold value 128`, and an uncorrected PCIe error (AER) on the GPU's path. Warns on application Xids (13, 31, 43, 45, 68, ...: the program died, not the GPU), a GPU reset that succeeded (`GPU reset(1) succeeded!`: every context on it was lost), `ring gfx_0.0.0 timeout` not soft recovered, GPU page faults, and more than 10 corrected PCIe errors. `ring ... timeout, but soft recovered` and a few corrected AER events are evidence, not warnings.\n\n"
 	  "Fix: by what the line means: reset the GPU (`nvidia-smi -r`, `amd-smi reset`), reboot, reseat the card and check its riser, install the newer firmware package, or drain the node and return the GPU with a support bundle. Skips when the log cannot be read, saying why (kernel.dmesg_restrict, a container) and how to allow it." },
 	{ "health.ecc", "health", "GPU memory errors (ECC, retired pages)", check_health_ecc, CHECK_PER_GPU,
-	  "One result per GPU. AMD: amdgpu's RAS counters (/sys/bus/pci/devices/ADDR/ras/*_err_count, `ue: N` and `ce: N`) and retired VRAM pages (ras/gpu_vram_bad_pages: R retired, P pending, F could not be retired). Any uncorrectable error or an F page fails (drain, reset, RMA if it recurs); a P page warns (a GPU reset or reboot retires it). Corrected counts are evidence. Skips for GPUs without RAS (most Radeon boards) and, in this version, for NVIDIA (ECC, retired pages and row remapping need NVML).\n\n"
+	  "One result per GPU. AMD: amdgpu's RAS counters (/sys/bus/pci/devices/ADDR/ras/*_err_count, `ue: N` and `ce: N`) and retired VRAM pages (ras/gpu_vram_bad_pages: R retired, P pending, F could not be retired). Any uncorrectable error or an F page fails (drain, reset, RMA if it recurs); a P page warns (a GPU reset or reboot retires it). Corrected counts are evidence. Skips for GPUs without RAS (most Radeon boards). NVIDIA, at level standard or full on the live machine, through NVML (libnvidia-ml.so.1, dlopened only then): 63 or more retired pages (nvmlDeviceGetRetiredPages, both causes), a failed row remapping or 512 or more rows remapped for uncorrectable errors (nvmlDeviceGetRemappedRows) fail: DCGM's limits, drain and RMA; uncorrectable ECC errors since the driver loaded (volatile count of nvmlDeviceGetTotalEccErrors) fail; a pending page retirement or row remapping warns (`sudo nvidia-smi -r -i <pci>` applies it). The ECC mode, the lifetime and the corrected counts are evidence; a GPU without ECC (GeForce) skips. At --level quick, in a sysroot or a bundle, NVIDIA skips.\n\n"
 	  "Fix: uncorrectable errors: drain the node, reset the GPU (`amd-smi reset --gpureset`) to retire the pages, and return it when they recur, with a support bundle (AMD's service guide); pending pages: a GPU reset or reboot retires them." },
 	{ "health.pcie_link", "health", "PCIe link width", check_health_pcie_link, CHECK_PER_GPU,
 	  "One result per GPU: every link from the GPU up to its root port (current_link_width and max_link_width of both ends, read along the device's canonical sysfs path). Fails when a link trained narrower than both of its ends support (x4 between an x16 card and an x16 port: reseat the card, clean the slot, replace the riser); warns when the slot is wired narrower than the card, or when the kernel's boot line `... available PCIe bandwidth, limited by 8.0 GT/s PCIe x4 link at 0000:00:01.1 ...` names a narrower width than the GPU's own.\n\n"
 	  "Fix: reseat the card, clean the slot, replace the riser; for a slot wired narrower, move the card or check the firmware's bifurcation setting. Speed is evidence only: GPUs and their ports lower it at idle (an idle link at 2.5 GT/s with full width passes); probe.bandwidth judges speed under load. An internal switch on the card is one more hop: the slot link is the switch's upstream one." },
 	{ "health.thermal", "health", "GPU temperature", check_health_thermal, CHECK_PER_GPU,
-	  "One result per AMD GPU with hwmon sensors: each temperature (tempN_input) against its critical limit (tempN_crit, else tempN_emergency). Within 5 °C of it (the profile's thermal_margin_c) while the GPU is idle (gpu_busy_percent at most 10) fails: the cooling does not work (fans, airflow, heatsink). Where the load is unknown, or under load, it warns. NVIDIA's sensors need NVML (not in this version): skip.\n\n"
+	  "One result per GPU. AMD GPUs with hwmon sensors: each temperature (tempN_input) against its critical limit (tempN_crit, else tempN_emergency). Within 5 °C of it (the profile's thermal_margin_c) while the GPU is idle (gpu_busy_percent at most 10) fails: the cooling does not work (fans, airflow, heatsink). Where the load is unknown, or under load, it warns. AMD's throttle reasons (gpu_metrics v1.3 and v2.2+, indep_throttle_status): VRHOT or PROCHOT fail; temperature, power or current limits while idle warn. NVIDIA (level standard or full, live, NVML): the GPU temperature within thermal_margin_c of its slowdown threshold (else its shutdown one) fails while idle (utilization at most idle_busy_percent) and warns otherwise; the clocks-event reasons HW_SLOWDOWN (0x8), HW_THERMAL_SLOWDOWN (0x40) and HW_POWER_BRAKE (0x80) fail; SW_THERMAL (0x20) or SW_POWER_CAP (0x4) while idle warn. At --level quick, in a sysroot or a bundle, NVIDIA skips.\n\n"
 	  "Fix: check the fans, the airflow through the chassis and the heatsink; a GPU at its critical temperature throttles and then shuts down." },
 	{ "health.power", "health", "GPU power cap and performance level", check_health_power, CHECK_PER_GPU,
-	  "One result per AMD GPU: a power cap below the board's default (hwmon power1_cap < power1_cap_default) warns; a performance level forced low (power_dpm_force_performance_level `low`, `manual`, `profile_min_sclk`, `profile_min_mclk`) warns: clocks stay low under load. NVIDIA power limits and persistence mode need NVML (not in this version): skip.\n\n"
+	  "One result per GPU. AMD: a power cap below the board's default (hwmon power1_cap < power1_cap_default) warns; a performance level forced low (power_dpm_force_performance_level `low`, `manual`, `profile_min_sclk`, `profile_min_mclk`) warns: clocks stay low under load. NVIDIA (level standard or full, live, NVML): a power limit (the lower of the current and the enforced one) below the default limit warns (`sudo nvidia-smi -i <pci> -pl <default W>`); persistence mode off on a node with two or more NVIDIA GPUs warns (`sudo systemctl enable --now nvidia-persistenced`). At --level quick, in a sysroot or a bundle, NVIDIA skips.\n\n"
 	  "Fix: `echo <default microwatts> | sudo tee .../hwmon/hwmonN/power1_cap` and `echo auto | sudo tee .../power_dpm_force_performance_level` (both also reset at the next driver load)." },
 	{ "health.bar", "health", "Resizable BAR (CPU-visible VRAM)", check_health_bar, CHECK_PER_GPU,
 	  "One result per discrete AMD GPU: mem_info_vis_vram_total smaller than mem_info_vram_total (typically 256 MiB of 24 GiB) means large BAR is off: host access to VRAM and peer-to-peer between GPUs are slower or disabled.\n\n"

@@ -165,6 +165,8 @@ void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r
 	r->level = d->level;
 	r->fail_on_warn = d->fail_on_warn;
 	bool runtime = d->level != LEVEL_QUICK;
+	if (runtime)
+		facts_read_nvml(&cli->facts);   /* NVML too is a runtime: never at quick (live only) */
 	checks_run(&ctx, flt, runtime, r);
 	if (runtime && any_probe_selected(flt))
 		doctor_run_probes(&ctx, r, flt, d->gpus, d->timeout_s);

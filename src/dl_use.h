@@ -1,7 +1,7 @@
 /* Calls through the dl_libs.h pointers under the libraries' own names.
  *
  * Include after dl_libs.h and after every other header, in the files that
- * call libarchive, libcurl, libcrypto or libdrm (never in dl_libs.c, which needs the
+ * call libarchive, libcurl, libcrypto, libdrm or NVML (never in dl_libs.c, which needs the
  * names as struct members and strings). Each name becomes an object-like
  * macro for its pointer, so `archive_read_new()` calls
  * `(dl_archive.archive_read_new)()`. Keep in step with the lists in
@@ -95,5 +95,27 @@
 #define drmFreeVersion (dl_drm.drmFreeVersion)
 #define drmGetDevices2 (dl_drm.drmGetDevices2)
 #define drmGetVersion (dl_drm.drmGetVersion)
+
+#define nvmlDeviceGetCount_v2 (dl_nvml.nvmlDeviceGetCount_v2)
+#define nvmlDeviceGetEccMode (dl_nvml.nvmlDeviceGetEccMode)
+#define nvmlDeviceGetEnforcedPowerLimit (dl_nvml.nvmlDeviceGetEnforcedPowerLimit)
+#define nvmlDeviceGetHandleByIndex_v2 (dl_nvml.nvmlDeviceGetHandleByIndex_v2)
+#define nvmlDeviceGetPciInfo_v3 (dl_nvml.nvmlDeviceGetPciInfo_v3)
+#define nvmlDeviceGetPersistenceMode (dl_nvml.nvmlDeviceGetPersistenceMode)
+#define nvmlDeviceGetPowerManagementDefaultLimit (dl_nvml.nvmlDeviceGetPowerManagementDefaultLimit)
+#define nvmlDeviceGetPowerManagementLimit (dl_nvml.nvmlDeviceGetPowerManagementLimit)
+#define nvmlDeviceGetRetiredPages (dl_nvml.nvmlDeviceGetRetiredPages)
+#define nvmlDeviceGetRetiredPagesPendingStatus (dl_nvml.nvmlDeviceGetRetiredPagesPendingStatus)
+#define nvmlDeviceGetTemperature (dl_nvml.nvmlDeviceGetTemperature)
+#define nvmlDeviceGetTemperatureThreshold (dl_nvml.nvmlDeviceGetTemperatureThreshold)
+#define nvmlDeviceGetTotalEccErrors (dl_nvml.nvmlDeviceGetTotalEccErrors)
+#define nvmlDeviceGetUtilizationRates (dl_nvml.nvmlDeviceGetUtilizationRates)
+#define nvmlErrorString (dl_nvml.nvmlErrorString)
+#define nvmlInit_v2 (dl_nvml.nvmlInit_v2)
+#define nvmlShutdown (dl_nvml.nvmlShutdown)
+/* optional: NULL when the driver's library lacks them (test before calling) */
+#define nvmlDeviceGetCurrentClocksEventReasons (dl_nvml.nvmlDeviceGetCurrentClocksEventReasons)
+#define nvmlDeviceGetCurrentClocksThrottleReasons (dl_nvml.nvmlDeviceGetCurrentClocksThrottleReasons)
+#define nvmlDeviceGetRemappedRows (dl_nvml.nvmlDeviceGetRemappedRows)
 
 #endif

@@ -254,6 +254,13 @@ void klog_facts_release(struct klog_facts *k)
 	memset(k, 0, sizeof(*k));
 }
 
+void nvml_facts_release(struct nvml_facts *n)
+{
+	free(n->why);
+	free(n->gpus);
+	memset(n, 0, sizeof(*n));
+}
+
 void facts_init(struct facts *f, struct sysroot *sr)
 {
 	memset(f, 0, sizeof(*f));
@@ -292,6 +299,7 @@ void facts_release(struct facts *f)
 	env_release_facts(&f->env);
 	package_facts_release(&f->pkg);
 	klog_facts_release(&f->klog);
+	nvml_facts_release(&f->nvml);
 	for (size_t i = 0; i < f->ngpus; i++)
 		gpu_release(&f->gpus[i]);
 	free(f->gpus);

@@ -138,6 +138,29 @@ struct pci_hop {                /* one link: a function and the port it trains a
 	unsigned width, max_width, up_max_width; /* lanes; 0 unknown */
 	double speed, max_speed, up_max_speed;   /* GT/s; 0 unknown */
 };
+/* amdgpu's gpu_metrics (binary: a metrics_table_header, then a layout per
+ * format and content revision; research/health.md 4.2). Only the fields the
+ * checks judge, and only from layouts whose offsets are known. */
+struct gpu_metrics_facts {
+	bool read;                  /* the file was there and had a header */
+	unsigned format, content;   /* revisions: 1.x dGPU, 2.x APU */
+	unsigned size;              /* structure_size */
+	bool have_indep;            /* indep_throttle_status is in this layout (v1.3, v2.2+) */
+	uint64_t indep_throttle;    /* the ASIC-independent throttle bits */
+	int hotspot_c;              /* temperature_hotspot (v1.x), -1 unknown */
+	int gfx_activity;           /* average_gfx_activity in %, -1 unknown */
+};
+/* The throttle reasons of indep_throttle_status, by kind (kgd_pp_interface.h
+ * and amdgpu_smu.h of the kernel): power limits, current limits, temperature
+ * limits, and the hardware signals VRHOT and PROCHOT. */
+#define GPU_THROTTLE_POWER   0x00000000000000ffull   /* PPT0-3, SPL, FPPT, SPPT, SPPT_APU */
+#define GPU_THROTTLE_CURRENT 0x0000000000ff0000ull   /* TDC, EDC, APCC */
+#define GPU_THROTTLE_TEMP    0x00000fff00000000ull   /* TEMP_GPU .. TEMP_LIQUID1 */
+#define GPU_THROTTLE_HW      0x0000f00000000000ull   /* VRHOT0/1, PROCHOT_CPU/GFX */
+/* Parse gpu_metrics bytes (any length; nothing is read past len or past
+ * structure_size). 0, or -EINVAL when there is no header. */
+int gpu_metrics_parse(const unsigned char *buf, size_t len, struct gpu_metrics_facts *m);
+
 #define HEALTH_MAX_RAS 24
 struct ras_count {
 	char block[24];             /* "umc", "gfx", ... (the file's name less _err_count) */
@@ -157,6 +180,7 @@ struct pci_health {
 	uint64_t vis_vram_total;    /* mem_info_vis_vram_total (bytes); 0 unknown */
 	char compute_partition[8];  /* current_compute_partition "SPX".."CPX"; "" none */
 	char memory_partition[8];   /* current_memory_partition "NPS1"..; "" none */
+	struct gpu_metrics_facts metrics; /* gpu_metrics */
 };
 /* "ue: N\nce: N" of ras/<block>_err_count. 0, or -EINVAL (*ue, *ce -1 when missing). */
 int ras_count_parse(const char *text, long long *ue, long long *ce);
@@ -450,6 +474,61 @@ void klog_facts_release(struct klog_facts *k);
 struct facts;
 void facts_read_klog(struct facts *f);
 
+/* ---- facts_nvml.c: NVIDIA GPUs through NVML (libnvidia-ml.so.1, dlopened) ----
+ * What research/health.md 2.4, 4.4 and 4.5 list: ECC, retired pages,
+ * remapped rows, clocks-event reasons, power limits, persistence,
+ * temperature and utilization. Read on the live machine only, and only when
+ * the caller runs at level standard or full (doctor_report): never in a
+ * sysroot, never at --level quick. A GPU's readings are plain data without
+ * pointers; a value whose call failed (NVML_ERROR_NOT_SUPPORTED, no permission, a driver without the
+ * function) stays unknown: -1. */
+struct nvml_gpu {
+	char addr[24];              /* "0000:3b:00.0": sysfs's form of busId, matched to gpu.pci_addr */
+	char bus_id[32];            /* as NVML gives it: "00000000:3B:00.0" */
+	int ecc_current, ecc_pending;     /* ECC mode: 1 enabled, 0 disabled */
+	long long ecc_vol_corr, ecc_vol_unc; /* since the driver loaded */
+	long long ecc_agg_corr, ecc_agg_unc; /* the board's lifetime */
+	long long retired_sbe, retired_dbe;  /* pages retired for multiple single-bit / a double-bit error */
+	int retired_pending;        /* 1: a retirement waits for the next reset or reboot */
+	long long rows_corr, rows_unc;       /* remapped rows (Ampere and newer) */
+	int rows_pending, rows_failure;      /* a remap waits for a reset; a remap failed */
+	long long clock_reasons;    /* clocks-event reason bits (NVML_CLOCKS_EVENT_*) */
+	char clock_reasons_fn[48];  /* the call that gave them; "" when none did */
+	long long power_limit_mw, power_default_mw, power_enforced_mw;
+	int persistence;            /* persistence mode: 1 on, 0 off */
+	int temp_c, temp_slowdown_c, temp_shutdown_c; /* GPU sensor and its thresholds */
+	int util_gpu;               /* percent busy over the last sample period */
+	char error[96];             /* the first failure that is not "not supported": "nvmlDeviceGetEccMode: GPU is lost (15)", "" */
+};
+/* clocks-event reason bits (nvml.h nvmlClocksEventReason*) */
+#define NVML_CLOCKS_EVENT_GPU_IDLE 0x1ull
+#define NVML_CLOCKS_EVENT_SW_POWER_CAP 0x4ull
+#define NVML_CLOCKS_EVENT_HW_SLOWDOWN 0x8ull
+#define NVML_CLOCKS_EVENT_SW_THERMAL 0x20ull
+#define NVML_CLOCKS_EVENT_HW_THERMAL 0x40ull
+#define NVML_CLOCKS_EVENT_HW_POWER_BRAKE 0x80ull
+struct nvml_facts {
+	bool tried;                 /* facts_read_nvml ran: live, an NVIDIA GPU present */
+	int load;                   /* 0 loaded and initialised, else a negative errno */
+	char *why;                  /* load < 0: the loader's message or "nvmlInit_v2: ... (9)"; else the
+				     * devices NVML could not open ("device 1: ...: GPU is lost (15)"), NULL none */
+	struct nvml_gpu *gpus;      /* the devices NVML lists, in its order */
+	size_t ngpus;
+};
+/* NVML's busId ("00000000:3B:00.0", or the legacy "0000:3B:00.0") in sysfs's
+ * form ("0000:3b:00.0") into out. 0, or -EINVAL when it is no PCI address. */
+int nvml_bus_id_normalise(const char *bus_id, char *out, size_t n);
+/* A GPU's readings with every value unknown. */
+void nvml_gpu_init(struct nvml_gpu *g);
+/* NVML's readings of the GPU at PCI address `addr`, or NULL. */
+struct facts;
+const struct nvml_gpu *nvml_gpu_of(const struct facts *f, const char *addr);
+/* Load NVML and read every GPU it lists into f->nvml (once; needs f->gpus
+ * and f->pci). Does nothing in a sysroot or without an NVIDIA GPU; call
+ * only at level standard or full. */
+void facts_read_nvml(struct facts *f);
+void nvml_facts_release(struct nvml_facts *n);
+
 /* ---- facts.c: the GPU inventory and the whole ---- */
 struct gpu {
 	int index;                  /* as `devices` numbers them: KFD GPU nodes in node order, then NVIDIA by PCI address */
@@ -492,6 +571,7 @@ struct facts {
 	struct env_facts env;
 	struct package_facts pkg;
 	struct klog_facts klog;
+	struct nvml_facts nvml;     /* facts_read_nvml (level standard, live); !tried until then */
 	const struct dev_node *kfd_dev; /* /dev/kfd, borrowed from sysroot */
 	/* Every device node the checks judge besides /dev/kfd: /dev/dri/renderD*
 	 * of each GPU, /dev/nvidia0..N, /dev/nvidiactl, /dev/nvidia-uvm, /dev/dxg

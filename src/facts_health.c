@@ -179,9 +179,64 @@ static void read_device_health(struct facts *f, struct pci_dev *d)
 	uint64_t v;
 	if (buf[0] && !parse_u64(buf, 10, &v))
 		h->vis_vram_total = v;
+	char *path = xasprintf("%s/gpu_metrics", dir), *bin = NULL;
+	size_t blen = 0;
+	gpu_metrics_parse(NULL, 0, &h->metrics);
+	if (sysroot_read(f->sr, path, &bin, &blen) == 0)
+		gpu_metrics_parse((const unsigned char *)bin, blen, &h->metrics);
+	free(bin);
+	free(path);
 	read_word(f, dir, "current_compute_partition", h->compute_partition, sizeof(h->compute_partition));
 	read_word(f, dir, "current_memory_partition", h->memory_partition, sizeof(h->memory_partition));
 	free(dir);
+}
+
+static unsigned le16(const unsigned char *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Offsets in the layouts of kgd_pp_interface.h (natural alignment):
+ * gpu_metrics_v1_3 (RDNA2/RDNA3 dGPUs): temperature_hotspot at 6,
+ * average_gfx_activity at 16, indep_throttle_status at 112, 120 bytes;
+ * gpu_metrics_v2_2 and later v2 (APUs): average_gfx_activity at 28,
+ * indep_throttle_status at 120, at least 128 bytes. v1.4 to v1.6 (MI300)
+ * carry only the ASIC-dependent throttle_status: no verdict from them. */
+int gpu_metrics_parse(const unsigned char *buf, size_t len, struct gpu_metrics_facts *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->hotspot_c = m->gfx_activity = -1;
+	if (!buf || len < 4)
+		return -EINVAL;
+	m->read = true;
+	m->size = le16(buf);
+	m->format = buf[2];
+	m->content = buf[3];
+	size_t n = m->size < len ? m->size : len;   /* never past either end */
+	if (m->format == 1 && m->content == 3 && n >= 120) {
+		m->hotspot_c = (int)le16(buf + 6);
+		m->gfx_activity = (int)le16(buf + 16);
+		m->indep_throttle = le64(buf + 112);
+		m->have_indep = true;
+	} else if (m->format == 2 && m->content >= 2 && n >= 128) {
+		m->gfx_activity = (int)le16(buf + 28);
+		m->indep_throttle = le64(buf + 120);
+		m->have_indep = true;
+	}
+	/* 0xffff: the firmware does not report it */
+	if (m->hotspot_c == 0xffff)
+		m->hotspot_c = -1;
+	if (m->gfx_activity == 0xffff || m->gfx_activity > 100)
+		m->gfx_activity = -1;
+	return 0;
 }
 
 /* /proc/mounts: the size= of the tmpfs on /dev/shm, in bytes; 0 when none

@@ -24,6 +24,7 @@ const char *const profile_placeholders[] = {
 	/* filled by the health checks */
 	"gpu", "what", "file", "firmware_package", "width", "max_width", "temp", "crit", "hwmon", "cap",
 	"cap_default", "cap_default_uw", "level", "visible", "mode", "size",
+	"cap_default_w", "ngpus",
 	NULL
 };
 
@@ -86,12 +87,19 @@ static const struct fix_contract {
 	{ "health_link_narrow", "gpu pci_addr width max_width", false, false },
 	{ "health_link_slot", "gpu pci_addr width max_width", false, false },
 	{ "health_thermal", "gpu temp crit", false, false },
+	{ "health_throttle", "gpu what", false, false },
 	{ "health_power_cap", "gpu hwmon cap cap_default cap_default_uw", false, false },
 	{ "health_perf_level", "gpu pci_addr level", false, false },
 	{ "health_bar", "gpu visible", true, false },
 	{ "health_partition", "gpu mode", false, false },
 	{ "tuning_numa", "", false, false },
 	{ "tuning_shm", "size", false, false },
+	{ "health_nv_rma", "gpu pci_addr what", false, false },
+	{ "health_nv_ecc_ue", "gpu pci_addr what", false, false },
+	{ "health_nv_reset", "gpu pci_addr what", false, false },
+	{ "health_nv_clocks", "gpu pci_addr what", false, false },
+	{ "health_nv_power_limit", "gpu pci_addr cap cap_default cap_default_w", false, false },
+	{ "health_nv_persistence", "gpu pci_addr ngpus", false, false },
 };
 
 const struct fix_contract *prof_fix_contract(const char *id)

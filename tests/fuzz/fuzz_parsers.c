@@ -9,7 +9,8 @@
  *                  /proc/driver/nvidia/version, amdgpu's module version,
  *                  dpkg's status and `rpm -qa` lines (host.ini [packages])
  *   fuzz_health    the kernel log (klog_parse), RAS counts, retired pages,
- *                  /proc/mounts' /dev/shm; the health facts readers
+ *                  /proc/mounts' /dev/shm, gpu_metrics (binary, through the
+ *                  file: selector 0x86); the health facts readers
  * The first byte picks the parser; the rest is the file. With the high bit
  * clear the parse function that takes a string is called directly; with it
  * set the bytes become that one file of a small capture, read by the facts
@@ -225,11 +226,12 @@ static const char skeleton[] = HOST_INI
 	"=== " GPU_DIR "ras/gpu_vram_bad_pages\n0x00011a20 : 0x00001000 : R\n"
 	"=== " GPU_DIR "gpu_busy_percent\n3\n"
 	"=== proc/mounts\nshm /dev/shm tmpfs rw,size=65536k 0 0\n"
-	"=== proc/sys/kernel/numa_balancing\n1\n";
+	"=== proc/sys/kernel/numa_balancing\n1\n"
+	"=== " GPU_DIR "gpu_metrics\nx\n";
 
 static const char *const files[] = {
 	".rocmcheck/kernel.log", GPU_DIR "ras/umc_err_count", GPU_DIR "ras/gpu_vram_bad_pages",
-	GPU_DIR "current_link_width", "proc/mounts", "proc/sys/kernel/numa_balancing",
+	GPU_DIR "current_link_width", "proc/mounts", "proc/sys/kernel/numa_balancing", GPU_DIR "gpu_metrics",
 };
 
 static fuzz_reader *const readers[] = { facts_read_pci, facts_read_health, facts_read_klog };

@@ -178,6 +178,67 @@ static void test_ras_and_pages(void **state)
 	assert_int_equal(h.bad_pages, 0);
 }
 
+static void put16(unsigned char *b, size_t at, unsigned v)
+{
+	b[at] = (unsigned char)v;
+	b[at + 1] = (unsigned char)(v >> 8);
+}
+
+static void put64(unsigned char *b, size_t at, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		b[at + i] = (unsigned char)(v >> (8 * i));
+}
+
+/* gpu_metrics: v1.3 (RDNA dGPU) and v2.2 (APU) carry indep_throttle_status;
+ * v1.4 (MI300) does not; short or lying structure_size never reads past
+ * the bytes there are. */
+static void test_gpu_metrics(void **state)
+{
+	(void)state;
+	unsigned char b[256];
+	struct gpu_metrics_facts m;
+	memset(b, 0, sizeof(b));
+	put16(b, 0, 120);
+	b[2] = 1;
+	b[3] = 3;
+	put16(b, 6, 71);
+	put16(b, 16, 80);
+	put64(b, 112, 1ull << 47);
+	assert_int_equal(gpu_metrics_parse(b, 120, &m), 0);
+	assert_true(m.have_indep);
+	assert_true(m.indep_throttle & GPU_THROTTLE_HW);
+	assert_int_equal(m.hotspot_c, 71);
+	assert_int_equal(m.gfx_activity, 80);
+	/* the same bytes cut short: no throttle field, nothing read past 100 */
+	assert_int_equal(gpu_metrics_parse(b, 100, &m), 0);
+	assert_false(m.have_indep);
+	/* a structure_size smaller than the layout */
+	put16(b, 0, 64);
+	assert_int_equal(gpu_metrics_parse(b, sizeof(b), &m), 0);
+	assert_false(m.have_indep);
+	/* APU v2.2 */
+	memset(b, 0, sizeof(b));
+	put16(b, 0, 128);
+	b[2] = 2;
+	b[3] = 2;
+	put16(b, 28, 5);
+	put64(b, 120, 1ull << 36);   /* TEMP_HOTSPOT */
+	assert_int_equal(gpu_metrics_parse(b, 128, &m), 0);
+	assert_true(m.have_indep);
+	assert_true(m.indep_throttle & GPU_THROTTLE_TEMP);
+	assert_int_equal(m.gfx_activity, 5);
+	/* MI300's v1.4: read, no verdict */
+	b[2] = 1;
+	b[3] = 4;
+	put16(b, 0, 200);
+	assert_int_equal(gpu_metrics_parse(b, 200, &m), 0);
+	assert_true(m.read);
+	assert_false(m.have_indep);
+	assert_int_equal(gpu_metrics_parse(b, 3, &m), -EINVAL);
+	assert_int_equal(gpu_metrics_parse(NULL, 0, &m), -EINVAL);
+}
+
 static void test_shm(void **state)
 {
 	(void)state;
@@ -198,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_aer_and_link),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_ras_and_pages),
+		cmocka_unit_test(test_gpu_metrics),
 		cmocka_unit_test(test_shm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,16 @@
+#!/bin/sh
+# rocmcheck plan for AMD Radeon RX 7900 XTX (gfx1100) on Ubuntu 22.04 LTS (the
+# machine rocmcheck read). Target: ROCm 6.2. Profile database 2026.11.29.
+#
+# rocmcheck wrote this script and ran none of it. Review it, then run it as
+# your user (not as root): it calls sudo only for the commands that need it.
+# Every step is guarded, so running it again changes nothing.
+set -eu
+
+# Note (health.thermal): GPU 0000:03:00.0 (AMD Radeon RX 7900 XTX) is slowed
+# down by VRHOT/PROCHOT (the board's hardware slowdown signal): check its
+# fans, airflow and heatsink, and its power cables; VRHOT or PROCHOT means the
+# board itself (voltage regulators, the CPU package) asked for the slowdown.
+
+# Nothing to do: no step is needed (the notes above say what a script cannot
+# do).
