@@ -39,6 +39,7 @@ static const struct {
 			BIT(DA_PACKAGES) },
 	{ "env.", BIT(DA_ENV) },
 	{ "net.", BIT(DA_OS) | BIT(DA_ENV) },
+	{ "health.", BIT(DA_GPU) | BIT(DA_DRIVER) | BIT(DA_KERNEL) },
 	{ "probe.", BIT(DA_GPU) | BIT(DA_DRIVER) | BIT(DA_ROCM) | BIT(DA_CUDA) | BIT(DA_ENV) | BIT(DA_USER) |
 			    BIT(DA_DEVICES) | BIT(DA_PACKAGES) },
 };
@@ -292,6 +293,50 @@ static const json_t *find_result(const json_t *list, const struct strmap *m, con
 	return it;
 }
 
+/* Each path of an evidence list to its first entry with a value. */
+static void index_evidence(struct strmap *m, const json_t *list)
+{
+	size_t i, at;
+	const json_t *it;
+	json_array_foreach(list, i, it) {
+		const char *path = js(it, "path");
+		if (path && js(it, "value") && !strmap_get(m, path, strlen(path), &at))
+			strmap_put(m, path, strlen(path), i);
+	}
+}
+
+/* The evidence entries of results ra and rb (either NULL: absent) that
+ * differ, matched by path (the first of a path on each side): A's order,
+ * then those only in B. */
+static void evidence_diff(struct diff_verdict *v, const json_t *ra, const json_t *rb)
+{
+	const json_t *ea = json_object_get(ra, "evidence"), *eb = json_object_get(rb, "evidence");
+	struct strmap ma = STRMAP_INIT, mb = STRMAP_INIT;
+	size_t i, at;
+	const json_t *it;
+	index_evidence(&ma, ea);
+	index_evidence(&mb, eb);
+	for (int pass = 0; pass < 2; pass++) {
+		const json_t *x = pass ? eb : ea, *y = pass ? ea : eb;
+		json_array_foreach(x, i, it) {
+			const char *path = js(it, "path"), *val = js(it, "value");
+			/* each path once: the entry its side's map holds */
+			if (!path || !val || !strmap_get(pass ? &mb : &ma, path, strlen(path), &at) || at != i)
+				continue;
+			const json_t *o = strmap_get(pass ? &ma : &mb, path, strlen(path), &at) ? json_array_get(y, at) : NULL;
+			if (pass && o)
+				continue;
+			if (o && !strcmp(js(o, "value"), val))
+				continue;
+			v->evidence = grow(v->evidence, v->nevidence, sizeof(*v->evidence));
+			v->evidence[v->nevidence++] = (struct diff_evidence){ xstrdup(path), pass ? NULL : xstrdup(val),
+									       pass ? xstrdup(val) : o ? xstrdup(js(o, "value")) : NULL };
+		}
+	}
+	strmap_release(&ma);
+	strmap_release(&mb);
+}
+
 static void verdict_diff(struct diff *d, const json_t *a, const json_t *b, const char *member)
 {
 	const json_t *la = json_object_get(a, member), *lb = json_object_get(b, member);
@@ -323,6 +368,12 @@ static void verdict_diff(struct diff *d, const json_t *a, const json_t *b, const
 			const json_t *sb = pass ? it : o ? o : it;
 			v->summary = js(sb, "summary") ? xstrdup(js(sb, "summary")) : NULL;
 			v->areas = areas_for(id);
+			const char *cat = js(sb, "category");
+			v->health = cat && !strcmp(cat, "health");
+			v->evidence = NULL;
+			v->nevidence = 0;
+			if (v->health)
+				evidence_diff(v, pass ? NULL : it, pass ? it : o);
 		}
 	}
 	strmap_release(&ma);
@@ -363,6 +414,12 @@ void diff_release(struct diff *d)
 		free(d->verdicts[i].a);
 		free(d->verdicts[i].b);
 		free(d->verdicts[i].summary);
+		for (size_t j = 0; j < d->verdicts[i].nevidence; j++) {
+			free(d->verdicts[i].evidence[j].path);
+			free(d->verdicts[i].evidence[j].a);
+			free(d->verdicts[i].evidence[j].b);
+		}
+		free(d->verdicts[i].evidence);
 	}
 	free(d->verdicts);
 	memset(d, 0, sizeof(*d));

@@ -1,6 +1,7 @@
 /* `rocmcheck diff A B`: what differs between two reports (or bundles) in
  * facts and in verdicts, each verdict change with the fact differences of the
- * areas that can explain it (diff.c). Rendering is out_diff.c's. */
+ * areas that can explain it, a health verdict's with the readings that
+ * changed (diff.c). Rendering is out_diff.c's. */
 #ifndef ROCMCHECK_DIFF_H
 #define ROCMCHECK_DIFF_H
 
@@ -35,12 +36,24 @@ struct diff_fact {
 	bool explains;             /* named under a verdict change */
 };
 
+/* An evidence entry of a result that differs between A and B, matched by
+ * its path. */
+struct diff_evidence {
+	char *path;
+	char *a, *b;               /* NULL: absent on that side */
+};
+
 struct diff_verdict {
 	char *id;                  /* "perm.kfd", "probe.gemm.fp32" */
 	int gpu;                   /* -1 machine-wide */
 	char *a, *b;               /* statuses; NULL: absent */
 	char *summary;             /* B's summary (A's when absent in B) */
 	unsigned areas;            /* bit per diff_area that can explain it */
+	/* Category "health" (B's, else A's): what it judges is a reading of the
+	 * GPU that no fact holds, so its evidence that changed comes with it. */
+	bool health;
+	struct diff_evidence *evidence;
+	size_t nevidence;
 };
 
 struct diff {

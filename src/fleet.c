@@ -1,22 +1,39 @@
 /* The fleet analysis behind `rocmcheck fleet`: per-node records taken from
  * rocmcheck.report/1 documents one at a time (the documents are not kept),
- * then the failing checks across nodes and the probe outliers within groups
- * of identical GPUs. */
+ * then the failing checks across nodes and the outliers: probe figures
+ * within groups of identical GPUs, temperatures and link widths within the
+ * GPUs of a model. */
 #include "fleet.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *const fleet_categories[FLEET_NCAT] = {
-	"system", "driver", "device", "permissions", "rocm", "cuda", "frameworks", "environment", "network", "probes",
+	"system", "driver", "device", "permissions", "rocm", "cuda", "frameworks", "environment", "health", "network",
+	"probes",
+};
+
+static bool read_temperature(const json_t *evidence, double *value);
+static bool read_link_width(const json_t *evidence, double *value);
+static double median(double *v, size_t n);
+static double most_common(double *v, size_t n);
+static bool hotter(double value, double median_c);
+static bool narrower(double value, double common);
+
+const struct fleet_kind_def fleet_kinds[FLEET_NKINDS] = {
+	[FLEET_TEMP] = { "health.thermal", "temperature", "hot GPU", read_temperature, median, hotter },
+	[FLEET_WIDTH] = { "health.pcie_link", "link_width", "narrow link", read_link_width, most_common, narrower },
 };
 
 void fleet_init(struct fleet *fl)
 {
 	memset(fl, 0, sizeof(*fl));
 	strvec_init(&fl->unreadable);
+	strvec_init(&fl->models);
 }
 
 void fleet_release(struct fleet *fl)
@@ -25,8 +42,17 @@ void fleet_release(struct fleet *fl)
 		free(fl->nodes[i].name);
 		free(fl->nodes[i].source);
 		strvec_release(&fl->nodes[i].failing);
+		for (size_t j = 0; j < fl->nodes[i].nhealth; j++) {
+			free(fl->nodes[i].health[j].id);
+			free(fl->nodes[i].health[j].summary);
+		}
+		free(fl->nodes[i].health);
 	}
 	free(fl->nodes);
+	free(fl->readings);
+	strvec_release(&fl->models);
+	strmap_release(&fl->model_at);
+	free(fl->health_outliers);
 	for (size_t i = 0; i < fl->nsamples; i++) {
 		free(fl->samples[i].group);
 		free(fl->samples[i].probe);
@@ -163,6 +189,114 @@ static void node_results(struct fleet_node *n, const json_t *doc)
 	strmap_release(&seen);
 }
 
+/* ---- health ---- */
+
+/* "106.0 °C (crit 110.0 °C)", "84 °C (slowdown 90 °C, ...)": the first
+ * evidence value that is a number and " °C". */
+static bool read_temperature(const json_t *evidence, double *value)
+{
+	size_t i;
+	const json_t *it;
+	json_array_foreach(evidence, i, it) {
+		const char *v = jstr(it, "value");
+		char *end;
+		/* a plain decimal: strtod alone would take " 45", "0x2d", "inf" */
+		size_t n = v ? strspn(v, "-0123456789.") : 0;
+		if (!n)
+			continue;
+		double t = strtod(v, &end);
+		if (end == v + n && isfinite(t) && str_startswith(end, " \xc2\xb0" "C")) {
+			*value = t;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The narrowest of the widths "x4 of x16 (port ...), ..." quoted for each
+ * .../current_link_width on the GPU's path to its root port. */
+static bool read_link_width(const json_t *evidence, double *value)
+{
+	unsigned long narrowest = 0;
+	size_t i;
+	const json_t *it;
+	json_array_foreach(evidence, i, it) {
+		const char *path = jstr(it, "path"), *v = jstr(it, "value");
+		char *end;
+		if (!path || !v || !str_endswith(path, "/current_link_width") || v[0] != 'x' ||
+		    !isdigit((unsigned char)v[1]))
+			continue;
+		unsigned long w = strtoul(v + 1, &end, 10);
+		if ((*end == ' ' || !*end) && w > 0 && w <= 64 && (!narrowest || w < narrowest))
+			narrowest = w;
+	}
+	*value = (double)narrowest;
+	return narrowest > 0;
+}
+
+/* The index of a GPU model's name in fl->models, added when new. */
+static size_t model_index(struct fleet *fl, const char *name)
+{
+	size_t at;
+	if (strmap_get(&fl->model_at, name, strlen(name), &at))
+		return at;
+	strmap_put(&fl->model_at, name, strlen(name), fl->models.n);
+	strvec_push(&fl->models, name);
+	return fl->models.n - 1;
+}
+
+/* A result's GPU index, -1 when it names none (or one out of range). */
+static int result_gpu(const json_t *it)
+{
+	const json_t *g = json_object_get(it, "gpu");
+	json_int_t v = json_integer_value(g);
+	return json_is_integer(g) && v >= 0 && v <= INT_MAX ? (int)v : -1;
+}
+
+/* The figure health result `it` quotes for its GPU, if it is one that the
+ * fleet compares and the GPU's model is known. */
+static void add_reading(struct fleet *fl, size_t node, const json_t *gpus, const struct strmap *by_index,
+			const json_t *it, const char *id)
+{
+	int gpu = result_gpu(it), st = status_of(jstr(it, "status"));
+	if (gpu < 0 || st < ST_PASS || st > ST_FAIL)
+		return;
+	for (int k = 0; k < FLEET_NKINDS; k++) {
+		double v;
+		if (strcmp(id, fleet_kinds[k].check) || !fleet_kinds[k].read(json_object_get(it, "evidence"), &v))
+			continue;
+		const char *model = jstr(gpu_at(gpus, by_index, gpu), "name");
+		if (!model || !*model)
+			return;
+		fl->readings = grow(fl->readings, fl->nreadings, sizeof(*fl->readings));
+		fl->readings[fl->nreadings++] = (struct fleet_reading){ node, gpu, model_index(fl, model),
+									(enum fleet_kind)k, v };
+	}
+}
+
+/* The node's health results that warned, failed or erred, and the figures
+ * its GPUs' health results quote. */
+static void node_health(struct fleet *fl, size_t idx, const json_t *doc, const struct strmap *by_index)
+{
+	const json_t *gpus = json_object_get(doc, "gpus");
+	size_t i;
+	const json_t *it;
+	json_array_foreach(json_object_get(doc, "checks"), i, it) {
+		const char *id = jstr(it, "id"), *cat = jstr(it, "category");
+		int st = status_of(jstr(it, "status"));
+		if (!id || !cat || strcmp(cat, "health"))
+			continue;
+		struct fleet_node *n = &fl->nodes[idx];
+		if (st >= ST_WARN) {
+			n->health = grow(n->health, n->nhealth, sizeof(*n->health));
+			const char *sum = jstr(it, "summary");
+			n->health[n->nhealth++] = (struct fleet_health){ xstrdup(id), result_gpu(it), (enum status)st,
+									 sum ? xstrdup(sum) : NULL };
+		}
+		add_reading(fl, idx, gpus, by_index, it, id);
+	}
+}
+
 int fleet_add_report(struct fleet *fl, const json_t *doc, const char *source, struct strbuf *err)
 {
 	const char *schema = jstr(doc, "schema");
@@ -188,6 +322,7 @@ int fleet_add_report(struct fleet *fl, const json_t *doc, const char *source, st
 	node_results(n, doc);
 	struct strmap by_index = STRMAP_INIT;
 	index_gpus(&by_index, json_object_get(doc, "gpus"));
+	node_health(fl, idx, doc, &by_index);
 	size_t i;
 	const json_t *p;
 	json_array_foreach(json_object_get(doc, "probes"), i, p)
@@ -262,6 +397,90 @@ static void find_outliers(struct fleet *fl)
 	free(order);
 }
 
+/* The value most GPUs have (v sorted); on a tie the larger: a link is
+ * suspect when narrower than its peers, not when wider. */
+static double most_common(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	double best = v[0];
+	size_t best_run = 0, run = 0;
+	for (size_t i = 0; i < n; i++) {
+		run = i && v[i] == v[i - 1] ? run + 1 : 1;
+		if (run >= best_run) {
+			best_run = run;
+			best = v[i];
+		}
+	}
+	return best;
+}
+
+static bool hotter(double value, double median_c)
+{
+	return value > median_c + FLEET_HOT_C;
+}
+
+static bool narrower(double value, double common)
+{
+	return value < common;
+}
+
+/* The health outliers among readings idx[0..n), one kind of one model. */
+static void health_group(struct fleet *fl, const size_t *idx, size_t n)
+{
+	if (n < FLEET_HEALTH_MIN_GROUP)
+		return;
+	const struct fleet_kind_def *k = &fleet_kinds[fl->readings[idx[0]].kind];
+	double *v = xcalloc(n, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = fl->readings[idx[i]].value;
+	double ref = k->reference(v, n);
+	free(v);
+	for (size_t i = 0; i < n; i++) {
+		const struct fleet_reading *r = &fl->readings[idx[i]];
+		if (!k->outlier(r->value, ref))
+			continue;
+		fl->health_outliers = grow(fl->health_outliers, fl->nhealth_outliers, sizeof(*fl->health_outliers));
+		fl->health_outliers[fl->nhealth_outliers++] = (struct fleet_health_outlier){ idx[i], ref, n };
+		fl->nodes[r->node].health_outliers |= 1u << r->kind;
+	}
+}
+
+/* The readings grouped by (kind, model) with a counting sort: linear in the
+ * readings and the models, however many nodes. */
+static void find_health_outliers(struct fleet *fl)
+{
+	if (!fl->nreadings)
+		return;
+	size_t ngroups = FLEET_NKINDS * fl->models.n;
+	size_t *start = xcalloc(ngroups + 1, sizeof(*start)), *next = xcalloc(ngroups, sizeof(*next));
+	size_t *order = xcalloc(fl->nreadings, sizeof(*order));
+	for (size_t i = 0; i < fl->nreadings; i++)
+		start[fl->readings[i].kind * fl->models.n + fl->readings[i].model + 1]++;
+	for (size_t g = 0; g < ngroups; g++) {
+		start[g + 1] += start[g];
+		next[g] = start[g];
+	}
+	for (size_t i = 0; i < fl->nreadings; i++)
+		order[next[fl->readings[i].kind * fl->models.n + fl->readings[i].model]++] = i;
+	for (size_t g = 0; g < ngroups; g++)
+		health_group(fl, order + start[g], start[g + 1] - start[g]);
+	free(order);
+	free(next);
+	free(start);
+}
+
+static int cmp_health_outlier(const void *a, const void *b, void *ctx)
+{
+	const struct fleet *fl = ctx;
+	const struct fleet_reading *x = &fl->readings[((const struct fleet_health_outlier *)a)->reading];
+	const struct fleet_reading *y = &fl->readings[((const struct fleet_health_outlier *)b)->reading];
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->gpu != y->gpu)
+		return x->gpu < y->gpu ? -1 : 1;
+	return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
 static int cmp_failing(const void *a, const void *b)
 {
 	const struct fleet_failing *x = a, *y = b;
@@ -292,12 +511,12 @@ static void gather_failing(struct fleet *fl)
 		qsort(fl->failing, fl->nfailing, sizeof(*fl->failing), cmp_failing);
 }
 
-/* How bad a node is for the order of the table: its status, and a slow GPU
- * counts as a failure. */
+/* How bad a node is for the order of the table: its status, and a slow,
+ * hot or narrowly linked GPU counts as a failure. */
 static int node_rank(const struct fleet_node *n)
 {
 	int st = (int)n->status;
-	return n->outlier && st < ST_FAIL ? ST_FAIL : st;
+	return (n->outlier || n->health_outliers) && st < ST_FAIL ? ST_FAIL : st;
 }
 
 /* Worst first; then by name. Samples keep pointing at the right node. */
@@ -336,6 +555,8 @@ static void sort_nodes(struct fleet *fl)
 	}
 	for (size_t i = 0; i < fl->nsamples; i++)
 		fl->samples[i].node = rank[fl->samples[i].node];
+	for (size_t i = 0; i < fl->nreadings; i++)
+		fl->readings[i].node = rank[fl->readings[i].node];
 	free(order);
 	free(copy);
 	free(rank);
@@ -344,7 +565,10 @@ static void sort_nodes(struct fleet *fl)
 void fleet_finish(struct fleet *fl)
 {
 	find_outliers(fl);
+	find_health_outliers(fl);
 	sort_nodes(fl);
+	if (fl->nhealth_outliers)
+		qsort_r(fl->health_outliers, fl->nhealth_outliers, sizeof(*fl->health_outliers), cmp_health_outlier, fl);
 	for (size_t i = 0; i < fl->nnodes; i++)
 		fl->count[fl->nodes[i].status]++;
 	gather_failing(fl);
@@ -352,7 +576,7 @@ void fleet_finish(struct fleet *fl)
 
 int fleet_exit_status(const struct fleet *fl)
 {
-	if (fl->count[ST_FAIL] || fl->count[ST_ERROR] || fl->noutliers || fl->unreadable.n)
+	if (fl->count[ST_FAIL] || fl->count[ST_ERROR] || fl->noutliers || fl->nhealth_outliers || fl->unreadable.n)
 		return 1;
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* `rocmcheck fleet`: many nodes' reports read one at a time into small
- * per-node records, then the fleet's failing checks and the probe outliers
- * among identical GPUs (fleet.c). Rendering is out_fleet.c's. */
+ * per-node records, then the fleet's failing checks and its outliers: probe
+ * figures among identical GPUs, temperatures and link widths among GPUs of a
+ * model (fleet.c). Rendering is out_fleet.c's. */
 #ifndef ROCMCHECK_FLEET_H
 #define ROCMCHECK_FLEET_H
 
@@ -12,7 +13,7 @@
 #include "util.h"
 
 /* The categories of the table, in catalog order; probes last. */
-#define FLEET_NCAT 10
+#define FLEET_NCAT 11
 extern const char *const fleet_categories[FLEET_NCAT];
 
 /* One throughput a probe measured on one GPU of one node. */
@@ -24,6 +25,50 @@ struct fleet_sample {
 	char *probe;
 };
 
+/* A check of category "health" that warned, failed or erred on a node. */
+struct fleet_health {
+	char *id;
+	int gpu;                   /* -1: not about one indexed GPU */
+	enum status status;
+	char *summary;
+};
+
+/* The health figures compared across the fleet, one row each in
+ * fleet_kinds[]. */
+enum fleet_kind { FLEET_TEMP, FLEET_WIDTH, FLEET_NKINDS };
+
+struct fleet_kind_def {
+	const char *check;         /* the health result it is read from */
+	const char *name;          /* in JSON: "temperature", "link_width" */
+	const char *flag;          /* after a node's row: "hot GPU" */
+	/* The figure from the result's evidence (a JSON array); false when it
+	 * quotes none. */
+	bool (*read)(const json_t *evidence, double *value);
+	/* The model's figure from its GPUs' n values (sorted in place): the
+	 * median, the most common width. */
+	double (*reference)(double *v, size_t n);
+	/* Whether one GPU's value is an outlier against its model's figure. */
+	bool (*outlier)(double value, double reference);
+};
+extern const struct fleet_kind_def fleet_kinds[FLEET_NKINDS];
+
+/* One figure of one GPU of one node. The report has no field for them:
+ * they are read from the evidence of the health results (rocmcheck.report/1
+ * keeps evidence values as text), in these forms:
+ *   health.thermal: the first value that is a number and " °C", as hwmon's
+ *     "106.0 °C (crit 110.0 °C)" (the sensor nearest its limit) and NVML's
+ *     "84 °C (slowdown 90 °C, shutdown 95 °C)";
+ *   health.pcie_link: the narrowest trained width of the values "xW of xM
+ *     ..." quoted for .../current_link_width, one for each link from the
+ *     GPU up to its root port (a x4 hop above a x16 card makes it x4). */
+struct fleet_reading {
+	size_t node;               /* index into fleet.nodes */
+	int gpu;
+	size_t model;              /* index into fleet.models (gpus[].name) */
+	enum fleet_kind kind;
+	double value;              /* °C, or lanes */
+};
+
 struct fleet_node {
 	char *name;                /* host.hostname, else the file name */
 	char *source;              /* the file it came from */
@@ -31,12 +76,21 @@ struct fleet_node {
 	int cat[FLEET_NCAT];       /* worst status per category; -1 when nothing ran there */
 	struct strvec failing;     /* IDs of checks and probes that failed or erred */
 	bool outlier;              /* one of its GPUs is a probe outlier */
+	unsigned health_outliers;  /* bit per enum fleet_kind: one of its GPUs is such an outlier */
+	struct fleet_health *health;  /* in report order */
+	size_t nhealth;
 };
 
 struct fleet_outlier {
 	size_t sample;             /* index into fleet.samples */
 	double median, z;          /* the group's median; the modified z-score */
 	size_t group_size;
+};
+
+struct fleet_health_outlier {
+	size_t reading;            /* index into fleet.readings */
+	double model_value;        /* the model's median temperature, or its most common width */
+	size_t group_size;         /* the model's GPUs with this figure */
 };
 
 struct fleet_failing {
@@ -49,12 +103,18 @@ struct fleet {
 	size_t nnodes, cap;
 	struct fleet_sample *samples;
 	size_t nsamples, scap;
+	struct fleet_reading *readings;
+	size_t nreadings;
+	struct strvec models;      /* the GPU model names, each once */
+	struct strmap model_at;    /* name -> index into models */
 	struct strvec unreadable;  /* "PATH: why" */
 	/* by fleet_finish() */
 	struct fleet_failing *failing;
 	size_t nfailing;
 	struct fleet_outlier *outliers;
 	size_t noutliers;
+	struct fleet_health_outlier *health_outliers;  /* by node (worst first), GPU, kind */
+	size_t nhealth_outliers;
 	size_t count[5];           /* nodes per summary status */
 };
 
@@ -67,6 +127,16 @@ struct fleet {
 #define FLEET_Z 3.5
 #define FLEET_MAD_FLOOR 0.01
 
+/* The health outlier rules, among the GPUs of one model (gpus[].name) with
+ * the figure, at least FLEET_HEALTH_MIN_GROUP of them so that the median is
+ * a GPU's own reading that one bad card cannot move: a temperature more than
+ * FLEET_HOT_C above the model's median (identical cards in one room at the
+ * same load read within a few degrees of each other; a dead fan, a blocked
+ * inlet or a dried-out heatsink puts one tens of degrees above), and a link
+ * narrower than the model's most common width (on a tie, the wider one). */
+#define FLEET_HEALTH_MIN_GROUP 3
+#define FLEET_HOT_C 15.0
+
 void fleet_init(struct fleet *fl);
 void fleet_release(struct fleet *fl);
 /* Take one rocmcheck.report/1 document read from `source`: 0, or -EINVAL
@@ -75,7 +145,8 @@ int fleet_add_report(struct fleet *fl, const json_t *doc, const char *source, st
 void fleet_add_unreadable(struct fleet *fl, const char *source, const char *why);
 /* Sort the nodes worst first, gather the failing checks and the outliers. */
 void fleet_finish(struct fleet *fl);
-/* 0 when every node passed (or warned) and no GPU is an outlier, else 1. */
+/* 0 when every node passed (or warned) and no GPU is an outlier (probe or
+ * health), else 1. */
 int fleet_exit_status(const struct fleet *fl);
 
 #endif

@@ -1,6 +1,7 @@
 /* `rocmcheck diff` rendered: the verdict changes first, each with the fact
- * differences that can explain it, then the other differences; as text or
- * JSON (rocmcheck.diff/1). */
+ * differences that can explain it, then the health verdict changes with the
+ * evidence that changed, then the other differences; as text or JSON
+ * (rocmcheck.diff/1). */
 #include "out.h"
 #include "diff.h"
 
@@ -15,6 +16,38 @@ static void fact_line(FILE *fp, const struct diff_fact *f, const char *indent, b
 	fputc('\n', fp);
 }
 
+static void verdict_text(FILE *fp, const struct diff *d, const struct diff_verdict *v, bool utf8)
+{
+	fputs("  ", fp);
+	out_text_clean(fp, v->id, utf8);
+	if (v->gpu >= 0)
+		fprintf(fp, " (gpu %d)", v->gpu);
+	fprintf(fp, ": %s%s%s", v->a ? v->a : "(absent)", utf8 ? " \xe2\x86\x92 " : " -> ", v->b ? v->b : "(absent)");
+	if (v->summary) {
+		fputs(": ", fp);
+		out_text_clean(fp, v->summary, utf8);
+	}
+	fputc('\n', fp);
+	if (v->nevidence)
+		fputs("    evidence that changed:\n", fp);
+	for (size_t j = 0; j < v->nevidence; j++) {
+		const struct diff_evidence *e = &v->evidence[j];
+		struct diff_fact f = { .what = e->path, .a = e->a, .b = e->b };
+		fact_line(fp, &f, "      ", utf8);
+	}
+	bool any = false;
+	for (size_t j = 0; j < d->nfacts; j++) {
+		if (!(v->areas & (1u << d->facts[j].area)))
+			continue;
+		if (!any)
+			fputs("    what differs where it reads:\n", fp);
+		any = true;
+		fact_line(fp, &d->facts[j], "      ", utf8);
+	}
+	if (!any && !v->nevidence)
+		fputs("    no difference in the facts it reads was found (compare the bundles for more)\n", fp);
+}
+
 void out_diff_text(FILE *fp, const struct diff *d, const char *name_a, const char *name_b, const struct out_opts *o)
 {
 	fputs("rocmcheck diff: A ", fp);
@@ -26,32 +59,17 @@ void out_diff_text(FILE *fp, const struct diff *d, const char *name_a, const cha
 		fputs("No differences in the facts compared or in the verdicts.\n", fp);
 		return;
 	}
-	if (d->nverdicts)
-		fprintf(fp, "\nVerdicts that differ (%zu):\n", d->nverdicts);
-	for (size_t i = 0; i < d->nverdicts; i++) {
-		const struct diff_verdict *v = &d->verdicts[i];
-		fputs("  ", fp);
-		out_text_clean(fp, v->id, o->utf8);
-		if (v->gpu >= 0)
-			fprintf(fp, " (gpu %d)", v->gpu);
-		fprintf(fp, ": %s%s%s", v->a ? v->a : "(absent)", o->utf8 ? " \xe2\x86\x92 " : " -> ",
-			v->b ? v->b : "(absent)");
-		if (v->summary) {
-			fputs(": ", fp);
-			out_text_clean(fp, v->summary, o->utf8);
-		}
-		fputc('\n', fp);
-		bool any = false;
-		for (size_t j = 0; j < d->nfacts; j++) {
-			if (!(v->areas & (1u << d->facts[j].area)))
-				continue;
-			if (!any)
-				fputs("    what differs where it reads:\n", fp);
-			any = true;
-			fact_line(fp, &d->facts[j], "      ", o->utf8);
-		}
-		if (!any)
-			fputs("    no difference in the facts it reads was found (compare the bundles for more)\n", fp);
+	/* the health verdicts apart, after the others: each GPU's own readings */
+	size_t health = 0;
+	for (size_t i = 0; i < d->nverdicts; i++)
+		health += d->verdicts[i].health;
+	for (int h = 0; h < 2; h++) {
+		size_t n = h ? health : d->nverdicts - health;
+		if (n)
+			fprintf(fp, h ? "\nHealth verdicts that differ (%zu):\n" : "\nVerdicts that differ (%zu):\n", n);
+		for (size_t i = 0; i < d->nverdicts && n; i++)
+			if (d->verdicts[i].health == (h == 1))
+				verdict_text(fp, d, &d->verdicts[i], o->utf8);
 	}
 	size_t other = 0;
 	for (size_t j = 0; j < d->nfacts; j++)
@@ -77,10 +95,17 @@ json_t *out_diff_json(const struct diff *d, const char *name_a, const char *name
 		for (int a = 0; a < DA_NAREAS; a++)
 			if (v->areas & (1u << a))
 				json_array_append_new(areas, json_string(diff_area_name((enum diff_area)a)));
-		json_array_append_new(verdicts, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "id", out_json_str(v->id),
-							  "gpu", v->gpu < 0 ? json_null() : json_integer(v->gpu), "a",
+		json_t *ev = json_array();
+		for (size_t j = 0; j < v->nevidence; j++)
+			json_array_append_new(ev, json_pack("{s:o, s:o, s:o}", "path", out_json_str(v->evidence[j].path),
+							    "a", out_json_str(v->evidence[j].a), "b",
+							    out_json_str(v->evidence[j].b)));
+		json_array_append_new(verdicts, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "id",
+							  out_json_str(v->id), "gpu",
+							  v->gpu < 0 ? json_null() : json_integer(v->gpu), "a",
 							  out_json_str(v->a), "b", out_json_str(v->b), "summary",
-							  out_json_str(v->summary), "reads", areas));
+							  out_json_str(v->summary), "reads", areas, "health", v->health,
+							  "evidence", ev));
 	}
 	json_object_set_new(doc, "verdicts", verdicts);
 	json_t *facts = json_array();

@@ -1,6 +1,7 @@
 /* `rocmcheck fleet` rendered: the nodes-by-categories table (worst first),
- * the failing checks with their nodes, and the probe outliers; as text,
- * JSON (rocmcheck.fleet/1), Prometheus or JUnit. */
+ * the failing checks with their nodes, each node's health checks that warned
+ * or failed, and the outliers (probe figures, temperatures, link widths); as
+ * text, JSON (rocmcheck.fleet/1), Prometheus or JUnit. */
 #include "out.h"
 #include "fleet.h"
 
@@ -8,8 +9,72 @@
 #include <string.h>
 
 static const char *const cat_heads[FLEET_NCAT] = {
-	"system", "driver", "device", "perm", "rocm", "cuda", "frameworks", "env", "network", "probes",
+	"system", "driver", "device", "perm", "rocm", "cuda", "frameworks", "env", "health", "network", "probes",
 };
+
+/* "at 84 °C, model median 61 °C (of 8)", "link x4, the model's most common
+ * x16 (of 8)": what a health outlier is, for the text and JUnit. */
+static void health_outlier_words(struct strbuf *sb, const struct fleet *fl, const struct fleet_health_outlier *o,
+				 bool utf8)
+{
+	const struct fleet_reading *r = &fl->readings[o->reading];
+	const char *deg = utf8 ? "\xc2\xb0" "C" : "C";
+	if (r->kind == FLEET_TEMP)
+		strbuf_addf(sb, "at %.0f %s, model median %.0f %s", r->value, deg, o->model_value, deg);
+	else
+		strbuf_addf(sb, "link x%.0f, the model's most common x%.0f", r->value, o->model_value);
+	strbuf_addf(sb, " (of %zu)", o->group_size);
+}
+
+/* "node n1 GPU 3 (AMD Instinct MI300X) at 84 °C, model median 61 °C (of 8)" */
+static void health_outlier_line(FILE *fp, const struct fleet *fl, const struct fleet_health_outlier *o, bool utf8)
+{
+	const struct fleet_reading *r = &fl->readings[o->reading];
+	struct strbuf sb = STRBUF_INIT;
+	health_outlier_words(&sb, fl, o, utf8);
+	fputs("  node ", fp);
+	out_text_clean(fp, fl->nodes[r->node].name, utf8);
+	fprintf(fp, " GPU %d (", r->gpu);
+	out_text_clean(fp, fl->models.v[r->model], utf8);
+	fprintf(fp, ") %s\n", sb.buf);
+	strbuf_release(&sb);
+}
+
+/* Each node's health checks that warned, failed or erred, worst node first. */
+static void health_text(FILE *fp, const struct fleet *fl, bool utf8)
+{
+	bool any = false;
+	for (size_t i = 0; i < fl->nnodes; i++) {
+		const struct fleet_node *n = &fl->nodes[i];
+		if (!n->nhealth)
+			continue;
+		if (!any)
+			fputs("\nHealth checks that warned or failed:\n", fp);
+		any = true;
+		fputs("  ", fp);
+		out_text_clean(fp, n->name, utf8);
+		fputs(":\n", fp);
+		for (size_t j = 0; j < n->nhealth; j++) {
+			const struct fleet_health *h = &n->health[j];
+			fputs("    ", fp);
+			out_text_clean(fp, h->id, utf8);
+			if (h->gpu >= 0)
+				fprintf(fp, " (gpu %d)", h->gpu);
+			fprintf(fp, " %s", status_name(h->status));
+			if (h->summary) {
+				fputs(": ", fp);
+				out_text_clean(fp, h->summary, utf8);
+			}
+			fputc('\n', fp);
+		}
+	}
+	if (fl->nhealth_outliers)
+		fprintf(fp, "\nHealth outliers (among at least %d GPUs of a model: more than %.0f %s above the model's "
+			"median temperature, or a PCIe link narrower than its most common width):\n",
+			FLEET_HEALTH_MIN_GROUP, FLEET_HOT_C, utf8 ? "\xc2\xb0" "C" : "C");
+	for (size_t i = 0; i < fl->nhealth_outliers; i++)
+		health_outlier_line(fp, fl, &fl->health_outliers[i], utf8);
+}
 
 static void outlier_line(FILE *fp, const struct fleet *fl, const struct fleet_outlier *o, bool utf8)
 {
@@ -52,6 +117,9 @@ void out_fleet_text(FILE *fp, const struct fleet *fl, const struct out_opts *o)
 		}
 		if (n->outlier)
 			fputs(" slow GPU", fp);
+		for (int k = 0; k < FLEET_NKINDS; k++)
+			if (n->health_outliers & (1u << k))
+				fprintf(fp, " %s", fleet_kinds[k].flag);
 		fputc('\n', fp);
 	}
 	if (fl->nfailing) {
@@ -68,6 +136,7 @@ void out_fleet_text(FILE *fp, const struct fleet *fl, const struct out_opts *o)
 			fputc('\n', fp);
 		}
 	}
+	health_text(fp, fl, o->utf8);
 	if (fl->noutliers) {
 		fprintf(fp, "\nProbe outliers (modified z-score under -%.1f among at least %d identical GPUs):\n", FLEET_Z,
 			FLEET_MIN_GROUP);
@@ -89,6 +158,19 @@ static json_t *status_or_null(int st)
 	return st < 0 ? json_null() : json_string(status_name((enum status)st));
 }
 
+/* A node's health checks that warned, failed or erred. */
+static json_t *health_json(const struct fleet_node *n)
+{
+	json_t *a = json_array();
+	for (size_t j = 0; j < n->nhealth; j++) {
+		const struct fleet_health *h = &n->health[j];
+		json_array_append_new(a, json_pack("{s:o, s:o, s:s, s:o}", "id", out_json_str(h->id), "gpu",
+						   h->gpu < 0 ? json_null() : json_integer(h->gpu), "status",
+						   status_name(h->status), "summary", out_json_str(h->summary)));
+	}
+	return a;
+}
+
 json_t *out_fleet_json(const struct fleet *fl)
 {
 	json_object_seed(0x726f636d);
@@ -101,10 +183,16 @@ json_t *out_fleet_json(const struct fleet *fl)
 		json_t *cats = json_object();
 		for (int c = 0; c < FLEET_NCAT; c++)
 			json_object_set_new(cats, fleet_categories[c], status_or_null(n->cat[c]));
-		json_array_append_new(nodes, json_pack("{s:o, s:o, s:s, s:o, s:o, s:b}", "name", out_json_str(n->name),
-						       "source", out_json_str(n->source), "status",
-						       status_name(n->status), "categories", cats, "failing",
-						       out_json_strvec(&n->failing), "outlier", n->outlier));
+		json_t *node = json_pack("{s:o, s:o, s:s, s:o, s:o, s:b}", "name", out_json_str(n->name), "source",
+					 out_json_str(n->source), "status", status_name(n->status), "categories", cats,
+					 "failing", out_json_strvec(&n->failing), "outlier", n->outlier);
+		json_object_set_new(node, "health", health_json(n));
+		json_t *kinds = json_array();
+		for (int k = 0; k < FLEET_NKINDS; k++)
+			if (n->health_outliers & (1u << k))
+				json_array_append_new(kinds, json_string(fleet_kinds[k].name));
+		json_object_set_new(node, "health_outliers", kinds);
+		json_array_append_new(nodes, node);
 	}
 	json_object_set_new(doc, "nodes", nodes);
 	json_t *failing = json_array();
@@ -123,9 +211,52 @@ json_t *out_fleet_json(const struct fleet *fl)
 						(json_int_t)o->group_size, "group", out_json_str(s->group)));
 	}
 	json_object_set_new(doc, "outliers", outliers);
+	json_t *health = json_array();
+	for (size_t i = 0; i < fl->nhealth_outliers; i++) {
+		const struct fleet_health_outlier *o = &fl->health_outliers[i];
+		const struct fleet_reading *r = &fl->readings[o->reading];
+		json_array_append_new(health, json_pack("{s:o, s:i, s:o, s:s, s:f, s:f, s:I}", "node",
+							out_json_str(fl->nodes[r->node].name), "gpu", r->gpu, "model",
+							out_json_str(fl->models.v[r->model]), "kind",
+							fleet_kinds[r->kind].name, "value", r->value, "model_value",
+							o->model_value, "group_size", (json_int_t)o->group_size));
+	}
+	json_object_set_new(doc, "health_outliers", health);
 	json_object_set_new(doc, "unreadable", out_json_strvec(&fl->unreadable));
 	json_object_set_new(doc, "exit_status", json_integer(fleet_exit_status(fl)));
 	return doc;
+}
+
+/* The Prometheus family of each health outlier kind: the outlier GPU's own
+ * figure, labelled with its node, GPU and model. */
+static const struct {
+	const char *metric, *help;
+} prom_kinds[FLEET_NKINDS] = {
+	[FLEET_TEMP] = { "rocmcheck_fleet_hot_gpu_celsius",
+			 "A GPU far hotter than the median of its model in the fleet: its temperature." },
+	[FLEET_WIDTH] = { "rocmcheck_fleet_narrow_link_lanes",
+			  "A GPU whose PCIe link is narrower than its model's most common width: its width." },
+};
+
+static void prom_health_outliers(FILE *fp, const struct fleet *fl)
+{
+	for (int k = 0; k < FLEET_NKINDS; k++) {
+		bool head = false;
+		for (size_t i = 0; i < fl->nhealth_outliers; i++) {
+			const struct fleet_reading *r = &fl->readings[fl->health_outliers[i].reading];
+			if ((int)r->kind != k)
+				continue;
+			if (!head)
+				fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", prom_kinds[k].metric, prom_kinds[k].help,
+					prom_kinds[k].metric);
+			head = true;
+			fprintf(fp, "%s{node=\"", prom_kinds[k].metric);
+			out_prom_label(fp, fl->nodes[r->node].name);
+			fprintf(fp, "\",gpu=\"%d\",model=\"", r->gpu);
+			out_prom_label(fp, fl->models.v[r->model]);
+			fprintf(fp, "\"} %.17g\n", r->value);
+		}
+	}
 }
 
 int out_fleet_prom(FILE *fp, const struct fleet *fl)
@@ -156,6 +287,7 @@ int out_fleet_prom(FILE *fp, const struct fleet *fl)
 		out_prom_label(fp, s->probe);
 		fprintf(fp, "\"} %.17g\n", s->value / o->median);
 	}
+	prom_health_outliers(fp, fl);
 	return ferror(fp) ? -EIO : 0;
 }
 
@@ -163,18 +295,20 @@ int out_fleet_junit(FILE *fp, const struct fleet *fl)
 {
 	size_t failures = 0;
 	for (size_t i = 0; i < fl->nnodes; i++)
-		failures += fl->nodes[i].status == ST_FAIL || fl->nodes[i].outlier;
+		failures += fl->nodes[i].status == ST_FAIL || fl->nodes[i].outlier || fl->nodes[i].health_outliers;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", fp);
 	fprintf(fp, "<testsuites name=\"rocmcheck fleet\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
 		fl->nnodes + fl->unreadable.n, failures, fl->count[ST_ERROR] + fl->unreadable.n);
 	fprintf(fp, "  <testsuite name=\"rocmcheck fleet\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
 		fl->nnodes + fl->unreadable.n, failures, fl->count[ST_ERROR] + fl->unreadable.n);
+	size_t h = 0;   /* the health outliers are in node order */
 	for (size_t i = 0; i < fl->nnodes; i++) {
 		const struct fleet_node *n = &fl->nodes[i];
 		fputs("    <testcase classname=\"rocmcheck.fleet\" name=\"", fp);
 		out_xml_text(fp, n->name);
 		fputs("\" time=\"0\"", fp);
-		bool bad = n->status == ST_FAIL || n->status == ST_ERROR || n->outlier;
+		bool outlier = n->outlier || n->health_outliers;
+		bool bad = n->status == ST_FAIL || n->status == ST_ERROR || outlier;
 		if (!bad) {
 			fputs("/>\n", fp);
 			continue;
@@ -185,15 +319,27 @@ int out_fleet_junit(FILE *fp, const struct fleet *fl)
 			fputs(j ? ", " : "failed: ", fp);
 			out_xml_text(fp, n->failing.v[j]);
 		}
+		size_t said = n->failing.n;
 		if (n->outlier)
-			fputs(n->failing.n ? "; a slow GPU" : "a slow GPU", fp);
-		fprintf(fp, "\" type=\"%s\">", n->outlier && !n->failing.n ? "outlier" : status_name(n->status));
+			fputs(said++ ? "; a slow GPU" : "a slow GPU", fp);
+		for (int k = 0; k < FLEET_NKINDS; k++)
+			if (n->health_outliers & (1u << k))
+				fprintf(fp, "%sa %s", said++ ? "; " : "", fleet_kinds[k].flag);
+		fprintf(fp, "\" type=\"%s\">", outlier && !n->failing.n ? "outlier" : status_name(n->status));
 		for (size_t k = 0; k < fl->noutliers; k++) {
 			const struct fleet_sample *s = &fl->samples[fl->outliers[k].sample];
 			if (&fl->nodes[s->node] != n)
 				continue;
 			fprintf(fp, "gpu %d %s: %.4g, %.0f%% of the median of its group&#10;", s->gpu, s->probe, s->value,
 				100 * s->value / fl->outliers[k].median);
+		}
+		for (; h < fl->nhealth_outliers && fl->readings[fl->health_outliers[h].reading].node <= i; h++) {
+			struct strbuf sb = STRBUF_INIT;
+			health_outlier_words(&sb, fl, &fl->health_outliers[h], true);
+			fprintf(fp, "gpu %d ", fl->readings[fl->health_outliers[h].reading].gpu);
+			out_xml_text(fp, sb.buf);
+			fputs("&#10;", fp);
+			strbuf_release(&sb);
 		}
 		out_xml_text(fp, n->source);
 		fprintf(fp, "</%s>\n    </testcase>\n", tag);

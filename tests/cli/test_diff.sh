@@ -1,8 +1,9 @@
 #!/bin/bash
 # `rocmcheck diff A B` on fixture pairs: the verdict that changed, with the
 # fact difference that explains it (from bundles: the user's groups and the
-# device nodes; from reports: the kernel), the rest apart; identical inputs;
-# JSON; exit statuses and usage errors.
+# device nodes; from reports: the kernel), the rest apart; health verdicts
+# in a group of their own with the evidence that changed, matched by (check,
+# GPU); identical inputs; JSON; exit statuses and usage errors.
 . "$(dirname "$0")/lib.sh"
 
 FX=$TESTS_DIR/fixtures
@@ -66,6 +67,55 @@ run 0 diff "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/amd-rx7900xtx-ubuntu22
 assert_out_has "No differences"
 run any --json diff "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/amd-rx7900xtx-ubuntu2204-healthy.tar.gz"
 [ "$(json_get "$OUT" 'len(d["verdicts"])')" = 0 ] || { fail "a report and its bundle: no verdict differs"; last; }
+
+# Health: a node that runs hot at idle against a healthy one. The health
+# verdicts come apart from the others, each with the evidence that changed
+# (the temperature, the power cap); the Xid 79 line of an NVIDIA node; a
+# health verdict of GPU 1 is matched by (id, gpu), not taken for GPU 0's.
+for f in amd-rx7900xtx-ubuntu2204-healthynoisy amd-rx7900xtx-ubuntu2204-hotidle amd-rx7900xtx-ubuntu2204-linkx4 \
+	nvidia-rtx4090-ubuntu2204-healthynoisy nvidia-rtx4090-ubuntu2204-xid79; do
+	"$ROCMCHECK" --sysroot "$FX/$f" --json doctor --level quick >"$T/$f.json"
+done
+noisy=$T/amd-rx7900xtx-ubuntu2204-healthynoisy.json
+run 1 diff "$noisy" "$T/amd-rx7900xtx-ubuntu2204-hotidle.json"
+assert_out_has "^Health verdicts that differ (3):$"
+assert_out_lacks "^Verdicts that differ"
+assert_out_has "^  health.thermal (gpu 0): pass → fail: 0000:03:00.0 (AMD Radeon RX 7900 XTX): junction at 106 °C"
+assert_out_has "^    evidence that changed:$"
+assert_out_has "^      /sys/bus/pci/devices/0000:03:00.0/hwmon/hwmon2/temp2_input: 45.0 °C (crit 110.0 °C) → 106.0 °C (crit 110.0 °C)$"
+assert_out_has "^  health.power (gpu 0): pass → warn: "
+assert_out_has "^      /sys/bus/pci/devices/0000:03:00.0/power_dpm_force_performance_level: auto → low$"
+assert_out_has "^  health.bar (gpu 0): pass → warn: "
+assert_out_lacks "no difference in the facts it reads"
+run 1 --json diff "$noisy" "$T/amd-rx7900xtx-ubuntu2204-hotidle.json"
+[ "$(json_get "$OUT" 'sorted((v["id"], v["gpu"], v["a"], v["b"], v["health"]) for v in d["verdicts"])')" = \
+	"[('health.bar', 0, 'pass', 'warn', True), ('health.power', 0, 'pass', 'warn', True), ('health.thermal', 0, 'pass', 'fail', True)]" ] ||
+	{ fail "health verdicts"; last; }
+[ "$(json_get "$OUT" '[(e["a"], e["b"]) for v in d["verdicts"] if v["id"] == "health.thermal" for e in v["evidence"] if e["path"].endswith("temp2_input")]')" = \
+	"[('45.0 °C (crit 110.0 °C)', '106.0 °C (crit 110.0 °C)')]" ] || { fail "the temperature in the JSON evidence"; last; }
+run 1 diff "$noisy" "$T/amd-rx7900xtx-ubuntu2204-linkx4.json"
+assert_out_has "^  health.pcie_link (gpu 0): pass → fail: .* trained at x4 though both ends support x16$"
+assert_out_has "^      /sys/bus/pci/devices/0000:01:00.0/current_link_width: x16 of x16 (port 0000:00:01.1 x16), 16.0 of 16.0 GT/s → x4 of x16 (port 0000:00:01.1 x16), 16.0 of 16.0 GT/s$"
+run 1 diff "$T/nvidia-rtx4090-ubuntu2204-healthynoisy.json" "$T/nvidia-rtx4090-ubuntu2204-xid79.json"
+assert_out_has "^  health.kernel_log (gpu 0): pass → fail: .*Xid 79"
+assert_out_has "^      /.rocmcheck/kernel.log line 7: (none) → NVRM: Xid (PCI:0000:01:00): 79, "
+# two GPUs: B's GPU 1 runs hot, GPU 0 is unchanged
+"$PYTHON" - "$noisy" "$T/two-a.json" "$T/two-b.json" <<'PY' || fail "two-GPU reports"
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+g1 = dict(d["gpus"][0], index=1, pci="0000:43:00.0")
+d["gpus"].append(g1)
+d["checks"] += [dict(copy.deepcopy(c), gpu=1) for c in d["checks"] if c["category"] == "health" and c["gpu"] == 0]
+json.dump(d, open(sys.argv[2], "w"))
+for c in d["checks"]:
+    if c["id"] == "health.thermal" and c["gpu"] == 1:
+        c["status"] = "fail"
+        c["evidence"][0]["value"] = "107.0 °C (crit 110.0 °C)"
+json.dump(d, open(sys.argv[3], "w"))
+PY
+run 1 --json diff "$T/two-a.json" "$T/two-b.json"
+[ "$(json_get "$OUT" '[(v["id"], v["gpu"], v["a"], v["b"], [e["b"] for e in v["evidence"]]) for v in d["verdicts"]]')" = \
+	"[('health.thermal', 1, 'pass', 'fail', ['107.0 °C (crit 110.0 °C)'])]" ] || { fail "matched by (id, gpu)"; last; }
 
 # Not inputs: exit 3; usage errors.
 echo '{"schema": "rocmcheck.fleet/1"}' >"$T/other.json"

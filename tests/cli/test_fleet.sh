@@ -3,7 +3,9 @@
 # (tests/cli/make_fleet.py) are found exactly, noise and too-small groups are
 # not; the failing checks name their nodes; every fixture's report, a support
 # bundle and a directory mix are read; the JSON, Prometheus (promtool) and
-# JUnit (xmllint) outputs are valid; exit statuses and usage errors.
+# JUnit (xmllint) outputs are valid; the health fixtures' reports give each
+# node's health failures and the hot GPU and narrow link among GPUs of a
+# model; exit statuses and usage errors.
 . "$(dirname "$0")/lib.sh"
 
 "$PYTHON" "$TESTS_DIR/cli/make_fleet.py" "$T/fleet" 64
@@ -95,6 +97,77 @@ run 1 --json fleet "$T/hostile"
 [ "$(json_get "$OUT" 'd["reports"], [u.split("/")[-1] for u in d["unreadable"]]')" = \
 	"1 ['big.json: larger than 64 MiB, the most a report may be']" ] || { fail "a directory of hostile inputs"; last; }
 ROCMCHECK=$real
+
+# Health: four copies of a healthy but noisy node (junction 45 °C), one that
+# runs hot at idle (106 °C, and a lowered power cap and small BAR that warn),
+# one whose link above a x16 card trained x4, and an NVIDIA node with Xid 79,
+# each renamed through its host name. The hot GPU and the narrow link are
+# outliers of their model; every node's warning and failing health checks are
+# listed with their GPU; the healthy copies alone, or two GPUs of a model,
+# give no outlier.
+mkdir -p "$T/health"
+# as_node FIXTURE HOST: the fixture's report as node HOST
+as_node() {
+	"$ROCMCHECK" --sysroot "$TESTS_DIR/fixtures/$1" --json doctor --level quick >"$T/one.json"
+	"$PYTHON" - "$T/one.json" "$2" "$T/health/$2.json" <<'PY' || fail "renaming $1 to $2"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["host"]["hostname"] = sys.argv[2]
+json.dump(d, open(sys.argv[3], "w"))
+PY
+}
+for i in 1 2 3 4; do as_node amd-rx7900xtx-ubuntu2204-healthynoisy "ws-0$i"; done
+mkdir -p "$T/healthy" "$T/pair"
+cp "$T/health"/ws-0*.json "$T/healthy/"
+run 0 fleet "$T/healthy"
+assert_out_lacks "Health"
+as_node amd-rx7900xtx-ubuntu2204-hotidle ws-hot
+as_node amd-rx7900xtx-ubuntu2204-linkx4 ws-x4
+as_node nvidia-rtx4090-ubuntu2204-xid79 ws-xid
+cp "$T/health/ws-01.json" "$T/health/ws-hot.json" "$T/pair/"
+run 1 --json fleet "$T/pair"
+[ "$(json_get "$OUT" 'd["health_outliers"], [n["health_outliers"] for n in d["nodes"]]')" = "[] [[], []]" ] ||
+	{ fail "two GPUs of a model are not judged"; last; }
+
+run 1 --json fleet "$T/health"
+[ "$(json_get "$OUT" '[(o["node"], o["gpu"], o["model"], o["kind"], o["value"], o["model_value"], o["group_size"]) for o in d["health_outliers"]]')" = \
+	"[('ws-hot', 0, 'AMD Radeon RX 7900 XTX', 'temperature', 106.0, 45.0, 6), ('ws-x4', 0, 'AMD Radeon RX 7900 XTX', 'link_width', 4.0, 16.0, 6)]" ] ||
+	{ fail "health outliers: the hot GPU and the narrow link"; last; }
+[ "$(json_get "$OUT" '[(n["name"], n["health_outliers"]) for n in d["nodes"][:3]]')" = \
+	"[('ws-hot', ['temperature']), ('ws-x4', ['link_width']), ('ws-xid', [])]" ] || { fail "health outlier nodes, worst first"; last; }
+[ "$(json_get "$OUT" '[(h["id"], h["gpu"], h["status"]) for n in d["nodes"] if n["name"] == "ws-hot" for h in n["health"]]')" = \
+	"[('health.thermal', 0, 'fail'), ('health.power', 0, 'warn'), ('health.bar', 0, 'warn')]" ] || { fail "ws-hot's health"; last; }
+[ "$(json_get "$OUT" '[(n["name"], n["categories"]["health"], len(n["health"])) for n in d["nodes"] if n["name"] in ("ws-xid", "ws-01")]')" = \
+	"[('ws-xid', 'fail', 1), ('ws-01', 'pass', 0)]" ] || { fail "health category and lists"; last; }
+[ "$(json_get "$OUT" 'sorted((f["id"], f["nodes"]) for f in d["failing_checks"] if f["id"].startswith("health."))')" = \
+	"[('health.kernel_log', ['ws-xid']), ('health.pcie_link', ['ws-x4']), ('health.thermal', ['ws-hot'])]" ] ||
+	{ fail "health failures are failing checks"; last; }
+run 1 fleet "$T/health"
+assert_out_has "^NODE  *STATUS .* env health network probes$"
+assert_out_has "^ws-hot  *fail .* hot GPU$"
+assert_out_has "^ws-x4  *fail .* narrow link$"
+assert_out_has "^Health checks that warned or failed:$"
+assert_out_has "^  ws-hot:$"
+assert_out_has "^    health.thermal (gpu 0) fail: 0000:03:00.0 (AMD Radeon RX 7900 XTX): junction at 106 °C"
+assert_out_has "^    health.power (gpu 0) warn: "
+assert_out_has "^    health.kernel_log (gpu 0) fail: 0000:01:00.0 (NVIDIA GeForce RTX 4090): Xid 79"
+assert_out_lacks "^  ws-01:$"
+assert_out_has "^  node ws-hot GPU 0 (AMD Radeon RX 7900 XTX) at 106 °C, model median 45 °C (of 6)$"
+assert_out_has "^  node ws-x4 GPU 0 (AMD Radeon RX 7900 XTX) link x4, the model's most common x16 (of 6)$"
+run 1 --format prometheus fleet "$T/health"
+assert_out_has '^rocmcheck_fleet_hot_gpu_celsius{node="ws-hot",gpu="0",model="AMD Radeon RX 7900 XTX"} 106$'
+assert_out_has '^rocmcheck_fleet_narrow_link_lanes{node="ws-x4",gpu="0",model="AMD Radeon RX 7900 XTX"} 4$'
+assert_out_has '^rocmcheck_fleet_check_failures{check="health.thermal"} 1$'
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$OUT" >"$T/promtool" 2>&1 || { fail "promtool rejects health metrics"; cat "$T/promtool" >&2; }
+fi
+run 1 --format junit fleet "$T/health"
+assert_out_has 'failures="3"'
+assert_out_has '<failure message="failed: health.thermal; a hot GPU" type="fail">gpu 0 at 106 °C, model median 45 °C (of 6)&#10;'
+if command -v xmllint >/dev/null; then
+	xmllint --noout --schema "$TESTS_DIR/schemas/junit.xsd" "$OUT" 2>"$T/xmllint" ||
+		{ fail "fleet JUnit with health is not valid"; cat "$T/xmllint" >&2; }
+fi
 
 usage_error fleet
 usage_error --sysroot "$healthy" fleet "$T/ok"
