@@ -1,5 +1,7 @@
-/* `rocmcheck devices`: the GPU inventory, as a table or as a report-shaped
- * JSON object (schema, tool, source, host, gpus). */
+/* `rocmcheck devices`: the GPU inventory and what each GPU's files say now
+ * (temperature, power, PCIe link, VRAM use, RAS, partitions), as tables or
+ * as a report-shaped JSON object (schema, tool, source, host, gpus). Files
+ * only: doctor at level quick, so neither a GPU runtime nor NVML is loaded. */
 #include <string.h>
 
 #include "checks.h"
@@ -10,10 +12,18 @@ static const char about[] =
 	"List the GPUs found, with vendor, name, architecture, memory, PCI address,\n"
 	"driver and render node. The index is what `doctor --gpu` and the\n"
 	"*_VISIBLE_DEVICES variables refer to. GPUs on PCI that no driver exposes\n"
-	"for compute (and WSL's /dev/dxg) are listed without an index. With --json,\n"
-	"prints the rocmcheck.report/1 report of that run (the inventory in gpus,\n"
-	"device.present in checks). Exit status: 0 a usable GPU, 1 none (doctor's\n"
-	"device.present check fails, and its finding and fix are printed).\n";
+	"for compute (and WSL's /dev/dxg) are listed without an index.\n"
+	"\n"
+	"A second table shows what each GPU's files say now: the hottest sensor and\n"
+	"its critical limit, power and power cap, the GPU's PCIe link (now/max),\n"
+	"VRAM used, ECC (RAS uncorrectable errors; retired, pending and failed\n"
+	"pages) and MI300 partition modes. Unknown is \"-\"; what the nvidia driver\n"
+	"gives only through NVML is \"n/a\". Files only: no GPU runtime, no NVML.\n"
+	"\n"
+	"With --json, prints the rocmcheck.report/1 report of that run (the inventory\n"
+	"in gpus, each with its telemetry; device.present in checks). Exit status:\n"
+	"0 a usable GPU, 1 none (doctor's device.present check fails, and its\n"
+	"finding and fix are printed).\n";
 
 int cmd_devices(struct cli *cli, int argc, char **argv)
 {

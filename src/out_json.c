@@ -3,6 +3,7 @@
 #include "out.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -401,10 +402,138 @@ json_t *out_json_report(const struct report *r)
 	return doc;
 }
 
+/* ---- devices --json: each GPU's "telemetry" (what its files say now) ---- */
+
+static const struct pci_dev *pci_of(const struct facts *f, const char *addr)
+{
+	for (size_t i = 0; addr && i < f->npci; i++)
+		if (f->pci[i].addr && !strcmp(f->pci[i].addr, addr))
+			return &f->pci[i];
+	return NULL;
+}
+
+/* tempN_crit of the sensor labelled `label`, NAN when none */
+static double crit_of(const struct hwmon_reading *h, const char *label)
+{
+	for (size_t i = 0; i < HWMON_TEMPS; i++)
+		if (!strcmp(h->temp_label[i], label))
+			return h->temp_crit_c[i];
+	return NAN;
+}
+
+/* the hottest-running sensor (hwmon_hot_temp) and its critical limit */
+static json_t *json_temperature(const struct hwmon_reading *h)
+{
+	json_t *o = json_object();
+	const char *label = "";
+	double t = h ? hwmon_hot_temp(h, &label) : NAN;
+	set(o, "sensor", nonempty(label));
+	set(o, "celsius", isnan(t) ? json_null() : json_real(t));
+	set(o, "critical_celsius", num_or_null(h && *label ? crit_of(h, label) : NAN));
+	return o;
+}
+
+static json_t *json_power(const struct hwmon_reading *h)
+{
+	json_t *o = json_object();
+	set(o, "watts", num_or_null(h ? h->power_w : NAN));
+	set(o, "cap_watts", num_or_null(h ? h->power_cap_w : NAN));
+	set(o, "default_cap_watts", num_or_null(h ? h->power_cap_default_w : NAN));
+	return o;
+}
+
+static void json_link(json_t *o, const struct pci_hop *l)
+{
+	set(o, "width", l && l->width ? json_integer(l->width) : json_null());
+	set(o, "max_width", l && l->max_width ? json_integer(l->max_width) : json_null());
+	set(o, "speed_gts", num_or_null(l && l->speed ? l->speed : NAN));
+	set(o, "max_speed_gts", num_or_null(l && l->max_speed ? l->max_speed : NAN));
+}
+
+/* The GPU's own link, and every link from it up to the root port (path[0]
+ * is the GPU's own). */
+static json_t *json_pcie(const struct pci_health *h)
+{
+	json_t *o = json_object();
+	json_link(o, h && h->nhops ? &h->hops[0] : NULL);
+	json_t *path = json_array();
+	for (size_t i = 0; h && i < h->nhops; i++) {
+		json_t *hop = json_object();
+		set(hop, "pci", nonempty(h->hops[i].addr));
+		set(hop, "up", nonempty(h->hops[i].up));
+		json_link(hop, &h->hops[i]);
+		json_array_append_new(path, hop);
+	}
+	set(o, "path", path);
+	return o;
+}
+
+static json_t *json_vram(const struct gpu *g, const struct pci_dev *p, bool nvml)
+{
+	json_t *o = json_object();
+	set(o, "used_bytes", u64_or_null(p && !nvml ? p->vram_used : 0));
+	set(o, "total_bytes", u64_or_null(p && p->vram_total ? p->vram_total : g->vram_bytes));
+	set(o, "visible_bytes", u64_or_null(p ? p->health.vis_vram_total : 0));
+	return o;
+}
+
+/* RAS: null for what the files cannot say (no PCI device, an NVIDIA GPU) */
+static json_t *json_ecc(const struct pci_health *h, bool nvml)
+{
+	json_t *o = json_object();
+	bool ras = h && !nvml && h->ras_present;
+	long long ue = 0, ce = 0;
+	for (size_t i = 0; ras && i < h->nras; i++) {   /* counts are >= 0: saturate, never overflow */
+		ue = h->ras[i].ue > LLONG_MAX - ue ? LLONG_MAX : ue + h->ras[i].ue;
+		ce = h->ras[i].ce > LLONG_MAX - ce ? LLONG_MAX : ce + h->ras[i].ce;
+	}
+	bool counts = ras && h->nras, pages = ras && h->bad_pages >= 0;
+	set(o, "ras", h && !nvml ? json_boolean(ras) : json_null());
+	set(o, "uncorrectable", counts ? json_integer(ue) : json_null());
+	set(o, "correctable", counts ? json_integer(ce) : json_null());
+	set(o, "retired_pages", pages ? json_integer(h->bad_pages - (long long)h->bad_pending - h->bad_failed)
+				      : json_null());
+	set(o, "pending_pages", pages ? json_integer(h->bad_pending) : json_null());
+	set(o, "failed_pages", pages ? json_integer(h->bad_failed) : json_null());
+	return o;
+}
+
+static json_t *json_telemetry(const struct facts *f, const struct gpu *g)
+{
+	const struct pci_dev *p = pci_of(f, g->pci_addr);
+	const struct hwmon_reading *hw = p && p->hwmon.present ? &p->hwmon : NULL;
+	const struct pci_health *h = p ? &p->health : NULL;
+	/* the nvidia driver keeps sensors, memory use and ECC to NVML */
+	bool nvml = g->vendor == VENDOR_NVIDIA;
+	json_t *o = json_object();
+	set(o, "temperature", json_temperature(hw));
+	set(o, "power", json_power(hw));
+	set(o, "pcie", json_pcie(h));
+	set(o, "vram", json_vram(g, p, nvml));
+	set(o, "busy_percent", int_or_null(h && h->busy_percent <= 100 ? h->busy_percent : -1));
+	set(o, "performance_level", nonempty(h ? h->perf_level : NULL));
+	set(o, "ecc", json_ecc(h, nvml));
+	json_t *part = json_object();
+	set(part, "compute", nonempty(h ? h->compute_partition : NULL));
+	set(part, "memory", nonempty(h ? h->memory_partition : NULL));
+	set(o, "partition", part);
+	if (nvml)
+		set(o, "note", json_string("the nvidia driver gives temperature, power, memory use and ECC only "
+					   "through NVML (nvidia-smi); devices reads files only"));
+	else
+		set(o, "note", nonempty(p && !hw ? p->hwmon.note : NULL));
+	return o;
+}
+
 json_t *out_json_devices(const struct report *r)
 {
-	/* the whole report of the one check that decides the exit status */
-	return out_json_report(r);
+	/* the whole report of the one check that decides the exit status, and
+	 * each GPU's telemetry (gpus[i] is f->gpus[i]: json_gpus) */
+	json_t *doc = out_json_report(r);
+	json_t *gpus = json_object_get(doc, "gpus");
+	for (size_t i = 0; r->facts && i < r->facts->ngpus && i < json_array_size(gpus); i++)
+		set(json_array_get(gpus, i), "telemetry", json_telemetry(r->facts, &r->facts->gpus[i]));
+	return doc;
 }
 
 json_t *out_json_strvec(const struct strvec *sv)

@@ -1,6 +1,8 @@
 /* The text report (spec/cli.md "Text output") and the `devices` table. */
 #include "out.h"
 
+#include <limits.h>
+#include <math.h>
 #include <string.h>
 
 #include "checks.h"
@@ -684,6 +686,278 @@ static void print_row(FILE *fp, const struct dev_row *w, const size_t width[4], 
 	fputc('\n', fp);
 }
 
+/* ---- the readings table: what each GPU's files say now (nvidia-smi's
+ * summary, from sysfs alone). Unknown is "-"; what only NVML gives on an
+ * NVIDIA GPU is "n/a". ---- */
+
+static const struct pci_dev *pci_of(const struct facts *f, const char *addr)
+{
+	for (size_t i = 0; addr && i < f->npci; i++)
+		if (f->pci[i].addr && !strcmp(f->pci[i].addr, addr))
+			return &f->pci[i];
+	return NULL;
+}
+
+/* The GPU's values that the nvidia driver keeps to NVML (no hwmon, no RAS
+ * files, no memory use in sysfs). */
+static bool nvml_only(const struct gpu *g)
+{
+	return g->vendor == VENDOR_NVIDIA;
+}
+
+/* tempN_crit of the sensor labelled `label`, NAN when none */
+static double crit_of(const struct hwmon_reading *h, const char *label)
+{
+	for (size_t i = 0; i < HWMON_TEMPS; i++)
+		if (!strcmp(h->temp_label[i], label))
+			return h->temp_crit_c[i];
+	return NAN;
+}
+
+/* The narrowest link between the GPU's own and the root port, when it is
+ * narrower than the GPU's own link; NULL otherwise. */
+static const struct pci_hop *narrowest_hop(const struct pci_health *h)
+{
+	const struct pci_hop *n = NULL;
+	for (size_t i = 1; h->nhops && h->hops[0].width && i < h->nhops; i++)
+		if (h->hops[i].width && h->hops[i].width < (n ? n->width : h->hops[0].width))
+			n = &h->hops[i];
+	return n;
+}
+
+struct look {
+	const struct gpu *g;
+	const struct pci_dev *p;    /* NULL when the GPU has no PCI device read */
+	bool utf8;
+};
+
+static void cell_gpu(char *b, size_t n, const struct look *l)
+{
+	snprintf(b, n, "%d", l->g->index);
+}
+
+/* the hottest-running sensor (hwmon_hot_temp) and its critical limit */
+static void cell_temp(char *b, size_t n, const struct look *l)
+{
+	const char *label = "", *deg = l->utf8 ? "\xc2\xb0" "C" : " C";
+	double t = l->p ? hwmon_hot_temp(&l->p->hwmon, &label) : NAN;
+	if (isnan(t)) {
+		snprintf(b, n, "%s", nvml_only(l->g) ? "n/a" : "-");
+		return;
+	}
+	double crit = crit_of(&l->p->hwmon, label);
+	if (isnan(crit))
+		snprintf(b, n, "%s %.0f/-%s", label, t, deg);
+	else
+		snprintf(b, n, "%s %.0f/%.0f%s", label, t, crit, deg);
+}
+
+/* "-" for NAN, else v with `prec` decimals (%g when negative) */
+static void num_or_dash(char *b, size_t n, double v, int prec)
+{
+	if (isnan(v) || v < 0)
+		snprintf(b, n, "-");
+	else if (prec < 0)
+		snprintf(b, n, "%g", v);
+	else
+		snprintf(b, n, "%.*f", prec, v);
+}
+
+static void cell_power(char *b, size_t n, const struct look *l)
+{
+	const struct hwmon_reading *h = l->p ? &l->p->hwmon : NULL;
+	if (!h || (isnan(h->power_w) && isnan(h->power_cap_w))) {
+		snprintf(b, n, "%s", nvml_only(l->g) ? "n/a" : "-");
+		return;
+	}
+	char w[16], cap[16];
+	num_or_dash(w, sizeof(w), h->power_w, 0);
+	num_or_dash(cap, sizeof(cap), h->power_cap_w, 0);
+	snprintf(b, n, "%s/%s W", w, cap);
+}
+
+static void cell_pcie(char *b, size_t n, const struct look *l)
+{
+	const struct pci_hop *g = l->p && l->p->health.nhops ? &l->p->health.hops[0] : NULL;
+	if (!g || (!g->width && !g->speed)) {
+		snprintf(b, n, "-");
+		return;
+	}
+	char w[8], mw[8], s[16], ms[16];
+	num_or_dash(w, sizeof(w), g->width ? (double)g->width : NAN, 0);
+	num_or_dash(mw, sizeof(mw), g->max_width ? (double)g->max_width : NAN, 0);
+	num_or_dash(s, sizeof(s), g->speed ? g->speed : NAN, -1);
+	num_or_dash(ms, sizeof(ms), g->max_speed ? g->max_speed : NAN, -1);
+	snprintf(b, n, "x%s/%s %s/%s GT/s", w, mw, s, ms);
+}
+
+static void cell_vram(char *b, size_t n, const struct look *l)
+{
+	uint64_t total = l->p && l->p->vram_total ? l->p->vram_total : l->g->vram_bytes;
+	uint64_t used = l->p ? l->p->vram_used : 0;
+	if (nvml_only(l->g)) {
+		snprintf(b, n, "n/a");
+		return;
+	}
+	if (!total && !used) {
+		snprintf(b, n, "-");
+		return;
+	}
+	/* both in the unit of the larger, so they read as a fraction; tenths
+	 * of a GiB below 100 GiB */
+	uint64_t most = total > used ? total : used;
+	bool gib = most >= (1ull << 30);
+	double unit = (double)(gib ? 1ull << 30 : 1ull << 20);
+	int prec = gib && most < (100ull << 30);
+	char u[16], t[16];
+	num_or_dash(u, sizeof(u), used ? (double)used / unit : NAN, prec);
+	num_or_dash(t, sizeof(t), total ? (double)total / unit : NAN, prec);
+	snprintf(b, n, "%s/%s %s", u, t, gib ? "GiB" : "MiB");
+}
+
+static void cell_ecc(char *b, size_t n, const struct look *l)
+{
+	const struct pci_health *h = l->p ? &l->p->health : NULL;
+	if (nvml_only(l->g) || !h) {
+		snprintf(b, n, "%s", nvml_only(l->g) ? "n/a" : "-");
+		return;
+	}
+	if (!h->ras_present) {
+		snprintf(b, n, "%s", l->g->vendor == VENDOR_AMD ? "no RAS" : "-");
+		return;
+	}
+	long long ue = 0;
+	for (size_t i = 0; i < h->nras; i++)   /* counts are >= 0; a hostile file must not overflow the sum */
+		ue = h->ras[i].ue > LLONG_MAX - ue ? LLONG_MAX : ue + h->ras[i].ue;
+	size_t k = h->nras ? (size_t)snprintf(b, n, "UE %lld", ue) : (size_t)snprintf(b, n, "UE -");
+	if (h->bad_pages > 0 && k < n)
+		snprintf(b + k, n - k, ", %uR %uP %uF", (unsigned)h->bad_pages - h->bad_pending - h->bad_failed,
+			 h->bad_pending, h->bad_failed);
+}
+
+static void cell_partition(char *b, size_t n, const struct look *l)
+{
+	const struct pci_health *h = l->p ? &l->p->health : NULL;
+	if (!h || (!h->compute_partition[0] && !h->memory_partition[0]))
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%s%s%s", h->compute_partition[0] ? h->compute_partition : "-",
+			 h->memory_partition[0] ? "/" : "", h->memory_partition);
+}
+
+enum look_col { LOOK_GPU, LOOK_TEMP, LOOK_POWER, LOOK_PCIE, LOOK_VRAM, LOOK_ECC, LOOK_PARTITION, LOOK_NCOLS };
+#define LOOK_CELL 48
+static const struct look_col_def {
+	const char *header;
+	void (*cell)(char *b, size_t n, const struct look *l);
+	bool if_any;                /* printed only when some GPU has a value (MI300 partitions) */
+} look_cols[LOOK_NCOLS] = {
+	[LOOK_GPU] = { "GPU", cell_gpu, false },
+	[LOOK_TEMP] = { "TEMP/CRIT", cell_temp, false },
+	[LOOK_POWER] = { "POWER/CAP", cell_power, false },
+	[LOOK_PCIE] = { "PCIE NOW/MAX", cell_pcie, false },
+	[LOOK_VRAM] = { "VRAM USED", cell_vram, false },
+	[LOOK_ECC] = { "ECC", cell_ecc, false },
+	[LOOK_PARTITION] = { "PARTITION", cell_partition, true },
+};
+
+/* Sentences for what the cells leave out: a narrower link up the path, a
+ * power cap moved from its default, the R/P/F letters, NVML's values. */
+static void look_notes(FILE *fp, const struct facts *f, const struct out_opts *o)
+{
+	bool pages = false, nvidia = false;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		const struct pci_dev *p = pci_of(f, g->pci_addr);
+		nvidia |= nvml_only(g);
+		if (!p)
+			continue;
+		pages |= !nvml_only(g) && p->health.ras_present && p->health.bad_pages > 0;
+		const struct pci_hop *nh = narrowest_hop(&p->health);
+		if (nh) {
+			fprintf(fp, "GPU %d: x%u is the narrowest link on its path: ", g->index, nh->width);
+			out_text_clean(fp, nh->addr, o->utf8);
+			if (nh->up[0]) {
+				fputs(" to ", fp);
+				out_text_clean(fp, nh->up, o->utf8);
+			}
+			fputc('\n', fp);
+		}
+		const struct hwmon_reading *h = &p->hwmon;
+		if (!isnan(h->power_cap_w) && !isnan(h->power_cap_default_w) &&
+		    h->power_cap_w != h->power_cap_default_w)
+			fprintf(fp, "GPU %d: power cap %.0f W, its default %.0f W\n", g->index, h->power_cap_w,
+				h->power_cap_default_w);
+	}
+	if (pages)
+		fputs("ECC pages: R retired, P pending (retired at the next reset), F failed to retire\n", fp);
+	if (nvidia)
+		fputs("n/a: the nvidia driver gives these only through NVML (nvidia-smi), not in files\n", fp);
+}
+
+/* spaces after a column: one after the index, as in the inventory table */
+static size_t look_gap(int c)
+{
+	return c == LOOK_GPU ? 1 : 2;
+}
+
+/* One line of the readings table: the shown columns, padded but the last. */
+static void look_line(FILE *fp, const char *const txt[LOOK_NCOLS], const size_t width[LOOK_NCOLS],
+		      const bool shown[LOOK_NCOLS], bool utf8)
+{
+	int last = 0;
+	for (int c = 0; c < LOOK_NCOLS; c++)
+		if (shown[c])
+			last = c;
+	for (int c = 0; c <= last; c++) {
+		if (!shown[c])
+			continue;
+		out_text_clean(fp, txt[c], utf8);
+		if (c < last)
+			pad(fp, text_width(txt[c]), width[c] + look_gap(c));
+	}
+	fputc('\n', fp);
+}
+
+/* The readings of every GPU, when at least one has a PCI device to read. */
+static void print_looks(FILE *fp, const struct facts *f, const struct out_opts *o)
+{
+	size_t n = f->ngpus;
+	char (*cells)[LOOK_NCOLS][LOOK_CELL] = xcalloc(n, sizeof(*cells));
+	const char *txt[LOOK_NCOLS];
+	size_t width[LOOK_NCOLS];
+	bool shown[LOOK_NCOLS] = { false }, any_pci = false;
+	for (int c = 0; c < LOOK_NCOLS; c++) {
+		width[c] = text_width(look_cols[c].header);
+		shown[c] = !look_cols[c].if_any;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct look l = { &f->gpus[i], pci_of(f, f->gpus[i].pci_addr), o->utf8 };
+		any_pci |= l.p != NULL;
+		for (int c = 0; c < LOOK_NCOLS; c++) {
+			look_cols[c].cell(cells[i][c], LOOK_CELL, &l);
+			shown[c] |= strcmp(cells[i][c], "-") != 0;
+			if (text_width(cells[i][c]) > width[c])
+				width[c] = text_width(cells[i][c]);
+		}
+	}
+	if (any_pci) {
+		fputc('\n', fp);
+		for (int c = 0; c < LOOK_NCOLS; c++)
+			txt[c] = look_cols[c].header;
+		color_on(fp, o, C_BOLD);
+		look_line(fp, txt, width, shown, o->utf8);
+		color_off(fp, o);
+		for (size_t i = 0; i < n; i++) {
+			for (int c = 0; c < LOOK_NCOLS; c++)
+				txt[c] = cells[i][c];
+			look_line(fp, txt, width, shown, o->utf8);
+		}
+		look_notes(fp, f, o);
+	}
+	free(cells);
+}
+
 /* The device.present result, when the report holds one. */
 static const struct check_result *present_result(const struct report *r)
 {
@@ -722,6 +996,8 @@ void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o
 		free(rows[i].name);
 	}
 	free(rows);
+	if (f && f->ngpus)
+		print_looks(fp, f, o);
 	/* the rule doctor judges by: no usable GPU is its device.present failure */
 	const struct check_result *c = present_result(r);
 	if (c && c->status >= ST_FAIL) {

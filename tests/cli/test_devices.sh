@@ -1,7 +1,11 @@
 #!/bin/bash
 # `devices` lists what doctor judges: the inventory's GPUs, GPUs on PCI that
 # no driver exposes (without an index), WSL's /dev/dxg; and it exits 1 exactly
-# when doctor's device.present check fails.
+# when doctor's device.present check fails. Its second table (and each JSON
+# GPU's telemetry) says what the GPU's files say now: the hottest sensor and
+# its limit, power and cap, the GPU's own PCIe link, VRAM use, RAS, MI300
+# partitions; unknown is "-" and null, never 0; NVML-only values on NVIDIA
+# are n/a. It reads files only: no GPU library, milliseconds.
 . "$(dirname "$0")/lib.sh"
 
 FIXDIR=$TESTS_DIR/fixtures
@@ -23,16 +27,125 @@ run 1 --sysroot "$FIXDIR/none-server-debian12-nogpu" devices
 assert_out_has "No GPUs found."
 assert_out_has "check that the card is seated"
 
-# every fixture: devices fails exactly when doctor's device.present does, and
-# the JSON's gpus are the text's indexed rows
+# The readings of a JSON report: every GPU has its telemetry, and a reading
+# the files lack is null, never 0 (busy_percent and the RAS counts can be 0).
+telemetry_ok() { # FILE
+	"$PYTHON" - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for g in d["gpus"]:
+    t = g["telemetry"]
+    vals = [t["temperature"]["celsius"], t["temperature"]["critical_celsius"], t["power"]["cap_watts"],
+            t["power"]["default_cap_watts"], t["vram"]["used_bytes"], t["vram"]["total_bytes"],
+            t["vram"]["visible_bytes"]]
+    for link in [t["pcie"]] + t["pcie"]["path"]:
+        vals += [link["width"], link["max_width"], link["speed_gts"], link["max_speed_gts"]]
+    if any(v == 0 for v in vals):
+        print(f"GPU {g['index']}: a 0 reading: {t}", file=sys.stderr)
+        sys.exit(1)
+PY
+}
+
+# tel FILE GPU EXPR: a Python expression over GPU's telemetry `t` (d: the report)
+tel() {
+	"$PYTHON" -c "import json,sys; d=json.load(open(sys.argv[1])); t=d['gpus'][int(sys.argv[2])]['telemetry']; print($3)" "$1" "$2"
+}
+
+# every fixture: devices fails exactly when doctor's device.present does, the
+# JSON's gpus are the text's indexed rows (the first table; the readings
+# follow a blank line, a row per GPU), and the JSON validates
 for fx in $(fixtures); do
 	name=$(basename "$fx")
 	"$ROCMCHECK" --sysroot "$fx" --json doctor --level quick --only device.present >"$T/d.json" 2>/dev/null
 	want=$(json_get "$T/d.json" "1 if d['checks'][0]['status'] in ('fail', 'error') else 0")
 	run "$want" --sysroot "$fx" devices
-	rows=$(grep -c '^[0-9]' "$OUT")
+	rows=$(awk 'NF == 0 { exit } /^[0-9]/' "$OUT" | wc -l)
+	readings=$(sed -n '/^GPU TEMP/,/^$/p' "$OUT" | grep -c '^[0-9]')
+	[ "$readings" = 0 ] || [ "$readings" = "$rows" ] || fail "$name: $rows GPUs but $readings rows of readings"
 	run "$want" --sysroot "$fx" --json devices
 	[ "$(json_get "$OUT" 'len(d["gpus"])')" = "$rows" ] || fail "$name: devices text and JSON disagree on the GPUs"
+	validate_json "$OUT" || fail "$name: devices --json is not a valid report"
+	telemetry_ok "$OUT" || fail "$name: devices --json telemetry"
 done
+
+# files only: no GPU runtime, management library or libdrm on a sysroot
+# (LD_DEBUG=files lists what the loader opened), and milliseconds (it takes
+# about 10 ms; the bound is loose for slow and sanitizer builds)
+hot=$FIXDIR/amd-rx7900xtx-ubuntu2204-hotidle
+for args in devices "--json devices"; do
+	ntests=$((ntests + 1))
+	# shellcheck disable=SC2086
+	LD_DEBUG=files LD_DEBUG_OUTPUT=$T/ld "$ROCMCHECK" --sysroot "$hot" $args >"$OUT" 2>"$ERR" </dev/null
+	libs=$(cat "$T"/ld.* 2>/dev/null | sed -n 's/.*file=\([^ ]*\) .*/\1/p' | sort -u)
+	rm -f "$T"/ld.*
+	grep -q '^libjansson' <<<"$libs" || fail "devices $args: LD_DEBUG=files shows no libjansson: $libs"
+	gpu_libs=$(grep -E '^lib(nvidia-ml|cuda|cudart|amdhip64|hsa-runtime64|amd_smi|rocm_smi64|drm)' <<<"$libs")
+	[ -z "$gpu_libs" ] || fail "devices $args loads $(tr '\n' ' ' <<<"$gpu_libs")"
+done
+for fx in "$hot" "$FIXDIR/amd-mi300x-rhel94-rasue" "$FIXDIR/nvidia-h100x8-ubuntu2204-xid79"; do
+	start=${EPOCHREALTIME/./}
+	run 0 --sysroot "$fx" devices
+	ms=$(((${EPOCHREALTIME/./} - start) / 1000))
+	[ "$ms" -lt 2000 ] || fail "devices on $(basename "$fx") took $ms ms"
+done
+
+# hot idle RX 7900 XTX: junction 106 °C of its 110 °C limit, the power cap
+# lowered to 250 W from its default 327 W; in 80 columns
+run 0 --sysroot "$hot" devices
+assert_out_has '^GPU TEMP/CRIT  *POWER/CAP  *PCIE NOW/MAX  *VRAM USED  *ECC$'
+assert_out_has '^0   junction 106/110°C  31/250 W   x16/16 2.5/16 GT/s  1.0/24.0 GiB  no RAS$'
+assert_out_has "^GPU 0: power cap 250 W, its default 327 W$"
+assert_out_lacks "PARTITION"
+wide=$(sed -n '/^GPU TEMP/,$p' "$OUT" | while IFS= read -r l; do [ "${#l}" -gt 80 ] && echo "$l"; done)
+[ -z "$wide" ] || fail "hot idle: readings wider than 80 columns: $wide"
+LC_ALL=C run 0 --sysroot "$hot" devices
+assert_out_has "junction 106/110 C "
+run 0 --sysroot "$hot" --json devices
+[ "$(tel "$OUT" 0 't["temperature"]')" = "{'sensor': 'junction', 'celsius': 106.0, 'critical_celsius': 110.0}" ] ||
+	fail "hot idle: JSON temperature $(json_get "$OUT" 'd["gpus"][0]["telemetry"]["temperature"]')"
+[ "$(tel "$OUT" 0 't["power"]')" = "{'watts': 31.0, 'cap_watts': 250.0, 'default_cap_watts': 327.0}" ] ||
+	fail "hot idle: JSON power $(json_get "$OUT" 'd["gpus"][0]["telemetry"]["power"]')"
+[ "$(tel "$OUT" 0 '(t["busy_percent"], t["performance_level"], t["vram"]["visible_bytes"], t["ecc"]["ras"], t["ecc"]["uncorrectable"], t["note"])')" = "(0, 'low', 268435456, False, None, None)" ] ||
+	fail "hot idle: JSON busy, level, BAR, RAS $(json_get "$OUT" 'd["gpus"][0]["telemetry"]')"
+
+# the link trained at x4 between the card's switch and the root port: the
+# GPU's own link says x16, and a note names the narrow hop
+run 0 --sysroot "$FIXDIR/amd-rx7900xtx-ubuntu2204-linkx4" devices
+assert_out_has '^0   junction 45/110°C .* x16/16 2.5/16 GT/s '
+assert_out_has "^GPU 0: x4 is the narrowest link on its path: 0000:01:00.0 to 0000:00:01.1$"
+run 0 --sysroot "$FIXDIR/amd-rx7900xtx-ubuntu2204-linkx4" --json devices
+[ "$(tel "$OUT" 0 '(t["pcie"]["width"], t["pcie"]["max_width"], t["pcie"]["path"][0]["pci"], sorted(((h["width"], h["pci"], h["up"]) for h in t["pcie"]["path"] if h["width"]), key=lambda h: h[0])[0])')" = "(16, 16, '0000:03:00.0', (4, '0000:01:00.0', '0000:00:01.1'))" ] ||
+	fail "linkx4: JSON pcie $(json_get "$OUT" 'd["gpus"][0]["telemetry"]["pcie"]')"
+# a link as wide all the way up: no note
+run 0 --sysroot "$FIXDIR/amd-rx7900xtx-ubuntu2204-healthy" devices
+assert_out_lacks "narrowest"
+
+# MI300X: 2 uncorrectable errors and one page each retired, pending and
+# failed on GPU 0 (SPX), none on GPU 1 (CPX); no hwmon in the capture: "-"
+mi=$FIXDIR/amd-mi300x-rhel94-rasue
+run 0 --sysroot "$mi" devices
+assert_out_has '^GPU TEMP/CRIT .* ECC  *PARTITION$'
+assert_out_has '^0   -  *-  *x16/- 32/- GT/s  -/192 GiB  UE 2, 1R 1P 1F  SPX/NPS1$'
+assert_out_has '^1   -  *-  *x16/- 32/- GT/s  -/192 GiB  UE 0  *CPX/NPS1$'
+assert_out_has "^ECC pages: R retired, P pending (retired at the next reset), F failed to retire$"
+run 0 --sysroot "$mi" --json devices
+[ "$(json_get "$OUT" '[tuple(g["telemetry"]["ecc"][k] for k in ("ras", "uncorrectable", "retired_pages", "pending_pages", "failed_pages")) + (g["telemetry"]["partition"]["compute"],) for g in d["gpus"]]')" = "[(True, 2, 1, 1, 1, 'SPX'), (True, 0, 0, 0, 0, 'CPX')]" ] ||
+	fail "MI300X: JSON ecc and partition $(json_get "$OUT" '[g["telemetry"]["ecc"] for g in d["gpus"]]')"
+[ "$(tel "$OUT" 0 '(t["temperature"]["celsius"], t["power"]["watts"], t["vram"]["used_bytes"], "no hwmon" in t["note"])')" = "(None, None, None, True)" ] ||
+	fail "MI300X: unknown readings are not null"
+
+# NVIDIA: no hwmon, RAS or memory use in files: n/a, never 0
+nv=$FIXDIR/nvidia-rtx4090-ubuntu2204-healthy
+run 0 --sysroot "$nv" devices
+assert_out_has '^0   n/a  *n/a  *x16/- 16/- GT/s  n/a  *n/a$'
+assert_out_has "^n/a: the nvidia driver gives these only through NVML (nvidia-smi)"
+sed -n '/^GPU TEMP/,$p' "$OUT" | grep -Eq '(^| )0(/| W|°| GiB)' && { fail "NVIDIA: a 0 reading"; last; }
+run 0 --sysroot "$nv" --json devices
+[ "$(tel "$OUT" 0 '(t["temperature"]["celsius"], t["power"]["watts"], t["power"]["cap_watts"], t["vram"]["used_bytes"], t["ecc"]["ras"], t["ecc"]["uncorrectable"], t["pcie"]["width"], "NVML" in t["note"])')" = "(None, None, None, None, None, None, 16, True)" ] ||
+	fail "NVIDIA: JSON telemetry $(json_get "$OUT" 'd["gpus"][0]["telemetry"]')"
+
+# only devices adds telemetry: doctor's report is as it was
+"$ROCMCHECK" --sysroot "$hot" --json doctor --level quick >"$T/d.json" 2>/dev/null
+[ "$(json_get "$T/d.json" 'any("telemetry" in g for g in d["gpus"])')" = False ] || fail "doctor --json has telemetry"
 
 finish
