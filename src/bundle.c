@@ -4,13 +4,10 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -522,77 +519,20 @@ int bundle_run_cmd(char *const argv[], int timeout_ms, size_t cap, char **out, s
 		   int *status, bool *timed_out, bool *truncated)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int pfd[2];
 	*out = NULL;
 	*len = 0;
 	*status = -1;
 	*timed_out = *truncated = false;
-
 	char *prog = find_program(argv[0]);
 	if (!prog)
 		return -ENOENT;
-	if (pipe2(pfd, O_CLOEXEC)) {
-		free(prog);
-		return -errno;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		free(prog);
-		return -e;
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		execv(prog, argv);
-		_exit(127);
-	}
+	const struct run_opts o = { timeout_ms, cap, false, true };
+	int r = run_capture(prog, argv, &o, &sb, status, timed_out, truncated);
 	free(prog);
-	close(pfd[1]);
-	long long deadline = monotonic_ms() + timeout_ms;
-	char buf[16384];
-	for (;;) {
-		long long left = deadline - monotonic_ms();
-		if (left <= 0) {
-			*timed_out = true;
-			break;
-		}
-		struct pollfd p = { pfd[0], POLLIN, 0 };
-		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			continue;
-		ssize_t n = read(pfd[0], buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		size_t keep = (size_t)n;
-		if (sb.len + keep > cap) {
-			keep = cap - sb.len;
-			*truncated = true;
-		}
-		strbuf_add(&sb, buf, keep);
-		if (*truncated)
-			break;
+	if (r) {
+		strbuf_release(&sb);
+		return r;
 	}
-	close(pfd[0]);
-	if (*timed_out || *truncated)
-		kill(-pid, SIGKILL);
-	int ws = 0;
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(ws))
-		*status = WEXITSTATUS(ws);
-	else if (WIFSIGNALED(ws))
-		*status = 128 + WTERMSIG(ws);
 	*len = sb.len;
 	*out = strbuf_detach(&sb);
 	return 0;

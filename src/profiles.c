@@ -229,48 +229,6 @@ const struct prof_route *profiles_find_route(const struct profiles *db, const ch
 
 /* ---------------------------------------------------------------- render */
 
-int profiles_render(const char *tmpl, const char *const *vars, char **out)
-{
-	struct strbuf sb = STRBUF_INIT;
-	*out = NULL;
-	if (!tmpl)
-		tmpl = "";
-	for (const char *p = tmpl; *p; p++) {
-		if (p[0] == '{' && p[1] == '{') {
-			strbuf_addch(&sb, '{');
-			p++;
-			continue;
-		}
-		if (*p != '{') {
-			strbuf_addch(&sb, *p);
-			continue;
-		}
-		const char *end = strchr(p, '}');
-		if (!end) {
-			strbuf_release(&sb);
-			*out = xstrdup(p);
-			return -EINVAL;
-		}
-		size_t n = (size_t)(end - p - 1);
-		const char *value = NULL;
-		for (size_t i = 0; vars && vars[i] && vars[i + 1]; i += 2) {
-			if (strlen(vars[i]) == n && !strncmp(vars[i], p + 1, n)) {
-				value = vars[i + 1];
-				break;
-			}
-		}
-		if (!value) {
-			strbuf_release(&sb);
-			*out = xstrndup(p, n + 2);
-			return -EINVAL;
-		}
-		strbuf_addstr(&sb, value);
-		p = end;
-	}
-	*out = strbuf_detach(&sb);
-	return 0;
-}
-
 /* ---------------------------------------------------------------- health */
 
 void profiles_health_defaults(struct prof_health *h)
@@ -376,13 +334,15 @@ static bool list_plain(const char *value)
 	return ok;
 }
 
-int profiles_render_command(const char *tmpl, const char *const *vars, char **out)
-{
-	return profiles_render_command_ex(tmpl, vars, false, out);
-}
+/* How a template is rendered: prose (values as they are), a command
+ * (values quoted for the shell), or a command for the plan (values that
+ * need quoting refused). */
+enum render_mode { RENDER_TEXT, RENDER_COMMAND, RENDER_STRICT };
 
-int profiles_render_command_ex(const char *tmpl, const char *const *vars, bool strict, char **out)
+/* The one renderer of {placeholders}; "{{" is a literal brace. */
+static int render_template(const char *tmpl, const char *const *vars, enum render_mode mode, char **out)
 {
+	bool strict = mode == RENDER_STRICT;
 	struct strbuf sb = STRBUF_INIT;
 	enum shctx cx = SH_PLAIN;
 	*out = NULL;
@@ -392,6 +352,10 @@ int profiles_render_command_ex(const char *tmpl, const char *const *vars, bool s
 		if (p[0] == '{' && p[1] == '{') {
 			strbuf_addch(&sb, '{');
 			p++;
+			continue;
+		}
+		if (*p != '{' && mode == RENDER_TEXT) {
+			strbuf_addch(&sb, *p);
 			continue;
 		}
 		if (*p != '{') {
@@ -424,7 +388,10 @@ int profiles_render_command_ex(const char *tmpl, const char *const *vars, bool s
 			return -EINVAL;
 		}
 		bool ok;
-		if (name_in(command_placeholders, p + 1, n)) {
+		if (mode == RENDER_TEXT) {
+			ok = true;
+			strbuf_addstr(&sb, value);
+		} else if (name_in(command_placeholders, p + 1, n)) {
 			ok = !has_control(value);
 			if (ok)
 				strbuf_addstr(&sb, value);
@@ -454,6 +421,21 @@ int profiles_render_command_ex(const char *tmpl, const char *const *vars, bool s
 	}
 	*out = strbuf_detach(&sb);
 	return 0;
+}
+
+int profiles_render(const char *tmpl, const char *const *vars, char **out)
+{
+	return render_template(tmpl, vars, RENDER_TEXT, out);
+}
+
+int profiles_render_command(const char *tmpl, const char *const *vars, char **out)
+{
+	return render_template(tmpl, vars, RENDER_COMMAND, out);
+}
+
+int profiles_render_command_ex(const char *tmpl, const char *const *vars, bool strict, char **out)
+{
+	return render_template(tmpl, vars, strict ? RENDER_STRICT : RENDER_COMMAND, out);
 }
 
 char *shell_withheld(const char *value)

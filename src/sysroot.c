@@ -17,15 +17,12 @@
 #include <grp.h>
 #include <ini.h>
 #include <limits.h>
-#include <poll.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_LINKS 40
@@ -1669,22 +1666,6 @@ int sysroot_open_device(struct sysroot *sr, const char *path, int flags)
 
 /* ---- the kernel log (spec/sysroot.md "The kernel log") ---- */
 
-/* Keep the last `cap` bytes of sb once it holds twice that (amortised:
- * each byte is moved at most once per doubling). */
-static void keep_tail(struct strbuf *sb, size_t cap, bool force, bool *cut)
-{
-	if (sb->len <= cap || (!force && sb->len < 2 * cap))
-		return;
-	size_t drop = sb->len - cap;
-	/* start at a line */
-	const char *nl = memchr(sb->buf + drop, '\n', cap);
-	if (nl)
-		drop = (size_t)(nl - sb->buf) + 1;
-	memmove(sb->buf, sb->buf + drop, sb->len - drop + 1);
-	sb->len -= drop;
-	*cut = true;
-}
-
 /* /dev/kmsg records, "<prio>,<seq>,<usec>,<flags>;<text>" plus dictionary
  * lines (" KEY=value"), as dmesg prints them: "[sec.usec] text". */
 static int kmsg_read(struct sysroot *sr, struct strbuf *sb, bool *cut)
@@ -1716,7 +1697,7 @@ static int kmsg_read(struct sysroot *sr, struct strbuf *sb, bool *cut)
 		char *text = semi + 1;
 		size_t tl = strcspn(text, "\n");
 		strbuf_addf(sb, "[%5llu.%06llu] %.*s\n", usec / 1000000, usec % 1000000, (int)tl, text);
-		keep_tail(sb, SYSROOT_MAX_KLOG, false, cut);
+		strbuf_keep_tail(sb, SYSROOT_MAX_KLOG, false, cut);
 	}
 	close(fd);
 	return ret;
@@ -1726,65 +1707,23 @@ static int kmsg_read(struct sysroot *sr, struct strbuf *sb, bool *cut)
  * its output, the last SYSROOT_MAX_KLOG bytes, within 15 s. */
 static int journal_read(struct strbuf *sb, bool *cut)
 {
-	static const char *const dirs[] = { "/usr/bin/journalctl", "/bin/journalctl" };
+	static const char *const paths[] = { "/usr/bin/journalctl", "/bin/journalctl" };
 	const char *prog = NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(dirs) && !prog; i++)
-		if (access(dirs[i], X_OK) == 0)
-			prog = dirs[i];
+	for (size_t i = 0; i < ARRAY_SIZE(paths) && !prog; i++)
+		if (access(paths[i], X_OK) == 0)
+			prog = paths[i];
 	if (!prog)
 		return -ENOENT;
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC))
-		return -errno;
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		return -e;
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int devnull = open("/dev/null", O_RDWR);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 2);
-		}
-		dup2(pfd[1], 1);
-		execl(prog, "journalctl", "-k", "-b", "0", "-o", "short-monotonic", "--no-pager", "-q", (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	long long deadline = monotonic_ms() + 15000;
-	char buf[16384];
-	bool late = false;
-	for (;;) {
-		long long left = deadline - monotonic_ms();
-		if (left <= 0) {
-			late = true;
-			break;
-		}
-		struct pollfd p = { pfd[0], POLLIN, 0 };
-		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
-		if (r <= 0)
-			continue;
-		ssize_t n = read(pfd[0], buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		strbuf_add(sb, buf, (size_t)n);
-		keep_tail(sb, SYSROOT_MAX_KLOG, false, cut);
-	}
-	close(pfd[0]);
-	if (late)
-		kill(-pid, SIGKILL);
-	int ws = 0;
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
+	char *argv[] = { "journalctl", "-k", "-b", "0", "-o", "short-monotonic", "--no-pager", "-q", NULL };
+	const struct run_opts o = { 15000, SYSROOT_MAX_KLOG, true, false };
+	int status;
+	bool late;
+	int r = run_capture(prog, argv, &o, sb, &status, &late, cut);
+	if (r)
+		return r;
 	if (late)
 		return -ETIMEDOUT;
-	return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 && sb->len ? 0 : -ENODATA;
+	return status == 0 && sb->len ? 0 : -ENODATA;
 }
 
 /* Why the live log could not be read, and how to let it be. */
@@ -1840,7 +1779,7 @@ int sysroot_kernel_log(struct sysroot *sr, char **out, size_t *len, const char *
 			return kr < 0 ? kr : jr;
 		}
 	}
-	keep_tail(&sb, SYSROOT_MAX_KLOG, true, &cut);
+	strbuf_keep_tail(&sb, SYSROOT_MAX_KLOG, true, &cut);
 	*len = sb.len;
 	*out = strbuf_detach(&sb);
 	return cut ? 1 : 0;

@@ -2,12 +2,17 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void oom(void)
 {
@@ -541,4 +546,92 @@ bool strmap_put(struct strmap *m, const char *key, size_t len, size_t val)
 	}
 	s->val = val;
 	return added;
+}
+
+/* ---- running a helper program ---- */
+
+void strbuf_keep_tail(struct strbuf *sb, size_t cap, bool force, bool *cut)
+{
+	if (sb->len <= cap || (!force && sb->len < 2 * cap))
+		return;
+	size_t drop = sb->len - cap;
+	/* start at a line */
+	const char *nl = memchr(sb->buf + drop, '\n', cap);
+	if (nl)
+		drop = (size_t)(nl - sb->buf) + 1;
+	memmove(sb->buf, sb->buf + drop, sb->len - drop + 1);
+	sb->len -= drop;
+	*cut = true;
+}
+
+int run_capture(const char *prog, char *const argv[], const struct run_opts *o, struct strbuf *out,
+		int *status, bool *timed_out, bool *truncated)
+{
+	int pfd[2];
+	*status = -1;
+	*timed_out = *truncated = false;
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		int devnull = open("/dev/null", O_RDWR);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(pfd[1], 1);
+		dup2(o->merge_stderr ? pfd[1] : devnull, 2);
+		execv(prog, argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	long long deadline = monotonic_ms() + o->timeout_ms;
+	char buf[16384];
+	for (;;) {
+		long long left = deadline - monotonic_ms();
+		if (left <= 0) {
+			*timed_out = true;
+			break;
+		}
+		struct pollfd p = { pfd[0], POLLIN, 0 };
+		int r = poll(&p, 1, (int)(left > 1000 ? 1000 : left));
+		if (r <= 0)
+			continue;
+		ssize_t n = read(pfd[0], buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (o->keep_tail) {
+			strbuf_add(out, buf, (size_t)n);
+			strbuf_keep_tail(out, o->cap, false, truncated);
+			continue;
+		}
+		size_t keep = (size_t)n;
+		if (out->len + keep > o->cap) {
+			keep = o->cap - out->len;
+			*truncated = true;
+		}
+		strbuf_add(out, buf, keep);
+		if (*truncated)
+			break;
+	}
+	close(pfd[0]);
+	if (o->keep_tail)
+		strbuf_keep_tail(out, o->cap, true, truncated);
+	if (*timed_out || (*truncated && !o->keep_tail))
+		kill(-pid, SIGKILL);
+	int ws = 0;
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(ws))
+		*status = WEXITSTATUS(ws);
+	else if (WIFSIGNALED(ws))
+		*status = 128 + WTERMSIG(ws);
+	return 0;
 }

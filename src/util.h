@@ -112,4 +112,21 @@ char *version_str(const struct version *v, int n);
 double monotonic_s(void);
 long long monotonic_ms(void);
 
+/* Keep the last `cap` bytes of sb (from a line start) once it holds twice
+ * that, or at once with `force`; *cut is set when bytes were dropped. */
+void strbuf_keep_tail(struct strbuf *sb, size_t cap, bool force, bool *cut);
+
+/* Run a helper program and keep what it prints. */
+struct run_opts {
+	int timeout_ms;            /* then it is killed (its whole process group) */
+	size_t cap;                /* bytes kept */
+	bool keep_tail;            /* keep the last cap bytes (else the first, then kill it) */
+	bool merge_stderr;         /* stderr into the output (else /dev/null) */
+};
+/* `prog` (a path) with argv, stdin /dev/null, in its own process group;
+ * its output appended to `out`. *status: the exit status, 128+signal, -1
+ * unknown. Returns 0, or a negative errno when it could not be started. */
+int run_capture(const char *prog, char *const argv[], const struct run_opts *o, struct strbuf *out,
+		int *status, bool *timed_out, bool *truncated);
+
 #endif
