@@ -583,50 +583,6 @@ static bool kmsg_wanted(const char *line, size_t n)
 	return false;
 }
 
-/* /dev/kmsg records: "prio,seq,usec,flags;text" (Documentation/ABI/testing/dev-kmsg).
- * Returns 0, or a negative errno when it cannot be read. */
-static int read_kmsg(struct strbuf *sb, size_t cap)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	char rec[8192];
-	int ret = 0;
-	for (;;) {
-		ssize_t n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue; /* overwritten while reading: go on with the next */
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			if (errno != EAGAIN)
-				ret = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		rec[n] = '\0';
-		char *semi = strchr(rec, ';');
-		if (!semi)
-			continue;
-		unsigned long long usec = 0;
-		unsigned prio = 0, seq = 0;
-		sscanf(rec, "%u,%u,%llu", &prio, &seq, &usec);
-		char *text = semi + 1;
-		char *nl = strchr(text, '\n');
-		size_t tl = nl ? (size_t)(nl - text) : strlen(text);
-		if (!kmsg_wanted(text, tl))
-			continue;
-		if (sb->len + tl + 32 > cap)
-			break;
-		strbuf_addf(sb, "[%5llu.%06llu] ", usec / 1000000, usec % 1000000);
-		strbuf_add(sb, text, tl);
-		strbuf_addch(sb, '\n');
-	}
-	close(fd);
-	return ret;
-}
-
 static json_t *argv_json(char *const argv[])
 {
 	json_t *a = json_array();
@@ -635,47 +591,35 @@ static json_t *argv_json(char *const argv[])
 	return a;
 }
 
-static void collect_kernel_log(struct bundle *b, const struct bundle_opts *o)
+/* logs/kernel.txt: the lines of the kernel log (as the sysroot layer reads
+ * it: /dev/kmsg, else journalctl) that name the GPU stack. */
+static void collect_kernel_log(struct bundle *b, struct sysroot *sr)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, why = STRBUF_INIT;
 	strbuf_addstr(&sb, "# kernel messages about amdgpu, kfd, drm, nvidia, NVRM, AER, IOMMU\n");
 	size_t header = sb.len;
-	int r = read_kmsg(&sb, o->cmd_cap);
-	const char *source = "/dev/kmsg";
-	if (r) {
-		/* fall back to dmesg(1), which reads the same buffer via syslog(2) */
-		char *const argv[] = { (char *)"dmesg", NULL };
-		char *out;
-		size_t len;
-		int st;
-		bool to, tr;
-		int rr = bundle_run_cmd(argv, o->cmd_timeout_ms, o->cmd_cap, &out, &len, &st, &to, &tr);
-		if (rr == 0 && st == 0) {
-			source = "dmesg";
-			for (char *line = out, *next; line && *line; line = next) {
-				next = strchr(line, '\n');
-				size_t n = next ? (size_t)(next - line) : strlen(line);
-				if (next)
-					next++;
-				if (kmsg_wanted(line, n)) {
-					strbuf_add(&sb, line, n);
-					strbuf_addch(&sb, '\n');
-				}
+	char *log = NULL;
+	size_t len = 0;
+	const char *source = NULL;
+	if (sysroot_kernel_log(sr, &log, &len, &source, &why) < 0) {
+		strbuf_addf(&sb, "# not included: %s\n", why.buf);
+		skip(b, "kernel messages", "%s", why.buf);
+	} else {
+		for (const char *line = log, *end = log + len, *next; line < end; line = next) {
+			const char *nl = memchr(line, '\n', (size_t)(end - line));
+			size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+			next = line + n + 1;
+			if (kmsg_wanted(line, n)) {
+				strbuf_add(&sb, line, n);
+				strbuf_addch(&sb, '\n');
 			}
-			r = 0;
 		}
-		free(out);
+		if (sb.len == header)
+			strbuf_addf(&sb, "# (none found in %s)\n", source);
 	}
-	if (r) {
-		strbuf_addf(&sb, "# not included: /dev/kmsg: %s; dmesg failed too "
-				 "(kernel.dmesg_restrict = 1 needs root, or a container hides the log)\n",
-			    strerror(-r));
-		skip(b, "kernel messages", "/dev/kmsg: %s and dmesg failed (not permitted for this user?)",
-		     strerror(-r));
-	} else if (sb.len == header) {
-		strbuf_addf(&sb, "# (none found in %s)\n", source);
-	}
-	size_t len = sb.len;
+	free(log);
+	strbuf_release(&why);
+	len = sb.len;
 	entry_put(b, "logs/kernel.txt", B_FILE, strbuf_detach(&sb), len);
 }
 
@@ -693,9 +637,9 @@ static const struct log_cmd log_cmds[] = {
 	{ "logs/dkms.txt", { "dkms", "status", NULL } },
 };
 
-static void collect_logs(struct bundle *b, const struct bundle_opts *o)
+static void collect_logs(struct bundle *b, struct sysroot *sr, const struct bundle_opts *o)
 {
-	collect_kernel_log(b, o);
+	collect_kernel_log(b, sr);
 	for (size_t i = 0; i < ARRAY_SIZE(log_cmds); i++) {
 		char *const *argv = (char *const *)log_cmds[i].argv;
 		char *out = NULL;
@@ -1113,7 +1057,7 @@ int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_
 	if (o.report_txt)
 		entry_put(&b, "report.txt", B_FILE, xstrdup(o.report_txt), strlen(o.report_txt));
 	if (o.logs && sr->live)
-		collect_logs(&b, &o);
+		collect_logs(&b, sr, &o);
 	else
 		skip(&b, "logs", "%s", sr->live ? "not asked for" : "not a live run: kernel messages and tool "
 									 "output belong to this machine, not the capture");
