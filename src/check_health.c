@@ -255,9 +255,9 @@ static void klog_result(const struct check_ctx *ctx, struct report *r, const str
 		fixvars_add(&fv, "pci_addr", x && x->addr[0] ? x->addr : why && why->addr[0] ? why->addr : "?");
 		fixvars_add(&fv, "what", why ? event_words(why, words, sizeof(words)) : "corrected PCIe errors");
 		fixvars_add(&fv, "file", why ? why->detail : "");
+		const struct prof_os *os = os_entry(ctx);
 		fixvars_add(&fv, "firmware_package",
-			    ctx->facts->os.id && !strcmp(ctx->facts->os.id, "debian") ? "firmware-amd-graphics"
-										    : "linux-firmware");
+			    os && os->firmware_package ? os->firmware_package : "linux-firmware");
 		const struct prof_os *o = os_entry(ctx);
 		if (!strcmp(fix, "health_firmware") && o && o->pkg && strcmp(o->pkg, "apt"))
 			fix = "health_firmware_dnf";

@@ -45,6 +45,7 @@ struct prof_os {
 	char *install;             /* package install template: "sudo apt-get install -y {packages}" */
 	char *grub_update;         /* "sudo update-grub" / "sudo grub2-mkconfig -o /boot/grub2/grub.cfg" */
 	char *mok_key;             /* the key DKMS signs modules with, or NULL: the database's */
+	char *firmware_package;    /* the package that ships amdgpu's firmware files, or NULL: "linux-firmware" */
 	struct strvec nvidia_packages; /* NVIDIA driver packages the distribution documents ({packages}) */
 	struct strvec nvidia_install;  /* command templates that install them, in order ({packages},
 	                                * {kernel}); empty: the `install` template */

@@ -257,6 +257,11 @@ static void key_os(struct loader *l, const char *key, const char *value)
 	} else if (!strcmp(key, "mok_key")) {
 		if (prof_mok_key_ok(l, key, value))
 			set_str(l, &o->mok_key, key, value);
+	} else if (!strcmp(key, "firmware_package")) {
+		if (!shell_plain_word(value))
+			prof_err(l, "bad value for 'firmware_package': \"%s\" (expected one package name)", value);
+		else
+			set_str(l, &o->firmware_package, key, value);
 	} else if (!strcmp(key, "nvidia_branch")) {
 		char *end = NULL;
 		unsigned long n = strtoul(value, &end, 10);
@@ -1041,6 +1046,7 @@ void profiles_free(struct profiles *db)
 		free(o->install);
 		free(o->grub_update);
 		free(o->mok_key);
+		free(o->firmware_package);
 		strvec_release(&o->nvidia_packages);
 		strvec_release(&o->nvidia_install);
 	}

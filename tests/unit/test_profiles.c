@@ -213,6 +213,9 @@ static void test_os_queries(void **state)
 	assert_null(profiles_find_os(db, "ubuntu", NULL));
 	assert_null(profiles_find_os(db, "arch", "rolling"));
 	assert_string_equal(profiles_os_by_key(db, "rhel-8")->grub_update, "sudo grub2-mkconfig -o /boot/grub2/grub.cfg");
+	/* amdgpu's firmware: Debian's own package, the others' linux-firmware */
+	assert_string_equal(profiles_os_by_key(db, "debian-12")->firmware_package, "firmware-amd-graphics");
+	assert_null(profiles_os_by_key(db, "ubuntu-22.04")->firmware_package);
 	assert_null(profiles_os_by_key(db, "ubuntu"));
 	profiles_free(db);
 }
