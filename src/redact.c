@@ -178,7 +178,17 @@ static uint64_t rk_hash(const char *s, size_t len)
 	return h;
 }
 
-/* prefix[j] = the hash of s[0..j): the caller's, len + 1 entries */
+/* Windows up to this long are hashed where they are asked for; the prefix
+ * hashes of a whole text (8 bytes a byte of text) are computed only when
+ * some string is longer (a 4 MiB kernel log made 32 MiB of them for a
+ * table of addresses of 7 to 39 bytes, asked about at a few places a line). */
+#define RK_DIRECT 64
+
+/* prefix[j] = the hash of s[0..j): the caller's, len + 1 entries; NULL
+ * when every string of t is at most RK_DIRECT long (windows are then
+ * hashed directly). */
+static uint64_t *prefix_hashes_for(const struct rk_lens *t, const char *s, size_t len);
+
 static uint64_t *prefix_hashes(const char *s, size_t len)
 {
 	uint64_t *p = xmalloc((len + 1) * sizeof(*p));
@@ -198,6 +208,24 @@ static bool rk_filter_has(const struct rk_lens *t, uint64_t len, uint64_t hash)
 {
 	size_t b = rk_filter_bit(t, len, hash);
 	return t->filter[b / 64] >> (b % 64) & 1;
+}
+
+/* t->start2 holds, after the 65536 bits of first two bytes (redact.h),
+ * START4_BITS bits of a hash of the first four bytes of each string of
+ * four bytes or more, and then the count of strings of two or three bytes
+ * (which the four-byte bits cannot speak for). Most places whose first two
+ * bytes start some string start none (a log's timestamps and an address
+ * table's "10.", "19"): the four bytes answer them without the filter. */
+#define START2_WORDS (65536 / 64)
+#define START4_LOG2 20
+#define START4_WORDS (((size_t)1 << START4_LOG2) / 64)
+#define START_SHORT (START2_WORDS + START4_WORDS)
+
+static uint32_t rk_four(const char *s)
+{
+	uint32_t x = (uint32_t)(unsigned char)s[0] | (uint32_t)(unsigned char)s[1] << 8 |
+		     (uint32_t)(unsigned char)s[2] << 16 | (uint32_t)(unsigned char)s[3] << 24;
+	return (x * 0x9E3779B1u) >> (32 - START4_LOG2);
 }
 
 static void rk_lens_release(struct rk_lens *t)
@@ -226,7 +254,7 @@ static void rk_lens_reset(struct rk_lens *t, size_t room)
 		log2++;
 	t->filter = xcalloc(((size_t)1 << log2) / 64, sizeof(*t->filter));
 	t->shift = 64 - log2;
-	t->start2 = xcalloc(65536 / 64, sizeof(*t->start2));
+	t->start2 = xcalloc(START_SHORT + 1, sizeof(*t->start2));
 }
 
 static unsigned rk_two(const char *s)
@@ -240,7 +268,12 @@ static bool rk_may_start(const struct rk_lens *t, const char *s, size_t i, size_
 	if (i + 1 >= len)
 		return false;
 	unsigned b = rk_two(s + i);
-	return t->start2[b / 64] >> (b % 64) & 1;
+	if (!(t->start2[b / 64] >> (b % 64) & 1))
+		return false;
+	if (t->start2[START_SHORT] || i + 3 >= len)
+		return true;
+	uint32_t f = rk_four(s + i);
+	return t->start2[START2_WORDS + f / 64] >> (f % 64) & 1;
 }
 
 /* Add a string s of length len (2 or more) and hash h; `seen` holds the
@@ -251,6 +284,12 @@ static void rk_lens_add(struct rk_lens *t, struct strmap *seen, const char *s, s
 	t->filter[b / 64] |= 1ULL << (b % 64);
 	b = rk_two(s);
 	t->start2[b / 64] |= 1ULL << (b % 64);
+	if (len < 4) {
+		t->start2[START_SHORT]++;
+	} else {
+		uint32_t f = rk_four(s);
+		t->start2[START2_WORDS + f / 64] |= 1ULL << (f % 64);
+	}
 	if (strmap_put(seen, (const char *)&len, sizeof(len), 0))
 		t->len[t->n++] = len;
 }
@@ -268,10 +307,18 @@ static void rk_lens_finish(struct rk_lens *t, struct strmap *seen)
 	}
 }
 
-/* The hash of s[i..i+len(L)) from the prefix hashes. */
-static uint64_t rk_window(const struct rk_lens *t, size_t L, const uint64_t *prefix, size_t i)
+/* The hash of s[i..i+len(L)): from the prefix hashes, or hashed here
+ * (prefix NULL: no string is over RK_DIRECT bytes). */
+static uint64_t rk_window(const struct rk_lens *t, size_t L, const uint64_t *prefix, const char *s, size_t i)
 {
+	if (!prefix)
+		return rk_hash(s + i, t->len[L]);
 	return prefix[i + t->len[L]] - prefix[i] * t->pow[L];
+}
+
+static uint64_t *prefix_hashes_for(const struct rk_lens *t, const char *s, size_t len)
+{
+	return t->n && t->len[0] > RK_DIRECT ? prefix_hashes(s, len) : NULL;
 }
 
 void redactor_init(struct redactor *rd, bool anonymize)
@@ -537,9 +584,22 @@ static char *make_pseudonym(struct redactor *rd, enum anon_kind kind, const char
 		strbuf_addstr(&sb, num);
 		return strbuf_detach(&sb);
 	}
-	if (kind == ANON_HOME)
-		return xasprintf("/home/home-%u", n);
-	return xasprintf("%s-%u", anon_prefix[kind], n);
+	/* "PREFIX-N" by hand: a log of 100 000 addresses makes as many */
+	const char *pre = kind == ANON_HOME ? "/home/home" : anon_prefix[kind];
+	char digits[16];
+	size_t nd = 0, pl = strlen(pre);
+	do {
+		digits[nd++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	char *out = xmalloc(pl + 1 + nd + 1), *o = out;
+	memcpy(o, pre, pl);
+	o += pl;
+	*o++ = '-';
+	while (nd)
+		*o++ = digits[--nd];
+	*o = '\0';
+	return out;
 }
 
 static const char *const anon_ignore[] = {
@@ -555,7 +615,9 @@ const char *redactor_add(struct redactor *rd, enum anon_kind kind, const char *v
 	size_t len = strlen(value), i;
 	if (strmap_get(&rd->pair_index, value, len, &i))
 		return rd->pairs[i].to;
-	for (size_t k = 0; k < ARRAY_SIZE(anon_ignore); k++)
+	/* no address is one of these names (the address scan adds 100 000) */
+	bool address = kind == ANON_IPV4 || kind == ANON_IPV6 || kind == ANON_MAC;
+	for (size_t k = 0; !address && k < ARRAY_SIZE(anon_ignore); k++)
 		if (!strcasecmp(value, anon_ignore[k]))
 			return value;
 	if (len < 2)
@@ -598,13 +660,18 @@ static bool line_has_serial_key(const char *line, size_t n, size_t *value_at)
 		*value_at = w;
 		return true;
 	}
+	/* lower case once, then strstr: strcasestr sets up a two-way search
+	 * per call, seven a line of a 4 MiB log (the keys are lower case ASCII) */
 	char key[96];
 	if (keylen >= sizeof(key))
 		return false;
-	memcpy(key, line, keylen);
+	for (size_t i = 0; i < keylen; i++)
+		key[i] = line[i] >= 'A' && line[i] <= 'Z' ? (char)(line[i] | 0x20) : line[i];
 	key[keylen] = '\0';
+	if (keylen < 4)
+		return false;           /* the shortest key is "uuid" */
 	for (size_t i = 0; i < ARRAY_SIZE(serial_keys); i++) {
-		if (strcasestr(key, serial_keys[i])) {
+		if (strstr(key, serial_keys[i])) {
 			*value_at = k + 1;
 			return true;
 		}
@@ -641,14 +708,34 @@ void redactor_learn_serials(struct redactor *rd, const char *text, size_t len)
 
 /* ---- applying ---- */
 
-static bool word_char(char c)
+/* ASCII classes by comparison: the address scan asks them at every byte
+ * of a 4 MiB log, and ctype's are a call each (bytes over 0x7f are no
+ * letters in any case: the text is UTF-8 or bytes). */
+static inline bool is_digit(char c)
 {
-	return isalnum((unsigned char)c) || c == '_';
+	return c >= '0' && c <= '9';
 }
 
-static bool is_hex(char c)
+static inline bool is_alpha(char c)
 {
-	return isxdigit((unsigned char)c) != 0;
+	unsigned char l = (unsigned char)c | 0x20;
+	return l >= 'a' && l <= 'z';
+}
+
+static inline bool is_alnum(char c)
+{
+	return is_digit(c) || is_alpha(c);
+}
+
+static inline bool word_char(char c)
+{
+	return is_alnum(c) || c == '_';
+}
+
+static inline bool is_hex(char c)
+{
+	unsigned char l = (unsigned char)c | 0x20;
+	return is_digit(c) || (l >= 'a' && l <= 'f');
 }
 
 /* MAC address at s (six two-digit hex groups separated by ':' or '-'). */
@@ -684,12 +771,12 @@ static size_t match_mac_dotted(const char *s, const char *end)
 		for (int k = 0; k < 4; k++) {
 			if (!is_hex(q[k]))
 				return 0;
-			letter |= !isdigit((unsigned char)q[k]);
+			letter |= !is_digit(q[k]);
 		}
 		if (g < 2 && q[4] != '.')
 			return 0;
 	}
-	if (s + 14 < end && (word_char(s[14]) || (s[14] == '.' && s + 15 < end && isalnum((unsigned char)s[15]))))
+	if (s + 14 < end && (word_char(s[14]) || (s[14] == '.' && s + 15 < end && is_alnum(s[15]))))
 		return 0;
 	return letter ? 14 : 0;
 }
@@ -705,7 +792,7 @@ static size_t match_ipv4(const char *s, const char *end)
 		}
 		unsigned v = 0;
 		int digits = 0;
-		while (q < end && isdigit((unsigned char)*q) && digits < 4) {
+		while (q < end && is_digit(*q) && digits < 4) {
 			v = v * 10 + (unsigned)(*q - '0');
 			q++;
 			digits++;
@@ -715,8 +802,8 @@ static size_t match_ipv4(const char *s, const char *end)
 	}
 	/* "1.2.3.4.5", "1.2.3.4a" or WSL's kernel release 5.15.153.1-microsoft-
 	 * standard-WSL2 are versions or names, not addresses */
-	if (q < end && (isalnum((unsigned char)*q) || (*q == '.' && q + 1 < end && isdigit((unsigned char)q[1])) ||
-			(*q == '-' && q + 1 < end && isalpha((unsigned char)q[1]))))
+	if (q < end && (is_alnum(*q) || (*q == '.' && q + 1 < end && is_digit(q[1])) ||
+			(*q == '-' && q + 1 < end && is_alpha(q[1]))))
 		return 0;
 	return (size_t)(q - s);
 }
@@ -781,7 +868,7 @@ static bool netmask(const char *a)
 {
 	uint32_t x = 0, o = 0;
 	for (const char *c = a;; c++) {
-		if (isdigit((unsigned char)*c)) {
+		if (is_digit(*c)) {
 			o = o * 10 + (uint32_t)(*c - '0');
 			continue;
 		}
@@ -826,14 +913,63 @@ static char *canonical_address(const char *s, size_t n, enum anon_kind k)
 	return strbuf_detach(&sb);
 }
 
-static void add_address(struct redactor *rd, struct strbuf *sb, const char *s, size_t n, enum anon_kind k)
+/* A pass's output: made at its first change only (a pass that changes
+ * nothing hands back NULL and the text stays as it is, not copied), with
+ * room for the whole text from the start, so that a 4 MiB log is not
+ * copied again at each doubling. */
+struct obuf {
+	char *buf;
+	size_t len, cap;
+};
+
+static void obuf_add(struct obuf *o, const char *s, size_t n)
 {
-	char *a = canonical_address(s, n, k);
+	if (o->len + n + 1 > o->cap) {
+		while (o->len + n + 1 > o->cap)
+			o->cap = o->cap ? o->cap * 2 : 64;
+		o->buf = xrealloc(o->buf, o->cap);
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+}
+
+/* The first change of a pass over `len` bytes. */
+static void obuf_start(struct obuf *o, size_t len)
+{
+	if (!o->buf) {
+		o->cap = len + len / 8 + 64;
+		o->buf = xmalloc(o->cap);
+	}
+}
+
+/* The pass's result: NULL when nothing changed (*out_len = len). */
+static char *obuf_finish(struct obuf *o, const char *rest, size_t n, size_t len, size_t *out_len)
+{
+	if (!o->buf) {
+		*out_len = len;
+		return NULL;
+	}
+	obuf_add(o, rest, n);
+	*out_len = o->len;
+	return o->buf;
+}
+
+static void add_address(struct redactor *rd, struct obuf *o, const char *s, size_t n, enum anon_kind k)
+{
+	/* an IPv4 address is its own canonical spelling: no copy on the heap */
+	char quad[16];
+	char *a = k == ANON_IPV4 && n < sizeof(quad) ? memcpy(quad, s, n) : canonical_address(s, n, k);
+	if (a == quad)
+		quad[n] = '\0';
 	if (boring_address(a, k))
-		strbuf_add(sb, s, n);
-	else
-		strbuf_addstr(sb, redactor_add(rd, k, a));
-	free(a);
+		obuf_add(o, s, n);
+	else {
+		const char *to = redactor_add(rd, k, a);
+		obuf_add(o, to, strlen(to));
+	}
+	if (a != quad)
+		free(a);
 }
 
 /* p follows "xx:" where xx is a group of a longer hex-and-colon run
@@ -841,7 +977,7 @@ static void add_address(struct redactor *rd, struct strbuf *sb, const char *s, s
 static bool inside_hex_run(const char *s, const char *p)
 {
 	return p - s >= 3 && p[-1] == ':' && is_hex(p[-2]) && is_hex(p[-3]) &&
-	       (p - s == 3 || !isalnum((unsigned char)p[-4]));
+	       (p - s == 3 || !is_alnum(p[-4]));
 }
 
 /* The address that starts at p, of kind *k; 0 when none. None starts inside
@@ -852,7 +988,9 @@ static size_t address_at(const char *s, const char *p, const char *end, enum ano
 {
 	char before = p > s ? p[-1] : ' ';
 	size_t n;
-	if (word_char(before) || before == '.')
+	/* every address starts with a hex digit or ':' (a MAC, dotted or not,
+	 * and IPv4 with one of hex, IPv6 with one or "::") */
+	if (word_char(before) || before == '.' || (!is_hex(*p) && *p != ':'))
 		return 0;
 	*k = ANON_MAC;
 	if (!(before == ':' && inside_hex_run(s, p)) && (n = match_mac(p, end)))
@@ -868,9 +1006,10 @@ static size_t address_at(const char *s, const char *p, const char *end, enum ano
 	return 0;
 }
 
+/* The text with its addresses replaced, or NULL when it has none to replace. */
 static char *replace_addresses(struct redactor *rd, const char *s, size_t len, size_t *out_len)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct obuf o = { 0 };
 	const char *p = s, *end = s + len, *kept = s;   /* [kept, p) is copied as it is */
 	while (p < end) {
 		enum anon_kind k;
@@ -879,14 +1018,13 @@ static char *replace_addresses(struct redactor *rd, const char *s, size_t len, s
 			p++;
 			continue;
 		}
-		strbuf_add(&sb, kept, (size_t)(p - kept));
-		add_address(rd, &sb, p, n, k);
+		obuf_start(&o, len);
+		obuf_add(&o, kept, (size_t)(p - kept));
+		add_address(rd, &o, p, n, k);
 		p += n;
 		kept = p;
 	}
-	strbuf_add(&sb, kept, (size_t)(end - kept));
-	*out_len = sb.len;
-	return strbuf_detach(&sb);
+	return obuf_finish(&o, kept, (size_t)(end - kept), len, out_len);
 }
 
 /* The distinct lengths of the pairs, longest first, their filter and the
@@ -909,14 +1047,14 @@ static const struct anon_pair *word_at(const struct redactor *rd, const char *s,
 				       const uint64_t *prefix)
 {
 	const struct rk_lens *t = &rd->pair_lens;
-	if (!rk_may_start(t, s, i, len))
-		return NULL;
 	/* a pair that starts with a word byte starts a word, not inside one */
 	if (i > 0 && word_char(s[i]) && word_char(s[i - 1]))
 		return NULL;
+	if (!rk_may_start(t, s, i, len))
+		return NULL;
 	for (size_t L = 0; L < t->n; L++) {
 		size_t fl = t->len[L], k;
-		if (fl > len - i || !rk_filter_has(t, fl, rk_window(t, L, prefix, i)) ||
+		if (fl > len - i || !rk_filter_has(t, fl, rk_window(t, L, prefix, s, i)) ||
 		    !strmap_get(&rd->pair_index, s + i, fl, &k))
 			continue;
 		const char *f = rd->pairs[k].from;
@@ -932,8 +1070,8 @@ static char *replace_words(struct redactor *rd, const char *s, size_t len, size_
 	/* longest first, so "/home/alice" wins over "alice" */
 	if (!rd->sorted)
 		index_lengths(rd);
-	uint64_t *prefix = prefix_hashes(s, len);
-	struct strbuf sb = STRBUF_INIT;
+	uint64_t *prefix = prefix_hashes_for(&rd->pair_lens, s, len);
+	struct obuf o = { 0 };
 	size_t i = 0, kept = 0;   /* s[kept..i) is copied as it is */
 	while (i < len) {
 		const struct anon_pair *p = word_at(rd, s, i, len, prefix);
@@ -941,15 +1079,14 @@ static char *replace_words(struct redactor *rd, const char *s, size_t len, size_
 			i++;
 			continue;
 		}
-		strbuf_add(&sb, s + kept, i - kept);
-		strbuf_addstr(&sb, p->to);
+		obuf_start(&o, len);
+		obuf_add(&o, s + kept, i - kept);
+		obuf_add(&o, p->to, strlen(p->to));
 		i += p->from_len;
 		kept = i;
 	}
-	strbuf_add(&sb, s + kept, len - kept);
 	free(prefix);
-	*out_len = sb.len;
-	return strbuf_detach(&sb);
+	return obuf_finish(&o, s + kept, len - kept, len, out_len);
 }
 
 struct rk_key {
@@ -984,7 +1121,7 @@ static size_t secret_at(const struct redactor *rd, const char *s, size_t i, size
 		size_t fl = t->len[L], k;
 		if (fl > len - i)
 			continue;
-		struct rk_key key = { fl, rk_window(t, L, prefix, i) };
+		struct rk_key key = { fl, rk_window(t, L, prefix, s, i) };
 		if (rk_filter_has(t, key.len, key.hash) &&
 		    strmap_get(&rd->secret_rk, (const char *)&key, sizeof(key), &k) &&
 		    !memcmp(s + i, rd->secrets.v[k], fl))
@@ -1001,7 +1138,8 @@ struct span_walk {
 	const struct redactor *rd;
 	const char *s;
 	size_t len, i;
-	uint64_t *prefix;          /* prefix hashes; NULL when there are no secrets */
+	bool secrets;              /* there are secrets to look for */
+	uint64_t *prefix;          /* prefix hashes; NULL without secrets or long ones (rk_window) */
 	struct pair_scan *pairs;
 	bool have;                 /* [ps, pe) is the next pair value */
 	size_t ps, pe;
@@ -1013,7 +1151,8 @@ static void span_walk_init(struct span_walk *w, struct redactor *rd, const char 
 	if (rd->secrets_indexed != rd->secrets.n)
 		index_secrets(rd);
 	*w = (struct span_walk){ .rd = rd, .s = s, .len = len, .pairs = pairs };
-	w->prefix = rd->secrets.n ? prefix_hashes(s, len) : NULL;
+	w->secrets = rd->secrets.n > 0;
+	w->prefix = w->secrets ? prefix_hashes_for(&rd->secret_lens, s, len) : NULL;
 	w->have = pairs && pair_next(pairs, &w->ps, &w->pe);
 }
 
@@ -1030,7 +1169,7 @@ static size_t span_from(struct span_walk *w, size_t i)
 		end = w->pe;
 		w->have = pair_next(w->pairs, &w->ps, &w->pe);
 	}
-	size_t fl = w->prefix ? secret_at(w->rd, w->s, i, w->len, w->prefix) : 0;
+	size_t fl = w->secrets ? secret_at(w->rd, w->s, i, w->len, w->prefix) : 0;
 	if (fl && i + fl > end)
 		end = i + fl;
 	return end;
@@ -1059,17 +1198,16 @@ static char *replace_secrets(struct redactor *rd, const char *s, size_t len, siz
 	struct pair_scan ps = { s, len, 0 };
 	struct span_walk w;
 	span_walk_init(&w, rd, s, len, &ps);
-	struct strbuf sb = STRBUF_INIT;
+	struct obuf o = { 0 };
 	size_t kept = 0, start, end;   /* s[kept..start) is copied as it is */
 	while (span_next(&w, &start, &end)) {
-		strbuf_add(&sb, s + kept, start - kept);
-		strbuf_addstr(&sb, REDACTED);
+		obuf_start(&o, len);
+		obuf_add(&o, s + kept, start - kept);
+		obuf_add(&o, REDACTED, strlen(REDACTED));
 		kept = end;
 	}
-	strbuf_add(&sb, s + kept, len - kept);
 	span_walk_release(&w);
-	*out_len = sb.len;
-	return strbuf_detach(&sb);
+	return obuf_finish(&o, s + kept, len - kept, len, out_len);
 }
 
 char *redactor_apply(struct redactor *rd, const char *buf, size_t len, size_t *out_len)
@@ -1082,26 +1220,33 @@ char *redactor_apply(struct redactor *rd, const char *buf, size_t len, size_t *o
 		struct span_walk w;
 		span_walk_init(&w, rd, buf, len, NULL);
 		size_t start, end;
-		while (w.prefix && span_next(&w, &start, &end))
+		while (w.secrets && span_next(&w, &start, &end))
 			memset(out + start, 'X', end - start);
 		span_walk_release(&w);
 		*out_len = len;
 		return out;
 	}
 	size_t n;
-	char *tmp = xstrndup(buf, len);
-	char *cur = redact_url_credentials(tmp, NULL);
-	free(tmp);
-	n = strlen(cur);
-	char *next = replace_secrets(rd, cur, n, &n);
-	free(cur);
-	cur = next;
-	if (rd->anonymize) {
-		next = replace_addresses(rd, cur, n, &n);
+	char *cur = xstrndup(buf, len);
+	if (memmem(cur, len, "://", 3)) {   /* else it has no URL to clean */
+		char *next = redact_url_credentials(cur, NULL);
 		free(cur);
 		cur = next;
-		if (rd->npairs) {
-			next = replace_words(rd, cur, n, &n);
+	}
+	n = strlen(cur);
+	/* each pass hands back NULL when it changed nothing */
+	char *next = replace_secrets(rd, cur, n, &n);
+	if (next) {
+		free(cur);
+		cur = next;
+	}
+	if (rd->anonymize) {
+		next = replace_addresses(rd, cur, n, &n);
+		if (next) {
+			free(cur);
+			cur = next;
+		}
+		if (rd->npairs && (next = replace_words(rd, cur, n, &n))) {
 			free(cur);
 			cur = next;
 		}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "dl_libs.h"
+#include "sysroot.h"
 #include "util.h"
 #include "dl_use.h"     /* last: library names become dl_libs.h pointers */
 
@@ -375,6 +376,9 @@ struct pass {
 	struct strvec names;       /* clean names, first pass */
 	struct strvec links;       /* clean names of symlink entries, first pass */
 	size_t count;
+	size_t unread;             /* entries not unpacked (replay.h), second pass */
+	struct sysroot_mem *mem;   /* the second pass unpacks into it, not to disk */
+	struct strmap seen;        /* names unpacked into mem */
 	struct strbuf err;        /* the reason a pass failed */
 };
 
@@ -526,6 +530,102 @@ static int entry_write(struct archive *in, struct archive *out, struct archive_e
 	return 0;
 }
 
+/* Components of `name` below `dir` ("a/b/c" below "a/" is 2), or -1 when
+ * it does not lie below it. */
+static int depth_below(const char *name, const char *dir)
+{
+	if (!str_startswith(name, dir))
+		return -1;
+	int depth = 1;
+	for (const char *p = name + strlen(dir); *p; p++)
+		depth += *p == '/';
+	return depth;
+}
+
+/* An entry in a subtree no check reads that far down (replay.h). */
+static bool unread_entry(const char *name)
+{
+	return depth_below(name, "sysroot/var/lib/dkms/") > REPLAY_DKMS_DEPTH ||
+	       depth_below(name, "sysroot/usr/src/") > REPLAY_USR_SRC_DEPTH;
+}
+
+static int skip_data(struct archive *in, struct pass *ps, const struct entry *en)
+{
+	if (en->type == AE_IFREG && en->size > 0 && archive_read_data_skip(in) < ARCHIVE_WARN) {
+		strbuf_addf(&ps->err, "truncated or corrupt archive at '%s': %s", en->shown,
+			    archive_msg(in, "read error"));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Read one entry's data into `buf` (`cap` bytes, zero where the archive
+ * has a hole), never more than `cap`. */
+static int read_data(struct archive *in, char *buf, uint64_t cap, struct strbuf *err, const char *shown)
+{
+	const void *block;
+	size_t size;
+	la_int64_t offset;
+	uint64_t total = 0;
+	for (;;) {
+		int r = archive_read_data_block(in, &block, &size, &offset);
+		if (r == ARCHIVE_EOF)
+			return 0;
+		if (r < ARCHIVE_WARN) {
+			strbuf_addf(err, "truncated or corrupt archive at '%s': %s", shown, archive_msg(in, "read error"));
+			return -EINVAL;
+		}
+		if (offset < 0 || (uint64_t)offset + size > cap || (total += size) > cap) {
+			strbuf_addf(err, "entry '%s': more data than its header says", shown);
+			return -EFBIG;
+		}
+		if (size)
+			memcpy(buf + offset, block, size);
+	}
+}
+
+/* Unpack a checked entry into ps->mem: what lies in sysroot/, relative to
+ * it. 0, or a negative errno with ps->err. */
+static int entry_memory(struct archive *in, struct pass *ps, const struct entry *en)
+{
+	size_t v;
+	if (!strcmp(en->name, "sysroot")) {
+		/* a directory made by an entry in it already stays one */
+		if (en->type != AE_IFDIR && !strmap_get(&ps->seen, "sysroot", 7, &v)) {
+			strbuf_addstr(&ps->err, "not a rocmcheck bundle: sysroot is not a directory");
+			return -EINVAL;
+		}
+		strmap_put(&ps->seen, "sysroot", 7, 0);
+		return skip_data(in, ps, en);
+	}
+	if (!str_startswith(en->name, "sysroot/") || !strmap_put(&ps->seen, en->name, strlen(en->name), 0))
+		return skip_data(in, ps, en);   /* outside the capture, or there already: the first one stays */
+	strmap_put(&ps->seen, "sysroot", 7, 0);
+	const char *rel = en->name + 8;
+	int ret;
+	if (en->type == AE_IFDIR) {
+		ret = sysroot_mem_add_dir(ps->mem, rel);
+	} else if (en->type == AE_IFLNK) {
+		ret = sysroot_mem_add_link(ps->mem, rel, en->target);
+	} else {
+		char *buf = xcalloc(1, (size_t)en->size + 1);
+		ret = en->size > 0 ? read_data(in, buf, (uint64_t)en->size, &ps->err, en->shown) : 0;
+		if (ret) {
+			free(buf);
+			return ret;
+		}
+		ret = sysroot_mem_add_file(ps->mem, rel, buf, (size_t)en->size);
+		free(buf);
+	}
+	if (ret == -EEXIST)
+		return 0;   /* a directory's name taken already: the first one stays */
+	if (ret) {
+		strbuf_addf(&ps->err, "entry '%s': %s", en->shown, strerror(-ret));
+		return -EPERM;
+	}
+	return 0;
+}
+
 static int run_pass(struct archive *in, struct archive *out, struct pass *ps)
 {
 	const struct replay_limits *lim = ps->lim;
@@ -562,6 +662,17 @@ static int run_pass(struct archive *in, struct archive *out, struct pass *ps)
 		entry_release(&en);
 		if ((ret = entry_check(e, ps, &total, &en)) != 0)
 			goto out;
+		if ((out || ps->mem) && unread_entry(en.name)) {
+			ps->unread++;
+			if ((ret = skip_data(in, ps, &en)) != 0)
+				goto out;
+			continue;
+		}
+		if (ps->mem) {
+			if ((ret = entry_memory(in, ps, &en)) != 0)
+				goto out;
+			continue;
+		}
 		if (!out) {
 			strvec_push(&ps->names, en.name);
 			if (en.type == AE_IFLNK)
@@ -671,7 +782,7 @@ static int make_dir(const char *parent, char **dirp, struct strbuf *err)
 }
 
 static int extract(struct source *src, const struct replay_limits *lim_in,
-		   char **tmpdir, char **sysroot, struct strbuf *err)
+		   char **tmpdir, char **sysroot, size_t *unread, struct strbuf *err)
 {
 	static const struct replay_limits defaults = REPLAY_LIMITS_DEFAULT;
 	struct pass ps;
@@ -733,6 +844,8 @@ static int extract(struct source *src, const struct replay_limits *lim_in,
 	}
 	*tmpdir = xstrdup(dir);
 	*sysroot = xasprintf("%s/sysroot", dir);
+	if (unread)
+		*unread = ps.unread;
 out:
 	if (out) {
 		archive_write_close(out);
@@ -769,15 +882,61 @@ out:
 int replay_extract(const char *file, const struct replay_limits *lim,
 		   char **tmpdir, char **sysroot, struct strbuf *err)
 {
+	return replay_extract_counted(file, lim, tmpdir, sysroot, NULL, err);
+}
+
+int replay_extract_counted(const char *file, const struct replay_limits *lim, char **tmpdir, char **sysroot,
+			   size_t *unread, struct strbuf *err)
+{
 	struct source src = { .file = file, .fd = -1 };
-	return extract(&src, lim, tmpdir, sysroot, err);
+	return extract(&src, lim, tmpdir, sysroot, unread, err);
 }
 
 int replay_extract_memory(const void *buf, size_t len, const struct replay_limits *lim,
 			  char **tmpdir, char **sysroot, struct strbuf *err)
 {
 	struct source src = { .buf = buf, .len = len, .fd = -1 };
-	return extract(&src, lim, tmpdir, sysroot, err);
+	return extract(&src, lim, tmpdir, sysroot, NULL, err);
+}
+
+int replay_extract_to_memory(const void *buf, size_t len, const struct replay_limits *lim_in,
+			     struct sysroot_mem **mem, size_t *unread, struct strbuf *err)
+{
+	static const struct replay_limits defaults = REPLAY_LIMITS_DEFAULT;
+	struct source src = { .buf = buf, .len = len, .fd = -1 };
+	struct pass ps;
+	struct archive *in = NULL;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.lim = lim_in ? lim_in : &defaults;
+	*mem = NULL;
+	int ret = dl_archive_load(err);
+	if (ret)
+		return ret;
+	ret = first_pass(&src, &ps);
+	if (!ret) {
+		ps.mem = sysroot_mem_new();
+		ret = open_archive(&src, &in, &ps.err);
+	}
+	if (!ret)
+		ret = run_pass(in, NULL, &ps);
+	if (in) {
+		archive_read_close(in);
+		archive_read_free(in);
+	}
+	if (ret) {
+		sysroot_mem_free(ps.mem);
+		strbuf_addstr(err, ps.err.len ? ps.err.buf : "cannot unpack");
+	} else {
+		*mem = ps.mem;
+		if (unread)
+			*unread = ps.unread;
+	}
+	strbuf_release(&ps.err);
+	strvec_release(&ps.names);
+	strvec_release(&ps.links);
+	strmap_release(&ps.seen);
+	return ret;
 }
 
 bool replay_is_bundle_name(const char *path)

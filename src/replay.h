@@ -30,6 +30,21 @@ struct replay_limits {
 };
 #define REPLAY_LIMITS_DEFAULT { 64ull << 20, 512ull << 20, 20000, NULL }
 
+/* Entries no check reads are checked like every other but not unpacked:
+ * more than 3 levels below sysroot/var/lib/dkms (facts list module,
+ * version and kernel directories, nothing inside them) and more than 2
+ * below sysroot/usr/src (only /lib/modules/<release>/build's target
+ * directory is looked at, /usr/src/kernels/<release> on Fedora). A bundle
+ * made by rocmcheck holds nothing there (it copies what was read); a
+ * tarred-up machine holds DKMS build and source trees of thousands of
+ * directories, whose extraction was most of a replay's time. */
+#define REPLAY_DKMS_DEPTH 3
+#define REPLAY_USR_SRC_DEPTH 2
+
+/* replay_extract, and the number of entries left out so (*unread). */
+int replay_extract_counted(const char *file, const struct replay_limits *lim, char **tmpdir, char **sysroot,
+			   size_t *unread, struct strbuf *err);
+
 /* Unpack `file`. Returns 0 with *tmpdir (the private directory) and *sysroot
  * (the sysroot/ inside it), both the caller's; remove with replay_remove().
  * Returns a negative errno, with a one-line reason added to err, when
@@ -43,6 +58,18 @@ int replay_extract(const char *file, const struct replay_limits *lim,
  * same rules, only the opener differs. The fuzz harness uses it. */
 int replay_extract_memory(const void *buf, size_t len, const struct replay_limits *lim,
 			  char **tmpdir, char **sysroot, struct strbuf *err);
+
+/* The same rules (both passes), with the bundle's sysroot/ unpacked into
+ * an in-memory capture (sysroot.h) instead of a directory: nothing is
+ * written to disk. Entries outside sysroot/ are checked and dropped; an
+ * entry that exists already is kept as it was (as --replay's
+ * no-overwrite extraction does). Returns 0 with *mem (the caller's; hand
+ * it to sysroot_open_memory) and *unread (NULL: not wanted), or a
+ * negative errno with err, as replay_extract. The replay fuzz harness
+ * uses it. */
+struct sysroot_mem;
+int replay_extract_to_memory(const void *buf, size_t len, const struct replay_limits *lim,
+			     struct sysroot_mem **mem, size_t *unread, struct strbuf *err);
 
 /* Remove a directory tree made by replay_extract (symlinks are never
  * followed; without recursion, at most 128 levels deep, in time bounded by

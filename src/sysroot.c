@@ -6,7 +6,12 @@
  * spliced into the components still to walk (an absolute target restarts at
  * the root), ".." pops one level but never above the root, and directories
  * are entered with O_PATH|O_NOFOLLOW. The kernel therefore never follows a
- * link on our behalf, and nothing outside the root can be reached. */
+ * link on our behalf, and nothing outside the root can be reached.
+ *
+ * An in-memory capture (sysroot_open_memory) is walked by the same code:
+ * its "fds" are node numbers of a map of path -> bytes, and the few calls
+ * that touch a directory (open, readlink, lstat, read, list) answer from
+ * the map with the errors the system calls would give. */
 #include "sysroot.h"
 
 #include <ctype.h>
@@ -222,11 +227,259 @@ static void dircache_release(struct sysroot *sr)
 	sr->dircache = NULL;
 }
 
+/* ---- the in-memory capture ----
+ *
+ * Nodes in one array (0 is the root directory); a hash table maps
+ * (parent node, name) to a node, and each directory keeps its children as
+ * a list (listings are sorted afterwards, as on disk). */
+enum mem_type { MEM_DIR = 1, MEM_FILE, MEM_LINK };
+
+struct mem_node {
+	char *name;              /* the component; "" for the root */
+	size_t parent;
+	enum mem_type type;
+	char *data;              /* a file's bytes (NUL-terminated copy) or a link's target */
+	size_t len;
+	size_t first, next;      /* first child, next sibling: node + 1, 0 for none */
+};
+
+struct sysroot_mem {
+	struct mem_node *v;
+	size_t n, alloc;
+	size_t *slots;           /* node + 1, open addressing; 0 empty */
+	size_t nslots;           /* a power of two, at least twice n */
+	uid_t uid;               /* owner of every node: the process, as extraction would make it */
+	gid_t gid;
+};
+
+#define MEM_NONE ((size_t)-1)
+
+static size_t mem_hash(size_t parent, const char *name)
+{
+	return hash_more(HASH_INIT ^ (parent * 0x9E3779B97F4A7C15ULL), name);
+}
+
+static size_t mem_child(const struct sysroot_mem *m, size_t dir, const char *name)
+{
+	if (!m->nslots)
+		return MEM_NONE;
+	for (size_t i = mem_hash(dir, name) & (m->nslots - 1); m->slots[i]; i = (i + 1) & (m->nslots - 1)) {
+		const struct mem_node *n = &m->v[m->slots[i] - 1];
+		if (n->parent == dir && !strcmp(n->name, name))
+			return m->slots[i] - 1;
+	}
+	return MEM_NONE;
+}
+
+static void mem_slot_put(size_t *slots, size_t nslots, size_t hash, size_t idx1)
+{
+	size_t i = hash & (nslots - 1);
+	while (slots[i])
+		i = (i + 1) & (nslots - 1);
+	slots[i] = idx1;
+}
+
+static size_t mem_insert(struct sysroot_mem *m, size_t dir, const char *name, size_t nlen, enum mem_type type)
+{
+	if (m->n == m->alloc) {
+		m->alloc *= 2;
+		m->v = xrealloc(m->v, m->alloc * sizeof(*m->v));
+	}
+	size_t idx = m->n++;
+	struct mem_node *n = &m->v[idx];
+	memset(n, 0, sizeof(*n));
+	n->name = xstrndup(name, nlen);
+	n->parent = dir;
+	n->type = type;
+	n->next = m->v[dir].first;
+	m->v[dir].first = idx + 1;
+	if (m->n * 2 > m->nslots) {
+		size_t ns = m->nslots ? m->nslots * 2 : 64;
+		size_t *slots = xcalloc(ns, sizeof(*slots));
+		for (size_t k = 1; k < m->n; k++)
+			mem_slot_put(slots, ns, mem_hash(m->v[k].parent, m->v[k].name), k + 1);
+		free(m->slots);
+		m->slots = slots;
+		m->nslots = ns;
+	} else {
+		mem_slot_put(m->slots, m->nslots, mem_hash(dir, n->name), idx + 1);
+	}
+	return idx;
+}
+
+struct sysroot_mem *sysroot_mem_new(void)
+{
+	struct sysroot_mem *m = xcalloc(1, sizeof(*m));
+	m->alloc = 16;
+	m->v = xcalloc(m->alloc, sizeof(*m->v));
+	m->v[0].name = xstrdup("");
+	m->v[0].type = MEM_DIR;
+	m->n = 1;
+	m->uid = geteuid();
+	m->gid = getegid();
+	return m;
+}
+
+void sysroot_mem_free(struct sysroot_mem *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].name);
+		free(m->v[i].data);
+	}
+	free(m->v);
+	free(m->slots);
+	free(m);
+}
+
+size_t sysroot_mem_count(const struct sysroot_mem *m)
+{
+	return m ? m->n - 1 : 0;
+}
+
+/* The directory that holds the last component of `path` (made where
+ * missing), and that component (*name, *nlen). 0 or a negative errno; on
+ * an error nothing was made (the components are checked first, and only
+ * an existing directory can be in the way). */
+static int mem_parent(struct sysroot_mem *m, const char *path, size_t *dir, const char **name, size_t *nlen)
+{
+	const char *p = path ? path : "";
+	*name = NULL;
+	for (const char *q = p; *q;) {
+		size_t l = strcspn(q, "/");
+		if ((l == 1 && q[0] == '.') || (l == 2 && q[0] == '.' && q[1] == '.'))
+			return -EINVAL;
+		if (l > NAME_MAX)
+			return -ENAMETOOLONG;
+		q += l;
+		while (*q == '/')
+			q++;
+	}
+	size_t cur = 0;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		size_t len = strcspn(p, "/");
+		const char *rest = p + len;
+		while (*rest == '/')
+			rest++;
+		if (!*rest) {
+			*name = p;
+			*nlen = len;
+			break;
+		}
+		char c[NAME_MAX + 1];
+		memcpy(c, p, len);
+		c[len] = '\0';
+		size_t next = mem_child(m, cur, c);
+		if (next == MEM_NONE)
+			next = mem_insert(m, cur, p, len, MEM_DIR);
+		else if (m->v[next].type != MEM_DIR)
+			return -ENOTDIR;
+		cur = next;
+		p = rest;
+	}
+	if (!*name)
+		return -EINVAL;
+	*dir = cur;
+	return 0;
+}
+
+/* Find the last component, or make it of `type`. *created says which. */
+static int mem_entry(struct sysroot_mem *m, const char *path, enum mem_type type, size_t *idx, bool *created)
+{
+	size_t dir, nlen;
+	const char *name;
+	int ret = mem_parent(m, path, &dir, &name, &nlen);
+	if (ret)
+		return ret;
+	char c[NAME_MAX + 1];
+	memcpy(c, name, nlen);
+	c[nlen] = '\0';
+	*idx = mem_child(m, dir, c);
+	*created = *idx == MEM_NONE;
+	if (*created)
+		*idx = mem_insert(m, dir, c, nlen, type);
+	return 0;
+}
+
+int sysroot_mem_add_file(struct sysroot_mem *m, const char *path, const void *data, size_t len)
+{
+	size_t idx;
+	bool created;
+	int ret = mem_entry(m, path, MEM_FILE, &idx, &created);
+	if (ret)
+		return ret;
+	struct mem_node *n = &m->v[idx];
+	if (n->type != MEM_FILE)
+		return -EEXIST;
+	free(n->data);
+	n->data = xmalloc(len + 1);
+	if (len)
+		memcpy(n->data, data, len);
+	n->data[len] = '\0';
+	n->len = len;
+	return 0;
+}
+
+int sysroot_mem_add_dir(struct sysroot_mem *m, const char *path)
+{
+	size_t idx;
+	bool created;
+	int ret = mem_entry(m, path, MEM_DIR, &idx, &created);
+	if (ret)
+		return ret;
+	return m->v[idx].type == MEM_DIR ? 0 : -EEXIST;
+}
+
+int sysroot_mem_add_link(struct sysroot_mem *m, const char *path, const char *target)
+{
+	if (!target || !*target)
+		return -ENOENT;  /* as symlink(2) says of an empty target */
+	size_t tlen = strlen(target);
+	if (tlen >= PATH_MAX)
+		return -ENAMETOOLONG;
+	size_t idx;
+	bool created;
+	int ret = mem_entry(m, path, MEM_LINK, &idx, &created);
+	if (ret)
+		return ret;
+	if (!created)
+		return -EEXIST;
+	m->v[idx].data = xstrndup(target, tlen);
+	m->v[idx].len = tlen;
+	return 0;
+}
+
+/* The node `name` of directory node `dir` ("." the directory itself), or MEM_NONE. */
+static size_t mem_at(const struct sysroot_mem *m, int dir, const char *name)
+{
+	if (!strcmp(name, "."))
+		return (size_t)dir;
+	return mem_child(m, (size_t)dir, name);
+}
+
+static void mem_stat(const struct sysroot_mem *m, size_t idx, struct stat *st)
+{
+	const struct mem_node *n = &m->v[idx];
+	memset(st, 0, sizeof(*st));
+	st->st_mode = n->type == MEM_DIR ? S_IFDIR | 0755 : n->type == MEM_LINK ? S_IFLNK | 0777 : S_IFREG | 0644;
+	st->st_size = (off_t)n->len;
+	st->st_ino = (ino_t)idx + 1;
+	st->st_nlink = 1;
+	st->st_uid = m->uid;
+	st->st_gid = m->gid;
+}
+
 /* Where a path led: the directory `fds[depth]` (fds[0] is the root fd, not
  * owned) and `name` inside it, or the directory itself when name is NULL.
  * `cur` is the canonical path of fds[depth] ("" for the root), lens[i] its
  * length at depth i. */
 struct walk {
+	const struct sysroot_mem *mem; /* in memory: fds are node numbers */
 	int *fds;
 	bool *owned;             /* fds[i] is to be closed (not the cache's) */
 	size_t *lens;
@@ -245,8 +498,9 @@ static void cur_setlen(struct walk *w, size_t len)
 		w->cur.buf[len] = '\0';
 }
 
-static void walk_init(struct walk *w, int root_fd)
+static void walk_init(struct walk *w, const struct sysroot_mem *mem, int root_fd)
 {
+	w->mem = mem;
 	w->alloc = 16;
 	w->fds = xmalloc(w->alloc * sizeof(*w->fds));
 	w->owned = xmalloc(w->alloc * sizeof(*w->owned));
@@ -316,6 +570,21 @@ static const char *walk_name(const struct walk *w)
 	return w->name ? w->name : ".";
 }
 
+/* lstat of `name` in the walk's current directory. */
+static int walk_lstat(const struct walk *w, const char *name, struct stat *st)
+{
+	if (w->mem) {
+		size_t idx = mem_at(w->mem, walk_dirfd(w), name);
+		if (idx == MEM_NONE)
+			return -ENOENT;
+		mem_stat(w->mem, idx, st);
+		return 0;
+	}
+	if (fstatat(walk_dirfd(w), name, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return 0;
+}
+
 /* lstat of where the walk ended (cached from the walk when it has one). */
 static int walk_stat(const struct walk *w, struct stat *st)
 {
@@ -323,9 +592,7 @@ static int walk_stat(const struct walk *w, struct stat *st)
 		*st = w->st;
 		return 0;
 	}
-	if (fstatat(walk_dirfd(w), walk_name(w), st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	return 0;
+	return walk_lstat(w, walk_name(w), st);
 }
 
 /* Push the components of `path` on the stack `pending` so that the first
@@ -353,7 +620,19 @@ static char *pending_pop(struct strvec *pending)
  * -EINVAL when c is not a link, or another negative errno. */
 static int read_link(struct walk *w, const char *c, char *target, size_t size)
 {
-	ssize_t n = readlinkat(walk_dirfd(w), c, target, size);
+	ssize_t n;
+	if (w->mem) {
+		size_t idx = mem_at(w->mem, walk_dirfd(w), c);
+		if (idx == MEM_NONE)
+			return -ENOENT;
+		const struct mem_node *node = &w->mem->v[idx];
+		if (node->type != MEM_LINK)
+			return -EINVAL;
+		n = (ssize_t)(node->len < size ? node->len : size);
+		memcpy(target, node->data, (size_t)n);
+	} else {
+		n = readlinkat(walk_dirfd(w), c, target, size);
+	}
 	if (n < 0)
 		return -errno;
 	if ((size_t)n >= size)
@@ -384,6 +663,25 @@ static int follow_link(struct walk *w, const char *c, struct strvec *pending, in
 	return ret ? ret : splice_link(w, target, pending, links);
 }
 
+/* enter() found `c` is no directory: a link is followed (and cached),
+ * else -ENOTDIR. Apart from enter() so that its PATH_MAX buffer is on the
+ * stack only for links (under ASan every call poisons a frame's arrays). */
+static __attribute__((noinline)) int enter_link(struct sysroot *sr, struct walk *w, const char *c, size_t hash,
+						size_t base, struct strvec *pending, int *links)
+{
+	char target[PATH_MAX];
+	int ret = read_link(w, c, target, sizeof(target));
+	if (!ret) {
+		dircache_add(sr, w->cur.buf, hash, -1, target);
+		cur_setlen(w, base);
+		return splice_link(w, target, pending, links);
+	}
+	if (ret == -EINVAL)
+		ret = -ENOTDIR;  /* a file used as a directory */
+	cur_setlen(w, base);
+	return ret;
+}
+
 /* A directory component: from the cache, else openat() and, for a link,
  * readlinkat(); what was learnt goes to the cache. */
 static int enter(struct sysroot *sr, struct walk *w, const char *c, struct strvec *pending, int *links)
@@ -403,25 +701,28 @@ static int enter(struct sysroot *sr, struct walk *w, const char *c, struct strve
 		walk_push(w, e->fd, false, hash);
 		return 0;
 	}
-	int fd = openat(walk_dirfd(w), c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		bool cached = dircache_add(sr, w->cur.buf, hash, fd, NULL);
-		walk_push(w, fd, !cached, hash);
-		return 0;
+	if (w->mem) {
+		/* as openat(O_DIRECTORY | O_NOFOLLOW) answers; nothing to cache */
+		size_t idx = mem_child(w->mem, (size_t)walk_dirfd(w), c);
+		enum mem_type t = idx == MEM_NONE ? 0 : w->mem->v[idx].type;
+		if (t == MEM_DIR) {
+			walk_push(w, (int)idx, false, hash);
+			return 0;
+		}
+		errno = t == MEM_LINK ? ELOOP : t == MEM_FILE ? ENOTDIR : ENOENT;
+	} else {
+		int fd = openat(walk_dirfd(w), c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			bool cached = dircache_add(sr, w->cur.buf, hash, fd, NULL);
+			walk_push(w, fd, !cached, hash);
+			return 0;
+		}
 	}
 	int ret = -errno;
-	if (ret == -ENOTDIR || ret == -ELOOP) {
-		char target[PATH_MAX];
-		ret = read_link(w, c, target, sizeof(target));
-		if (!ret) {
-			dircache_add(sr, w->cur.buf, hash, -1, target);
-			cur_setlen(w, base);
-			return splice_link(w, target, pending, links);
-		}
-		if (ret == -EINVAL)
-			ret = -ENOTDIR;  /* a file used as a directory */
-	}
-	cur_setlen(w, base);
+	if (ret == -ENOTDIR || ret == -ELOOP)
+		ret = enter_link(sr, w, c, hash, base, pending, links);
+	else
+		cur_setlen(w, base);
 	return ret;
 }
 
@@ -434,7 +735,7 @@ static int resolve(struct sysroot *sr, const char *path, bool follow_last, struc
 	struct strvec pending = STRVEC_INIT;
 	int links = 0, ret = 0;
 
-	walk_init(w, sr->root_fd);
+	walk_init(w, sr->mem, sr->mem ? 0 : sr->root_fd);
 	if (!path || !*path) {
 		ret = -ENOENT;
 		goto out;
@@ -458,8 +759,8 @@ static int resolve(struct sysroot *sr, const char *path, bool follow_last, struc
 			break;
 		}
 		if (last) {
-			if (fstatat(walk_dirfd(w), c, &w->st, AT_SYMLINK_NOFOLLOW) < 0) {
-				ret = -errno;
+			if ((ret = walk_lstat(w, c, &w->st)) != 0) {
+				/* ret says why */
 			} else if (!S_ISLNK(w->st.st_mode)) {
 				w->have_st = true;
 				w->name = c;
@@ -503,6 +804,46 @@ static char *walk_path(const struct walk *w)
  * return stops the read with that value. */
 typedef int (*read_sink)(const char *buf, size_t n, void *ctx);
 
+#define READ_PIECE 65536
+
+/* One piece read: counted against `max` and the run's cap, then handed to
+ * the sink. 0, or what stops the read. */
+static int take_piece(struct sysroot *sr, const char *path, bool rec, size_t max, size_t *used,
+		      const char *buf, size_t n, read_sink sink, void *ctx)
+{
+	*used += n;
+	if (*used > max)
+		return -EFBIG;
+	if (rec && sr->bytes_read + *used > SYSROOT_MAX_BYTES) {
+		cap_reached(sr, path, true);
+		return -ENOBUFS;
+	}
+	return sink(buf, n, ctx);
+}
+
+/* The pieces of the open file fd (its own function: the 64 KiB buffer is
+ * on the stack only for a file on disk). */
+static __attribute__((noinline)) int read_fd_pieces(struct sysroot *sr, const char *path, bool rec, size_t max,
+						    int fd, size_t *used, read_sink sink, void *ctx)
+{
+	char buf[READ_PIECE];
+	/* sysfs and procfs report 4096 or 0 whatever the content: read until
+	 * EOF, but never more than the cap plus one piece. */
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return 0;
+		int ret = take_piece(sr, path, rec, max, used, buf, (size_t)n, sink, ctx);
+		if (ret)
+			return ret;
+	}
+}
+
 /* Read a regular file at `path` through the root, at most `max` bytes
  * (-EFBIG past it), handing it to `sink` in pieces of at most 64 KiB.
  * `rec`: record the path and count the bytes against the run's cap. */
@@ -512,7 +853,6 @@ static int read_stream(struct sysroot *sr, const char *path, bool rec, size_t ma
 	struct stat st, st2;
 	size_t used = 0;
 	int fd = -1, ret;
-	char buf[65536];
 
 	if (rec && (ret = record(sr, path)))
 		return ret;
@@ -531,6 +871,14 @@ static int read_stream(struct sysroot *sr, const char *path, bool rec, size_t ma
 		ret = -EINVAL;
 		goto out;
 	}
+	if (w.mem) {
+		const struct mem_node *node = &w.mem->v[mem_at(w.mem, walk_dirfd(&w), walk_name(&w))];
+		for (size_t off = 0; off < node->len && !ret; off += READ_PIECE) {
+			size_t n = node->len - off < READ_PIECE ? node->len - off : READ_PIECE;
+			ret = take_piece(sr, path, rec, max, &used, node->data + off, n, sink, ctx);
+		}
+		goto out;
+	}
 	fd = openat(walk_dirfd(&w), walk_name(&w),
 		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
@@ -545,31 +893,7 @@ static int read_stream(struct sysroot *sr, const char *path, bool rec, size_t ma
 		ret = -EINVAL;  /* replaced while we looked */
 		goto out;
 	}
-	/* sysfs and procfs report 4096 or 0 whatever the content: read until
-	 * EOF, but never more than the cap plus one piece. */
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-		if (used > max) {
-			ret = -EFBIG;
-			goto out;
-		}
-		if (rec && sr->bytes_read + used > SYSROOT_MAX_BYTES) {
-			cap_reached(sr, path, true);
-			ret = -ENOBUFS;
-			goto out;
-		}
-		if ((ret = sink(buf, (size_t)n, ctx)) != 0)
-			goto out;
-	}
+	ret = read_fd_pieces(sr, path, rec, max, fd, &used, sink, ctx);
 out:
 	if (rec)
 		sr->bytes_read += used;
@@ -663,6 +987,27 @@ int sysroot_list(struct sysroot *sr, const char *path, struct strvec *names)
 	return list_matching(sr, path, NULL, names);
 }
 
+/* A listing of the directory where the walk ended, in memory: as
+ * openat(O_DIRECTORY | O_NOFOLLOW) and readdir would give it. */
+static int list_memory(const struct walk *w, const char *pattern, size_t head, struct strvec *found)
+{
+	size_t idx = mem_at(w->mem, walk_dirfd(w), walk_name(w));
+	if (idx == MEM_NONE)
+		return -ENOENT;
+	const struct mem_node *d = &w->mem->v[idx];
+	if (d->type != MEM_DIR)
+		return d->type == MEM_LINK ? -ELOOP : -ENOTDIR;
+	for (size_t c = d->first; c; c = w->mem->v[c - 1].next) {
+		const char *name = w->mem->v[c - 1].name;
+		if (!name_matches(name, pattern, head))
+			continue;
+		strvec_push(found, name);
+		if (found->n >= 2 * SYSROOT_MAX_LIST)
+			names_trim(found, SYSROOT_MAX_LIST);
+	}
+	return 0;
+}
+
 static int list_matching(struct sysroot *sr, const char *path, const char *pattern, struct strvec *names)
 {
 	size_t head = pattern ? glob_head(pattern) : 0;
@@ -676,6 +1021,12 @@ static int list_matching(struct sysroot *sr, const char *path, const char *patte
 	ret = resolve(sr, path, true, &w);
 	if (ret)
 		return ret;
+	if (w.mem) {
+		ret = list_memory(&w, pattern, head, &found);
+		if (ret)
+			goto out;
+		goto sorted;
+	}
 	int fd = openat(walk_dirfd(&w), walk_name(&w),
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
@@ -707,6 +1058,7 @@ static int list_matching(struct sysroot *sr, const char *path, const char *patte
 	}
 	if (ret)
 		goto out;
+sorted:
 	names_trim(&found, SYSROOT_MAX_LIST);
 	for (size_t i = 0; i < found.n; i++) {
 		strvec_push_owned(names, found.v[i]);
@@ -770,13 +1122,9 @@ int sysroot_readlink(struct sysroot *sr, const char *path, char **out)
 	ret = resolve(sr, path, false, &w);
 	if (ret)
 		return ret;
-	ssize_t n = readlinkat(walk_dirfd(&w), walk_name(&w), target, sizeof(target));
-	if (n < 0)
-		ret = -errno;
-	else if ((size_t)n >= sizeof(target))
-		ret = -ENAMETOOLONG;
-	else
-		*out = xstrndup(target, (size_t)n);
+	ret = read_link(&w, walk_name(&w), target, sizeof(target));
+	if (!ret)
+		*out = xstrdup(target);
 	walk_release(&w);
 	return ret;
 }
@@ -1526,6 +1874,8 @@ static void host_live(struct host_info *h)
 	}
 }
 
+static void open_capture(struct sysroot *sr);
+
 int sysroot_open(struct sysroot *sr, const char *dir)
 {
 	memset(sr, 0, sizeof(*sr));
@@ -1550,7 +1900,24 @@ int sysroot_open(struct sysroot *sr, const char *dir)
 		devs_reserve(sr);
 		return 0;
 	}
+	open_capture(sr);
+	return 0;
+}
 
+int sysroot_open_memory(struct sysroot *sr, struct sysroot_mem *m, const char *name)
+{
+	memset(sr, 0, sizeof(*sr));
+	host_info_init(&sr->host);
+	sr->root_fd = -1;
+	sr->path = xstrdup(name ? name : "(memory)");
+	sr->mem = m;
+	open_capture(sr);
+	return 0;
+}
+
+/* A captured machine: its host.ini. */
+static void open_capture(struct sysroot *sr)
+{
 	char *text = NULL;
 	size_t len;
 	int r = read_file(sr, HOST_INI, false, SYSROOT_MAX_FILE, &text, &len);
@@ -1568,7 +1935,6 @@ int sysroot_open(struct sysroot *sr, const char *dir)
 		sr->host_ini_error = xasprintf("host.ini: cannot be read: %s", strerror(-r));
 	}
 	devs_reserve(sr);  /* from here on the table never moves */
-	return 0;
 }
 
 void sysroot_release(struct sysroot *sr)
@@ -1598,6 +1964,8 @@ void sysroot_release(struct sysroot *sr)
 	free(sr->cap_path);
 	sr->cap_path = NULL;
 	dircache_release(sr);
+	sysroot_mem_free(sr->mem);
+	sr->mem = NULL;
 	sr->bytes_read = 0;
 }
 

@@ -21,6 +21,7 @@
 #include "util.h"
 
 struct sysroot_dircache;
+struct sysroot_mem;
 
 /* Largest file the layer reads; larger files give -EFBIG. */
 #define SYSROOT_MAX_FILE (1024 * 1024)
@@ -107,6 +108,7 @@ struct sysroot {
 	char *cap_error;         /* set when a cap above was reached: "PATH: message" */
 	char *cap_path;          /* the first path refused */
 	struct sysroot_dircache *dircache; /* directory fds and link targets (sysroot.c) */
+	struct sysroot_mem *mem;  /* an in-memory capture (sysroot_open_memory), owned; else NULL */
 };
 
 /* Open `dir` as a captured machine, or the live machine when dir is NULL.
@@ -115,6 +117,34 @@ struct sysroot {
  * host_ini_error and leave the affected facts unknown. */
 int sysroot_open(struct sysroot *sr, const char *dir);
 void sysroot_release(struct sysroot *sr);
+
+/* An in-memory capture: a map of path -> bytes, directories implied by the
+ * paths, and symbolic links, read through the same API as a tree on disk
+ * (the same resolution: links re-rooted, ".." never above the root) without
+ * a file being created. What the fuzz harnesses and `--replay`'s harness
+ * read instead of a directory written per input.
+ *
+ * Paths are taken relative to the root ("etc/os-release" and
+ * "/etc/os-release" are the same); empty components are skipped. Each call
+ * returns 0 or a negative errno, and then changes nothing: -EINVAL for a
+ * "." or ".." component or an empty path, -ENAMETOOLONG for a component
+ * over 255 bytes or a link target of PATH_MAX bytes or more, -ENOTDIR when
+ * a component on the way is a file or a link (links are never followed
+ * while building), -EEXIST when the last component exists and is not what
+ * would be replaced: a file replaces a file's content; a directory that
+ * exists is kept (0); a link never replaces anything. The data is copied. */
+struct sysroot_mem *sysroot_mem_new(void);
+void sysroot_mem_free(struct sysroot_mem *m);
+int sysroot_mem_add_file(struct sysroot_mem *m, const char *path, const void *data, size_t len);
+int sysroot_mem_add_dir(struct sysroot_mem *m, const char *path);
+int sysroot_mem_add_link(struct sysroot_mem *m, const char *path, const char *target);
+/* Number of entries (files, directories, links; the root not counted). */
+size_t sysroot_mem_count(const struct sysroot_mem *m);
+
+/* Open the in-memory capture `m` (the sysroot takes it: sysroot_release
+ * frees it, on failure too). `name` is what sr->path says ("(memory)" when
+ * NULL). host.ini is read from it as from a directory. Returns 0. */
+int sysroot_open_memory(struct sysroot *sr, struct sysroot_mem *m, const char *name);
 
 /* Whether an opened sysroot is a captured machine: it has .rocmcheck/host.ini,
  * or something under proc/ or sys/. The live machine always is. */

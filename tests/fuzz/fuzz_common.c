@@ -136,6 +136,53 @@ static int tree_parent(struct tree *t, char *rel)
 	return fd;
 }
 
+/* One "=== PATH" record's name: the path, a link's target (NULL when it
+ * is none), whether it names a directory. The caller frees *p. */
+static void entry_name(const char *path, size_t plen, char **p, char **target, bool *dir)
+{
+	*p = xstrndup(path, plen);
+	char *arrow = strstr(*p, " -> ");
+	*target = NULL;
+	if (arrow) {
+		*arrow = '\0';
+		*target = arrow + 4;
+	}
+	size_t n = strlen(*p);
+	*dir = n && (*p)[n - 1] == '/';
+}
+
+static void mem_entry(struct sysroot_mem *m, const char *path, size_t plen, const char *body, size_t blen)
+{
+	char *p, *target;
+	bool dir;
+	entry_name(path, plen, &p, &target, &dir);
+	/* the same refusals as on disk: ".", ".." and a link on the way (the
+	 * sysroot layer's), an entry that exists (but a file's content) */
+	if (target)
+		sysroot_mem_add_link(m, p, target);
+	else if (dir)
+		sysroot_mem_add_dir(m, p);
+	else
+		sysroot_mem_add_file(m, p, body, blen);
+	free(p);
+}
+
+struct sysroot_mem *fuzz_mem_tree(const uint8_t *data, size_t size)
+{
+	struct sysroot_mem *m = sysroot_mem_new();
+	const char *p = (const char *)data, *end = p + size;
+	struct fuzz_record r;
+	for (unsigned entries = 0; entries < 256 && fuzz_next_record(&p, end, &r); entries++)
+		if (r.name && r.nlen && !memchr(r.name, '\0', r.nlen))
+			mem_entry(m, r.name, r.nlen, r.body, r.blen);
+	return m;
+}
+
+void fuzz_mem_file(struct sysroot_mem *m, const char *path, const uint8_t *data, size_t size)
+{
+	mem_entry(m, path, strlen(path), (const char *)data, size);
+}
+
 static void make_entry(struct tree *t, const char *path, size_t plen, const char *body, size_t blen)
 {
 	char *p = xstrndup(path, plen);
@@ -302,9 +349,12 @@ static void check_report_json(json_t *doc)
 						 (size_t)json_integer_value(g) < ngpus),
 			    "check %s: gpu index out of range (%zu GPUs)", id, ngpus);
 		/* once per GPU, or once without one; the framework checks judge
-		 * every install found (checks.md), one result each */
+		 * every install found (checks.md), one result each, and the
+		 * health checks every GPU-class PCI device without an index (it
+		 * left the bus, its driver did not bind), named by its address */
 		char *key = xasprintf("%s/%lld", id, json_is_null(g) ? -1LL : (long long)json_integer_value(g));
-		FUZZ_ASSERT(strmap_put(&seen, key, strlen(key), 0) || (json_is_null(g) && str_startswith(id, "framework.")),
+		FUZZ_ASSERT(strmap_put(&seen, key, strlen(key), 0) ||
+				    (json_is_null(g) && (str_startswith(id, "framework.") || str_startswith(id, "health."))),
 			    "check %s: two results for one GPU (%s)", id, key);
 		free(key);
 		for (int k = 0; k < 5; k++)
@@ -324,19 +374,34 @@ static void check_report_json(json_t *doc)
 	FUZZ_ASSERT(ex == (failed ? 1 : 0), "summary.exit_status %lld with status %s", (long long)ex, worst);
 }
 
+static void read_facts(struct sysroot *sr, fuzz_reader *const *readers, size_t n);
+
 void fuzz_read_facts(const char *root, fuzz_reader *const *readers, size_t n)
 {
 	struct sysroot sr;
-	if (sysroot_open(&sr, root) != 0)
-		return;
+	if (sysroot_open(&sr, root) == 0)
+		read_facts(&sr, readers, n);
+}
+
+void fuzz_read_facts_mem(struct sysroot_mem *m, fuzz_reader *const *readers, size_t n)
+{
+	struct sysroot sr;
+	sysroot_open_memory(&sr, m, "/fuzz/memory");
+	read_facts(&sr, readers, n);
+}
+
+static void read_facts(struct sysroot *sr, fuzz_reader *const *readers, size_t n)
+{
 	struct facts f;
-	facts_init(&f, &sr);
+	facts_init(&f, sr);
 	for (size_t i = 0; i < n; i++)
 		readers[i](&f);
-	check_recorded(&sr);
+	check_recorded(sr);
 	facts_release(&f);
-	sysroot_release(&sr);
+	sysroot_release(sr);
 }
+
+static void doctor(struct sysroot *sr);
 
 void fuzz_doctor(const char *root)
 {
@@ -352,20 +417,33 @@ void fuzz_doctor(const char *root)
 	struct sysroot sr;
 	if (sysroot_open(&sr, root) != 0)
 		return;   /* not a capture: refused before anything is read */
+	doctor(&sr);
+}
+
+void fuzz_doctor_mem(struct sysroot_mem *m)
+{
+	struct sysroot sr;
+	sysroot_open_memory(&sr, m, "/fuzz/memory");
+	doctor(&sr);
+}
+
+/* The doctor on an opened sysroot (released here). */
+static void doctor(struct sysroot *sr)
+{
 	const struct profiles *db = fuzz_profiles();
 	struct facts f;
-	facts_gather(&f, &sr);
+	facts_gather(&f, sr);
 	inventory_annotate(&f, db);
 	struct report r;
 	report_init(&r, &f, db);
 	r.source_kind = "sysroot";
-	r.source_path = root;
+	r.source_path = sr->path;
 	r.level = LEVEL_QUICK;
 	static const struct check_filter all = { STRVEC_INIT, STRVEC_INIT };
 	struct check_ctx ctx = { .facts = &f, .db = db, .live = false, .level = LEVEL_QUICK };
 	checks_run(&ctx, &all, false, &r);
 	report_finish(&r);
-	check_recorded(&sr);
+	check_recorded(sr);
 
 	json_t *doc = out_json_report(&r);
 	check_report_json(doc);
@@ -386,5 +464,5 @@ void fuzz_doctor(const char *root)
 
 	report_release(&r);
 	facts_release(&f);
-	sysroot_release(&sr);
+	sysroot_release(sr);
 }

@@ -44,6 +44,13 @@ bool fuzz_next_record(const char **p, const char *end, struct fuzz_record *r);
  * O_NOFOLLOW, ".." is refused. At most 256 entries. */
 void fuzz_build_tree(const char *root, const uint8_t *data, size_t size);
 
+/* The same tree as an in-memory capture (sysroot_open_memory): no file
+ * is written. The caller's, until it is handed to fuzz_*_mem. */
+struct sysroot_mem;
+struct sysroot_mem *fuzz_mem_tree(const uint8_t *data, size_t size);
+/* One "=== PATH" record's file (or link, directory) added to `m`. */
+void fuzz_mem_file(struct sysroot_mem *m, const char *path, const uint8_t *data, size_t size);
+
 /* Write one file `path` (relative, no "..", no link followed) under root. */
 void fuzz_write_file(const char *root, const char *path, const uint8_t *data, size_t size);
 
@@ -58,6 +65,8 @@ typedef void fuzz_reader(struct facts *f);
  * needs. Asserts that the sysroot layer only recorded paths inside the
  * root. */
 void fuzz_read_facts(const char *root, fuzz_reader *const *readers, size_t n);
+/* The same on an in-memory capture (which it takes and frees). */
+void fuzz_read_facts_mem(struct sysroot_mem *m, fuzz_reader *const *readers, size_t n);
 
 /* The doctor on the sysroot at `root` (--level quick): facts, every check,
  * the report rendered as text and JSON. Asserts that the sysroot layer only
@@ -65,5 +74,9 @@ void fuzz_read_facts(const char *root, fuzz_reader *const *readers, size_t n);
  * sentinel beside it) reached the report, and that the JSON report keeps the
  * schema's structure. */
 void fuzz_doctor(const char *root);
+/* The same on an in-memory capture (which it takes and frees): no
+ * sentinel, there is nothing beside an in-memory root; a link climbing out
+ * of it is the sysroot layer's resolution, the same code as on disk. */
+void fuzz_doctor_mem(struct sysroot_mem *m);
 
 #endif

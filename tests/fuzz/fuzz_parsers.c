@@ -1,7 +1,8 @@
 /* The small text parsers of outside files, one program per family (the
  * build compiles this file with FUZZ_FAMILY set):
  *   fuzz_kernel    os-release, /proc/version, cmdline, modules, cgroup;
- *                  kernel releases, HSA_OVERRIDE_GFX_VERSION
+ *                  kernel releases, HSA_OVERRIDE_GFX_VERSION; Slurm's
+ *                  gres.conf and slurm.conf (the GPUs expected)
  *   fuzz_sysfs     KFD node properties and mem_banks, PCI uevent, class,
  *                  vendor and device; PCI addresses
  *   fuzz_packages  DKMS versions, wheel METADATA, torch version.py, ROCm
@@ -17,6 +18,7 @@
  * readers of the family (not the whole doctor: the checks and the renderers
  * are the sysroot harness's, and running them for every input made this
  * harness 100 times slower than its parsers). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,22 +33,44 @@
 
 #if FUZZ_FAMILY == 1 /* kernel */
 
-static const char skeleton[] = HOST_INI
+static const char skeleton[] = HOST_INI "nodename = gpu07\n"
 	"=== etc/os-release\nID=ubuntu\nVERSION_ID=\"22.04\"\n"
 	"=== proc/version\nLinux version 6.8.0-40-generic (buildd@lcy02) #40-Ubuntu SMP\n"
 	"=== proc/cmdline\nBOOT_IMAGE=/vmlinuz root=/dev/sda1 ro iommu=pt\n"
 	"=== proc/modules\namdgpu 12406784 0 - Live 0x0000000000000000\n"
-	"=== proc/1/cgroup\n0::/init.scope\n";
+	"=== proc/1/cgroup\n0::/init.scope\n"
+	"=== etc/slurm/gres.conf\nNodeName=gpu[01-16] Name=gpu File=/dev/nvidia[0-7]\n"
+	"=== etc/slurm/slurm.conf\nNodeName=gpu[01-16] Gres=gpu:h100:8\n";
 
 static const char *const files[] = {
 	"etc/os-release", "proc/version", "proc/cmdline", "proc/modules", "proc/1/cgroup",
+	"etc/slurm/gres.conf", "etc/slurm/slurm.conf",
 };
 
-static fuzz_reader *const readers[] = { facts_read_os, facts_read_system, facts_read_env };
+static fuzz_reader *const readers[] = { facts_read_os, facts_read_system, facts_read_env, facts_read_slurm };
+
+/* A Slurm file's count for node gpu07: within the caps, with the line it
+ * came from; and the first line as a hostlist. */
+static void slurm_case(unsigned sel, const char *text)
+{
+	struct slurm_gres g;
+	size_t len = strlen(text);
+	int rc = sel % 5 == 3 ? slurm_gres_conf_parse(text, len, "gpu07", &g) : slurm_conf_parse(text, len, "gpu07", &g);
+	FUZZ_ASSERT(rc >= -EINVAL && rc <= 1, "returned %d", rc);
+	FUZZ_ASSERT(rc != 1 || (g.gpus > 0 && g.gpus <= SLURM_MAX_GRES && g.line > 0), "count %u at line %zu", g.gpus, g.line);
+	FUZZ_ASSERT(rc >= 0 || g.bad_line > 0, "an error without its line");
+	char *first = xstrndup(text, strcspn(text, "\n"));
+	slurm_hostlist_match(first, "gpu07");
+	free(first);
+}
 
 static void direct(unsigned sel, const char *text)
 {
-	switch (sel % 3) {
+	switch (sel % 5) {
+	case 3:
+	case 4:
+		slurm_case(sel, text);
+		break;
 	case 0: {
 		struct facts f;
 		facts_init(&f, NULL);
@@ -273,29 +297,25 @@ static void direct(unsigned sel, const char *text)
 #error "FUZZ_FAMILY: 1 (kernel), 2 (sysfs), 3 (packages) or 4 (health)"
 #endif
 
-/* The skeleton's own content of `path`. */
-static struct fuzz_record own(const char *path)
+/* The skeleton as an in-memory capture, with `path` (NULL: none) holding
+ * the input instead of its own content. */
+static struct sysroot_mem *capture(const char *path, const uint8_t *data, size_t size)
 {
-	const char *p = skeleton, *end = skeleton + sizeof(skeleton) - 1;
-	struct fuzz_record r;
-	size_t n = strlen(path);
-	while (fuzz_next_record(&p, end, &r))
-		if (r.nlen == n && !memcmp(r.name, path, n))
-			return r;
-	fuzz_fail(__FILE__, __LINE__, "own", "%s is not in the skeleton", path);
+	struct sysroot_mem *m = fuzz_mem_tree((const uint8_t *)skeleton, sizeof(skeleton) - 1);
+	if (path)
+		fuzz_mem_file(m, path, data, size);
+	return m;
 }
 
-/* A directory named by the first line of the input, made and removed. */
-static void as_dir_name(const char *root, const char *parent, const char *text)
+/* A directory named by the first line of the input. */
+static void as_dir_name(const char *parent, const char *text)
 {
 	size_t n = strcspn(text, "\n");
 	if (!n || n > 200 || memchr(text, '/', n) || !strncmp(text, ".", n) || !strncmp(text, "..", n))
 		return;
-	char *dir = xasprintf("%s/%s%.*s", root, parent, (int)n, text);
-	if (mkdir(dir, 0755) == 0) {
-		fuzz_read_facts(root, readers, ARRAY_SIZE(readers));
-		FUZZ_ASSERT(rmdir(dir) == 0, "rmdir %s", dir);
-	}
+	char *dir = xasprintf("%s%.*s/", parent, (int)n, text);
+	struct sysroot_mem *m = capture(dir, NULL, 0);
+	fuzz_read_facts_mem(m, readers, ARRAY_SIZE(readers));
 	free(dir);
 }
 
@@ -310,22 +330,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(text);
 		return 0;
 	}
-	/* the skeleton is made once: only the one file changes, and goes
-	 * back to the skeleton's content after the input */
-	static const char *root;
-	if (!root) {
-		root = fuzz_fresh_dir("parsers");
-		fuzz_build_tree(root, (const uint8_t *)skeleton, sizeof(skeleton) - 1);
-	}
+	/* the skeleton with the one file (or directory name) from the input,
+	 * in memory: no file is written */
 	const char *path = files[(sel & 0x7f) % ARRAY_SIZE(files)];
-	if (str_endswith(path, "/")) {
-		as_dir_name(root, path, text);
-	} else {
-		fuzz_write_file(root, path, data + 1, size - 1);
-		fuzz_read_facts(root, readers, ARRAY_SIZE(readers));
-		struct fuzz_record r = own(path);
-		fuzz_write_file(root, path, (const uint8_t *)r.body, r.blen);
-	}
+	if (str_endswith(path, "/"))
+		as_dir_name(path, text);
+	else
+		fuzz_read_facts_mem(capture(path, data + 1, size - 1), readers, ARRAY_SIZE(readers));
 	free(text);
 	return 0;
 }

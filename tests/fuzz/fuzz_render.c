@@ -33,27 +33,23 @@ static char *field(const char **p, const char *end)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *p = (const char *)data, *end = p + size;
-	const char *root = fuzz_fresh_dir("root");
 	/* two fields become files of the capture */
 	char *release = field(&p, end), *pretty = field(&p, end);
 	struct strbuf tree = STRBUF_INIT;
 	strbuf_addf(&tree, "=== .rocmcheck/host.ini\n[uname]\nrelease = %s\nnodename = %s\n", release, pretty);
 	strbuf_addf(&tree, "=== etc/os-release\nID=ubuntu\nPRETTY_NAME=\"%s\"\n", pretty);
-	fuzz_build_tree(root, (const uint8_t *)tree.buf, tree.len);
+	struct sysroot sr;
+	sysroot_open_memory(&sr, fuzz_mem_tree((const uint8_t *)tree.buf, tree.len), "/fuzz/memory");
 	strbuf_release(&tree);
 	free(release);
 	free(pretty);
-
-	struct sysroot sr;
-	if (sysroot_open(&sr, root) != 0)
-		return 0;
 	const struct profiles *db = fuzz_profiles();
 	struct facts f;
 	facts_gather(&f, &sr);
 	struct report r;
 	report_init(&r, &f, db);
 	r.source_kind = "sysroot";
-	r.source_path = root;
+	r.source_path = sr.path;
 	r.level = LEVEL_QUICK;
 	size_t ndefs;
 	const struct check_def *const *defs = checks_all(&ndefs);
