@@ -19,9 +19,36 @@
  *
  * Each value is a number, "na" (NVML_ERROR_NOT_SUPPORTED) or "eN" (error N).
  * Every device answers alike. fake_nvml_initialised() says how many
- * nvmlInit_v2 calls are not yet matched by an nvmlShutdown. */
+ * nvmlInit_v2 calls are not yet matched by an nvmlShutdown.
+ *
+ * Faults, each "CALL" (every call of that name) or "CALL@N" (only for
+ * device N: its handle, or a query on it), CALL as named in nvml.h:
+ *   FAKE_NVML_HANG    the call never returns: it ignores SIGTERM and sleeps.
+ *                     A wedged GPU holds its caller in uninterruptible sleep
+ *                     (D state), which user space cannot do; a call that
+ *                     only SIGKILL ends is close enough for the watchdog.
+ *   FAKE_NVML_STUCK   the call never returns and the process outlives
+ *                     SIGKILL, as one in D state does: a tracer grandchild
+ *                     ptrace-attaches to it and never waits for it, for
+ *                     FAKE_NVML_STUCK_S seconds (4), then exits. Where
+ *                     ptrace is refused it hangs as FAKE_NVML_HANG does.
+ *   FAKE_NVML_CRASH   the call dies of SIGSEGV.
+ *   FAKE_NVML_SLOW    the call takes FAKE_NVML_SLOW_S seconds (1), then answers.
+ *   FAKE_NVML_LOG     a file: each call appends "CALL N" (N -1 without a
+ *                     device) and, for nvmlInit_v2 and nvmlShutdown, " ok"
+ *                     when it succeeded: a test reads what a reader in
+ *                     another process called.
+ *   FAKE_NVML_PIDFILE a file: FAKE_NVML_STUCK writes "STUCK_PID TRACER_PID",
+ *                     or "noptrace" where ptrace is refused. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef int nvmlReturn_t;
 typedef struct fake_device *nvmlDevice_t;
@@ -46,6 +73,117 @@ static int initialised;
 int fake_nvml_initialised(void)
 {
 	return initialised;
+}
+
+/* ---- faults ---- */
+
+/* Whether `var` names this call ("CALL", or "CALL@N" for device N). */
+static int names(const char *var, const char *call, int index)
+{
+	const char *s = getenv(var);
+	size_t n = strlen(call);
+	if (!s || strncmp(s, call, n))
+		return 0;
+	if (s[n] == '\0')
+		return 1;
+	return s[n] == '@' && index >= 0 && atoi(s + n + 1) == index;
+}
+
+static void log_call(const char *call, int index, const char *suffix)
+{
+	const char *path = getenv("FAKE_NVML_LOG");
+	if (!path || !*path)
+		return;
+	FILE *fp = fopen(path, "a");
+	if (!fp)
+		return;
+	fprintf(fp, "%s %d%s\n", call, index, suffix);
+	fclose(fp);
+}
+
+static void write_pidfile(const char *text)
+{
+	const char *path = getenv("FAKE_NVML_PIDFILE");
+	if (!path || !*path)
+		return;
+	FILE *fp = fopen(path, "w");
+	if (!fp)
+		return;
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void hang(void)
+{
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	for (;;)
+		pause();
+}
+
+/* The tracer: out of our process group (the watchdog kills that whole),
+ * holding none of our pipes, attached to `pid` until it has lingered. */
+static void tracer(pid_t pid, int sync_fd)
+{
+	setpgid(0, 0);
+	int devnull = open("/dev/null", O_RDWR);
+	for (int fd = 0; fd < 1024; fd++)
+		if (fd != sync_fd && fd != devnull)
+			close(fd);
+	if (devnull >= 0)
+		for (int fd = 0; fd < 3; fd++)
+			dup2(devnull, fd);
+	char ok = ptrace(PTRACE_SEIZE, pid, NULL, NULL) == 0 ? 'y' : 'n';
+	if (write(sync_fd, &ok, 1) != 1)
+		_exit(1);
+	const char *t = getenv("FAKE_NVML_STUCK_S");
+	struct timespec ts = { t && atoi(t) > 0 ? atoi(t) : 4, 0 };
+	while (nanosleep(&ts, &ts) < 0)
+		;
+	_exit(0);
+}
+
+static void stuck(void)
+{
+	int sync[2];
+	if (pipe(sync) < 0)
+		hang();
+	pid_t self = getpid();
+	pid_t g = fork();
+	if (g < 0)
+		hang();
+	if (g == 0)
+		tracer(self, sync[1]);
+	prctl(PR_SET_PTRACER, g);   /* Yama: let the grandchild trace us */
+	close(sync[1]);
+	char ok = 'n';
+	if (read(sync[0], &ok, 1) != 1 || ok != 'y') {
+		write_pidfile("noptrace\n");
+		hang();
+	}
+	char text[64];
+	snprintf(text, sizeof(text), "%ld %ld\n", (long)self, (long)g);
+	write_pidfile(text);
+	hang();
+}
+
+/* Every call starts here: log it, then the fault the environment asks for. */
+static void fault(const char *call, int index)
+{
+	log_call(call, index, "");
+	if (names("FAKE_NVML_CRASH", call, index))
+		raise(SIGSEGV);
+	if (names("FAKE_NVML_STUCK", call, index))
+		stuck();
+	if (names("FAKE_NVML_HANG", call, index))
+		hang();
+	if (names("FAKE_NVML_SLOW", call, index)) {
+		const char *t = getenv("FAKE_NVML_SLOW_S");
+		double s = t && atof(t) > 0 ? atof(t) : 1.0;
+		struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+		while (nanosleep(&ts, &ts) < 0)
+			;
+	}
 }
 
 /* Element `idx` of the comma-separated list in `var` (else in `dflt`): 0
@@ -101,19 +239,23 @@ static unsigned device_count(void)
 
 nvmlReturn_t nvmlInit_v2(void)
 {
+	fault("nvmlInit_v2", -1);
 	unsigned long long code = 0;
 	nvmlReturn_t rc = field("FAKE_NVML_INIT", "0", 0, &code);
 	if (rc || code)
 		return rc ? rc : (nvmlReturn_t)code;
 	initialised++;
+	log_call("nvmlInit_v2", -1, " ok");
 	return 0;
 }
 
 nvmlReturn_t nvmlShutdown(void)
 {
+	fault("nvmlShutdown", -1);
 	if (!initialised)
 		return UNINITIALIZED;
 	initialised--;
+	log_call("nvmlShutdown", -1, " ok");
 	return 0;
 }
 
@@ -134,6 +276,7 @@ const char *nvmlErrorString(nvmlReturn_t rc)
 
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count)
 {
+	fault("nvmlDeviceGetCount_v2", -1);
 	if (!initialised)
 		return UNINITIALIZED;
 	*count = device_count();
@@ -142,6 +285,7 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count)
 
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
 {
+	fault("nvmlDeviceGetHandleByIndex_v2", (int)index);
 	if (!initialised)
 		return UNINITIALIZED;
 	if (index >= device_count())
@@ -156,6 +300,7 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *dev
 
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *pci)
 {
+	fault("nvmlDeviceGetPciInfo_v3", d ? (int)d->index : -1);
 	const char *s = getenv("FAKE_NVML_BUSIDS");
 	if (!s || !*s)
 		s = "00000000:65:00.0";
@@ -176,6 +321,7 @@ nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *pci)
 
 nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, int *current, int *pending)
 {
+	fault("nvmlDeviceGetEccMode", d ? (int)d->index : -1);
 	(void)d;
 	int c = 0, p = 0;
 	nvmlReturn_t rc = field_int("FAKE_NVML_ECC_MODE", "1,1", 0, &c);
@@ -190,6 +336,7 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, int *current, int *pending)
 
 nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int error_type, int counter_type, unsigned long long *count)
 {
+	fault("nvmlDeviceGetTotalEccErrors", d ? (int)d->index : -1);
 	(void)d;
 	/* volatile corrected, uncorrected, aggregate corrected, uncorrected */
 	return field("FAKE_NVML_ECC", "0,0,0,0", (unsigned)(counter_type * 2 + error_type), count);
@@ -197,6 +344,7 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int error_type, int cou
 
 nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t d, int cause, unsigned int *count, unsigned long long *addresses)
 {
+	fault("nvmlDeviceGetRetiredPages", d ? (int)d->index : -1);
 	(void)d;
 	unsigned int n = 0;
 	nvmlReturn_t rc = field_uint("FAKE_NVML_RETIRED", "0,0", (unsigned)cause, &n);
@@ -214,6 +362,7 @@ nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t d, int cause, unsigned int *
 
 nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t d, int *pending)
 {
+	fault("nvmlDeviceGetRetiredPagesPendingStatus", d ? (int)d->index : -1);
 	(void)d;
 	return field_int("FAKE_NVML_RETIRED_PENDING", "0", 0, pending);
 }
@@ -221,6 +370,7 @@ nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t d, int *pending
 nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned int *corr, unsigned int *unc, unsigned int *pending,
 				       unsigned int *failure)
 {
+	fault("nvmlDeviceGetRemappedRows", d ? (int)d->index : -1);
 	(void)d;
 	unsigned int v[4];
 	for (unsigned i = 0; i < 4; i++) {
@@ -237,48 +387,56 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned int *corr, unsig
 
 nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *reasons)
 {
+	fault("nvmlDeviceGetCurrentClocksEventReasons", d ? (int)d->index : -1);
 	(void)d;
 	return field("FAKE_NVML_EVENT_REASONS", "0x1", 0, reasons);
 }
 
 nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t d, unsigned long long *reasons)
 {
+	fault("nvmlDeviceGetCurrentClocksThrottleReasons", d ? (int)d->index : -1);
 	(void)d;
 	return field("FAKE_NVML_THROTTLE_REASONS", "0x1", 0, reasons);
 }
 
 nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t d, unsigned int *mw)
 {
+	fault("nvmlDeviceGetPowerManagementLimit", d ? (int)d->index : -1);
 	(void)d;
 	return field_uint("FAKE_NVML_POWER", "700000,700000,700000", 0, mw);
 }
 
 nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t d, unsigned int *mw)
 {
+	fault("nvmlDeviceGetPowerManagementDefaultLimit", d ? (int)d->index : -1);
 	(void)d;
 	return field_uint("FAKE_NVML_POWER", "700000,700000,700000", 1, mw);
 }
 
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned int *mw)
 {
+	fault("nvmlDeviceGetEnforcedPowerLimit", d ? (int)d->index : -1);
 	(void)d;
 	return field_uint("FAKE_NVML_POWER", "700000,700000,700000", 2, mw);
 }
 
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int *mode)
 {
+	fault("nvmlDeviceGetPersistenceMode", d ? (int)d->index : -1);
 	(void)d;
 	return field_int("FAKE_NVML_PERSISTENCE", "1", 0, mode);
 }
 
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned int *c)
 {
+	fault("nvmlDeviceGetTemperature", d ? (int)d->index : -1);
 	(void)d;
 	return sensor == 0 ? field_uint("FAKE_NVML_TEMP", "35,87,92", 0, c) : INVALID_ARGUMENT;
 }
 
 nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t d, int threshold, unsigned int *c)
 {
+	fault("nvmlDeviceGetTemperatureThreshold", d ? (int)d->index : -1);
 	(void)d;
 	/* NVML_TEMPERATURE_THRESHOLD_SHUTDOWN 0, _SLOWDOWN 1 */
 	if (threshold == 1)
@@ -290,6 +448,7 @@ nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t d, int threshold, un
 
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u)
 {
+	fault("nvmlDeviceGetUtilizationRates", d ? (int)d->index : -1);
 	(void)d;
 	unsigned int gpu = 0;
 	nvmlReturn_t rc = field_uint("FAKE_NVML_UTIL", "0", 0, &gpu);

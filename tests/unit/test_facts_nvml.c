@@ -3,10 +3,22 @@
  * hook; those tests need -DROCMCHECK_TEST_HOOKS=ON), and the NVIDIA verdicts
  * of health.ecc, health.thermal and health.power as functions of the NVML
  * facts (DCGM's thresholds: 63 retired pages, 512 uncorrectable remapped
- * rows). */
+ * rows).
+ *
+ * And a driver that does not answer: the read runs in a child under a
+ * watchdog (1 s here), so a call that never returns (the fake's
+ * FAKE_NVML_HANG, FAKE_NVML_STUCK), a crash (FAKE_NVML_CRASH) or a slow
+ * call (FAKE_NVML_SLOW) becomes a per-GPU outcome: init hangs -> every
+ * NVIDIA GPU unresponsive; a hang on GPU 2 of 4 -> GPUs 0 and 1 read, 2
+ * unresponsive, 3 "not read" (error) and never asked; the checks give
+ * error "driver unresponsive" naming the GPU. */
 #include "checks_testlib.h"
 
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- busId */
 
@@ -304,12 +316,45 @@ static void test_not_judged(void **state)
 	assert_contains(c->summary, "nvidia-smi -q -d POWER");
 	c = tl_one(t, "health.thermal");
 	assert_status(c, ST_SKIP);
+	/* NVML not read: in a sysroot facts_read_nvml leaves tried false
+	 * (test_read_only_live_with_nvidia) */
 	t->ctx.level = LEVEL_STANDARD;
-	t->ctx.live = false;
-	assert_status(tl_one(t, "health.ecc"), ST_SKIP);
-	t->ctx.live = true;
 	t->f.nvml.tried = false;
 	assert_status(tl_one(t, "health.ecc"), ST_SKIP);
+	tl_free(t);
+}
+
+/* The outcomes, built by hand: unresponsive and error are errors naming
+ * the GPU, in each of the three checks. */
+static void test_unread_verdicts(void **state)
+{
+	(void)state;
+	struct tl *t = nv_machine(3);
+	struct nvml_gpu *g = &t->f.nvml.gpus[1];
+	g->outcome = NVML_GPU_UNRESPONSIVE;
+	snprintf(g->outcome_why, sizeof(g->outcome_why), "nvmlDeviceGetTemperature did not return within 60 s");
+	g = &t->f.nvml.gpus[2];
+	g->outcome = NVML_GPU_ERROR;
+	snprintf(g->outcome_why, sizeof(g->outcome_why), "not read: NVML hung on 0000:42:00.0 (its device 1) before "
+		 "reaching this GPU");
+	static const char *const ids[] = { "health.ecc", "health.thermal", "health.power" };
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+		size_t n = tl_run(t, ids[i]);
+		assert_int_equal(n, 3);
+		assert_status(tl_for_gpu(t, n, 0), ST_PASS);
+		const struct check_result *c = tl_for_gpu(t, n, 1);
+		assert_status(c, ST_ERROR);
+		assert_contains(c->summary, "GPU 1, 0000:42:00.0 (");
+		assert_contains(c->summary, "driver unresponsive: nvmlDeviceGetTemperature did not return within 60 s");
+		assert_contains(c->fix.text, "reboot");
+		assert_contains(c->fix.text, "sudo nvidia-smi -r -i 0000:42:00.0");
+		assert_true(tl_has_evidence(c, "NVML", "unresponsive: nvmlDeviceGetTemperature"));
+		c = tl_for_gpu(t, n, 2);
+		assert_status(c, ST_ERROR);
+		assert_contains(c->summary, "GPU 2, 0000:43:00.0 (");
+		assert_contains(c->summary, "NVML read failed: not read: NVML hung on 0000:42:00.0");
+		assert_null(strstr(c->summary, "driver unresponsive"));
+	}
 	tl_free(t);
 }
 
@@ -344,27 +389,72 @@ static const char *const fake_vars[] = {
 	"FAKE_NVML_THROTTLE_REASONS", "FAKE_NVML_POWER", "FAKE_NVML_PERSISTENCE", "FAKE_NVML_TEMP", "FAKE_NVML_UTIL",
 };
 
+static const char *const fault_vars[] = {
+	"FAKE_NVML_HANG", "FAKE_NVML_STUCK", "FAKE_NVML_STUCK_S", "FAKE_NVML_CRASH", "FAKE_NVML_SLOW",
+	"FAKE_NVML_SLOW_S", "FAKE_NVML_PIDFILE", "ROCMCHECK_TEST_NVML_SYSROOT",
+};
+
+/* The fake's call log (FAKE_NVML_LOG): the reader runs in another process. */
+static char fake_log[64];
+
 static int fake_setup(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(fake_vars); i++)
 		unsetenv(fake_vars[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(fault_vars); i++)
+		unsetenv(fault_vars[i]);
 	setenv("ROCMCHECK_DL_NVML", FAKE_NVML_LIB, 1);
+	snprintf(fake_log, sizeof(fake_log), "/tmp/rocmcheck-nvml-log.XXXXXX");
+	int fd = mkstemp(fake_log);
+	assert_true(fd >= 0);
+	close(fd);
+	setenv("FAKE_NVML_LOG", fake_log, 1);
+	setenv("ROCMCHECK_TEST_NVML_TIMEOUT_S", "1", 1);
 	return 0;
+}
+
+static int fake_teardown(void **state)
+{
+	(void)state;
+	unlink(fake_log);
+	unsetenv("FAKE_NVML_LOG");
+	return 0;
+}
+
+/* How many lines of the fake's log start with `prefix`. */
+static int logged(const char *prefix)
+{
+	FILE *fp = fopen(fake_log, "r");
+	assert_non_null(fp);
+	char line[256];
+	int n = 0;
+	while (fgets(line, sizeof(line), fp))
+		n += !strncmp(line, prefix, strlen(prefix));
+	fclose(fp);
+	return n;
 }
 
 /* nvmlInit_v2 calls the fake has not seen matched by nvmlShutdown. */
 static int fake_initialised(void)
 {
+	return logged("nvmlInit_v2 -1 ok") - logged("nvmlShutdown -1 ok");
+}
+
+/* The parent never maps libnvidia-ml: only the reader calls into it. */
+static void assert_not_mapped(void)
+{
 	void *h = dlopen(FAKE_NVML_LIB, RTLD_NOW | RTLD_NOLOAD);
-	assert_non_null(h);   /* facts_read_nvml loaded it */
-	int (*fn)(void);
-	void *sym = dlsym(h, "fake_nvml_initialised");
-	assert_non_null(sym);
-	memcpy(&fn, &sym, sizeof(fn));
-	int n = fn();
-	dlclose(h);
-	return n;
+	if (h)
+		dlclose(h);
+	assert_null(h);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* A live machine whose NVIDIA GPUs are 0000:41:00.0, ...: what the fake
@@ -397,8 +487,12 @@ static void test_read_fake(void **state)
 	assert_int_equal(nv->load, 0);
 	assert_null(nv->why);
 	assert_int_equal(nv->ngpus, 2);
+	assert_int_equal(logged("nvmlInit_v2 -1 ok"), 1);
 	assert_int_equal(fake_initialised(), 0);   /* shut down again */
+	assert_not_mapped();
 	const struct nvml_gpu *g = nvml_gpu_of(&t->f, "0000:42:00.0");
+	assert_int_equal(g->outcome, NVML_GPU_READ);
+	assert_string_equal(g->outcome_why, "");
 	assert_non_null(g);
 	assert_string_equal(g->bus_id, "00000000:42:00.0");
 	assert_int_equal(g->ecc_current, 1);
@@ -527,6 +621,287 @@ static void test_read_only_live_with_nvidia(void **state)
 	assert_false(t->f.nvml.tried);
 	tl_free(t);
 }
+
+/* ---- a driver that does not answer, through the fake's faults */
+
+/* Four GPUs on the live machine, as the fake lists them. */
+static struct tl *live_four(void)
+{
+	setenv("FAKE_NVML_BUSIDS", "00000000:41:00.0,00000000:42:00.0,00000000:43:00.0,00000000:44:00.0", 1);
+	return live_machine(4);
+}
+
+/* facts_read_nvml, in at most `bound` seconds. */
+static void read_within(struct tl *t, double bound)
+{
+	double t0 = now_s();
+	facts_read_nvml(&t->f);
+	double took = now_s() - t0;
+	if (took > bound)
+		fail_msg("the NVML read took %.1f s, more than %.1f s", took, bound);
+	assert_true(t->f.nvml.tried);
+	assert_not_mapped();
+}
+
+static const struct nvml_gpu *gpu_at(struct tl *t, const char *addr)
+{
+	const struct nvml_gpu *g = nvml_gpu_of(&t->f, addr);
+	if (!g)
+		fail_msg("no NVML entry for %s", addr);
+	return g;
+}
+
+/* Every NVIDIA GPU's three health results are errors saying `words`. */
+static void assert_all_errors(struct tl *t, size_t ngpus, const char *words)
+{
+	static const char *const ids[] = { "health.ecc", "health.thermal", "health.power" };
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+		size_t n = tl_run(t, ids[i]);
+		assert_int_equal(n, ngpus);
+		for (size_t k = 0; k < ngpus; k++) {
+			const struct check_result *c = tl_for_gpu(t, n, (int)k);
+			assert_status(c, ST_ERROR);
+			assert_contains(c->summary, words);
+		}
+	}
+}
+
+/* nvmlInit_v2 never returns: every NVIDIA GPU is unresponsive. */
+static void test_hang_init(void **state)
+{
+	(void)state;
+	setenv("FAKE_NVML_HANG", "nvmlInit_v2", 1);
+	struct tl *t = live_four();
+	read_within(t, 4.0);
+	const struct nvml_facts *nv = &t->f.nvml;
+	assert_int_equal(nv->load, -ETIMEDOUT);
+	assert_string_equal(nv->why, "nvmlInit_v2 did not return within 1 s");
+	assert_int_equal(nv->ngpus, 4);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(nv->gpus[i].outcome, NVML_GPU_UNRESPONSIVE);
+		assert_string_equal(nv->gpus[i].outcome_why, "nvmlInit_v2 did not return within 1 s");
+		assert_int_equal(nv->gpus[i].temp_c, -1);
+	}
+	assert_int_equal(logged("nvmlDeviceGet"), 0);
+	assert_all_errors(t, 4, "driver unresponsive: nvmlInit_v2 did not return within 1 s");
+	size_t n = tl_run(t, "health.ecc");
+	assert_contains(tl_for_gpu(t, n, 3)->summary, "GPU 3, 0000:44:00.0 (");
+	tl_free(t);
+}
+
+/* A hang in GPU 2's temperature: 0 and 1 keep their readings, 2 is
+ * unresponsive, 3 is never asked and not read. */
+static void test_hang_gpu(void **state)
+{
+	(void)state;
+	setenv("FAKE_NVML_HANG", "nvmlDeviceGetTemperature@2", 1);
+	setenv("FAKE_NVML_POWER", "500000,700000,500000", 1);
+	struct tl *t = live_four();
+	read_within(t, 4.0);
+	const struct nvml_facts *nv = &t->f.nvml;
+	assert_int_equal(nv->load, 0);
+	assert_int_equal(nv->ngpus, 4);
+	for (int i = 0; i < 2; i++) {
+		const struct nvml_gpu *g = &nv->gpus[i];
+		assert_int_equal(g->outcome, NVML_GPU_READ);
+		assert_int_equal(g->temp_c, 35);
+		assert_int_equal(g->power_limit_mw, 500000);
+	}
+	const struct nvml_gpu *g = gpu_at(t, "0000:43:00.0");
+	assert_int_equal(g->outcome, NVML_GPU_UNRESPONSIVE);
+	assert_string_equal(g->outcome_why, "nvmlDeviceGetTemperature did not return within 1 s");
+	g = gpu_at(t, "0000:44:00.0");
+	assert_int_equal(g->outcome, NVML_GPU_ERROR);
+	assert_string_equal(g->outcome_why, "not read: NVML hung on 0000:43:00.0 (its device 2) before reaching this GPU");
+	assert_int_equal(logged("nvmlDeviceGetTemperature 2"), 1);
+	assert_int_equal(logged("nvmlDeviceGetHandleByIndex_v2 3"), 0);   /* never asked */
+	assert_int_equal(logged("nvmlShutdown"), 0);
+	/* the verdicts: 0 and 1 judged on their readings, 2 and 3 errors */
+	size_t n = tl_run(t, "health.power");
+	assert_int_equal(n, 4);
+	for (int i = 0; i < 2; i++)
+		assert_contains(tl_for_gpu(t, n, i)->summary, "power limit 500 W, below its default 700 W");
+	const struct check_result *c = tl_for_gpu(t, n, 2);
+	assert_status(c, ST_ERROR);
+	assert_contains(c->summary, "GPU 2, 0000:43:00.0 (");
+	assert_contains(c->summary, "driver unresponsive: nvmlDeviceGetTemperature did not return within 1 s");
+	assert_true(tl_has_command(c, "rocmcheck bundle --anonymize"));
+	c = tl_for_gpu(t, n, 3);
+	assert_status(c, ST_ERROR);
+	assert_contains(c->summary, "GPU 3, 0000:44:00.0 (");
+	assert_contains(c->summary, "not read: NVML hung on 0000:43:00.0");
+	n = tl_run(t, "health.thermal");
+	assert_status(tl_for_gpu(t, n, 0), ST_PASS);
+	assert_status(tl_for_gpu(t, n, 2), ST_ERROR);
+	tl_free(t);
+}
+
+/* A hang before NVML said which GPU device 1 is: every GPU not yet read
+ * is unresponsive. */
+static void test_hang_handle(void **state)
+{
+	(void)state;
+	setenv("FAKE_NVML_HANG", "nvmlDeviceGetPciInfo_v3@1", 1);
+	struct tl *t = live_four();
+	read_within(t, 4.0);
+	assert_int_equal(gpu_at(t, "0000:41:00.0")->outcome, NVML_GPU_READ);
+	for (unsigned i = 2; i <= 4; i++) {
+		char addr[16];
+		snprintf(addr, sizeof(addr), "0000:4%u:00.0", i);
+		const struct nvml_gpu *g = gpu_at(t, addr);
+		assert_int_equal(g->outcome, NVML_GPU_UNRESPONSIVE);
+		assert_string_equal(g->outcome_why, "nvmlDeviceGetPciInfo_v3 did not return within 1 s (NVML device 1, "
+				    "whose PCI address it had not given)");
+	}
+	tl_free(t);
+}
+
+/* nvmlShutdown never returns: every GPU was read; the hang is evidence. */
+static void test_hang_shutdown(void **state)
+{
+	(void)state;
+	setenv("FAKE_NVML_HANG", "nvmlShutdown", 1);
+	struct tl *t = live_four();
+	read_within(t, 4.0);
+	assert_int_equal(t->f.nvml.ngpus, 4);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(t->f.nvml.gpus[i].outcome, NVML_GPU_READ);
+		assert_string_equal(t->f.nvml.gpus[i].error, "nvmlShutdown did not return within 1 s");
+	}
+	size_t n = tl_run(t, "health.ecc");
+	assert_status(tl_for_gpu(t, n, 0), ST_PASS);
+	assert_true(tl_has_evidence(tl_for_gpu(t, n, 0), "NVML", "nvmlShutdown did not return within 1 s"));
+	tl_free(t);
+}
+
+/* A crash in one GPU's call: that GPU is an error, not "unresponsive";
+ * one in nvmlInit_v2: every GPU. */
+static void test_crash(void **state)
+{
+	(void)state;
+	setenv("FAKE_NVML_CRASH", "nvmlDeviceGetPowerManagementLimit@1", 1);
+	struct tl *t = live_four();
+	read_within(t, 4.0);
+	assert_int_equal(gpu_at(t, "0000:41:00.0")->outcome, NVML_GPU_READ);
+	const struct nvml_gpu *g = gpu_at(t, "0000:42:00.0");
+	assert_int_equal(g->outcome, NVML_GPU_ERROR);
+	assert_contains(g->outcome_why, "nvmlDeviceGetPowerManagementLimit: the NVML reader crashed with signal 11");
+	assert_string_equal(gpu_at(t, "0000:43:00.0")->outcome_why,
+			    "not read: NVML failed on 0000:42:00.0 (its device 1) before reaching this GPU");
+	size_t n = tl_run(t, "health.power");
+	const struct check_result *c = tl_for_gpu(t, n, 1);
+	assert_status(c, ST_ERROR);
+	assert_contains(c->summary, "GPU 1, 0000:42:00.0 (");
+	assert_contains(c->summary, "NVML read failed: nvmlDeviceGetPowerManagementLimit: the NVML reader crashed");
+	assert_null(strstr(c->summary, "driver unresponsive"));
+	assert_status(tl_for_gpu(t, n, 0), ST_PASS);
+	tl_free(t);
+
+	setenv("FAKE_NVML_CRASH", "nvmlInit_v2", 1);
+	t = live_four();
+	read_within(t, 4.0);
+	assert_int_equal(t->f.nvml.load, -EIO);
+	assert_contains(t->f.nvml.why, "nvmlInit_v2: the NVML reader crashed with signal 11");
+	assert_all_errors(t, 4, "NVML read failed: nvmlInit_v2: the NVML reader crashed with signal 11");
+	tl_free(t);
+}
+
+/* Slow calls under the timeout: everything is read. The watchdog counts
+ * from the last record, so four GPUs of 0.6 s each (2.4 s) pass a 1 s
+ * watchdog, and so does an initialisation of 0.7 s. */
+static void test_slow(void **state)
+{
+	(void)state;
+	setenv("FAKE_NVML_SLOW", "nvmlDeviceGetTemperature", 1);
+	setenv("FAKE_NVML_SLOW_S", "0.6", 1);
+	struct tl *t = live_four();
+	double t0 = now_s();
+	read_within(t, 8.0);
+	assert_true(now_s() - t0 >= 2.4);
+	assert_int_equal(t->f.nvml.load, 0);
+	assert_int_equal(t->f.nvml.ngpus, 4);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(t->f.nvml.gpus[i].outcome, NVML_GPU_READ);
+		assert_int_equal(t->f.nvml.gpus[i].temp_c, 35);
+	}
+	assert_int_equal(fake_initialised(), 0);
+	tl_free(t);
+
+	setenv("FAKE_NVML_SLOW", "nvmlInit_v2", 1);
+	setenv("FAKE_NVML_SLOW_S", "0.7", 1);
+	t = live_four();
+	read_within(t, 4.0);
+	assert_int_equal(t->f.nvml.load, 0);
+	assert_int_equal(t->f.nvml.ngpus, 4);
+	size_t n = tl_run(t, "health.ecc");
+	for (int i = 0; i < 4; i++)
+		assert_status(tl_for_gpu(t, n, i), ST_PASS);
+	tl_free(t);
+}
+
+/* A reader that outlives SIGKILL (the fake's ptrace stand-in for D state):
+ * left behind, named by its pid, and the GPU still unresponsive. */
+static void test_stuck(void **state)
+{
+	(void)state;
+	char pidfile[64];
+	snprintf(pidfile, sizeof(pidfile), "/tmp/rocmcheck-nvml-pid.XXXXXX");
+	int fd = mkstemp(pidfile);
+	assert_true(fd >= 0);
+	close(fd);
+	setenv("FAKE_NVML_PIDFILE", pidfile, 1);
+	setenv("FAKE_NVML_STUCK", "nvmlDeviceGetEccMode@0", 1);
+	setenv("FAKE_NVML_STUCK_S", "3", 1);
+	setenv("ROCMCHECK_TEST_KILL_WAIT_S", "1", 1);
+	struct tl *t = live_four();
+	read_within(t, 4.0 + 1.0);
+	unsetenv("ROCMCHECK_TEST_KILL_WAIT_S");
+	FILE *fp = fopen(pidfile, "r");
+	assert_non_null(fp);
+	char line[64] = "";
+	assert_non_null(fgets(line, sizeof(line), fp));
+	fclose(fp);
+	unlink(pidfile);
+	const struct nvml_gpu *g = gpu_at(t, "0000:41:00.0");
+	assert_int_equal(g->outcome, NVML_GPU_UNRESPONSIVE);
+	if (!strncmp(line, "noptrace", 8)) {
+		/* ptrace refused: the fake hung as FAKE_NVML_HANG, killed */
+		assert_string_equal(g->outcome_why, "nvmlDeviceGetEccMode did not return within 1 s");
+		tl_free(t);
+		skip();
+	}
+	long stuck_pid = 0, tracer_pid = 0;
+	assert_int_equal(sscanf(line, "%ld %ld", &stuck_pid, &tracer_pid), 2);
+	char want[192];
+	snprintf(want, sizeof(want), "nvmlDeviceGetEccMode did not return within 1 s; the reader (pid %ld) outlived "
+		 "SIGKILL: stuck in the driver (D state), left behind", stuck_pid);
+	assert_string_equal(g->outcome_why, want);
+	assert_int_equal(gpu_at(t, "0000:42:00.0")->outcome, NVML_GPU_ERROR);
+	/* the tracer lets go after FAKE_NVML_STUCK_S: then the zombie is ours to reap */
+	for (int i = 0; i < 100 && kill((pid_t)tracer_pid, 0) == 0; i++)
+		usleep(100 * 1000);
+	assert_int_not_equal(kill((pid_t)tracer_pid, 0), 0);
+	int status;
+	assert_int_equal(waitpid((pid_t)stuck_pid, &status, 0), (pid_t)stuck_pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	tl_free(t);
+}
+
+/* No library: what the reader's loader said, as before. */
+static void test_no_library(void **state)
+{
+	(void)state;
+	setenv("ROCMCHECK_DL_NVML", "libnope-nvidia-ml.so.1", 1);
+	struct tl *t = live_machine(1);
+	read_within(t, 4.0);
+	assert_int_equal(t->f.nvml.load, -ENOENT);
+	assert_contains(t->f.nvml.why, "cannot load libnvidia-ml, needed for NVIDIA GPU health");
+	assert_contains(t->f.nvml.why, "libnope-nvidia-ml.so.1");
+	const struct check_result *c = tl_one(t, "health.ecc");
+	assert_status(c, ST_SKIP);
+	assert_contains(c->summary, "NVML cannot be read: cannot load libnvidia-ml");
+	tl_free(t);
+}
 #endif
 
 int main(void)
@@ -544,12 +919,21 @@ int main(void)
 		cmocka_unit_test(test_power_limit),
 		cmocka_unit_test(test_power_persistence),
 		cmocka_unit_test(test_not_judged),
+		cmocka_unit_test(test_unread_verdicts),
 		cmocka_unit_test(test_nvml_unavailable),
 #ifdef ROCMCHECK_TEST_HOOKS
-		cmocka_unit_test_setup(test_read_fake, fake_setup),
-		cmocka_unit_test_setup(test_read_fake_unknowns, fake_setup),
-		cmocka_unit_test_setup(test_read_fake_failures, fake_setup),
-		cmocka_unit_test_setup(test_read_only_live_with_nvidia, fake_setup),
+		cmocka_unit_test_setup_teardown(test_read_fake, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_read_fake_unknowns, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_read_fake_failures, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_read_only_live_with_nvidia, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_hang_init, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_hang_gpu, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_hang_handle, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_hang_shutdown, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_crash, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_slow, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_stuck, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_no_library, fake_setup, fake_teardown),
 #endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
