@@ -5,7 +5,11 @@
 #   - a failing fixture drains the node with "rocmcheck: <check>: <summary>";
 #   - a failing health check (Xid 79, a hot idle GPU) with its check, GPU
 #     and quoted line, once;
+#   - a GPU missing from PCI (gres.conf says 8, 7 answer) with
+#     "device.present: expected 8 GPUs, found 7";
 #   - a healthy one resumes it;
+#   - with ROCMCHECK_REPEAT=3 a failing fixture leaves the node up on the
+#     first and second run and drains it on the third; a pass resumes it;
 #   - a node an admin drained stays drained with the admin's reason, failing
 #     or healthy.
 # Skips, saying why, when Slurm or munge is missing or slurmctld cannot start.
@@ -48,13 +52,25 @@ mungekey -c -k "$S/munge.key" || { echo "SKIP: mungekey failed"; exit 77; }
 munged --force -S "$S/munge.sock" --key-file "$S/munge.key" --pid-file "$S/munged.pid" \
 	--log-file "$S/munged.log" --seed-file "$S/munge.seed" || { echo "SKIP: munged cannot start"; exit 77; }
 
-# The health check slurmd runs: the wrapper on whatever $S/node points to.
+# The health check slurmd runs: the wrapper on whatever $S/node points to,
+# with the environment in $S/hc.env. With a state file, each run also logs
+# perm.kfd's failing runs, the wrapper's exit status and the node's state
+# after it to $S/runs.log.
 ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-norender" "$S/node"
+: >"$S/hc.env"
 cat >"$S/hc" <<HC
 #!/bin/sh
+. '$S/hc.env'
 ROCMCHECK='$ROCMCHECK' ROCMCHECK_ARGS='--sysroot $S/node' SCONTROL=scontrol \
 SLURM_CONF='$S/slurm.conf' PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-exec '$SOURCE_DIR/contrib/slurm/rocmcheck-healthcheck' >>'$S/hc.log' 2>&1
+'$SOURCE_DIR/contrib/slurm/rocmcheck-healthcheck' >>'$S/hc.log' 2>&1
+rc=\$?
+if [ -n "\${ROCMCHECK_STATE:-}" ]; then
+	runs=\$(awk '\$1 == "fail" && \$2 == "perm.kfd" { print \$4 }' "\$ROCMCHECK_STATE" 2>/dev/null)
+	state=\$(SLURM_CONF='$S/slurm.conf' scontrol show node '$node' | grep -o 'State=[A-Z_+]*')
+	echo "perm.kfd \${runs:-0} exit \$rc \$state" >>'$S/runs.log'
+fi
+exit \$rc
 HC
 chmod +x "$S/hc"
 
@@ -138,8 +154,36 @@ ntests=$((ntests + 1))
 ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-hotidle" "$S/node"
 wait_for "hotidle drain reason" \
 	'Reason=rocmcheck: health\.thermal: gpu 0 \(0000:03:00\.0\): junction at 106 °C, within 5 °C of its critical 110 °C \(0 % busy\) \['
+# A GPU gone from PCI leaves no log line: the fixture's gres.conf gives its
+# node 8 GPUs, 7 answer, and the reason gives the count.
+ln -sfn "$TESTS_DIR/fixtures/nvidia-h100x8-ubuntu2204-gpumissing" "$S/node"
+wait_for "gpumissing drain reason" 'Reason=rocmcheck: device\.present: expected 8 GPUs, found 7 \['
 ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" "$S/node"
 wait_for "healthy again" 'State=IDLE '
+
+# Repeat before failing: with ROCMCHECK_REPEAT=3 the failing fixture leaves
+# the node up on its first and second failing run, and drains it on the
+# third (runs.log: "perm.kfd RUNS exit STATUS State=..." after each run).
+printf 'export ROCMCHECK_REPEAT=3 ROCMCHECK_STATE=%s\n' "$S/rc-state/state" >"$S/hc.env"
+ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-norender" "$S/node"
+wait_for "repeat: drained on the third run" 'Reason=rocmcheck: perm.kfd: user alice'
+# the run that drained it logs once scontrol has answered
+for _ in $(seq 50); do grep -q '^perm\.kfd 3 ' "$S/runs.log" && break; sleep 0.2; done
+ntests=$((ntests + 1))
+before=$failures
+grep -Eq '^perm\.kfd 1 exit 0 State=IDLE' "$S/runs.log" || fail "repeat: the first failing run did not leave the node up"
+grep -Eq '^perm\.kfd 2 exit 0 State=IDLE' "$S/runs.log" || fail "repeat: the second failing run did not leave the node up"
+grep -Eq '^perm\.kfd 3 exit 1 State=[A-Z_+]*DRAIN' "$S/runs.log" || fail "repeat: the third failing run did not drain the node"
+grep -Eq '^perm\.kfd [12] .*DRAIN' "$S/runs.log" && fail "repeat: drained before the third failing run"
+[ "$(grep -c '^perm\.kfd 1 ' "$S/runs.log")" = 1 ] || fail "repeat: the count started twice"
+ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" "$S/node"
+wait_for "repeat: a passing run resumes the node" 'State=IDLE '
+grep -q 'Reason=' "$S/node.txt" && fail "repeat: the resumed node still has a reason"
+for _ in $(seq 50); do tail -n 1 "$S/runs.log" | grep -q '^perm\.kfd 0 ' && break; sleep 0.2; done
+tail -n 1 "$S/runs.log" | grep -Eq '^perm\.kfd 0 exit 0 State=IDLE' ||
+	fail "repeat: the run that resumed the node was not a pass: $(tail -n 1 "$S/runs.log")"
+[ "$failures" = "$before" ] || cat "$S/runs.log" >&2
+: >"$S/hc.env"
 
 # An admin's drain is left alone, whatever the check says.
 scontrol update nodename="$node" state=drain reason="admin maintenance"
