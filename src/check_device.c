@@ -13,6 +13,147 @@ static const char *no_gpu_reason(const struct facts *f)
 	return "no GPU";
 }
 
+/* ---- the expected number of GPUs (--expect-gpus, Slurm's GRES) ----
+ * The rule: a GPU is a board on PCI, a GPU-class function of AMD or NVIDIA
+ * that is not an integrated GPU; one that answers on PCI but that no driver
+ * made usable (no KFD node for AMD, no nvidia driver bound) is found, and
+ * unusable. A board split into partitions (several KFD nodes on one MI300X)
+ * counts its partitions when the expectation is more than the boards. */
+struct gpu_boards {
+	size_t boards;              /* boards on PCI */
+	size_t parts;               /* with each usable board's partitions counted */
+	size_t unusable;            /* boards no driver made usable */
+	size_t amd_unusable;
+};
+
+static const struct gpu *gpu_on(const struct facts *f, const char *addr)
+{
+	for (size_t i = 0; addr && i < f->ngpus; i++)
+		if (f->gpus[i].pci_addr && !strcmp(f->gpus[i].pci_addr, addr))
+			return &f->gpus[i];
+	return NULL;
+}
+
+static bool board_counts(const struct check_ctx *ctx, const struct pci_dev *p)
+{
+	if ((p->vendor != 0x1002 && p->vendor != 0x10de) || !pci_is_gpu_class(p->class_code))
+		return false;
+	if (p->vendor == 0x10de)
+		return true;
+	const struct gpu *g = gpu_on(ctx->facts, p->addr);
+	return g ? !g->integrated : !gpu_is_integrated(ctx->db, NULL, p->vram_total, p->gtt_total);
+}
+
+/* The inventory's GPUs on board p that programs can use. */
+static size_t board_usable(const struct facts *f, const struct pci_dev *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const struct gpu *g = &f->gpus[i];
+		if (!g->pci_addr || !p->addr || strcmp(g->pci_addr, p->addr))
+			continue;
+		n += (g->vendor == VENDOR_AMD && g->kfd_node >= 0) ||
+		     (g->vendor == VENDOR_NVIDIA && g->driver && !strcmp(g->driver, "nvidia"));
+	}
+	return n;
+}
+
+static size_t boards_count(const struct check_ctx *ctx, struct gpu_boards *b)
+{
+	const struct facts *f = ctx->facts;
+	memset(b, 0, sizeof(*b));
+	for (size_t i = 0; i < f->npci; i++) {
+		const struct pci_dev *p = &f->pci[i];
+		if (!board_counts(ctx, p))
+			continue;
+		size_t u = board_usable(f, p);
+		b->boards++;
+		b->parts += u ? u : 1;
+		b->unusable += !u;
+		b->amd_unusable += !u && p->vendor == 0x1002;
+	}
+	return f->expect.gpus > b->boards && b->parts > b->boards ? b->parts : b->boards;
+}
+
+/* Evidence: where the expectation comes from, then each board that answers. */
+static void boards_evidence(struct check_result *res, const struct check_ctx *ctx)
+{
+	const struct facts *f = ctx->facts;
+	const struct expect_facts *e = &f->expect;
+	if (e->where[0])
+		result_evidence(res, e->where, "%s", e->line[0] ? e->line : e->source);
+	else
+		result_evidence(res, e->source, "%u", e->gpus);
+	for (size_t i = 0; i < f->npci; i++) {
+		const struct pci_dev *p = &f->pci[i];
+		if (!board_counts(ctx, p))
+			continue;
+		const struct gpu *g = gpu_on(f, p->addr);
+		char *path = xasprintf("/sys/bus/pci/devices/%s", p->addr ? p->addr : "?");
+		if (g && board_usable(f, p))
+			result_evidence(res, path, "GPU %d: %04x:%04x %s, driver %s", g->index, p->vendor, p->device,
+					g->name ? g->name : "GPU", p->driver ? p->driver : g->driver ? g->driver : "?");
+		else
+			result_evidence(res, path, "%04x:%04x, %s: not usable", p->vendor, p->device,
+					p->driver ? p->driver : "no driver bound");
+		free(path);
+	}
+}
+
+#define PLURAL(n) ((n) == 1 ? "" : "s")
+
+/* device.present against f->expect: fewer GPUs than expected fail, more
+ * warn (the expectation is out of date), as many pass unless one is not
+ * usable. Returns false when the expectation cannot be judged here. */
+static bool present_expected(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+			     size_t amd, size_t nv)
+{
+	const struct facts *f = ctx->facts;
+	const struct expect_facts *e = &f->expect;
+	struct gpu_boards b;
+	size_t found = boards_count(ctx, &b);
+	struct check_result *res;
+	if (!e->gpus || (wsl_gpu(f) && !b.boards))
+		return false;
+	if (b.amd_unusable == b.boards && b.boards &&
+	    report_fact_error(ctx, r, def, -1, "/sys/class/kfd", "KFD topology unreadable"))
+		return true;
+	if (found < e->gpus) {
+		res = report_add(r, def, ST_FAIL, -1, "expected %u GPU%s, found %zu", e->gpus, PLURAL(e->gpus), found);
+		boards_evidence(res, ctx);
+		result_fix_text(res, "%zu GPU%s of the %u that %s expects %s not on PCI: fallen off the bus, without power, or its link did not train. "
+				"Drain the node; check the BMC's event log, reseat the GPU and its riser or cables, and power-cycle the node (a cold boot, not a reboot).",
+				e->gpus - found, PLURAL(e->gpus - found), e->gpus, e->where[0] ? e->where : e->source,
+				e->gpus - found == 1 ? "is" : "are");
+		return true;
+	}
+	if (b.unusable) {
+		if (b.unusable == b.boards)
+			res = report_add(r, def, ST_FAIL, -1, "expected %u GPU%s, found %zu, none usable", e->gpus,
+					 PLURAL(e->gpus), found);
+		else
+			res = report_add(r, def, ST_FAIL, -1, "expected %u GPU%s, found %zu, %zu not usable", e->gpus,
+					 PLURAL(e->gpus), found, b.unusable);
+		boards_evidence(res, ctx);
+		if (b.amd_unusable)
+			fix_amdgpu_load(res, ctx);
+		else
+			result_fix_text(res, "An NVIDIA GPU is on PCI but no nvidia driver serves it: see driver.nvidia and the kernel log (`NVRM: ... probe routine failed`).");
+		return true;
+	}
+	if (found > e->gpus) {
+		res = report_add(r, def, ST_WARN, -1, "expected %u GPU%s, found %zu", e->gpus, PLURAL(e->gpus), found);
+		boards_evidence(res, ctx);
+		result_fix_text(res, "The node has more GPUs than %s says: update it (Slurm schedules only the GPUs it is configured with) or the --expect-gpus given.",
+				e->where[0] ? e->where : e->source);
+		return true;
+	}
+	res = report_add(r, def, ST_PASS, -1, "%zu GPU%s found (%zu AMD, %zu NVIDIA), as %s expects", amd + nv,
+			 PLURAL(amd + nv), amd, nv, e->source);
+	boards_evidence(res, ctx);
+	return true;
+}
+
 static void check_device_present(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -24,6 +165,8 @@ static void check_device_present(const struct check_ctx *ctx, struct report *r, 
 			nv++;
 	}
 	struct check_result *res;
+	if (present_expected(ctx, r, def, amd, nv))
+		return;
 	if (amd || nv) {
 		res = report_add(r, def, ST_PASS, -1, "%zu GPU%s found (%zu AMD, %zu NVIDIA)", amd + nv,
 				 amd + nv == 1 ? "" : "s", amd, nv);
@@ -500,7 +643,9 @@ const struct check_def check_device_defs[] = {
 	{ "device.present", "device", "GPU present", check_device_present, 0,
 	  "Counts the compute GPUs: KFD GPU nodes (/sys/class/kfd/kfd/topology/nodes with a non-zero gpu_id) and NVIDIA devices; under WSL, /dev/dxg.\n\n"
 	  "Without a GPU the runtimes say `RuntimeError: No HIP GPUs are available` (PyTorch on ROCm), `hipErrorNoDevice`, or `torch.cuda.is_available()` is False. The failure lists what is on PCI, so it is clear whether the card is missing or only its driver.\n\n"
-	  "Fix: load the driver (driver.amdgpu / driver.nvidia); check that the card is seated, enabled in the firmware and passed through to the VM or container." },
+	  "Fix: load the driver (driver.amdgpu / driver.nvidia); check that the card is seated, enabled in the firmware and passed through to the VM or container.\n\n"
+	  "Expected GPUs: a GPU that vanishes from PCI leaves no log line (\"7 of 8 H100s, the NCCL job sits pending\"). With `doctor --expect-gpus N`, or else the GRES gpu count Slurm gives this node (gres.conf NodeName=... Name=gpu Count= or File=/dev/nvidia[0-7]; else slurm.conf NodeName=... Gres=gpu:h100:8; read from /etc/slurm, /etc/slurm-llnl or configless /run/slurm/conf, the node being the short host name), the GPUs are counted as boards on PCI: display or accelerator functions of AMD or NVIDIA that are not integrated GPUs (a partitioned MI300X counts its partitions when the expectation is more than the boards). "
+	  "Fewer than expected fail `expected 8 GPUs, found 7`, with the expectation's file and line and each PCI slot that answers as evidence (the Slurm health check drains with it); one on PCI that no driver made usable (no KFD node, no nvidia driver bound) is found but fails as not usable; more than expected warn (the expectation is out of date). A node whose Slurm files give it no GPU has no expectation." },
 	{ "device.arch", "device", "GPU architecture supported", check_device_arch, CHECK_PER_GPU,
 	  "One result per GPU. For AMD: the gfx target from KFD's gfx_target_version (110000 -> gfx1100; minor and stepping are hex), judged against the profile's Instinct and Radeon lists of the installed ROCm release (the newest one when none is installed). For NVIDIA: the compute capability from the profile's model list, judged against the installed CUDA toolkit's minimum.\n\n"
 	  "An unsupported target has no code objects in ROCm's libraries: `rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1031`, `hipErrorNoBinaryForGpu: Unable to find code object for all current devices!`, `RuntimeError: HIP error: invalid device function`, or ollama's `amdgpu is not supported (supported types:[gfx1030 gfx1100 ...])`.\n\n"

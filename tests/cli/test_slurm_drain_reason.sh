@@ -113,6 +113,23 @@ echo 0x120000 >"$(readlink -f "$U/sys/bus/pci/devices/0000:01:00.0")/class"
 hc "$U"
 expect_reason "rocmcheck: health.kernel_log: PCI GPU 0000:01:00.0 (10de:2684, driver nvidia, no GPU index): Xid 79: \"NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\""
 
+# A GPU gone from PCI leaves no log line: gres.conf gives the node 8, 7
+# answer, and device.present says so; the same from --expect-gpus in
+# ROCMCHECK_DOCTOR_ARGS on a machine without Slurm's files.
+hc "$FX/nvidia-h100x8-ubuntu2204-gpumissing"
+[ "$STATUS" = 1 ] || fail "gpumissing: exit $STATUS, expected 1"
+expect_reason 'rocmcheck: device.present: expected 8 GPUs, found 7'
+M=$T/noslurm
+cp -a "$FX/nvidia-h100x8-ubuntu2204-gpumissing" "$M"
+rm -r "$M/etc/slurm"
+: >"$STATE"   # resumed by hand: the drain below is the option's
+ROCMCHECK_DOCTOR_ARGS="--level quick --expect-gpus 8" hc "$M"
+[ "$STATUS" = 1 ] || fail "--expect-gpus: exit $STATUS, expected 1"
+expect_reason 'rocmcheck: device.present: expected 8 GPUs, found 7'
+ROCMCHECK_DOCTOR_ARGS="--level quick --expect-gpus 7" hc "$M"
+[ "$STATUS" = 0 ] || fail "--expect-gpus 7: exit $STATUS, expected 0"
+[ -s "$STATE" ] && fail "--expect-gpus 7: not resumed: $(cat "$STATE")"
+
 # Without a health failure, the first failing check as before.
 hc "$FX/amd-rx7900xtx-ubuntu2204-norender"
 expect_reason 'rocmcheck: perm.kfd: user alice cannot open /dev/kfd read-write (group render, mode 0660): "Unable to open /dev/kfd read-write: Permission denied"'

@@ -39,6 +39,84 @@ static void test_present_none(void **state)
 	tl_free(t);
 }
 
+/* device.present against an expected count (--expect-gpus, Slurm's GRES):
+ * boards on PCI, fewer fail, more warn, one without its driver is found and
+ * not usable, partitions count when the expectation is more than the boards,
+ * an integrated GPU is no board. */
+static void test_present_expected(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_kernel(t, "6.5.0-35-generic");
+	tl_amd(t, "gfx942", 90402, 0x74a1, 192 * GIB, 0);
+	tl_amd(t, "gfx942", 90402, 0x74a1, 192 * GIB, 0);
+	facts_expect_gpus(&t->f, 3, "gres.conf", "/etc/slurm/gres.conf:2", "NodeName=mi[1-4] Name=gpu Count=3");
+	const struct check_result *c = tl_one(t, "device.present");
+	assert_status(c, ST_FAIL);
+	assert_string_equal(c->summary, "expected 3 GPUs, found 2");
+	assert_true(tl_has_evidence(c, "/etc/slurm/gres.conf:2", "NodeName=mi[1-4] Name=gpu Count=3"));
+	assert_true(tl_has_evidence(c, "/sys/bus/pci/devices/0000:03:00.0", "GPU 0: 1002:74a1"));
+	assert_true(tl_has_evidence(c, "/sys/bus/pci/devices/0000:04:00.0", "GPU 1: 1002:74a1"));
+	assert_contains(c->fix.text, "1 GPU of the 3 that /etc/slurm/gres.conf:2 expects is not on PCI");
+	facts_expect_gpus(&t->f, 2, "--expect-gpus", NULL, NULL);
+	c = tl_one(t, "device.present");
+	assert_status(c, ST_PASS);
+	assert_string_equal(c->summary, "2 GPUs found (2 AMD, 0 NVIDIA), as --expect-gpus expects");
+	assert_true(tl_has_evidence(c, "--expect-gpus", "2"));
+	facts_expect_gpus(&t->f, 1, "--expect-gpus", NULL, NULL);
+	c = tl_one(t, "device.present");
+	assert_status(c, ST_WARN);
+	assert_string_equal(c->summary, "expected 1 GPU, found 2");
+	/* a third board that amdgpu did not bring up: found, not usable */
+	tl_pci(t, "0000:c1:00.0", 0x1002, 0x74a1, NULL, 0, 0);
+	facts_expect_gpus(&t->f, 3, "slurm.conf", "/etc/slurm/slurm.conf:9", "NodeName=mi[1-4] Gres=gpu:mi300x:3");
+	c = tl_one(t, "device.present");
+	assert_status(c, ST_FAIL);
+	assert_string_equal(c->summary, "expected 3 GPUs, found 3, 1 not usable");
+	assert_true(tl_has_evidence(c, "/sys/bus/pci/devices/0000:c1:00.0", "1002:74a1, no driver bound: not usable"));
+	assert_true(tl_has_command(c, "sudo modprobe amdgpu"));
+	tl_free(t);
+
+	/* one MI300X in CPX mode: four KFD nodes on one board */
+	t = tl_new();
+	tl_amd(t, "gfx942", 90402, 0x74a1, 48 * GIB, 0);
+	for (int i = 0; i < 3; i++) {
+		struct gpu *g = tl_gpu_add(t);
+		g->vendor = VENDOR_AMD;
+		g->pci_addr = xstrdup("0000:03:00.0");
+		g->kfd_node = 2 + i;
+	}
+	facts_expect_gpus(&t->f, 4, "gres.conf", "/etc/slurm/gres.conf:1", "Name=gpu File=/dev/dri/renderD[128-131]");
+	assert_status(tl_one(t, "device.present"), ST_PASS);
+	facts_expect_gpus(&t->f, 1, "--expect-gpus", NULL, NULL);
+	assert_status(tl_one(t, "device.present"), ST_PASS);
+	facts_expect_gpus(&t->f, 5, "--expect-gpus", NULL, NULL);
+	c = tl_one(t, "device.present");
+	assert_status(c, ST_FAIL);
+	assert_string_equal(c->summary, "expected 5 GPUs, found 4");
+	tl_free(t);
+
+	/* an integrated AMD GPU beside an NVIDIA card is no board; an NVIDIA
+	 * card without its driver is found and unusable */
+	t = tl_new();
+	int i = tl_amd(t, "gfx1036", 110000, 0x164e, 512ull << 20, 16 * GIB);
+	t->f.gpus[i].integrated = true;
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	facts_expect_gpus(&t->f, 1, "--expect-gpus", NULL, NULL);
+	c = tl_one(t, "device.present");
+	assert_status(c, ST_PASS);
+	assert_false(tl_has_evidence(c, "/sys/bus/pci/devices/0000:03:00.0", ""));
+	free(t->f.gpus[1].driver);
+	t->f.gpus[1].driver = NULL;
+	free(t->f.pci[1].driver);
+	t->f.pci[1].driver = NULL;
+	c = tl_one(t, "device.present");
+	assert_status(c, ST_FAIL);
+	assert_string_equal(c->summary, "expected 1 GPU, found 1, none usable");
+	assert_contains(c->fix.text, "no nvidia driver serves it");
+	tl_free(t);
+}
+
 /* ---- device.arch ---- */
 
 static void test_arch_supported(void **state)
@@ -443,6 +521,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_present),
 		cmocka_unit_test(test_present_none),
+		cmocka_unit_test(test_present_expected),
 		cmocka_unit_test(test_arch_supported),
 		cmocka_unit_test(test_arch_override_family_warns),
 		cmocka_unit_test(test_arch_not_supported_nearest_release),
