@@ -247,6 +247,90 @@ static void check_driver_nvidia(const struct check_ctx *ctx, struct report *r, c
 	free(packages);
 }
 
+/* NVIDIA's own suspend path saves UVM state: PreserveVideoMemoryAllocations
+ * with the nvidia-suspend and nvidia-resume units, or (drivers 595 and newer)
+ * the kernel suspend notifiers. The kernel's default callbacks do not. */
+static bool nvidia_pm_path(const struct resume_facts *rs)
+{
+	return rs->preserve_vram >= 1 && (rs->kernel_notifiers == 1 || (rs->suspend_unit[0] && rs->resume_unit[0]));
+}
+
+static void resume_evidence(struct check_result *res, const struct resume_facts *rs)
+{
+	result_evidence(res, "/sys/module/nvidia_uvm/initstate", "%s", rs->uvm_initstate[0] ? rs->uvm_initstate : "loaded");
+	result_evidence(res, rs->log_source, "line %zu: %s (%u resume%s this boot)", rs->resume_line, rs->resume_text,
+			rs->resumes, rs->resumes == 1 ? "" : "s");
+	if (rs->uvm_load_line)
+		result_evidence(res, rs->log_source, "line %zu: nvidia-uvm: Loaded the UVM driver (before the resume)",
+				rs->uvm_load_line);
+	if (rs->preserve_vram >= 0)
+		result_evidence(res, "/proc/driver/nvidia/params", "PreserveVideoMemoryAllocations: %d%s", rs->preserve_vram,
+				rs->kernel_notifiers == 1 ? ", UseKernelSuspendNotifiers: 1" : "");
+	else
+		result_evidence(res, "/proc/driver/nvidia/params", "not recorded");
+	result_evidence(res, "nvidia-suspend.service", "%s", rs->suspend_unit[0] ? rs->suspend_unit : "not enabled");
+	result_evidence(res, "nvidia-resume.service", "%s", rs->resume_unit[0] ? rs->resume_unit : "not enabled");
+}
+
+static void check_driver_nvidia_uvm(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct facts *f = ctx->facts;
+	const struct resume_facts *rs = &f->resume;
+	if (!pci_count_vendor(f, 0x10de)) {
+		report_add(r, def, ST_SKIP, -1, "no NVIDIA GPU on PCI");
+		return;
+	}
+	if (!rs->read) {
+		report_add(r, def, ST_SKIP, -1, "the nvidia module is not loaded (see driver.nvidia)");
+		return;
+	}
+	if (!rs->uvm_module) {
+		report_add(r, def, ST_SKIP, -1,
+			   "nvidia_uvm is not loaded (CUDA loads it on first use; perm.nvidia judges /dev/nvidia-uvm)");
+		return;
+	}
+	if (!rs->log_read) {
+		report_add(r, def, ST_SKIP, -1, "the kernel log cannot be read: %s", rs->log_why[0] ? rs->log_why : "unknown");
+		return;
+	}
+	struct check_result *res;
+	if (!rs->resumes) {
+		res = report_add(r, def, ST_PASS, -1, "nvidia_uvm is loaded and this boot has not been suspended");
+		result_evidence(res, rs->log_source, "no \"PM: suspend exit\" line this boot");
+		return;
+	}
+	if (rs->uvm_load_line > rs->resume_line) {
+		res = report_add(r, def, ST_PASS, -1, "nvidia_uvm was loaded again after the last resume");
+		result_evidence(res, rs->log_source, "line %zu: nvidia-uvm: Loaded the UVM driver, after line %zu: %s",
+				rs->uvm_load_line, rs->resume_line, rs->resume_text);
+		return;
+	}
+	if (rs->fail_line) {
+		res = report_add(r, def, ST_FAIL, -1,
+				 "the NVIDIA driver failed across a suspend (\"%s\"): CUDA fails with \"CUDA unknown error\" (CUDA_ERROR_UNKNOWN, 999) until nvidia_uvm is reloaded",
+				 rs->fail_text);
+		result_evidence(res, rs->log_source, "line %zu: %s", rs->fail_line, rs->fail_text);
+		resume_evidence(res, rs);
+		fix_apply(res, ctx, "nvidia_uvm_reload", NULL);
+		return;
+	}
+	if (nvidia_pm_path(rs)) {
+		res = report_add(r, def, ST_PASS, -1,
+				 "resumed %u time%s through NVIDIA's suspend path (video memory preserved%s), no NVIDIA error since",
+				 rs->resumes, rs->resumes == 1 ? "" : "s",
+				 rs->kernel_notifiers == 1 ? ", kernel suspend notifiers" : ", nvidia-suspend and nvidia-resume enabled");
+		resume_evidence(res, rs);
+		return;
+	}
+	res = report_add(r, def, ST_WARN, -1,
+			 "resumed from suspend %u time%s with nvidia_uvm loaded, %s: CUDA then often fails with \"CUDA unknown error\" (CUDA_ERROR_UNKNOWN, 999) until nvidia_uvm is reloaded (a static read cannot tell whether it does now)",
+			 rs->resumes, rs->resumes == 1 ? "" : "s",
+			 rs->preserve_vram < 0 ? "and whether NVIDIA's suspend path was set up is not recorded" :
+			 "through the kernel's default callbacks, which do not save UVM state");
+	resume_evidence(res, rs);
+	fix_apply(res, ctx, "nvidia_uvm_resume", NULL);
+}
+
 const struct check_def check_driver_defs[] = {
 	{ "driver.amdgpu", "driver", "amdgpu kernel driver loaded", check_driver_amdgpu, 0,
 	  "Reads the PCI devices (vendor 0x1002, class 0x03xxxx or 0x12xxxx), /sys/module/amdgpu/initstate and /sys/module/amdgpu/version.\n\n"
@@ -261,5 +345,10 @@ const struct check_def check_driver_defs[] = {
 	  "CUDA needs NVIDIA's kernel driver; the nouveau driver cannot run CUDA and blocks NVIDIA's module from binding. PyTorch then says `UserWarning: CUDA initialization: Found no NVIDIA driver on your system`. "
 	  "The user-space driver (libcuda.so.<version>, libnvidia-ml.so.<version> in /usr/lib/x86_64-linux-gnu, /usr/lib64 or /usr/lib) must be the loaded module's version: after a driver update without a reboot they differ, and nvidia-smi says `Failed to initialize NVML: Driver/library version mismatch`, CUDA `CUDA_ERROR_SYSTEM_DRIVER_MISMATCH` (fail, both versions shown).\n\n"
 	  "Fix: install NVIDIA's driver for this OS; blacklist nouveau (`modprobe.blacklist=nouveau` on the kernel command line), update the boot loader configuration and reboot; after a mismatch, reboot (or unload and reload the nvidia modules). Skips without an NVIDIA GPU." },
+	{ "driver.nvidia_uvm", "driver", "nvidia_uvm after suspend and resume", check_driver_nvidia_uvm, 0,
+	  "Reads /sys/module/nvidia_uvm, the kernel log of this boot (suspend and resume lines `PM: suspend entry`, `PM: suspend exit`, `PM: hibernation: hibernation exit`; `nvidia-uvm: Loaded the UVM driver`; NVRM failures and nvidia_uvm oops frames after a suspend), /proc/driver/nvidia/params (PreserveVideoMemoryAllocations, UseKernelSuspendNotifiers) and the enablement links of nvidia-suspend.service and nvidia-resume.service under /etc/systemd/system/systemd-suspend.service.wants (or .requires).\n\n"
+	  "The NVIDIA driver's default suspend path (the kernel's callbacks) does not save UVM state; after a resume CUDA fails with `CUDA unknown error` (CUDA_ERROR_UNKNOWN, 999): PyTorch says `CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.`, JAX `failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error`, until nvidia_uvm is reloaded or the machine rebooted.\n\n"
+	  "fail: NVIDIA failure lines after a suspend (NVRM errors, nvidia_uvm in an oops) and nvidia_uvm not loaded since. warn: the boot resumed with nvidia_uvm loaded across it and without NVIDIA's suspend path (PreserveVideoMemoryAllocations=1 with nvidia-suspend/nvidia-resume enabled, or the kernel suspend notifiers of drivers 595 and newer); a static read cannot tell whether CUDA fails right now (cuda.driver, live, tries). pass: no suspend this boot, nvidia_uvm reloaded since the last resume, or NVIDIA's suspend path without an error.\n\n"
+	  "Fix: stop the CUDA programs, then `sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm`; to keep it working across suspends, set `options nvidia NVreg_PreserveVideoMemoryAllocations=1` and enable nvidia-suspend, nvidia-hibernate and nvidia-resume. Skips without an NVIDIA GPU, without the nvidia or nvidia_uvm module, or when the kernel log cannot be read." },
 	{ 0 },
 };
