@@ -4,8 +4,10 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SECURE_BOOT_VAR "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 
@@ -294,6 +296,127 @@ static void read_boot_config(struct facts *f)
 	path = xasprintf("/lib/modules/%s/build", f->kernel.release);
 	s->headers_installed = sysroot_type(f->sr, path) == NODE_DIR;
 	free(path);
+}
+
+/* ---- inside a container: the GPU device nodes it cannot open ---- */
+
+/* Most /etc/group lines kept (an image has a few dozen). */
+#define ETC_GROUP_MAX 4096
+
+static bool gid_parse(const char *s, long *out)
+{
+	int64_t v;
+	if (!*s || !isdigit((unsigned char)*s) || parse_i64(s, 10, &v) || v < 0 || v > (int64_t)UINT32_MAX)
+		return false;
+	*out = (long)v;
+	return true;
+}
+
+size_t etc_group_parse(const char *text, struct container_devs *c)
+{
+	size_t added = 0;
+	const char *p = text;
+	while (p && *p && c->ngroups < ETC_GROUP_MAX) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = xstrndup(p, n);
+		p = nl ? nl + 1 : NULL;
+		/* name:password:GID:members; NIS "+" lines and comments name no group */
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		char *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
+		long gid;
+		if (c1 && c2 && c1 != line && line[0] != '#' && line[0] != '+' && line[0] != '-') {
+			*c1 = '\0';
+			if (c3)
+				*c3 = '\0';
+			if (gid_parse(str_trim(c2 + 1), &gid)) {
+				c->groups = xrealloc(c->groups, (c->ngroups + 1) * sizeof(*c->groups));
+				c->groups[c->ngroups].name = facts_printable(xstrdup(line));
+				c->groups[c->ngroups].gid = gid;
+				c->ngroups++;
+				added++;
+			}
+		}
+		free(line);
+	}
+	return added;
+}
+
+/* A character device node that is there but the user cannot open read-write. */
+static bool dev_refused(const struct dev_node *d)
+{
+	return d && d->known && d->path && d->type == NODE_CHAR &&
+	       (d->access == ACCESS_DENIED || d->access == ACCESS_RO);
+}
+
+/* Live: why a read-only open(2) of the node fails (EPERM from the device
+ * cgroup comes before the mode is looked at; EACCES is the mode or a
+ * security module). Nothing is recorded when the open succeeds. */
+static void open_errno_probe(struct facts *f, const char *path)
+{
+	struct container_devs *c = &f->sys.cdev;
+	for (size_t i = 0; i < c->nopen_err; i++)
+		if (!strcmp(c->open_err[i].path, path))
+			return;
+	int fd = sysroot_open_device(f->sr, path, O_RDONLY | O_NONBLOCK);
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	c->open_err = xrealloc(c->open_err, (c->nopen_err + 1) * sizeof(*c->open_err));
+	c->open_err[c->nopen_err].path = xstrdup(path);
+	c->open_err[c->nopen_err].err = -fd;
+	c->nopen_err++;
+}
+
+void facts_read_container_devs(struct facts *f)
+{
+	if (f->sys.container == CONTAINER_NONE)
+		return;
+	bool refused = false;
+	const struct dev_node *kfd = f->kfd_dev;
+	for (size_t i = 0; i <= f->ndevs; i++) {
+		const struct dev_node *d = i < f->ndevs ? f->devs[i] : kfd;
+		if (!dev_refused(d))
+			continue;
+		refused = true;
+		if (f->sr->live)
+			open_errno_probe(f, d->path);
+	}
+	if (!refused)
+		return;
+	char *text = NULL;
+	int r = sysroot_read(f->sr, "/etc/group", &text, NULL);
+	if (r == 0) {
+		f->sys.cdev.groups_read = true;
+		etc_group_parse(text, &f->sys.cdev);
+	} else if (r != -ENOENT) {
+		fact_errors_add(&f->errors, "/etc/group", "cannot be read: %s", strerror(-r));
+	}
+	free(text);
+}
+
+long facts_group_gid(const struct facts *f, const char *group)
+{
+	long gid;
+	if (!group || !*group)
+		return -1;
+	if (gid_parse(group, &gid))
+		return gid;
+	const struct container_devs *c = &f->sys.cdev;
+	for (size_t i = 0; i < c->ngroups; i++)
+		if (!strcmp(c->groups[i].name, group))
+			return c->groups[i].gid;
+	return -1;
+}
+
+int facts_dev_open_errno(const struct facts *f, const char *path)
+{
+	const struct container_devs *c = &f->sys.cdev;
+	for (size_t i = 0; path && i < c->nopen_err; i++)
+		if (!strcmp(c->open_err[i].path, path))
+			return c->open_err[i].err;
+	return 0;
 }
 
 void facts_read_system(struct facts *f)

@@ -285,6 +285,77 @@ static void test_live(void **state)
 	sysroot_release(&sr);
 }
 
+static void test_etc_group_parse(void **state)
+{
+	(void)state;
+	struct container_devs c = { 0 };
+	assert_int_equal(etc_group_parse("root:x:0:\nvideo:x:44:rocm-user,app\n"
+					 "# comment:x:5:\n+:::\nbroken\nnogid:x::\nneg:x:-1:\nbig:x:99999999999:\n"
+					 "render:x:993\r\n:x:7:\nlast:x:1000",
+					 &c),
+			 4);
+	assert_string_equal(c.groups[1].name, "video");
+	assert_int_equal(c.groups[1].gid, 44);
+	assert_string_equal(c.groups[2].name, "render"); /* CRLF and no member field */
+	assert_int_equal(c.groups[2].gid, 993);
+	assert_string_equal(c.groups[3].name, "last");
+	container_devs_release(&c);
+	assert_int_equal(etc_group_parse("", &c), 0);
+	container_devs_release(&c);
+}
+
+static const char container_host_ini[] =
+	"[capture]\nformat = 1\nsource = test\n"
+	"[user]\nname = app\nuid = 1000\ngid = 1000\ngroups = app video\n"
+	"[device /dev/kfd]\ntype = char\nmode = 0660\nowner = root\ngroup = 993\naccess = denied\n";
+
+static void test_container_devs(void **state)
+{
+	(void)state;
+	struct tree t;
+	/* a container whose /dev/kfd the user cannot open: the image's groups are read */
+	tree_new(&t);
+	tree_put(&t, ".dockerenv", "");
+	tree_put(&t, ".rocmcheck/host.ini", container_host_ini);
+	tree_put(&t, "etc/group", "root:x:0:\nvideo:x:44:app\nrender:x:109:\n");
+	struct facts *f = tree_open(&t);
+	facts_read_system(f);
+	f->kfd_dev = sysroot_device(f->sr, "/dev/kfd");
+	facts_read_container_devs(f);
+	assert_true(f->sys.cdev.groups_read);
+	assert_int_equal(f->sys.cdev.ngroups, 3);
+	assert_int_equal(f->sys.cdev.nopen_err, 0); /* a capture records no errno */
+	assert_int_equal(facts_group_gid(f, "993"), 993);
+	assert_int_equal(facts_group_gid(f, "render"), 109);
+	assert_int_equal(facts_group_gid(f, "nosuch"), -1);
+	assert_int_equal(facts_group_gid(f, NULL), -1);
+	assert_int_equal(facts_dev_open_errno(f, "/dev/kfd"), 0);
+	assert_true(strvec_contains(sysroot_recorded(f->sr), "/etc/group"));
+	tree_close(&t);
+	tree_free(&t);
+
+	/* outside a container, or with every node openable: nothing is read */
+	for (int i = 0; i < 2; i++) {
+		tree_new(&t);
+		if (i)
+			tree_put(&t, ".dockerenv", "");
+		char *ini = xstrdup(container_host_ini);
+		if (i)
+			memcpy(strstr(ini, "access = denied"), "access = rw    ", 15);
+		tree_put(&t, ".rocmcheck/host.ini", ini);
+		free(ini);
+		tree_put(&t, "etc/group", "root:x:0:\n");
+		f = tree_open(&t);
+		facts_read_system(f);
+		f->kfd_dev = sysroot_device(f->sr, "/dev/kfd");
+		facts_read_container_devs(f);
+		assert_false(f->sys.cdev.groups_read);
+		assert_false(strvec_contains(sysroot_recorded(f->sr), "/etc/group"));
+		tree_close(&t);
+		tree_free(&t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +366,8 @@ int main(void)
 		cmocka_unit_test(test_wsl),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_live),
+		cmocka_unit_test(test_etc_group_parse),
+		cmocka_unit_test(test_container_devs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

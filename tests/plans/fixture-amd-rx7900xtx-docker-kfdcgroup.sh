@@ -1,0 +1,32 @@
+#!/bin/sh
+# rocmcheck plan for AMD Radeon RX 7900 XTX (gfx1100) on Ubuntu 22.04 LTS (the
+# machine rocmcheck read). Target: ROCm 6.2. Profile database 2026.11.29.
+#
+# rocmcheck wrote this script and ran none of it. Review it, then run it as
+# your user: the commands that need root run through sudo (as_root), or
+# directly when the script runs as root; as root, ROCMCHECK_USER=NAME names
+# the user it is for (SUDO_USER does under sudo). Every step is guarded, so
+# running it again changes nothing. A failed step stops it with a non-zero
+# exit status, and it says which steps are done and which are not.
+set -eu
+
+# Note (perm.kfd): /dev/kfd is in this container but its device cgroup refuses
+# it ("Operation not permitted"): the node was mounted (-v /dev/...) rather
+# than passed with --device, or the host's systemd rewrote the container's
+# device rules (systemctl daemon-reload with the systemd cgroup driver).
+# Recreate the container with --device /dev/kfd --device /dev/dri, and if it
+# recurs after a daemon-reload, give Docker the cgroupfs driver on the host
+# ("exec-opts": ["native.cgroupdriver=cgroupfs"] in /etc/docker/daemon.json,
+# then restart Docker).
+
+# Note (perm.render): /dev/dri/renderD128 is in this container but its device
+# cgroup refuses it ("Operation not permitted"): the node was mounted (-v
+# /dev/...) rather than passed with --device, or the host's systemd rewrote
+# the container's device rules (systemctl daemon-reload with the systemd
+# cgroup driver). Recreate the container with --device /dev/kfd --device
+# /dev/dri, and if it recurs after a daemon-reload, give Docker the cgroupfs
+# driver on the host ("exec-opts": ["native.cgroupdriver=cgroupfs"] in
+# /etc/docker/daemon.json, then restart Docker).
+
+# Nothing to do: no step is needed (the notes above say what a script cannot
+# do).
