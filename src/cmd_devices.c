@@ -41,7 +41,7 @@ int cmd_devices(struct cli *cli, int argc, char **argv)
 	/* one rule with doctor: its device.present check decides whether a GPU is usable */
 	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
 	strvec_push(&flt.only, "device.present");
-	struct doctor_run d = { LEVEL_QUICK, &flt, NULL, 0, false, false };
+	struct doctor_run d = { .level = LEVEL_QUICK, .flt = &flt };
 	struct report r;
 	doctor_report(cli, &d, &r);
 	strvec_release(&flt.only);

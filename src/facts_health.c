@@ -1,7 +1,8 @@
 /* Health files of each PCI GPU and of the node (research/health.md
  * sections 2-8): the links from the GPU up to its root port, amdgpu's RAS
  * counters and retired pages, busy percent, forced performance level,
- * CPU-visible VRAM, MI300 partition modes; kernel.numa_balancing and the
+ * CPU-visible VRAM (NVIDIA: BAR1, from the PCI resource file), MI300
+ * partition modes; kernel.numa_balancing and the
  * size of /dev/shm. Absent files are data ("no RAS here"), never errors. */
 #include "facts.h"
 
@@ -84,6 +85,29 @@ static void read_hops(struct facts *f, struct pci_dev *d)
 	free(link);
 }
 
+/* IORESOURCE_MEM of include/linux/ioport.h */
+#define PCI_RESOURCE_MEM 0x200ull
+
+int pci_resource_bar_size(const char *text, unsigned bar, uint64_t *size)
+{
+	const char *p = text;
+	for (unsigned i = 0; p && i < bar; i++) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!p || !*p)
+		return -EINVAL;
+	unsigned long long start, end, flags;
+	int used = 0;
+	if (sscanf(p, "0x%llx 0x%llx 0x%llx%n", &start, &end, &flags, &used) != 3 || (p[used] && p[used] != '\n'))
+		return -EINVAL;
+	if (!(flags & PCI_RESOURCE_MEM) || end <= start)
+		return -ENOENT;
+	*size = end - start + 1;
+	return 0;
+}
+
 /* "ue: 3\nce: 10\n" (UMC may add "de: N"). 0, or -EINVAL. */
 int ras_count_parse(const char *text, long long *ue, long long *ce)
 {
@@ -162,6 +186,23 @@ static void read_ras(struct facts *f, struct pci_dev *d, const char *dir)
 	free(ras);
 }
 
+/* NVIDIA's BAR1 (research/health.md 5): the resource file's second line. */
+static void read_bar1(struct facts *f, struct pci_dev *d, const char *dir)
+{
+	char *path = xasprintf("%s/resource", dir), *text = NULL;
+	size_t len;
+	uint64_t size;
+	if (sysroot_read(f->sr, path, &text, &len) == 0) {
+		int r = pci_resource_bar_size(text, 1, &size);
+		if (r == 0)
+			d->health.bar1_bytes = size;
+		else if (r == -EINVAL)
+			fact_errors_add(&f->errors, path, "no BAR1 line of the form \"0xSTART 0xEND 0xFLAGS\"");
+	}
+	free(text);
+	free(path);
+}
+
 static void read_device_health(struct facts *f, struct pci_dev *d)
 {
 	struct pci_health *h = &d->health;
@@ -186,6 +227,8 @@ static void read_device_health(struct facts *f, struct pci_dev *d)
 		gpu_metrics_parse((const unsigned char *)bin, blen, &h->metrics);
 	free(bin);
 	free(path);
+	if (d->vendor == 0x10de)   /* amdgpu says what the CPU sees in mem_info_vis_vram_total; nvidia has no file */
+		read_bar1(f, d, dir);
 	read_word(f, dir, "current_compute_partition", h->compute_partition, sizeof(h->compute_partition));
 	read_word(f, dir, "current_memory_partition", h->memory_partition, sizeof(h->memory_partition));
 	free(dir);

@@ -329,3 +329,38 @@ out:
 	strvec_release(&names);
 	strvec_release(&nodes);
 }
+
+const struct pci_dev *kfd_node_pci(const struct facts *f, const struct kfd_node *n)
+{
+	if (!n->readable || !n->gpu_id)
+		return NULL;
+	char addr[32];
+	unsigned bus = (n->location_id >> 8) & 0xff, dev = (n->location_id >> 3) & 0x1f, fn = n->location_id & 7;
+	snprintf(addr, sizeof(addr), "%04x:%02x:%02x.%x", n->domain, bus, dev, fn);
+	const struct pci_dev *p = facts_pci_of(f, addr);
+	if (p || !fn)
+		return p;
+	snprintf(addr, sizeof(addr), "%04x:%02x:%02x.0", n->domain, bus, dev);
+	return facts_pci_of(f, addr);
+}
+
+unsigned kfd_nodes_of_pci(const struct facts *f, const struct pci_dev *p, unsigned *xcc, unsigned *unreadable)
+{
+	unsigned nodes = 0, sum = 0;
+	bool known = true;
+	*unreadable = 0;
+	for (size_t i = 0; p && i < f->kfd.nnodes; i++) {
+		const struct kfd_node *n = &f->kfd.nodes[i];
+		if (!n->readable) {
+			(*unreadable)++;
+			continue;
+		}
+		if (kfd_node_pci(f, n) != p)
+			continue;
+		nodes++;
+		known &= n->num_xcc > 0;
+		sum += n->num_xcc;
+	}
+	*xcc = known && nodes ? sum : 0;
+	return nodes;
+}

@@ -178,3 +178,11 @@ size_t pci_count_vendor(const struct facts *f, unsigned vendor_id)
 			n++;
 	return n;
 }
+
+const struct pci_dev *facts_pci_of(const struct facts *f, const char *addr)
+{
+	for (size_t i = 0; addr && i < f->npci; i++)
+		if (f->pci[i].addr && !strcmp(f->pci[i].addr, addr))
+			return &f->pci[i];
+	return NULL;
+}

@@ -1,8 +1,8 @@
 /* The fleet analysis behind `rocmcheck fleet`: per-node records taken from
  * rocmcheck.report/1 documents one at a time (the documents are not kept),
  * then the failing checks across nodes and the outliers: probe figures
- * within groups of identical GPUs, temperatures and link widths within the
- * GPUs of a model. */
+ * within groups of identical GPUs, temperatures and link widths (each GPU's
+ * gpus[].telemetry) within the GPUs of a model. */
 #include "fleet.h"
 
 #include <ctype.h>
@@ -17,16 +17,16 @@ const char *const fleet_categories[FLEET_NCAT] = {
 	"probes",
 };
 
-static bool read_temperature(const json_t *evidence, double *value);
-static bool read_link_width(const json_t *evidence, double *value);
+static bool read_temperature(const json_t *telemetry, double *value);
+static bool read_link_width(const json_t *telemetry, double *value);
 static double median(double *v, size_t n);
 static double most_common(double *v, size_t n);
 static bool hotter(double value, double median_c);
 static bool narrower(double value, double common);
 
 const struct fleet_kind_def fleet_kinds[FLEET_NKINDS] = {
-	[FLEET_TEMP] = { "health.thermal", "temperature", "hot GPU", read_temperature, median, hotter },
-	[FLEET_WIDTH] = { "health.pcie_link", "link_width", "narrow link", read_link_width, most_common, narrower },
+	[FLEET_TEMP] = { "temperature", "hot GPU", read_temperature, median, hotter },
+	[FLEET_WIDTH] = { "link_width", "narrow link", read_link_width, most_common, narrower },
 };
 
 void fleet_init(struct fleet *fl)
@@ -191,45 +191,42 @@ static void node_results(struct fleet_node *n, const json_t *doc)
 
 /* ---- health ---- */
 
-/* "106.0 °C (crit 110.0 °C)", "84 °C (slowdown 90 °C, ...)": the first
- * evidence value that is a number and " °C". */
-static bool read_temperature(const json_t *evidence, double *value)
+/* telemetry.temperature.celsius: the hottest-running sensor (hwmon's
+ * junction, else edge) or NVML's; a value no GPU reads is no figure. */
+static bool read_temperature(const json_t *telemetry, double *value)
 {
-	size_t i;
-	const json_t *it;
-	json_array_foreach(evidence, i, it) {
-		const char *v = jstr(it, "value");
-		char *end;
-		/* a plain decimal: strtod alone would take " 45", "0x2d", "inf" */
-		size_t n = v ? strspn(v, "-0123456789.") : 0;
-		if (!n)
-			continue;
-		double t = strtod(v, &end);
-		if (end == v + n && isfinite(t) && str_startswith(end, " \xc2\xb0" "C")) {
-			*value = t;
-			return true;
-		}
-	}
-	return false;
+	const json_t *c = json_object_get(json_object_get(telemetry, "temperature"), "celsius");
+	double t = json_number_value(c);
+	if (!json_is_number(c) || !(t > -100 && t < 300))
+		return false;
+	*value = t;
+	return true;
 }
 
-/* The narrowest of the widths "x4 of x16 (port ...), ..." quoted for each
- * .../current_link_width on the GPU's path to its root port. */
-static bool read_link_width(const json_t *evidence, double *value)
+/* A trained width in lanes, 0 when the value is none. */
+static unsigned long lanes(const json_t *link)
 {
+	const json_t *w = json_object_get(link, "width");
+	json_int_t v = json_integer_value(w);
+	return json_is_integer(w) && v > 0 && v <= 64 ? (unsigned long)v : 0;
+}
+
+/* The narrowest trained width among telemetry.pcie.path (every link from
+ * the GPU up to its root port: a x4 hop above a x16 card makes it x4), else
+ * the GPU's own telemetry.pcie.width. */
+static bool read_link_width(const json_t *telemetry, double *value)
+{
+	const json_t *pcie = json_object_get(telemetry, "pcie");
 	unsigned long narrowest = 0;
 	size_t i;
 	const json_t *it;
-	json_array_foreach(evidence, i, it) {
-		const char *path = jstr(it, "path"), *v = jstr(it, "value");
-		char *end;
-		if (!path || !v || !str_endswith(path, "/current_link_width") || v[0] != 'x' ||
-		    !isdigit((unsigned char)v[1]))
-			continue;
-		unsigned long w = strtoul(v + 1, &end, 10);
-		if ((*end == ' ' || !*end) && w > 0 && w <= 64 && (!narrowest || w < narrowest))
+	json_array_foreach(json_object_get(pcie, "path"), i, it) {
+		unsigned long w = lanes(it);
+		if (w && (!narrowest || w < narrowest))
 			narrowest = w;
 	}
+	if (!narrowest)
+		narrowest = lanes(pcie);
 	*value = (double)narrowest;
 	return narrowest > 0;
 }
@@ -253,48 +250,52 @@ static int result_gpu(const json_t *it)
 	return json_is_integer(g) && v >= 0 && v <= INT_MAX ? (int)v : -1;
 }
 
-/* The figure health result `it` quotes for its GPU, if it is one that the
- * fleet compares and the GPU's model is known. */
-static void add_reading(struct fleet *fl, size_t node, const json_t *gpus, const struct strmap *by_index,
-			const json_t *it, const char *id)
+/* The figures GPU `g` of gpus[] reads (its telemetry), when its model is
+ * known. Whether it has telemetry at all. */
+static bool add_readings(struct fleet *fl, size_t node, const json_t *g)
 {
-	int gpu = result_gpu(it), st = status_of(jstr(it, "status"));
-	if (gpu < 0 || st < ST_PASS || st > ST_FAIL)
-		return;
+	const json_t *tel = json_object_get(g, "telemetry"), *index = json_object_get(g, "index");
+	if (!json_is_object(tel))
+		return false;
+	const char *model = jstr(g, "name");
+	json_int_t gpu = json_integer_value(index);
+	if (!model || !*model || !json_is_integer(index) || gpu < 0 || gpu > INT_MAX)
+		return true;
 	for (int k = 0; k < FLEET_NKINDS; k++) {
 		double v;
-		if (strcmp(id, fleet_kinds[k].check) || !fleet_kinds[k].read(json_object_get(it, "evidence"), &v))
+		if (!fleet_kinds[k].read(tel, &v))
 			continue;
-		const char *model = jstr(gpu_at(gpus, by_index, gpu), "name");
-		if (!model || !*model)
-			return;
 		fl->readings = grow(fl->readings, fl->nreadings, sizeof(*fl->readings));
-		fl->readings[fl->nreadings++] = (struct fleet_reading){ node, gpu, model_index(fl, model),
+		fl->readings[fl->nreadings++] = (struct fleet_reading){ node, (int)gpu, model_index(fl, model),
 									(enum fleet_kind)k, v };
 	}
+	return true;
 }
 
 /* The node's health results that warned, failed or erred, and the figures
- * its GPUs' health results quote. */
-static void node_health(struct fleet *fl, size_t idx, const json_t *doc, const struct strmap *by_index)
+ * its GPUs read. A report with GPUs but no telemetry (rocmcheck before it
+ * had the field) gives no figures: the node says so. */
+static void node_health(struct fleet *fl, size_t idx, const json_t *doc)
 {
-	const json_t *gpus = json_object_get(doc, "gpus");
 	size_t i;
 	const json_t *it;
 	json_array_foreach(json_object_get(doc, "checks"), i, it) {
 		const char *id = jstr(it, "id"), *cat = jstr(it, "category");
 		int st = status_of(jstr(it, "status"));
-		if (!id || !cat || strcmp(cat, "health"))
+		if (!id || !cat || strcmp(cat, "health") || st < ST_WARN)
 			continue;
 		struct fleet_node *n = &fl->nodes[idx];
-		if (st >= ST_WARN) {
-			n->health = grow(n->health, n->nhealth, sizeof(*n->health));
-			const char *sum = jstr(it, "summary");
-			n->health[n->nhealth++] = (struct fleet_health){ xstrdup(id), result_gpu(it), (enum status)st,
-									 sum ? xstrdup(sum) : NULL };
-		}
-		add_reading(fl, idx, gpus, by_index, it, id);
+		n->health = grow(n->health, n->nhealth, sizeof(*n->health));
+		const char *sum = jstr(it, "summary");
+		n->health[n->nhealth++] = (struct fleet_health){ xstrdup(id), result_gpu(it), (enum status)st,
+								 sum ? xstrdup(sum) : NULL };
 	}
+	bool gpus = false, telemetry = false;
+	json_array_foreach(json_object_get(doc, "gpus"), i, it) {
+		gpus = true;
+		telemetry |= add_readings(fl, idx, it);
+	}
+	fl->nodes[idx].no_telemetry = gpus && !telemetry;
 }
 
 int fleet_add_report(struct fleet *fl, const json_t *doc, const char *source, struct strbuf *err)
@@ -322,7 +323,7 @@ int fleet_add_report(struct fleet *fl, const json_t *doc, const char *source, st
 	node_results(n, doc);
 	struct strmap by_index = STRMAP_INIT;
 	index_gpus(&by_index, json_object_get(doc, "gpus"));
-	node_health(fl, idx, doc, &by_index);
+	node_health(fl, idx, doc);
 	size_t i;
 	const json_t *p;
 	json_array_foreach(json_object_get(doc, "probes"), i, p)

@@ -34,16 +34,14 @@ struct fleet_health {
 };
 
 /* The health figures compared across the fleet, one row each in
- * fleet_kinds[]. */
+ * fleet_kinds[], read from each GPU's gpus[].telemetry. */
 enum fleet_kind { FLEET_TEMP, FLEET_WIDTH, FLEET_NKINDS };
 
 struct fleet_kind_def {
-	const char *check;         /* the health result it is read from */
 	const char *name;          /* in JSON: "temperature", "link_width" */
 	const char *flag;          /* after a node's row: "hot GPU" */
-	/* The figure from the result's evidence (a JSON array); false when it
-	 * quotes none. */
-	bool (*read)(const json_t *evidence, double *value);
+	/* The figure from a GPU's telemetry object; false when it has none. */
+	bool (*read)(const json_t *telemetry, double *value);
 	/* The model's figure from its GPUs' n values (sorted in place): the
 	 * median, the most common width. */
 	double (*reference)(double *v, size_t n);
@@ -52,15 +50,13 @@ struct fleet_kind_def {
 };
 extern const struct fleet_kind_def fleet_kinds[FLEET_NKINDS];
 
-/* One figure of one GPU of one node. The report has no field for them:
- * they are read from the evidence of the health results (rocmcheck.report/1
- * keeps evidence values as text), in these forms:
- *   health.thermal: the first value that is a number and " °C", as hwmon's
- *     "106.0 °C (crit 110.0 °C)" (the sensor nearest its limit) and NVML's
- *     "84 °C (slowdown 90 °C, shutdown 95 °C)";
- *   health.pcie_link: the narrowest trained width of the values "xW of xM
- *     ..." quoted for .../current_link_width, one for each link from the
- *     GPU up to its root port (a x4 hop above a x16 card makes it x4). */
+/* One figure of one GPU of one node, from its gpus[].telemetry:
+ *   temperature: temperature.celsius (the hottest-running hwmon sensor, or
+ *     NVML's where doctor read it);
+ *   link_width: the narrowest pcie.path[].width, one for each link from the
+ *     GPU up to its root port (a x4 hop above a x16 card makes it x4), else
+ *     pcie.width.
+ * Reports from before telemetry give none (fleet_node.no_telemetry). */
 struct fleet_reading {
 	size_t node;               /* index into fleet.nodes */
 	int gpu;
@@ -77,6 +73,8 @@ struct fleet_node {
 	struct strvec failing;     /* IDs of checks and probes that failed or erred */
 	bool outlier;              /* one of its GPUs is a probe outlier */
 	unsigned health_outliers;  /* bit per enum fleet_kind: one of its GPUs is such an outlier */
+	bool no_telemetry;         /* its report lists GPUs without gpus[].telemetry (an older
+				    * rocmcheck): none of its GPUs is compared */
 	struct fleet_health *health;  /* in report order */
 	size_t nhealth;
 };

@@ -68,6 +68,18 @@ static void health_text(FILE *fp, const struct fleet *fl, bool utf8)
 			fputc('\n', fp);
 		}
 	}
+	size_t old = 0;
+	for (size_t i = 0; i < fl->nnodes; i++) {
+		if (!fl->nodes[i].no_telemetry)
+			continue;
+		if (!old++)
+			fputs("\nNo GPU readings (a report without gpus[].telemetry, from an older rocmcheck: its GPUs' "
+			      "temperatures and links are not compared):", fp);
+		fputc(' ', fp);
+		out_text_clean(fp, fl->nodes[i].name, utf8);
+	}
+	if (old)
+		fputc('\n', fp);
 	if (fl->nhealth_outliers)
 		fprintf(fp, "\nHealth outliers (among at least %d GPUs of a model: more than %.0f %s above the model's "
 			"median temperature, or a PCIe link narrower than its most common width):\n",
@@ -192,6 +204,7 @@ json_t *out_fleet_json(const struct fleet *fl)
 			if (n->health_outliers & (1u << k))
 				json_array_append_new(kinds, json_string(fleet_kinds[k].name));
 		json_object_set_new(node, "health_outliers", kinds);
+		json_object_set_new(node, "no_telemetry", json_boolean(n->no_telemetry));
 		json_array_append_new(nodes, node);
 	}
 	json_object_set_new(doc, "nodes", nodes);

@@ -142,6 +142,24 @@ run 1 --json fleet "$T/health"
 [ "$(json_get "$OUT" 'sorted((f["id"], f["nodes"]) for f in d["failing_checks"] if f["id"].startswith("health."))')" = \
 	"[('health.kernel_log', ['ws-xid']), ('health.pcie_link', ['ws-x4']), ('health.thermal', ['ws-hot'])]" ] ||
 	{ fail "health failures are failing checks"; last; }
+# A report from before gpus[].telemetry (an older rocmcheck): its GPUs give no
+# figure, so the hot GPU among healthy peers is no outlier, and fleet says why.
+mkdir -p "$T/old"
+cp "$T/health"/ws-0*.json "$T/old/"
+"$PYTHON" - "$T/health/ws-hot.json" "$T/old/ws-hot.json" <<'PY' || fail "stripping telemetry"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for g in d["gpus"]:
+    del g["telemetry"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run 1 --json fleet "$T/old"
+[ "$(json_get "$OUT" 'd["health_outliers"], sorted((n["name"], n["no_telemetry"]) for n in d["nodes"])')" = \
+	"[] [('ws-01', False), ('ws-02', False), ('ws-03', False), ('ws-04', False), ('ws-hot', True)]" ] ||
+	{ fail "a report without telemetry: no figures, said so"; last; }
+run 1 fleet "$T/old"
+assert_out_has "^No GPU readings (a report without gpus\[\].telemetry, .*): ws-hot$"
+
 run 1 fleet "$T/health"
 assert_out_has "^NODE  *STATUS .* env health network probes$"
 assert_out_has "^ws-hot  *fail .* hot GPU$"

@@ -1,11 +1,11 @@
 /* The health side of the fleet analysis (fleet.c) on reports built here:
- * the temperature and link width read from the health results' evidence
- * (hwmon's and NVML's forms, every hop of a link), the outlier rules at
- * their edges (15 °C above the median is not an outlier, 16 is; a tie of
- * widths keeps the wider; fewer than 3 GPUs of a model are not judged),
- * each node's warning and failing health checks, and hostile evidence that
- * must give no figure. The CLI test (tests/cli/test_fleet.sh) runs the
- * fixtures' real reports. */
+ * the temperature and link width read from each GPU's gpus[].telemetry
+ * (every hop of the PCIe path), the outlier rules at their edges (15 °C
+ * above the median is not an outlier, 16 is; a tie of widths keeps the
+ * wider; fewer than 3 GPUs of a model are not judged), each node's warning
+ * and failing health checks, a report from before telemetry (no figures,
+ * said so), and hostile telemetry that must give no figure. The CLI test
+ * (tests/cli/test_fleet.sh) runs the fixtures' real reports. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,10 +23,21 @@ static json_t *report(const char *host)
 			 "hostname", host, "gpus", "checks", "probes", "summary", "status", "pass");
 }
 
+/* A GPU with telemetry that reads nothing yet (what a GPU without hwmon
+ * reports); add_temp and add_link fill it. */
 static void add_gpu(json_t *doc, int index, const char *model)
 {
-	json_array_append_new(json_object_get(doc, "gpus"),
-			      json_pack("{s:i, s:s, s:s}", "index", index, "vendor", "amd", "name", model));
+	json_t *tel = json_pack("{s:{s:n, s:n, s:n}, s:{s:n, s:n, s:[]}}", "temperature", "sensor", "celsius",
+				"critical_celsius", "pcie", "width", "max_width", "path");
+	json_array_append_new(json_object_get(doc, "gpus"), json_pack("{s:i, s:s, s:s, s:o}", "index", index, "vendor",
+								       "amd", "name", model, "telemetry", tel));
+}
+
+static json_t *telemetry(json_t *doc, int gpu)
+{
+	json_t *g = json_array_get(json_object_get(doc, "gpus"), (size_t)gpu);
+	assert_non_null(g);
+	return json_object_get(g, "telemetry");
 }
 
 /* A health result; gpu < 0 for none. Takes evidence (NULL: an empty list). */
@@ -38,39 +49,30 @@ static void add_check(json_t *doc, const char *id, int gpu, const char *status, 
 					gpu < 0 ? json_null() : json_integer(gpu)));
 }
 
-static json_t *evi(const char *path, const char *value)
-{
-	return json_pack("{s:s, s:s}", "path", path, "value", value);
-}
-
-static json_t *ev(const char *path, const char *value)
-{
-	json_t *e = json_array();
-	json_array_append_new(e, evi(path, value));
-	return e;
-}
-
-/* hwmon's form, after a busy percentage that is a number but no temperature */
+/* GPU `gpu` (gpus[gpu]) reads t °C on its hottest sensor. */
 static void add_temp(json_t *doc, int gpu, double t)
 {
-	char v[64];
-	snprintf(v, sizeof(v), "%.1f \xc2\xb0" "C (crit 110.0 \xc2\xb0" "C)", t);
-	json_t *e = ev("/sys/bus/pci/devices/0000:03:00.0/gpu_busy_percent", "0");
-	json_array_append_new(e, evi("/sys/bus/pci/devices/0000:03:00.0/hwmon/hwmon2/temp2_input", v));
-	add_check(doc, "health.thermal", gpu, t >= 105 ? "fail" : "pass", e);
+	json_t *temp = json_object_get(telemetry(doc, gpu), "temperature");
+	json_object_set_new(temp, "sensor", json_string("junction"));
+	json_object_set_new(temp, "celsius", json_real(t));
+	json_object_set_new(temp, "critical_celsius", json_real(110));
+	add_check(doc, "health.thermal", gpu, t >= 105 ? "fail" : "pass", NULL);
 }
 
-/* Two hops: the GPU's own link x16, then the one above it at `width`, and
- * a kernel log line that names a width but is no link file. */
+static json_t *hop(const char *pci, const char *up, int width)
+{
+	return json_pack("{s:s, s:s, s:i, s:i}", "pci", pci, "up", up, "width", width, "max_width", 16);
+}
+
+/* Two hops: the GPU's own link x16, then the one above it at `width`. */
 static void add_link(json_t *doc, int gpu, unsigned width)
 {
-	char v[64];
-	snprintf(v, sizeof(v), "x%u of x16 (port 0000:00:01.1 x16), 16.0 of 16.0 GT/s", width);
-	json_t *e = ev("/sys/bus/pci/devices/0000:03:00.0/current_link_width",
-		       "x16 of x16 (port 0000:02:00.0 x16), 2.5 of 16.0 GT/s");
-	json_array_append_new(e, evi("/sys/bus/pci/devices/0000:01:00.0/current_link_width", v));
-	json_array_append_new(e, evi("/.rocmcheck/kernel.log line 4", "x2 link at 0000:00:01.1"));
-	add_check(doc, "health.pcie_link", gpu, width < 16 ? "fail" : "pass", e);
+	json_t *pcie = json_object_get(telemetry(doc, gpu), "pcie");
+	json_object_set_new(pcie, "width", json_integer(16));
+	json_t *path = json_object_get(pcie, "path");
+	json_array_append_new(path, hop("0000:03:00.0", "0000:02:00.0", 16));
+	json_array_append_new(path, hop("0000:01:00.0", "0000:00:01.1", (int)width));
+	add_check(doc, "health.pcie_link", gpu, width < 16 ? "fail" : "pass", NULL);
 }
 
 static void add(struct fleet *fl, json_t *doc)
@@ -103,14 +105,12 @@ static void test_temperature(void **state)
 		add_temp(doc, 0, temps[i]);
 		add(&fl, doc);
 	}
-	/* NVML's form on another model, on one node of three GPUs: 40, 41, 84 */
+	/* another model (NVML's integer degrees), on one node of three GPUs: 40, 41, 84 */
 	json_t *doc = report("nv");
 	const int nv[] = { 40, 41, 84 };
 	for (int g = 0; g < 3; g++) {
-		char v[80];
-		snprintf(v, sizeof(v), "%d \xc2\xb0" "C (slowdown 90 \xc2\xb0" "C, shutdown 95 \xc2\xb0" "C)", nv[g]);
 		add_gpu(doc, g, "NVIDIA H100 80GB HBM3");
-		add_check(doc, "health.thermal", g, "pass", ev("nvmlDeviceGetTemperature", v));
+		json_object_set_new(json_object_get(telemetry(doc, g), "temperature"), "celsius", json_integer(nv[g]));
 	}
 	add(&fl, doc);
 	fleet_finish(&fl);
@@ -211,34 +211,71 @@ static void test_small_group_and_health_list(void **state)
 	fleet_release(&fl);
 }
 
+/* A report from before gpus[].telemetry: its GPUs give no figure, and the
+ * node says so; one without GPUs does not. */
+static void test_old_report(void **state)
+{
+	(void)state;
+	struct fleet fl;
+	fleet_init(&fl);
+	json_t *doc = report("old");
+	json_array_append_new(json_object_get(doc, "gpus"),
+			      json_pack("{s:i, s:s, s:s}", "index", 0, "vendor", "amd", "name", "AMD Instinct MI300X"));
+	/* the evidence older fleets parsed is no longer read */
+	add_check(doc, "health.thermal", 0, "pass",
+		  json_pack("[{s:s, s:s}]", "path", "/sys/x/temp2_input", "value", "45.0 \xc2\xb0" "C (crit 110.0)"));
+	add(&fl, doc);
+	add(&fl, report("none"));
+	doc = report("new");
+	add_gpu(doc, 0, "AMD Instinct MI300X");
+	add(&fl, doc);
+	fleet_finish(&fl);
+	assert_int_equal(fl.nreadings, 0);
+	for (size_t i = 0; i < fl.nnodes; i++)
+		assert_int_equal(fl.nodes[i].no_telemetry, !strcmp(fl.nodes[i].name, "old"));
+	fleet_release(&fl);
+}
+
 static void test_hostile(void **state)
 {
 	(void)state;
 	struct fleet fl;
 	fleet_init(&fl);
 	json_t *doc = report("h");
-	add_gpu(doc, 0, "M");
-	const char *temps[] = { "nan \xc2\xb0" "C", "inf \xc2\xb0" "C", "1e999 \xc2\xb0" "C", " 45 \xc2\xb0" "C",
-				"45 C", "45", "0x2d \xc2\xb0" "C", "" };
-	for (size_t i = 0; i < sizeof(temps) / sizeof(*temps); i++)
-		add_check(doc, "health.thermal", 0, "pass", ev("/sys/x/temp1_input", temps[i]));
-	const char *widths[] = { "x0 of x16", "x65 of x16", "x16abc of x16", "16 of x16", "x-4 of x16",
-				 "x99999999999999999999999 of x16", "x" };
-	for (size_t i = 0; i < sizeof(widths) / sizeof(*widths); i++)
-		add_check(doc, "health.pcie_link", 0, "pass", ev("/sys/x/current_link_width", widths[i]));
-	/* evidence that is no list, values that are no strings, a GPU that is
-	 * not in gpus[], a GPU index out of range, a skipped result */
-	add_check(doc, "health.thermal", 0, "pass", json_string("45.0 \xc2\xb0" "C"));
-	add_check(doc, "health.thermal", 0, "pass", json_pack("[{s:s, s:i}]", "path", "p", "value", 45));
-	add_check(doc, "health.thermal", 7, "pass", ev("p", "45.0 \xc2\xb0" "C"));
-	json_array_append_new(json_object_get(doc, "checks"),
-			      json_pack("{s:s, s:s, s:s, s:I, s:o}", "id", "health.thermal", "category", "health", "status",
-					"pass", "gpu", (json_int_t)1 << 40, "evidence", ev("p", "45.0 \xc2\xb0" "C")));
-	add_check(doc, "health.thermal", 0, "skip", ev("p", "45.0 \xc2\xb0" "C"));
+	/* temperatures that are no reading: text, out of range, a boolean, an object */
+	json_t *temps[] = { json_string("45"), json_real(1e6), json_real(-300), json_true(), json_object(),
+			    json_string("45.0 \xc2\xb0" "C") };
+	/* widths that are none: 0, over 64, negative, text, a fraction, huge */
+	json_t *widths[] = { json_integer(0), json_integer(65), json_integer(-4), json_string("16"), json_real(16.0),
+			     json_integer((json_int_t)1 << 40) };
+	size_t n = sizeof(temps) / sizeof(*temps);
+	for (size_t i = 0; i < n; i++) {
+		add_gpu(doc, (int)i, "M");
+		json_t *t = telemetry(doc, (int)i);
+		json_object_set_new(json_object_get(t, "temperature"), "celsius", temps[i]);
+		json_t *pcie = json_object_get(t, "pcie");
+		json_object_set(pcie, "width", widths[i]);
+		json_array_append_new(json_object_get(pcie, "path"), json_pack("{s:o}", "width", widths[i]));
+	}
+	/* a path that is no list, telemetry that is no object, a GPU without a
+	 * name, an index that is none or out of range */
+	add_gpu(doc, 6, "M");
+	json_object_set_new(json_object_get(telemetry(doc, 6), "pcie"), "path", json_string("x16"));
+	json_array_append_new(json_object_get(doc, "gpus"),
+			      json_pack("{s:i, s:s, s:s}", "index", 7, "name", "M", "telemetry", "45 C"));
+	json_array_append_new(json_object_get(doc, "gpus"),
+			      json_pack("{s:i, s:{s:{s:f}}}", "index", 8, "telemetry", "temperature", "celsius", 45.0));
+	json_array_append_new(json_object_get(doc, "gpus"),
+			      json_pack("{s:I, s:s, s:{s:{s:f}}}", "index", (json_int_t)1 << 40, "name", "M", "telemetry",
+					"temperature", "celsius", 45.0));
+	json_array_append_new(json_object_get(doc, "gpus"),
+			      json_pack("{s:s, s:s, s:{s:{s:f}}}", "index", "0", "name", "M", "telemetry", "temperature",
+					"celsius", 45.0));
 	add(&fl, doc);
 	fleet_finish(&fl);
 	assert_int_equal(fl.nreadings, 0);
 	assert_int_equal(fl.nodes[0].nhealth, 0);
+	assert_false(fl.nodes[0].no_telemetry);
 	fleet_release(&fl);
 }
 
@@ -248,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_temperature),
 		cmocka_unit_test(test_link_width),
 		cmocka_unit_test(test_small_group_and_health_list),
+		cmocka_unit_test(test_old_report),
 		cmocka_unit_test(test_hostile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
