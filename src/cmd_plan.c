@@ -17,9 +17,11 @@ static const char about[] =
 	"headers, amdgpu, groups, ROCm (or the NVIDIA driver), the matching PyTorch wheel\n"
 	"and a clean environment. rocmcheck runs none of it; every step is guarded, so\n"
 	"the script can be run twice. Exit status: 0 plan printed (--check: nothing\n"
-	"pending), 1 no plan can work (why, and the nearest supported alternative, on\n"
-	"stderr; --check: a step is pending), 2 usage error (also an OS or GPU the\n"
-	"profiles do not know), 3 rocmcheck could not do its job.\n";
+	"pending; a step that cannot run here, such as PyTorch without a virtual\n"
+	"environment, is listed as such, not pending), 1 no plan can work (why, and\n"
+	"the nearest supported alternative, on stderr; --check: a step is pending, or\n"
+	"--os names another OS than this machine's), 2 usage error (also an OS or GPU\n"
+	"the profiles do not know), 3 rocmcheck could not do its job.\n";
 
 /* ---- the described machine: --os and --gpu */
 
@@ -193,14 +195,17 @@ static int print_plan(struct cli *cli, struct plan *p, bool check, struct strbuf
 		(json ? out_plan_json : out_plan_sh)(stdout, p);
 		return EXIT_OK;
 	}
-	bool *done = xcalloc(p->nsteps + 1, sizeof(*done));
-	int rc = plan_check(p, done, msg);
+	enum step_state *state = xcalloc(p->nsteps + 1, sizeof(*state));
+	bool other_os = false;
+	int rc = plan_check(p, state, &other_os, msg);
 	if (rc < 0)
 		fprintf(stderr, "rocmcheck: plan: %s\n", msg->buf);
 	else
-		(json ? out_plan_check_json : out_plan_check_text)(stdout, p, done);
-	free(done);
-	return rc < 0 ? EXIT_TROUBLE : rc > 0 ? EXIT_PROBLEMS : EXIT_OK;
+		(json ? out_plan_check_json : out_plan_check_text)(stdout, p, state, other_os);
+	free(state);
+	/* a step the script cannot run here is not pending: a provisioning
+	 * loop stops; a plan for another OS is not this machine's state */
+	return rc < 0 ? EXIT_TROUBLE : rc > 0 || other_os ? EXIT_PROBLEMS : EXIT_OK;
 }
 
 /* plan_build's answer as an exit status (the message printed). */

@@ -72,6 +72,7 @@ void plan_release(struct plan *p)
 	free(p->cuda);
 	free(p->torch_index);
 	free(p->db_version);
+	free(p->os_guard);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -400,7 +401,7 @@ static char *pip_of(const char *cmd)
 
 /* Where a pip command can run: its interpreter exists, or, for a bare pip,
  * a virtual or conda environment is active (a system pip refuses with
- * "externally-managed-environment", or is missing). */
+ * "externally-managed-environment", or is missing), with its interpreter. */
 static char *pip_requires(const char *pip)
 {
 	if (pip[0] == '/') {
@@ -409,8 +410,12 @@ static char *pip_requires(const char *pip)
 		free(py);
 		return r;
 	}
-	return xstrdup("[ -n \"${VIRTUAL_ENV:-}${CONDA_PREFIX:-}\" ] && command -v pip >/dev/null 2>&1");
+	/* the script runs that environment's own interpreter (PLAN_SHELL_PYTHON) */
+	return xstrdup(PLAN_SHELL_IN_ENV " && [ -x " PLAN_SHELL_PYTHON " ]");
 }
+
+#define TORCH_SAFE_TEXT "The new wheels are downloaded first: the installed ones are removed only once " \
+	"they are here, so a failed download leaves PyTorch as it was."
 
 static void add_torch_step(struct planner *pl, const char *why, const struct strvec *vars,
 			   const struct strvec *cmds, const char *text)
@@ -426,15 +431,18 @@ static void add_torch_step(struct planner *pl, const char *why, const struct str
 	if (!s->requires) {
 		s->requires = pip_requires(pip);
 		s->requires_text = pip[0] == '/' ? xasprintf("the Python environment of %.*s", (int)strcspn(pip, " "), pip)
-				   : xstrdup("an active virtual or conda environment with pip");
+				   : xstrdup("an active virtual or conda environment");
 	}
 	step_comment(s, pip[0] == '/' ? "It runs in that environment only: without it, the script prints the commands."
 				      : "It runs only in an active virtual or conda environment: run the script there, "
 					"or it prints the commands to run in one.");
+	step_comment(s, TORCH_SAFE_TEXT);
 	const char *backend = plan_var(vars, "backend");
 	if (backend && *backend) {
 		struct strbuf g = STRBUF_INIT;
-		strbuf_addf(&g, "%s show torch 2>/dev/null | grep -q '^Version: .*+", pip);
+		/* a bare pip is the active environment's: without one, not done */
+		strbuf_addf(&g, "%s%s show torch 2>/dev/null | grep -q '^Version: .*+", pip[0] == '/' ? "" :
+			    PLAN_SHELL_IN_ENV " && ", pip);
 		add_bre_literal(&g, backend);
 		strbuf_addstr(&g, "$'");
 		step_guard(s, strbuf_detach(&g));
@@ -515,11 +523,22 @@ static void add_driver_upgrade_step(struct planner *pl, const char *why, const s
 	}
 }
 
+static void apply_profile_fix(struct planner *pl, const char *why, const char *id, const struct strvec *vars);
+
 /* One fix of the doctor (or of a described machine), by profile fix id. */
 static void apply_fix(struct planner *pl, const char *why, const char *fix_id, const struct strvec *vars,
 		      const struct strvec *cmds, const char *text, bool reboot, bool relogin)
 {
-	if (!strcmp(fix_id, "groups")) {
+	const char *user = plan_var(vars, "user");
+	if (!strcmp(fix_id, "groups") && user && !strcmp(user, "root")) {
+		/* root opens every device node: the script adds the user it is
+		 * run for (PLAN_SHELL_USER), never root */
+		struct strvec v = STRVEC_INIT;
+		for (size_t i = 0; i + 1 < vars->n; i += 2)
+			var_set(&v, vars->v[i], strcmp(vars->v[i], "user") ? vars->v[i + 1] : ROUTE_SHELL_USER);
+		apply_profile_fix(pl, why, "groups", &v);
+		strvec_release(&v);
+	} else if (!strcmp(fix_id, "groups")) {
 		add_groups_step(pl, why, vars, cmds, text);
 	} else if (!strcmp(fix_id, "amdgpu_load") || !strcmp(fix_id, "headers")) {
 		add_amdgpu_steps(pl, why, vars, cmds, text);
@@ -1114,7 +1133,7 @@ static void described_torch_comment(struct planner *pl, const char *index)
 	free(s->comment);
 	s->comment = xasprintf("PyTorch built for this GPU, from %s (it replaces any other build). "
 			       "It runs only in an active virtual or conda environment: run the script there, "
-			       "or it prints the commands to run in one.",
+			       "or it prints the commands to run in one. " TORCH_SAFE_TEXT,
 			       index);
 }
 
@@ -1463,6 +1482,7 @@ int plan_build(const struct profiles *db, const struct facts *f, const struct re
 		out->vendor = m->vendor;
 		out->arch = xstrdup(m->arch);
 		out->gpu_name = xstrdup(m->model ? m->model->name : m->arch);
+		out->os_guard = os_guard(m->os);
 		rc = m->vendor == VENDOR_NVIDIA ? plan_nvidia_described(&pl, m, msg)
 		     : m->vendor == VENDOR_AMD ? plan_amd_described(&pl, m, msg) : -EINVAL;
 		if (rc == -EINVAL && !msg->len)
@@ -1480,22 +1500,59 @@ int plan_build(const struct profiles *db, const struct facts *f, const struct re
 
 /* ------------------------------------------------------------- --check */
 
-int plan_check(const struct plan *p, bool *done, struct strbuf *err)
+void plan_cannot_run_why(const struct plan *p, const struct plan_step *s, bool other_os, struct strbuf *why)
+{
+	if (other_os)
+		strbuf_addf(why, "the plan is for %s, and /etc/os-release names another OS",
+			    p->os_name ? p->os_name : p->os_key);
+	else
+		strbuf_addf(why, "it runs in %s, and there is none here", s->requires_text ? s->requires_text : s->requires);
+}
+
+/* `test` in the script's form, run: 1 holds, 0 fails, -errno. */
+static int shell_test(const char *test)
+{
+	char *line = plan_shell_line(test, NULL);
+	int rc = guard_holds(line);
+	free(line);
+	return rc;
+}
+
+int plan_check(const struct plan *p, enum step_state *state, bool *other_os, struct strbuf *err)
 {
 	int pending = 0;
+	*other_os = false;
+	if (p->os_guard) {
+		int rc = shell_test(p->os_guard);
+		if (rc < 0) {
+			strbuf_addf(err, "cannot run the OS test with /bin/sh: %s", strerror(-rc));
+			return rc;
+		}
+		*other_os = rc == 0;
+	}
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
-		done[i] = !s->commands.n;
-		if (s->guard) {
-			/* the guard succeeds when the step is done */
-			int rc = guard_holds(s->guard);
-			if (rc < 0) {
-				strbuf_addf(err, "cannot run the guard of step %s with /bin/sh: %s", s->id, strerror(-rc));
-				return rc;
-			}
-			done[i] = rc == 1;
+		if (*other_os) {
+			state[i] = STEP_CANNOT_RUN;
+			continue;
 		}
-		pending += !done[i] && !s->advisory;
+		/* the guard succeeds when the step is done */
+		int rc = s->guard ? shell_test(s->guard) : !s->commands.n;
+		if (rc == 0 && !s->advisory && s->requires) {
+			/* not done: could the script do it here? */
+			rc = shell_test(s->requires);
+			if (rc == 0) {
+				state[i] = STEP_CANNOT_RUN;
+				continue;
+			}
+			rc = rc < 0 ? rc : 0;
+		}
+		if (rc < 0) {
+			strbuf_addf(err, "cannot run the tests of step %s with /bin/sh: %s", s->id, strerror(-rc));
+			return rc;
+		}
+		state[i] = rc == 1 ? STEP_DONE : s->advisory ? STEP_WARN : STEP_PENDING;
+		pending += state[i] == STEP_PENDING;
 	}
 	return pending;
 }

@@ -38,10 +38,10 @@ struct plan_step {
 	struct strvec manual;      /* for the user, not run: current-shell unsets, diagnostics */
 	char *requires;            /* shell condition under which the commands can run (an active
 				    * Python environment with pip), or NULL; when it fails they are
-				    * printed for the user instead. Such a step comes last, and its
-				    * commands failing does not stop the script. */
+				    * printed for the user instead. Such a step comes last; its
+				    * commands failing stops the script, as any step's do. */
 	char *requires_text;       /* that condition in words */
-	bool needs_root;           /* some command uses sudo */
+	bool needs_root;           /* some command uses sudo (the script: as_root) */
 	bool reboot, relogin;      /* takes effect after a reboot / a new login */
 	bool advisory;             /* it only warns (kernel series): --check does not count it pending */
 	int rank;                  /* order within its class (internal) */
@@ -64,6 +64,8 @@ struct plan {
 	char *cuda;                /* CUDA release of the chosen wheel "12.4", or NULL */
 	char *torch_index;         /* wheel index, NULL when no torch step */
 	char *db_version;          /* profile database version */
+	char *os_guard;            /* a described machine: shell test "this machine runs that OS"
+				    * (the script stops at once where it fails), else NULL */
 	struct plan_step *steps;
 	size_t nsteps;
 	struct plan_note *notes;
@@ -108,19 +110,30 @@ int plan_build(const struct profiles *db, const struct facts *f, const struct re
 /* The value of `name` in such a pair list, or NULL. */
 const char *plan_var(const struct strvec *vars, const char *name);
 
-/* Run every step's guard on this machine (/bin/sh -c, no input, output
- * discarded) and set done[i] for step i: its guard holds, or it has no
- * command to run. Runs nothing else. Returns the number of pending steps
- * (an advisory step whose guard fails is not done, but not pending either),
- * or a negative errno when a guard could not be run at all (`err` says
- * why). */
-int plan_check(const struct plan *p, bool *done, struct strbuf *err);
+/* What --check finds for a step. */
+enum step_state {
+	STEP_PENDING,    /* its guard fails, and the script would run it here */
+	STEP_DONE,       /* its guard holds, or it has no command to run */
+	STEP_WARN,       /* an advisory step whose guard fails: it only warns */
+	STEP_CANNOT_RUN, /* the script cannot run it here: another OS than the plan's, or
+			  * its `requires` fails (no Python environment): not pending */
+};
+
+/* Run the plan's OS test and every step's guard (and, for a step not done,
+ * its `requires`) on this machine (/bin/sh -c, no input, output discarded)
+ * and set state[i] for step i. *other_os: the plan describes another OS
+ * than this machine's (every step cannot run here; no guard runs). Runs
+ * nothing else. Returns the number of pending steps, or a negative errno
+ * when a test could not be run at all (`err` says why). */
+int plan_check(const struct plan *p, enum step_state *state, bool *other_os, struct strbuf *err);
+/* Why step s cannot run here, in words (appended to why). */
+void plan_cannot_run_why(const struct plan *p, const struct plan_step *s, bool other_os, struct strbuf *why);
 
 /* Renderers (out_plan.c). Return 0, or -EIO when writing failed. */
 int out_plan_sh(FILE *fp, const struct plan *p);
 int out_plan_json(FILE *fp, const struct plan *p);
 /* What plan_check found: one line per step, or JSON (rocmcheck.plan-check/1). */
-int out_plan_check_text(FILE *fp, const struct plan *p, const bool *done);
-int out_plan_check_json(FILE *fp, const struct plan *p, const bool *done);
+int out_plan_check_text(FILE *fp, const struct plan *p, const enum step_state *state, bool other_os);
+int out_plan_check_json(FILE *fp, const struct plan *p, const enum step_state *state, bool other_os);
 
 #endif

@@ -92,12 +92,22 @@ validate_schema "$PLAN_SCHEMA" "${files[@]}" || fail "plans are not valid rocmch
 	"$T/${jsons[0]}.json" "$T/broken-plan.json"
 validate_schema "$PLAN_SCHEMA" "$T/broken-plan.json" 2>/dev/null && fail "the plan schema accepts a broken plan"
 
-# ---- JSON: structure, guards, order, sudo, and the script has every command
+# ---- JSON: structure, guards, order, as_root, and the script has every command
 for name in "${jsons[@]}"; do
 	"$PYTHON" - "$T/$name.json" "$T/$name.sh" <<'PY' || fail "plan $name: JSON"
-import json, sys
+import json, re, sys
 d = json.load(open(sys.argv[1]))
 script = open(sys.argv[2]).read()
+# root runs a step's commands itself: no sudo at a command's start, as_root
+# (defined in the prelude, and at the script's top) instead
+sudo = re.compile(r"(^|[|&;(]\s*)sudo ")
+uses = any("as_root " in c for s in d["steps"] for c in s["commands"])
+assert (d["prelude"] is not None) == uses, "prelude"
+assert not uses or d["prelude"] in script, "the script lacks the prelude"
+assert d["target"]["described"] == (d["os_guard"] is not None), "os_guard"
+assert not d["os_guard"] or d["os_guard"] in script, "the script lacks the OS test"
+if d["steps"]:
+    assert "trap plan_finish EXIT" in script, "no report when the script ends"
 assert d["schema"] == "rocmcheck.plan/1", d["schema"]
 for k in ("target", "steps", "notes", "reboot", "relogin", "profiles_version"):
     assert k in d, k
@@ -112,7 +122,15 @@ for s in d["steps"]:
     assert s["why"], f"{s['id']}: no check ID says why"
     real = [c for c in s["commands"] if not c.startswith("#")]
     assert not real or s["guard"], f"{s['id']}: commands without a guard"
-    assert s["needs_root"] == any("sudo " in c for c in real), f"{s['id']}: needs_root is wrong"
+    assert s["needs_root"] == any("as_root " in c for c in real), f"{s['id']}: needs_root is wrong"
+    for c in real:
+        assert not sudo.search(c), f"{s['id']}: sudo, not as_root: {c}"
+        assert not re.search(r"(^|[|&;]\s*)pip ", c), f"{s['id']}: a bare pip: {c}"
+    # a pip step downloads before it removes anything
+    un = [i for i, c in enumerate(real) if " -m pip uninstall " in c]
+    for i in un:
+        assert i > 0 and " -m pip download -d " in real[i - 1], f"{s['id']}: uninstall before the download"
+        assert "--no-index --find-links" in real[i + 1], f"{s['id']}: not installed from the download"
     for c in s["commands"]:
         assert c in script, f"{s['id']}: command missing from the script: {c}"
     if s["guard"]:
@@ -146,8 +164,14 @@ for fx in $(fixtures); do
 	"$PYTHON" - "$T/doctor.json" "$T/$name.json" <<'PY' || fail "$name: doctor and plan disagree"
 import json, sys
 doc, plan = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-# quotes aside, and an "a && b" pasting line as the script's lines a and b
-norm = lambda c: c.replace('"', "")
+# quotes aside, and an "a && b" pasting line as the script's lines a and b;
+# the script's forms as the doctor's: as_root is sudo, the environment's
+# interpreter is pip, the download of the wheels is their install
+def norm(c):
+    c = c.replace('"', "").replace("as_root ", "sudo ")
+    c = c.replace("${ROCMCHECK_USER:-${SUDO_USER:-$(id -un)}}", "${SUDO_USER:-$(id -un)}")
+    c = c.replace("${VIRTUAL_ENV:-${CONDA_PREFIX:-}}/bin/python -m pip ", "pip ")
+    return c.replace(" -m pip download -d $pip_dl ", " -m pip install ").replace("pip download -d $pip_dl ", "pip install ")
 have = set()
 for s in plan["steps"]:
     have |= {norm(c) for c in s["commands"] + s["manual"]}
@@ -238,11 +262,26 @@ run any plan --os ubuntu-22.04 --gpu gfx1100 --check --format json
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "rocmcheck.plan-check/1", d["schema"]
-assert all(s["status"] in ("done", "pending", "warn") for s in d["steps"]), d["steps"]
+assert all(s["status"] in ("done", "pending", "warn", "cannot_run") for s in d["steps"]), d["steps"]
 assert d["pending"] == sum(s["status"] == "pending" for s in d["steps"])
 assert d["done"] == sum(s["status"] == "done" for s in d["steps"])
-assert sys.argv[2] == ("1" if d["pending"] else "0"), f"exit {sys.argv[2]} with {d['pending']} pending"
+assert d["cannot_run"] == sum(s["status"] == "cannot_run" for s in d["steps"])
+assert all((s["status"] == "cannot_run") == (s["why_not_here"] is not None) for s in d["steps"])
+want = "1" if d["pending"] or d["other_os"] else "0"
+assert sys.argv[2] == want, f"exit {sys.argv[2]} with {d['pending']} pending, other OS {d['other_os']}"
 PY
+# --check for another OS than this machine's says so: no step can run here,
+# none is pending, and the exit status is 1 (the plan is not this machine's)
+os_id=$(sed -n 's/^ID="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' /etc/os-release 2>/dev/null)
+other=fedora-41 other_gpu=gfx1100
+[ "$os_id" = fedora ] && other=debian-12 other_gpu=gfx1030
+run 1 plan --os "$other" --gpu "$other_gpu" --check
+assert_out_has '^rocmcheck plan --check: the plan is for .*another OS: no step can run here'
+assert_out_has 'cannot_run .*(cannot run here: the plan is for '
+grep -q '^  pending' "$OUT" && fail "--check on another OS: a step is pending"
+run 1 plan --os "$other" --gpu "$other_gpu" --check --format json
+[ "$(json_get "$OUT" 'd["other_os"] and d["pending"] == 0 and d["cannot_run"] == len(d["steps"]) > 0')" = True ] ||
+	fail "--check --format json on another OS"
 run any --json plan --os ubuntu-22.04 --gpu gfx1100 --check
 json_get "$OUT" 'd["schema"]' | grep -qx 'rocmcheck.plan-check/1' || fail "--json plan --check: not the check document"
 run any plan --os ubuntu-22.04 --gpu gfx1100 --check

@@ -7,8 +7,17 @@
 #   1. a fresh machine: pip missing, USER unset: the script runs to its end;
 #   2. again, pip present but outside a virtual environment (it refuses with
 #      externally-managed-environment): nothing changes;
+#   P. in a virtual environment with an old PyTorch, the download of the new
+#      wheels failing: the script exits non-zero, saying which steps are
+#      done, and the old PyTorch is still there;
 #   3. in a virtual environment: only the pip steps run;
-#   4. again: nothing changes, and every guard holds (plan --check agrees).
+#   4. again: nothing changes, and every guard holds (plan --check agrees);
+#   R. on a fresh machine as root with no sudo on PATH, ROCMCHECK_USER
+#      naming the user: the commands of run 1, none through sudo; again:
+#      nothing changes; without ROCMCHECK_USER, a groups step fails, saying
+#      how to name the user, and adds nobody (never root);
+#   F. on a fresh machine whose package manager fails: a plan that uses it
+#      exits non-zero, naming the failed step and the steps done.
 # The commands runs 1 and 3 recorded are compared with tests/plans/NAME.run
 # (ROCMCHECK_REGEN=1 rewrites them: read the diff).
 #
@@ -111,6 +120,8 @@ sandbox() {
 	cp "$PLANS/recorder.sh" "$sb/recorder"
 	chmod 755 "$sb/recorder"
 	for c in $RECORDED; do ln -s ../recorder "$sb/bin/$c"; done
+	mkdir -p "$sb/venv/bin"
+	ln -s ../../recorder "$sb/venv/bin/python"
 	printf 'export HIP_LAUNCH_BLOCKING=1\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\nalias ll="ls -l"\n' >"$sb/home/.bashrc"
 	printf 'HIP_LAUNCH_BLOCKING=1\nPATH="/usr/bin:/bin"\n' >"$sb/root/etc/environment"
 	printf 'GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX=""\n' >"$sb/root/etc/default/grub"
@@ -189,7 +200,7 @@ for entry in "${plans[@]}"; do
 	run_plan "$sb" 1 || { fail "$name: run 1 (no pip, USER unset) failed"; cat "$sb/err.1" >&2; continue; }
 	if [ -n "$torch" ]; then
 		grep -q 'step torch skipped' "$sb/err.1" || fail "$name: run 1 did not say the torch step was skipped"
-		grep -q '^pip ' "$sb/changes.1" && fail "$name: pip ran outside a virtual environment"
+		grep -q '^pip \|^python -m pip ' "$sb/changes.1" && fail "$name: pip ran outside a virtual environment"
 	fi
 	if [ "$real" -gt 0 ] && [ ! -s "$sb/changes.1" ] && cmp -s "$sb/files.0" "$sb/files.1"; then
 		fail "$name: $real steps, but the first run changed nothing"
@@ -204,9 +215,25 @@ for entry in "${plans[@]}"; do
 	[ -s "$sb/changes.2" ] && { fail "$name: run 2 changed something:"; cat "$sb/changes.2" >&2; }
 	cmp -s "$sb/files.1" "$sb/files.2" || fail "$name: run 2 changed files"
 
+	# P. an old PyTorch in the environment, and the new wheels cannot be
+	# downloaded: the step fails, the script says so, nothing is removed
+	if [ -n "$torch" ] && [ -z "$interp" ]; then
+		echo 2.4.0+cu121 >"$sb/state/torch"
+		own "$sb"
+		if run_plan "$sb" P VIRTUAL_ENV="$sb/venv" PIP_FAIL=download; then
+			fail "$name: the PyTorch download failed, but the script exited 0"
+		fi
+		grep -q 'rocmcheck plan: step torch failed (exit status [1-9][0-9]*)\. Done: .*\. Skipped: none\. Not run: none\.' "$sb/err.P" ||
+			{ fail "$name: a failed PyTorch step: no report of the steps"; cat "$sb/err.P" >&2; }
+		grep -qx 2.4.0+cu121 "$sb/state/torch" || fail "$name: the download failed, and the installed PyTorch is gone"
+		grep -q 'uninstall' "$sb/changes.P" && fail "$name: PyTorch was uninstalled before the new wheels were here"
+		grep -v '^python -m pip download ' "$sb/changes.P" >&2 && fail "$name: run P changed more than it downloaded"
+		ntests=$((ntests + 1))
+	fi
+
 	# 3. in a virtual environment: only the pip steps
 	run_plan "$sb" 3 VIRTUAL_ENV="$sb/venv" || { fail "$name: run 3 (in a venv) failed"; cat "$sb/err.3" >&2; }
-	if grep -v '^pip ' "$sb/changes.3" >&2; then fail "$name: run 3 changed more than the Python environment"; fi
+	if grep -v '^python -m pip ' "$sb/changes.3" >&2; then fail "$name: run 3 changed more than the Python environment"; fi
 	if [ -n "$interp" ]; then
 		grep -q 'step torch skipped: it runs in the Python environment of' "$sb/err.3" ||
 			fail "$name: run 3 did not say that $interp is missing"
@@ -243,6 +270,77 @@ for entry in "${plans[@]}"; do
 		[ -f "$sb/state/groups/alice" ] && grep -qx render "$sb/state/groups/alice" ||
 			fail "$name: the user running the plan (alice, USER unset) is not in render"
 	fi
+
+	# R. as root, no sudo on PATH: the user is named, never root
+	sandbox "$name.root" "$os"
+	rb=$RUNROOT/$name.root
+	cp "$sb/plan.sh" "$rb/plan.sh"
+	rm "$rb/bin/sudo"
+	own "$rb"
+	run_plan "$rb" 1 RUN_UID=0 RUN_AS=root ROCMCHECK_USER=alice ||
+		{ fail "$name: as root without sudo (ROCMCHECK_USER=alice): exit $?"; cat "$rb/err.1" >&2; }
+	grep 'sudo is not installed\|sudo: not found' "$rb/err.1" >&2 && fail "$name: as root, the script wanted sudo"
+	if [ -n "$described" ]; then
+		# converged: without a virtual environment the PyTorch step cannot
+		# run here, which is not pending (a provisioning loop ends)
+		in_sandbox "$rb" RUN_UID=0 RUN_AS=root ROCMCHECK_USER=alice -- "$ROCMCHECK_RUN" "${args[@]}" --check \
+			>"$rb/check.1" 2>&1 || { fail "$name: as root, plan --check after run 1: exit $?, expected 0"; cat "$rb/check.1" >&2; }
+		if [ -n "$torch" ]; then
+			grep -q '^  cannot_run *torch .*(cannot run here: it runs in an active virtual or conda environment' "$rb/check.1" ||
+				{ fail "$name: plan --check without a virtual environment: torch not 'cannot run here'"; cat "$rb/check.1" >&2; }
+		fi
+	fi
+	sed "s|$sb|SANDBOX|g" "$sb/changes.1" >"$T/user.changes"
+	sed "s|$rb|SANDBOX|g" "$rb/changes.1" >"$T/root.changes"
+	diff -u "$T/user.changes" "$T/root.changes" >&2 || fail "$name: as root, other commands than the user's run 1"
+	run_plan "$rb" 2 RUN_UID=0 RUN_AS=root ROCMCHECK_USER=alice ||
+		{ fail "$name: as root, run 2 failed"; cat "$rb/err.2" >&2; }
+	[ -s "$rb/changes.2" ] && { fail "$name: as root, run 2 changed something:"; cat "$rb/changes.2" >&2; }
+	cmp -s "$rb/files.1" "$rb/files.2" || fail "$name: as root, run 2 changed files"
+	if grep -q 'usermod' "$sb/plan.sh"; then
+		[ -f "$rb/state/groups/alice" ] && grep -qx render "$rb/state/groups/alice" ||
+			fail "$name: as root, ROCMCHECK_USER=alice is not in render"
+	fi
+	if grep -q 'usermod .*ROCMCHECK_USER:-' "$sb/plan.sh"; then
+		if run_plan "$rb" 3 RUN_UID=0 RUN_AS=root; then
+			fail "$name: as root, no user named: the groups step did not fail"
+		fi
+		grep -q 'ROCMCHECK_USER=NAME' "$rb/err.3" || { fail "$name: as root, no user named: no message"; cat "$rb/err.3" >&2; }
+		grep -q 'step groups failed' "$rb/err.3" || fail "$name: as root, no user named: the report does not name the step"
+		grep -q '^usermod' "$rb/changes.3" && fail "$name: as root, no user named: usermod ran"
+		[ -e "$rb/state/groups/root" ] && fail "$name: root was added to a group"
+	fi
+	ntests=$((ntests + 1))
+
+	# F. the package manager fails: a plan that uses it stops, saying so
+	sandbox "$name.pmfail" "$os"
+	fb=$RUNROOT/$name.pmfail
+	cp "$sb/plan.sh" "$fb/plan.sh"
+	own "$fb"
+	if [ -n "$described" ]; then
+		# on another OS, the plan stops before it changes anything, and
+		# --check says that the plan is not this machine's
+		cp "$fb/root/etc/os-release" "$T/os-release"
+		printf 'ID=plan9\nVERSION_ID="4"\n' >"$fb/root/etc/os-release"
+		if run_plan "$fb" O; then fail "$name: on another OS, the plan ran"; fi
+		grep -q 'this plan is for .*another OS: nothing done' "$fb/err.O" || fail "$name: on another OS: no message"
+		[ -s "$fb/changes.O" ] && fail "$name: on another OS, the plan changed something"
+		in_sandbox "$fb" -- "$ROCMCHECK_RUN" "${args[@]}" --check >"$fb/check.O" 2>&1
+		rc=$?
+		[ "$rc" = 1 ] && grep -q '^rocmcheck plan --check: the plan is for .*another OS' "$fb/check.O" ||
+			{ fail "$name: plan --check on another OS: exit $rc"; cat "$fb/check.O" >&2; }
+		cp "$T/os-release" "$fb/root/etc/os-release"
+	fi
+	if grep -q '^apt-get \|^dnf \|^zypper ' "$sb/changes.1"; then
+		if run_plan "$fb" 1 PKG_FAIL=1; then
+			fail "$name: the package manager failed, but the script exited 0"
+		fi
+		grep -q 'rocmcheck plan: step [A-Za-z0-9_]* failed (exit status 100)\. Done: .*\. Not run: .*\.' "$fb/err.1" ||
+			{ fail "$name: a failed package manager: no report of the steps"; cat "$fb/err.1" >&2; }
+	else
+		run_plan "$fb" 1 PKG_FAIL=1 || { fail "$name: no package manager step, and yet it failed"; cat "$fb/err.1" >&2; }
+	fi
+	ntests=$((ntests + 1))
 
 	# the recorded commands, as reviewed in tests/plans/NAME.run
 	{

@@ -1,10 +1,13 @@
 #!/bin/sh
-# Recorder for the idempotence test of tests/cli/test_plan.sh: installed on
-# PATH under the name of every command a plan may call (apt-get, sudo,
-# usermod, pip, ...). It keeps the machine's state in $STATE (so a second run
-# sees the first run's effects), appends every change to $STATE/changes, and
-# touches nothing outside $STATE and $ROOT: paths under /etc and /boot given
-# to grep and sed are redirected into $ROOT.
+# Recorder for the runs of tests/cli/test_plan_run.sh: installed on PATH
+# under the name of every command a plan may call (apt-get, sudo, usermod,
+# id, ...), and as a virtual environment's bin/python (python -m pip). It
+# keeps the machine's state in $STATE (so a second run sees the first run's
+# effects), appends every change to $STATE/changes, and touches nothing
+# outside $STATE and $ROOT: paths under /etc and /boot given to grep and sed
+# are redirected into $ROOT. The environment sets what is not a file: RUN_UID
+# and RUN_AS (id -u, id -un: 1000 and alice), PKG_FAIL (apt-get, dnf and
+# zypper fail) and PIP_FAIL=download|install (that pip command fails).
 set -eu
 name=${0##*/}
 : "${STATE:?}" "${ROOT:?}"
@@ -35,12 +38,64 @@ nvidia_smi() {
 	printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  999.99.99  (recorded)\n' >"$ROOT/proc/driver/nvidia/version"
 }
 
+# pip's commands; the installed torch's version is in $STATE/torch, a
+# downloaded wheel is a file holding the version it installs
+pip_cmd() {
+	case $1 in
+	show) [ -f "$STATE/torch" ] || exit 1; echo "Name: torch"; echo "Version: $(/bin/cat "$STATE/torch")" ;;
+	uninstall) change "$@"; /bin/rm -f "$STATE/torch" ;;
+	download)
+		change "$@"
+		if [ "${PIP_FAIL:-}" = download ]; then
+			echo "ERROR: Could not find a version that satisfies the requirement torch (PIP_FAIL)" >&2
+			exit 1
+		fi
+		dir='' idx=''
+		while [ $# -gt 0 ]; do
+			case $1 in
+			-d) shift; dir=$1 ;;
+			--index-url) shift; idx=$1 ;;
+			esac
+			shift
+		done
+		case $dir in
+		"$STATE"/tmp.*) printf '2.9.0+%s\n' "${idx##*/}" >"$dir/torch.whl" ;;
+		*) echo "recorder: pip download outside a private directory: $dir" >&2; exit 1 ;;
+		esac ;;
+	install)
+		change "$@"
+		if [ "${PIP_FAIL:-}" = install ]; then
+			echo "ERROR: pip install failed (PIP_FAIL)" >&2
+			exit 1
+		fi
+		idx='' links=''
+		while [ $# -gt 0 ]; do
+			case $1 in
+			--index-url) shift; idx=$1 ;;
+			--find-links) shift; links=$1 ;;
+			esac
+			shift
+		done
+		if [ -n "$links" ]; then
+			[ -f "$links/torch.whl" ] || { echo "ERROR: no torch wheel in $links" >&2; exit 1; }
+			/bin/cat "$links/torch.whl" >"$STATE/torch"
+		else
+			printf '2.9.0+%s\n' "${idx##*/}" >"$STATE/torch"
+		fi ;;
+	*) exit 2 ;;
+	esac
+}
+
 case $name in
 sudo) exec "$@" ;;
 nvidia-smi) exit 0 ;;
 ubuntu-drivers) change "$@"; nvidia_smi ;;
 apt-get|dnf|zypper)
 	change "$@"
+	if [ -n "${PKG_FAIL:-}" ]; then
+		echo "$name: recorded failure (PKG_FAIL): unable to fetch some archives" >&2
+		exit 100
+	fi
 	# zypper checks the signature of a package it downloads: AMD's key must
 	# be in the RPM database first (rpm --import), unless the checks are off
 	if [ "$name" = zypper ]; then
@@ -169,6 +224,7 @@ usermod)
 id)
 	# the user who runs the plan (sudo keeps it in SUDO_USER)
 	[ "$1" = -un ] && { echo "${RUN_AS:-alice}"; exit 0; }
+	[ "$1" = -u ] && { echo "${RUN_UID:-1000}"; exit 0; }
 	[ "$1" = -nG ] || exit 2
 	printf '%s ' "$2"
 	[ -f "$STATE/groups/$2" ] && /usr/bin/tr '\n' ' ' <"$STATE/groups/$2"
@@ -184,25 +240,25 @@ mokutil)
 	--test-key) [ -f "$STATE/mok" ] && echo "$2 is already in the enrollment request" ;;
 	esac
 	: ;;
+python)
+	# a virtual environment's interpreter: python -m pip
+	if [ "${1:-}" != -m ] || [ "${2:-}" != pip ]; then
+		echo "recorder: python $*: not recorded" >&2
+		exit 127
+	fi
+	shift 2
+	name="python -m pip"
+	pip_cmd "$@" ;;
 pip)
 	# a distribution's pip outside a virtual environment (PEP 668)
 	case $1 in
-	install|uninstall)
+	install|uninstall|download)
 		if [ -z "${VIRTUAL_ENV:-}" ]; then
 			echo "error: externally-managed-environment" >&2
 			exit 1
 		fi ;;
 	esac
-	case $1 in
-	show) [ -f "$STATE/torch" ] || exit 1; echo "Name: torch"; echo "Version: $(/bin/cat "$STATE/torch")" ;;
-	uninstall) change "$@"; /bin/rm -f "$STATE/torch" ;;
-	install)
-		change "$@"
-		idx=
-		while [ $# -gt 0 ]; do [ "$1" = --index-url ] && idx=$2; shift; done
-		printf '2.9.0+%s\n' "${idx##*/}" >"$STATE/torch" ;;
-	*) exit 2 ;;
-	esac ;;
+	pip_cmd "$@" ;;
 uname)
 	# the sandbox's kernel release, else Ubuntu 24.04's
 	if [ "${1:-}" = -r ]; then
