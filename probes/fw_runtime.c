@@ -6,6 +6,7 @@
 #include "fw_runtime.h"
 #include "check_common.h"
 #include "harness.h"
+#include "probe.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -45,19 +46,15 @@ const struct fw_kind fw_kind_tensorflow = {
 };
 
 /* Importing a ROCm or CUDA framework and starting its runtime takes seconds
- * to a minute on a cold cache; the whole script gets this long. */
+ * to a minute on a cold cache; the whole script gets this long, unless
+ * doctor's --timeout says otherwise. */
 #define FW_TIMEOUT_S 180
 #define FW_OUTPUT_MAX 65536
 #define STD_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-static int fw_timeout_s(void)
+static int fw_timeout_s(const struct check_ctx *ctx)
 {
-#ifdef ROCMCHECK_TEST_HOOKS
-	const char *t = getenv("ROCMCHECK_TEST_FW_TIMEOUT_S");
-	if (t && atoi(t) > 0)
-		return atoi(t);
-#endif
-	return FW_TIMEOUT_S;
+	return ctx->timeout_s > 0 ? ctx->timeout_s : FW_TIMEOUT_S;
 }
 
 /* ---- the interpreter and its environment ---- */
@@ -948,7 +945,7 @@ static void run_one(const struct check_ctx *ctx, struct report *r, const struct 
 		free(python);
 		python = path_python;
 	}
-	struct fw_run run = { python, own, 0, "", fw_timeout_s() };
+	struct fw_run run = { python, own, 0, "", fw_timeout_s(ctx) };
 	if (refused_as_root(ctx, r, def, k, fw, &run)) {
 		free(python);
 		return;
@@ -958,7 +955,10 @@ static void run_one(const struct check_ctx *ctx, struct report *r, const struct 
 	bool no_user_site = own || (root && !in_user_site(fw, h->home));
 	char *output = NULL;
 	struct strbuf why = STRBUF_INIT;
+	/* not silent on a terminal: an import that hangs takes the whole watchdog */
+	tty_progress("%s with %s (up to %d s; --timeout shortens it)...", k->module, python, run.timeout_s);
 	run.rc = fw_run_script(k->script, python, no_user_site, ctx->facts, run.timeout_s, &output, &why);
+	tty_progress("%s", "");
 	struct fw_answer a;
 	fw_answer_parse(output, &a);
 	if (!a.stage && run.rc == 0) {

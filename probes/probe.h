@@ -183,7 +183,6 @@ int probe_job_for_gpu(const struct facts *f, const struct profiles *db, const st
 		      struct probe_job *job);
 
 /* Progress line on stderr when it is a terminal ("" clears it). */
-void probe_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The probes doctor runs at `level` on one GPU, into set[] (room for every
  * probe_defs row): none at quick, the short set at standard (plus rocBLAS

@@ -69,14 +69,14 @@ bool probe_batch_run(const struct probe_batch *b, const struct facts *f, const s
 			set[n++] = d;
 	for (size_t i = 0; i < njobs; i++) {
 		if (job_gpu[i] >= 0)
-			probe_progress("%zu probe%s on GPU %d (%s)...", n, n == 1 ? "" : "s", job_gpu[i], jobs[i].ops->name);
+			tty_progress("%zu probe%s on GPU %d (%s)...", n, n == 1 ? "" : "s", job_gpu[i], jobs[i].ops->name);
 		else
-			probe_progress("%zu probe%s (%s)...", n, n == 1 ? "" : "s", jobs[i].ops->name);
+			tty_progress("%zu probe%s (%s)...", n, n == 1 ? "" : "s", jobs[i].ops->name);
 		probe_run_set(set, n, &jobs[i], b->timeout_s, outs);
 		for (size_t k = 0; k < n; k++)
 			probe_outcome_to_report(&outs[k], r, set[k]->id, job_gpu[i], jobs[i].ops->name);
 	}
-	probe_progress("%s", "");
+	tty_progress("%s", "");
 	bool ran = false;
 	for (size_t i = 0; i < r->nprobes; i++)
 		ran = ran || r->probes[i].status != ST_SKIP;

@@ -66,19 +66,6 @@ int probe_job_for_gpu(const struct facts *f, const struct profiles *db, const st
 	return 0;
 }
 
-void probe_progress(const char *fmt, ...)
-{
-	if (!isatty(STDERR_FILENO))
-		return;
-	char line[160];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\r\033[K%s", line);
-	fflush(stderr);
-}
-
 bool probe_gpu_selected(const char *gpus, int index)
 {
 	if (!gpus || !*gpus)
@@ -160,7 +147,7 @@ void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const stru
 		int rb = check_status(r, "rocm.rocblas", g->index);
 		bool blas = g->vendor == VENDOR_AMD && (rb == ST_WARN || rb == ST_FAIL);
 		size_t n = doctor_probe_select(ctx->level, blas, flt, set);
-		probe_progress("probes on GPU %d (%s)...", g->index, job.ops->name);
+		tty_progress("probes on GPU %d (%s)...", g->index, job.ops->name);
 		probe_run_set(set, n, &job, timeout_s > 0 ? timeout_s : 60, outs);
 		for (size_t k = 0; k < n; k++) {
 			probe_outcome_to_report(&outs[k], r, set[k]->id, g->index, job.ops->name);
@@ -173,5 +160,5 @@ void doctor_run_probes(const struct check_ctx *ctx, struct report *r, const stru
 	}
 	free(set);
 	free(outs);
-	probe_progress("%s", "");
+	tty_progress("%s", "");
 }

@@ -83,6 +83,7 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 			fprintf(stderr, "rocmcheck: no GPU probe ran: %s\n", why.buf);
 		strbuf_release(&why);
 		report_finish(&r);
+		r.hint = doctor_verdict_hint(cli, &r);   /* the same next step as doctor's */
 		doctor_print_report(cli, &r, stdout);
 		status = r.exit_status;
 		report_release(&r);

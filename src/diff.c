@@ -139,6 +139,7 @@ static void flat_report(struct flat *f, const json_t *doc)
 	const json_t *kd = json_object_get(stack, "kernel_driver");
 	put(f, DA_DRIVER, xstrdup("amdgpu driver"), js(kd, "amdgpu"));
 	put(f, DA_DRIVER, xstrdup("nvidia driver"), js(kd, "nvidia"));
+	put(f, DA_DRIVER, xstrdup("nvidia user-space driver"), js(kd, "nvidia_userspace"));
 	const json_t *rocm = json_object_get(stack, "rocm");
 	put(f, DA_ROCM, xstrdup("ROCm"), js(rocm, "version"));
 	put(f, DA_ROCM, xstrdup("ROCm path"), js(rocm, "path"));

@@ -626,12 +626,46 @@ int run_capture(const char *prog, char *const argv[], const struct run_opts *o, 
 		strbuf_keep_tail(out, o->cap, true, truncated);
 	if (*timed_out || (*truncated && !o->keep_tail))
 		kill(-pid, SIGKILL);
+	/* Never an unbounded wait: a program that closed its output may still
+	 * run until the deadline, and one stuck in the kernel (nvidia-smi on a
+	 * wedged GPU, in uninterruptible sleep) outlives SIGKILL: after
+	 * RUN_REAP_MS more it is left behind, its status unknown. */
 	int ws = 0;
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
+	bool killed = *timed_out || (*truncated && !o->keep_tail);
+	long long reap_by = (killed ? monotonic_ms() : deadline) + RUN_REAP_MS;
+	for (;;) {
+		pid_t w = waitpid(pid, &ws, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		long long now = monotonic_ms();
+		if (!killed && now >= deadline) {
+			kill(-pid, SIGKILL);
+			killed = *timed_out = true;
+			reap_by = now + RUN_REAP_MS;
+		} else if (killed && now >= reap_by) {
+			return 0;   /* *status stays -1: left behind, stuck */
+		}
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
 	if (WIFEXITED(ws))
 		*status = WEXITSTATUS(ws);
 	else if (WIFSIGNALED(ws))
 		*status = 128 + WTERMSIG(ws);
 	return 0;
+}
+
+/* One line of progress on standard error when it is a terminal, replacing
+ * the last ("" clears it). */
+void tty_progress(const char *fmt, ...)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	char line[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\r\033[K%s", line);
+	fflush(stderr);
 }

@@ -128,5 +128,10 @@ struct run_opts {
  * unknown. Returns 0, or a negative errno when it could not be started. */
 int run_capture(const char *prog, char *const argv[], const struct run_opts *o, struct strbuf *out,
 		int *status, bool *timed_out, bool *truncated);
+/* How long run_capture waits for a killed program to go: then it is left
+ * behind (stuck in the kernel) and *status is -1. */
+#define RUN_REAP_MS 10000
+
+void tty_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -25,6 +25,16 @@ run 1 --json diff "$T/amd-rx7900xtx-ubuntu2204-healthy.tar.gz" "$T/amd-rx7900xtx
 	{ fail "the groups explain it"; last; }
 [ "$(json_get "$OUT" 'd["schema"], d["exit_status"]')" = "rocmcheck.diff/1 1" ] || fail "schema and exit status"
 
+# Two bundles of one NVIDIA machine, the user-space driver updated under the
+# loaded module: the versions on both sides explain driver.nvidia.
+for f in nvidia-rtx4090-ubuntu2204-healthy nvidia-rtx4090-ubuntu2204-libmismatch; do
+	"$ROCMCHECK" --sysroot "$FX/$f" bundle -o "$T/$f.tar.gz" >/dev/null 2>&1
+	[ -s "$T/$f.tar.gz" ] || fail "bundle of $f"
+done
+run 1 diff "$T/nvidia-rtx4090-ubuntu2204-healthy.tar.gz" "$T/nvidia-rtx4090-ubuntu2204-libmismatch.tar.gz"
+assert_out_has "^  driver.nvidia: pass → fail: the loaded nvidia kernel module is 550.54.14 but the user-space driver on disk is 550.90.07"
+assert_out_has "^      nvidia user-space driver: 550.54.14 → 550.90.07$"
+
 # Reports only: a newer kernel explains system.kernel; nothing from host.ini.
 run 1 diff "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/amd-rx7900xtx-ubuntu2404-kerneltoonew.json"
 assert_out_has "^  system.kernel: pass → "

@@ -23,6 +23,15 @@ done
 for p in blas.fp32 blas.fp16 dnn.fp32 dnn.fp16; do
 	grep -q "^  - probe.$p: .*for the cpu backend" <<<"$out" || fail "$p should skip on cpu: $out"
 done
+# without a GPU: the verdict's next step is doctor's and plan's (no plan can
+# work here), never "run rocmcheck plan", which would refuse
+if [ ! -e /dev/kfd ] && [ ! -e /dev/nvidia0 ] && [ ! -e /dev/dxg ]; then
+	out=$("$ROCMCHECK" probe gemm 2>/dev/null)
+	verdict=$(tail -n1 <<<"$out")
+	grep -q 'no script can fix this' <<<"$verdict" || fail "probe without a GPU: verdict '$verdict'"
+	grep -q 'rocmcheck plan' <<<"$verdict" && fail "probe without a GPU points at plan: '$verdict'"
+	"$ROCMCHECK" plan >/dev/null 2>&1 && fail "plan without a GPU did not refuse (then probe may point at it)"
+fi
 # the timed probe runs only when named
 ! grep -q 'probe.sustained' <<<"$out" || fail "probe without names ran probe.sustained: $out"
 
