@@ -202,9 +202,23 @@ static void capture_path(struct bundle *b, struct sysroot *sr, const char *path,
 
 /* A file's bytes for the bundle: as read, except dpkg's package database,
  * which keeps only the GPU stack's stanzas (what rocmcheck reads of it; the
- * rest is large and the machine owner's business). */
+ * rest is large and the machine owner's business), and slurm.conf, which
+ * keeps only its NodeName= lines (slurm_conf_filter). */
 static int bundle_read(struct sysroot *sr, const char *path, char **data, size_t *len)
 {
+	const char *base = strrchr(path, '/');
+	if (base && !strcmp(base, "/slurm.conf")) {
+		/* only its NodeName= lines: the rest holds the cluster's passwords */
+		char *all = NULL;
+		size_t n = 0;
+		int r = sysroot_read(sr, path, &all, &n);
+		if (r)
+			return r;
+		*data = slurm_conf_filter(all, n);
+		*len = strlen(*data);
+		free(all);
+		return 0;
+	}
 	if (strcmp(path, "/var/lib/dpkg/status"))
 		return sysroot_read(sr, path, data, len);
 	char *all = NULL;
@@ -1052,6 +1066,13 @@ int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_
 	else
 		skip(&b, "/.rocmcheck/kernel.log", "%s", kwhy.len ? kwhy.buf : "no kernel log");
 	strbuf_release(&kwhy);
+	/* the operator's policy: a replay judges by it as the machine did */
+	if (o.policy) {
+		char *copy = xmalloc(o.policy_len + 1);
+		memcpy(copy, o.policy, o.policy_len);
+		copy[o.policy_len] = '\0';
+		entry_put(&b, "sysroot/.rocmcheck/policy.ini", B_FILE, copy, o.policy_len);
+	}
 	if (o.report_json)
 		entry_put(&b, "report.json", B_FILE, xstrdup(o.report_json), strlen(o.report_json));
 	if (o.report_txt)

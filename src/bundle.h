@@ -39,6 +39,8 @@ struct bundle_opts {
 	int cmd_timeout_ms;          /* 0: BUNDLE_CMD_TIMEOUT_MS */
 	size_t cmd_cap;              /* 0: BUNDLE_CMD_CAP */
 	long long *written;          /* if set: the bundle's size in bytes, once written */
+	const char *policy;          /* the operator's policy the report judged by (NULL: none) */
+	size_t policy_len;
 };
 
 /* Write the bundle for the run that read `sr` (and gathered `f`, which may

@@ -4,6 +4,7 @@
  * to initialise has a PCI address but no index, and still gets a result.
  * The thresholds and the Xid lists are the profile's [health]. */
 #include "check_common.h"
+#include "policy.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,14 +23,6 @@ struct subject {
 };
 #define MAX_SUBJECTS (2 * FACTS_MAX_GPUS)
 
-static const struct pci_dev *pci_of(const struct facts *f, const char *addr)
-{
-	for (size_t i = 0; addr && i < f->npci; i++)
-		if (!strcmp(f->pci[i].addr, addr))
-			return &f->pci[i];
-	return NULL;
-}
-
 static size_t subjects_of(const struct facts *f, struct subject *s)
 {
 	size_t n = 0;
@@ -39,7 +32,7 @@ static size_t subjects_of(const struct facts *f, struct subject *s)
 			continue;
 		struct subject *x = &s[n++];
 		x->g = g;
-		x->p = pci_of(f, g->pci_addr);
+		x->p = facts_pci_of(f, g->pci_addr);
 		x->index = g->index;
 		x->addr = g->pci_addr ? g->pci_addr : "";
 		x->vendor = g->vendor;
@@ -93,57 +86,122 @@ static bool reset_after(const struct klog_facts *k, const char *addr, size_t aft
 	return false;
 }
 
-/* The verdict on one event, and the profile fix for it. */
-static enum status event_status(const struct check_ctx *ctx, const struct klog_facts *k,
-				const struct klog_event *e, const char **fix)
+static const char *event_words(const struct klog_event *e, char *buf, size_t n);
+
+/* The fix for an event of `kind` judged `st`: a promoted application Xid
+ * gets the GPU reset, a demoted one keeps its kind's advice. */
+static const char *event_fix(const struct klog_facts *k, const struct klog_event *e, enum status st)
 {
-	const struct prof_health *h = &ctx->db->health;
 	switch (e->kind) {
 	case KLOG_XID:
-		if (prof_xid_fails(h, e->code)) {
-			*fix = e->code == 79 ? "health_reboot" : "health_reset_nvidia";
-			return ST_FAIL;
-		}
-		*fix = "health_app_error";
-		return ST_WARN;
+		return st == ST_FAIL ? (e->code == 79 ? "health_reboot" : "health_reset_nvidia") : "health_app_error";
 	case KLOG_FALLEN_OFF:
 	case KLOG_DEVICE_LOST:
 	case KLOG_RESET_FAILED:
 	case KLOG_INIT_FAILED:
-		*fix = "health_reboot";
-		return ST_FAIL;
+		return "health_reboot";
 	case KLOG_RING_RESET_FAILED:
-		if (reset_after(k, e->addr, e->last_line)) {
-			*fix = "health_reset_seen";
-			return ST_WARN;
-		}
-		*fix = "health_reboot";
-		return ST_FAIL;
+		return reset_after(k, e->addr, e->last_line) ? "health_reset_seen" : "health_reboot";
 	case KLOG_FIRMWARE_MISSING:
-		*fix = "health_firmware";
-		return ST_FAIL;
+		return "health_firmware";
 	case KLOG_RAS_UE:
 	case KLOG_BAD_PAGE_THRESHOLD:
 	case KLOG_POISON:
-		*fix = "health_ecc_ue";
-		return ST_FAIL;
+		return "health_ecc_ue";
 	case KLOG_AER_UNCORRECTED:
-		*fix = "health_aer";
-		return ST_FAIL;
+	case KLOG_AER_CORRECTED:
+		return "health_aer";
 	case KLOG_RESET_OK:
 	case KLOG_RING_TIMEOUT:
 	case KLOG_VM_FAULT:
 	case KLOG_FIRMWARE_HANG:
-		*fix = "health_reset_seen";
-		return ST_WARN;
-	case KLOG_AER_CORRECTED:   /* judged by their sum */
 	case KLOG_RING_SOFT_RECOVERED:
-	case KLOG_LINK_LIMITED:    /* health.pcie_link's */
+		return "health_reset_seen";
+	case KLOG_LINK_LIMITED:
 	case KLOG_NKINDS:
 		break;
 	}
-	*fix = NULL;
-	return ST_PASS;
+	return NULL;
+}
+
+/* How one event is judged: the profile's action for its Xid or signature,
+ * then the operator's policy rules for it in file order (the last that
+ * applies wins; a count rule applies when the event occurred more than
+ * more_than times within `within`). */
+struct judged {
+	enum status st;
+	const char *fix;
+	const struct pol_event *rule;   /* the policy rule that decided; NULL: the profile */
+	unsigned seen;                  /* the occurrences the rule counted */
+};
+
+static enum status action_status(enum pol_action a)
+{
+	return a == POL_FAIL ? ST_FAIL : a == POL_WARN ? ST_WARN : ST_PASS;
+}
+
+static struct judged event_judge(const struct check_ctx *ctx, const struct klog_facts *k, const struct klog_event *e)
+{
+	const struct prof_health *h = &ctx->db->health;
+	struct judged j = { ST_PASS, NULL, NULL, 0 };
+	/* the corrected AER events are judged by their sum, the boot-time link
+	 * line by health.pcie_link */
+	if (e->kind == KLOG_AER_CORRECTED || e->kind == KLOG_LINK_LIMITED || e->kind >= KLOG_NKINDS)
+		return j;
+	enum pol_action a;
+	if (e->kind == KLOG_XID) {
+		a = prof_xid_fails(h, e->code) ? POL_FAIL : POL_WARN;   /* xid_warn and unlisted Xids warn */
+	} else {
+		unsigned bit = 1u << e->kind;
+		a = h->sig_fail & bit ? POL_FAIL : h->sig_ignore & bit ? POL_IGNORE : POL_WARN;
+		/* a ring that could not be reset, then a full reset that succeeded: recovered */
+		if (e->kind == KLOG_RING_RESET_FAILED && a == POL_FAIL && reset_after(k, e->addr, e->last_line))
+			a = POL_WARN;
+	}
+	const struct pol_event *rules[16];
+	size_t n = policy_event_rules(ctx->policy, (int)e->kind, e->code, rules, ARRAY_SIZE(rules));
+	for (size_t i = 0; i < n; i++) {
+		unsigned seen = rules[i]->more_than ? klog_max_in_window(e, rules[i]->within_s) : e->count;
+		if (rules[i]->more_than && seen <= rules[i]->more_than)
+			continue;
+		a = rules[i]->action;
+		j.rule = rules[i];
+		j.seen = seen;
+	}
+	j.st = action_status(a);
+	j.fix = event_fix(k, e, j.st);
+	return j;
+}
+
+/* The policy's word on an event: its rule and line, and what it counted. */
+static void policy_evidence(struct check_result *res, const struct check_ctx *ctx, const struct klog_facts *k,
+			    const struct klog_event *e)
+{
+	const struct pol_event *rules[16];
+	size_t n = policy_event_rules(ctx->policy, (int)e->kind, e->code, rules, ARRAY_SIZE(rules));
+	char words[96];
+	event_words(e, words, sizeof(words));
+	for (size_t i = 0; i < n; i++) {
+		const struct pol_event *p = rules[i];
+		char *where = xasprintf("%s:%d", p->where.file, p->where.line);
+		if (!p->more_than) {
+			result_evidence(res, where, "%s: action = %s (policy)", words, pol_action_name(p->action));
+		} else {
+			unsigned seen = klog_max_in_window(e, p->within_s);
+			char span[48] = "in this boot's log";
+			if (p->within_s && e->nt)
+				snprintf(span, sizeof(span), "within %u s", p->within_s);
+			else if (p->within_s)
+				snprintf(span, sizeof(span), "in the log (its lines have no times)");
+			result_evidence(res, where, "%s: %s when more than %u %s: %u %s, %s (policy)", words,
+					pol_action_name(p->action), p->more_than, span, seen, span,
+					seen > p->more_than ? "applies" : "does not apply");
+		}
+		free(where);
+	}
+	if (n && k->stamps_capped)
+		result_evidence(res, k->source, "more than %d timed occurrences: the later ones were not counted in windows",
+				KLOG_MAX_STAMPS);
 }
 
 static const char *event_words(const struct klog_event *e, char *buf, size_t n)
@@ -203,13 +261,15 @@ static void klog_result(const struct check_ctx *ctx, struct report *r, const str
 	enum status worst = ST_PASS;
 	const struct klog_event *why = NULL;
 	const char *fix = NULL;
+	const struct pol_event *why_rule = NULL;
 	unsigned corrected = 0, soft = 0;
 	for (size_t i = 0; i < k->nev; i++) {
 		if (!tied[i])
 			continue;
 		const struct klog_event *e = &k->ev[i];
-		const char *f = NULL;
-		enum status st = event_status(ctx, k, e, &f);
+		struct judged j = event_judge(ctx, k, e);
+		enum status st = j.st;
+		const char *f = j.fix;
 		corrected += e->kind == KLOG_AER_CORRECTED ? e->count : 0;
 		soft += e->kind == KLOG_RING_SOFT_RECOVERED ? e->count : 0;
 		bool better = why && (event_rank(e) > event_rank(why) ||
@@ -218,6 +278,7 @@ static void klog_result(const struct check_ctx *ctx, struct report *r, const str
 			worst = st;
 			why = e;
 			fix = f;
+			why_rule = j.rule;
 		}
 	}
 	if (corrected > ctx->db->health.aer_corrected_max && worst < ST_WARN) {
@@ -237,15 +298,20 @@ static void klog_result(const struct check_ctx *ctx, struct report *r, const str
 				 "%s: %u corrected PCIe errors (AER) on its path, more than %u", who, corrected,
 				 ctx->db->health.aer_corrected_max);
 	} else {
-		char times[32] = "";
-		if (why->count > 1)
+		char times[160] = "";
+		if (why_rule)
+			snprintf(times, sizeof(times), " (%u time%s; policy %s:%d)", why->count, why->count == 1 ? "" : "s",
+				 why_rule->where.file, why_rule->where.line);
+		else if (why->count > 1)
 			snprintf(times, sizeof(times), " (%u times)", why->count);
 		res = report_add(r, def, worst, x ? x->index : -1, "%s: %s%s: \"%s\"", who,
 				 event_words(why, words, sizeof(words)), times, why->line);
 	}
 	for (size_t i = 0; i < k->nev; i++)
-		if (tied[i] && k->ev[i].kind != KLOG_LINK_LIMITED)
+		if (tied[i] && k->ev[i].kind != KLOG_LINK_LIMITED) {
 			event_evidence(res, k, &k->ev[i]);
+			policy_evidence(res, ctx, k, &k->ev[i]);
+		}
 	if (k->truncated)
 		result_evidence(res, k->source, "only the last 4 MiB of the log were read");
 	if (fix) {
@@ -325,24 +391,48 @@ static void check_health_kernel_log(const struct check_ctx *ctx, struct report *
  * NVML is read on the live machine at level standard or full; elsewhere an
  * NVIDIA GPU keeps its skip. */
 
-/* DCGM's health thresholds (modules/health/DcgmHealthWatch.cpp,
- * research/health.md 2.4): DCGM_LIMIT_MAX_RETIRED_PAGES (single- and
- * double-bit retirements together) and DCGM_LIMIT_MAX_ROW_REMAP_UNCORRECTABLE. */
-#define NV_RETIRED_PAGES_MAX 63
-#define NV_UNC_ROWS_MAX 512
 
+/* NVML's facts exist only where facts_read_nvml read them: the live machine
+ * (or a test's fake), at level standard or full. */
 static bool nv_judged(const struct check_ctx *ctx)
 {
-	return ctx->live && ctx->level != LEVEL_QUICK && ctx->facts->nvml.tried;
+	return ctx->level != LEVEL_QUICK && ctx->facts->nvml.tried;
 }
 
-/* NVML's readings of x; NULL after a skip result that says why there are none. */
+static void nv_fix(struct check_result *res, const struct check_ctx *ctx, const char *fix, const struct subject *x,
+		   const char *what);
+
+/* NVML's read of x hung or failed: error, naming the GPU; the run goes on. */
+static void nv_unread(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+		      const struct subject *x, const struct nvml_gpu *g)
+{
+	char gpu[200];
+	if (x->index >= 0)
+		snprintf(gpu, sizeof(gpu), "GPU %d, %s", x->index, x->label);
+	else
+		snprintf(gpu, sizeof(gpu), "%s", x->label);
+	struct check_result *res;
+	if (g->outcome == NVML_GPU_UNRESPONSIVE) {
+		res = report_add(r, def, ST_ERROR, x->index, "%s: driver unresponsive: %s", gpu, g->outcome_why);
+		nv_fix(res, ctx, "health_nv_unresponsive", x, g->outcome_why);
+	} else {
+		res = report_add(r, def, ST_ERROR, x->index, "%s: NVML read failed: %s", gpu, g->outcome_why);
+	}
+	result_evidence(res, "NVML", "%s: %s", nvml_outcome_name(g->outcome), g->outcome_why);
+}
+
+/* NVML's readings of x; NULL after a skip result that says why there are
+ * none, or an error when its read hung or failed. */
 static const struct nvml_gpu *nv_readings(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
 					  const struct subject *x, const char *cmd)
 {
 	const struct nvml_facts *n = &ctx->facts->nvml;
-	const struct nvml_gpu *g = n->load < 0 ? NULL : nvml_gpu_of(ctx->facts, x->addr);
-	if (g)
+	const struct nvml_gpu *g = nvml_gpu_of(ctx->facts, x->addr);
+	if (g && g->outcome != NVML_GPU_READ) {
+		nv_unread(ctx, r, def, x, g);
+		return NULL;
+	}
+	if (g && n->load >= 0)
 		return g;
 	if (n->load < 0)
 		report_add(r, def, ST_SKIP, x->index, "%s: NVML cannot be read: %s (run `%s`)", x->label,
@@ -421,17 +511,19 @@ static void nv_ecc(const struct check_ctx *ctx, struct report *r, const struct c
 	enum status st = ST_PASS;
 	const char *fix = NULL;
 	char what[160];
-	if (pages >= NV_RETIRED_PAGES_MAX) {
-		snprintf(what, sizeof(what), "%lld retired pages (DCGM's limit is %d)", pages, NV_RETIRED_PAGES_MAX);
+	/* DCGM's limits, the profile's [health] retired_pages_fail and uncorrectable_row_remaps_fail */
+	const struct prof_health *lim = &ctx->db->health;
+	if (pages >= lim->retired_pages_fail) {
+		snprintf(what, sizeof(what), "%lld retired pages (DCGM's limit is %u)", pages, lim->retired_pages_fail);
 		st = ST_FAIL;
 		fix = "health_nv_rma";
 	} else if (g->rows_failure == 1) {
 		snprintf(what, sizeof(what), "a row remapping failed");
 		st = ST_FAIL;
 		fix = "health_nv_rma";
-	} else if (g->rows_unc >= NV_UNC_ROWS_MAX) {
-		snprintf(what, sizeof(what), "%lld rows remapped for uncorrectable errors (DCGM's limit is %d)", g->rows_unc,
-			 NV_UNC_ROWS_MAX);
+	} else if (g->rows_unc >= lim->unc_row_remaps_fail) {
+		snprintf(what, sizeof(what), "%lld rows remapped for uncorrectable errors (DCGM's limit is %u)", g->rows_unc,
+			 lim->unc_row_remaps_fail);
 		st = ST_FAIL;
 		fix = "health_nv_rma";
 	} else if (g->ecc_vol_unc > 0) {
@@ -1021,16 +1113,63 @@ static void check_health_power(const struct check_ctx *ctx, struct report *r, co
 
 /* ---- health.bar ---- */
 
+/* health.bar for an NVIDIA GPU: BAR1 (the PCI resource file) against the
+ * VRAM of its profile model. A data-center board exposes at least its VRAM
+ * (research/health.md 5); a smaller BAR1 there is large BAR off in the
+ * firmware or the hypervisor, or a board left in display mode. GeForce and
+ * workstation boards run CUDA with a 256 MiB BAR1: evidence, not a warning. */
+static void nv_bar(const struct check_ctx *ctx, struct report *r, const struct check_def *def, const struct subject *x)
+{
+	uint64_t bar1 = x->p ? x->p->health.bar1_bytes : 0;
+	if (!bar1) {
+		report_add(r, def, ST_SKIP, x->index, "%s: no BAR1 size (/sys/bus/pci/devices/%s/resource)", x->label,
+			   x->addr);
+		return;
+	}
+	bool ambiguous = false;
+	const struct prof_gpu_model *m = x->g ? profiles_model_for_gpu(ctx->db, x->g, &ambiguous) : NULL;
+	uint64_t vram = m ? m->vram_bytes : 0;
+	char *b = human_bytes(bar1), *v = human_bytes(vram);
+	struct check_result *res;
+	if (!m || !m->instinct) {
+		res = report_add(r, def, ST_PASS, x->index, "%s: BAR1 is %s; judged for data-center boards only (CUDA on "
+				 "GeForce and workstation boards does not need a large one)", x->label, b);
+	} else if (!vram) {
+		res = report_add(r, def, ST_SKIP, x->index, "%s: BAR1 is %s; the profile gives no VRAM size for %s",
+				 x->label, b, m->name);
+	} else if (bar1 < vram) {
+		res = report_add(r, def, ST_WARN, x->index, "%s: BAR1 is %s of its %s of VRAM: large BAR is off", x->label,
+				 b, v);
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "gpu", x->label);
+		fixvars_add(&fv, "bar1", b);
+		fixvars_add(&fv, "vram", v);
+		fix_apply(res, ctx, "health_bar_nvidia", &fv);
+		fixvars_release(&fv);
+	} else {
+		res = report_add(r, def, ST_PASS, x->index, "%s: BAR1 is %s, all of its %s of VRAM (large BAR)", x->label,
+				 b, v);
+	}
+	char *path = xasprintf("/sys/bus/pci/devices/%s/resource", x->addr);
+	result_evidence(res, path, "BAR1 %llu bytes%s", (unsigned long long)bar1,
+			vram ? "" : " (the model's VRAM unknown)");
+	free(path);
+	free(b);
+	free(v);
+}
+
 static void check_health_bar(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
 	size_t n = subjects_of(ctx->facts, s);
 	for (size_t j = 0; j < n; j++) {
 		const struct subject *x = &s[j];
-		if (x->vendor != VENDOR_AMD || (x->g && x->g->integrated)) {
-			report_add(r, def, ST_SKIP, x->index, "%s: %s", x->label,
-				   x->vendor != VENDOR_AMD ? "judged for AMD GPUs (NVIDIA's BAR1 is read through NVML)"
-							   : "an integrated GPU has no BAR to resize");
+		if (x->vendor == VENDOR_NVIDIA) {
+			nv_bar(ctx, r, def, x);
+			continue;
+		}
+		if (x->g && x->g->integrated) {
+			report_add(r, def, ST_SKIP, x->index, "%s: an integrated GPU has no BAR to resize", x->label);
 			continue;
 		}
 		uint64_t vis = x->p ? x->p->health.vis_vram_total : 0, total = x->p ? x->p->vram_total : 0;
@@ -1065,10 +1204,68 @@ static void check_health_bar(const struct check_ctx *ctx, struct report *r, cons
 
 /* ---- health.partition ---- */
 
+/* The PCI GPU a subject's partitions live on: its own device, or for a KFD
+ * node of a partitioned GPU (whose location_id carries the partition in its
+ * function bits) the device kfd_node_pci finds. */
+static const struct pci_dev *partition_pci(const struct facts *f, const struct subject *x)
+{
+	if (x->p || !x->g || x->g->kfd_node < 0)
+		return x->p;
+	for (size_t i = 0; i < f->kfd.nnodes; i++)
+		if (f->kfd.nodes[i].id == x->g->kfd_node)
+			return kfd_node_pci(f, &f->kfd.nodes[i]);
+	return NULL;
+}
+
+/* How many GPUs compute partition mode `mode` makes of a GPU with `xcc`
+ * XCCs (0 unknown): SPX one, DPX two, TPX three, QPX four, CPX one per XCC
+ * (amdsmi's partition guide); 0 when it cannot be said. */
+static unsigned partitions_of(const char *mode, unsigned xcc)
+{
+	static const char *const modes[] = { "SPX", "DPX", "TPX", "QPX" };
+	for (unsigned i = 0; i < ARRAY_SIZE(modes); i++)
+		if (!strcmp(mode, modes[i]))
+			return i + 1;
+	return strcmp(mode, "CPX") ? 0 : xcc;
+}
+
+/* The XCCs of GPU p: the most that KFD shows on p or on any partitioned GPU
+ * of its model (the count is fixed per model, so a CPX GPU with partitions
+ * missing from KFD shows fewer than its peers); 0 unknown. */
+static unsigned xcc_of_model(const struct facts *f, const struct pci_dev *p, unsigned own)
+{
+	unsigned most = own;
+	for (size_t i = 0; i < f->npci; i++) {
+		const struct pci_dev *q = &f->pci[i];
+		unsigned xcc, unreadable;
+		if (q == p || q->vendor != p->vendor || q->device != p->device || !q->health.compute_partition[0])
+			continue;
+		kfd_nodes_of_pci(f, q, &xcc, &unreadable);
+		if (xcc > most)
+			most = xcc;
+	}
+	return most;
+}
+
+/* Whether the KFD GPU nodes of p add up to the partitions its mode makes:
+ * 1 yes, 0 no (*want and *have say how many), -1 not judged (*why says why). */
+static int partitions_add_up(const struct facts *f, const struct pci_dev *p, unsigned *want, unsigned *have,
+			     unsigned *xcc, const char **why)
+{
+	unsigned unreadable;
+	*have = kfd_nodes_of_pci(f, p, xcc, &unreadable);
+	*want = partitions_of(p->health.compute_partition, xcc_of_model(f, p, *xcc));
+	*why = !f->kfd.topology_present ? "no KFD topology" : unreadable ? "some KFD nodes cannot be read" :
+	       !*want ? "the XCC count (KFD num_xcc) is unknown" : NULL;
+	return *why ? -1 : *have == *want;
+}
+
 static void check_health_partition(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
+	const struct facts *f = ctx->facts;
 	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
-	size_t n = subjects_of(ctx->facts, s);
+	const struct pci_dev **judged = xcalloc(MAX_SUBJECTS, sizeof(*judged));
+	size_t n = subjects_of(f, s), njudged = 0;
 	const char *first = NULL, *first_mem = NULL;
 	bool mixed = false;
 	for (size_t j = 0; j < n; j++) {
@@ -1084,32 +1281,62 @@ static void check_health_partition(const struct check_ctx *ctx, struct report *r
 	}
 	for (size_t j = 0; j < n; j++) {
 		const struct subject *x = &s[j];
-		const struct pci_health *h = x->p ? &x->p->health : NULL;
+		const struct pci_dev *pp = partition_pci(f, x);
+		const struct pci_health *h = pp ? &pp->health : NULL;
 		if (!h || !h->compute_partition[0]) {
 			report_add(r, def, ST_SKIP, x->index, "%s: no partition modes (current_compute_partition: MI300-class "
 				   "GPUs only)", x->label);
 			continue;
 		}
+		bool seen = false;
+		for (size_t k = 0; k < njudged && !seen; k++)
+			seen = judged[k] == pp;
+		if (seen) {   /* another partition of a GPU already judged */
+			report_add(r, def, ST_SKIP, x->index, "%s: a compute partition of PCI GPU %s (%s): judged in that "
+				   "GPU's result", x->label, pp->addr, h->compute_partition);
+			continue;
+		}
+		judged[njudged++] = pp;
+		unsigned want, have, xcc;
+		const char *why;
+		int adds_up = partitions_add_up(f, pp, &want, &have, &xcc, &why);
+		const char *mem = h->memory_partition[0] ? h->memory_partition : "?";
 		struct check_result *res;
-		if (mixed) {
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "gpu", x->label);
+		if (adds_up == 0) {
+			res = report_add(r, def, ST_FAIL, x->index, "%s: %s makes %u GPU%s of it, but KFD shows %u", x->label,
+					 h->compute_partition, want, want == 1 ? "" : "s", have);
+			fixvars_add(&fv, "pci_addr", pp->addr);
+			fixvars_add(&fv, "mode", h->compute_partition);
+			fixvars_addf(&fv, "partitions", "%u", want);
+			fixvars_addf(&fv, "nodes", "%u", have);
+			fix_apply(res, ctx, "health_partition_kfd", &fv);
+		} else if (mixed) {
 			res = report_add(r, def, ST_WARN, x->index, "%s: %s/%s, but GPU modes on this node differ (first: %s/%s)",
-					 x->label, h->compute_partition, h->memory_partition[0] ? h->memory_partition : "?",
-					 first, first_mem[0] ? first_mem : "?");
-			struct fixvars fv = FIXVARS_INIT;
-			fixvars_add(&fv, "gpu", x->label);
+					 x->label, h->compute_partition, mem, first, first_mem[0] ? first_mem : "?");
 			fixvars_add(&fv, "mode", first);
 			fix_apply(res, ctx, "health_partition", &fv);
-			fixvars_release(&fv);
 		} else {
-			res = report_add(r, def, ST_PASS, x->index, "%s: compute partition %s, memory partition %s", x->label,
-					 h->compute_partition, h->memory_partition[0] ? h->memory_partition : "unknown");
+			res = report_add(r, def, ST_PASS, x->index, "%s: compute partition %s, memory partition %s%s", x->label,
+					 h->compute_partition, h->memory_partition[0] ? h->memory_partition : "unknown",
+					 adds_up == 1 ? ", one KFD GPU node per partition" : "");
 		}
-		char *path = xasprintf("/sys/bus/pci/devices/%s/current_compute_partition", x->addr);
+		fixvars_release(&fv);
+		char *path = xasprintf("/sys/bus/pci/devices/%s/current_compute_partition", pp->addr);
 		result_evidence(res, path, "%s", h->compute_partition);
 		free(path);
+		if (adds_up >= 0)
+			result_evidence(res, "/sys/class/kfd/kfd/topology/nodes", "%u GPU node%s on %s (%u XCC%s), %s makes %u",
+					have, have == 1 ? "" : "s", pp->addr, xcc, xcc == 1 ? "" : "s", h->compute_partition,
+					want);
+		else
+			result_evidence(res, "/sys/class/kfd/kfd/topology/nodes", "%u GPU node%s on %s; not counted: %s",
+					have, have == 1 ? "" : "s", pp->addr, why);
 	}
 	if (!n)
 		report_add(r, def, ST_SKIP, -1, "no AMD or NVIDIA GPU");
+	free(judged);
 	free(s);
 }
 
@@ -1160,25 +1387,25 @@ void check_system_tuning(const struct check_ctx *ctx, struct report *r, const st
 const struct check_def check_health_defs[] = {
 	{ "health.kernel_log", "health", "GPU errors in the kernel log", check_health_kernel_log, CHECK_PER_GPU,
 	  "One result per GPU (and one for lines tied to no GPU): the kernel log of the current boot (/dev/kmsg, else `journalctl -k -b 0`; a capture's .rocmcheck/kernel.log), each line tied to a GPU by the PCI address it names (an Xid's `PCI:` field, amdgpu's `0000:03:00.0:` prefix, an AER summary's source on any port of the GPU's path). A GPU that left the bus or failed to initialise has no index but still gets a result with its PCI address.\n\n"
-	  "Fails on an NVIDIA Xid whose documented action is a GPU reset, a reboot or support (the profile's [health] xid_fail: 48, 62, 64, 74, 79, 95, 109, 119, 120, 140, 143, ...), `NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.`, amdgpu `GPU reset(2) failed`, `GPU Recovery Failed: -19`, `Fatal error during GPU init`, `Direct firmware load for amdgpu/gc_12_0_0_pfp.bin failed with error -2`, `2 uncorrectable hardware errors detected in umc block`, `Saved bad pages 128 reaches threshold value 128`, and an uncorrected PCIe error (AER) on the GPU's path. Warns on application Xids (13, 31, 43, 45, 68, ...: the program died, not the GPU), a GPU reset that succeeded (`GPU reset(1) succeeded!`: every context on it was lost), `ring gfx_0.0.0 timeout` not soft recovered, GPU page faults, and more than 10 corrected PCIe errors. `ring ... timeout, but soft recovered` and a few corrected AER events are evidence, not warnings.\n\n"
+	  "Fails on an NVIDIA Xid whose documented action is a GPU reset, a reboot or support (the profile's [health] xid_fail: 48, 62, 64, 74, 79, 95, 109, 119, 120, 140, 143, ...), `NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.`, amdgpu `GPU reset(2) failed`, `GPU Recovery Failed: -19`, `Fatal error during GPU init`, `Direct firmware load for amdgpu/gc_12_0_0_pfp.bin failed with error -2`, `2 uncorrectable hardware errors detected in umc block`, `Saved bad pages 128 reaches threshold value 128`, and an uncorrected PCIe error (AER) on the GPU's path. Warns on application Xids (13, 31, 43, 45, 68, ...: the program died, not the GPU), a GPU reset that succeeded (`GPU reset(1) succeeded!`: every context on it was lost), `ring gfx_0.0.0 timeout` not soft recovered, GPU page faults, and more than 10 corrected PCIe errors. `ring ... timeout, but soft recovered` and a few corrected AER events are evidence, not warnings. The amdgpu and PCIe signatures' verdicts are the profile's [health] signature_fail, signature_warn and signature_ignore; an operator's policy file (/etc/rocmcheck/policy.ini or --policy, rocmcheck-policy(5)) can ignore or promote any Xid or signature, or fail one only above a count in a time window (`[xid 13]` `action = fail` `more_than = 5` `within = 10m`), counted from the log's own time stamps; the evidence names the rule's file and line.\n\n"
 	  "Fix: by what the line means: reset the GPU (`nvidia-smi -r`, `amd-smi reset`), reboot, reseat the card and check its riser, install the newer firmware package, or drain the node and return the GPU with a support bundle. Skips when the log cannot be read, saying why (kernel.dmesg_restrict, a container) and how to allow it." },
 	{ "health.ecc", "health", "GPU memory errors (ECC, retired pages)", check_health_ecc, CHECK_PER_GPU,
-	  "One result per GPU. AMD: amdgpu's RAS counters (/sys/bus/pci/devices/ADDR/ras/*_err_count, `ue: N` and `ce: N`) and retired VRAM pages (ras/gpu_vram_bad_pages: R retired, P pending, F could not be retired). Any uncorrectable error or an F page fails (drain, reset, RMA if it recurs); a P page warns (a GPU reset or reboot retires it). Corrected counts are evidence. Skips for GPUs without RAS (most Radeon boards). NVIDIA, at level standard or full on the live machine, through NVML (libnvidia-ml.so.1, dlopened only then): 63 or more retired pages (nvmlDeviceGetRetiredPages, both causes), a failed row remapping or 512 or more rows remapped for uncorrectable errors (nvmlDeviceGetRemappedRows) fail: DCGM's limits, drain and RMA; uncorrectable ECC errors since the driver loaded (volatile count of nvmlDeviceGetTotalEccErrors) fail; a pending page retirement or row remapping warns (`sudo nvidia-smi -r -i <pci>` applies it). The ECC mode, the lifetime and the corrected counts are evidence; a GPU without ECC (GeForce) skips. At --level quick, in a sysroot or a bundle, NVIDIA skips.\n\n"
+	  "One result per GPU. AMD: amdgpu's RAS counters (/sys/bus/pci/devices/ADDR/ras/*_err_count, `ue: N` and `ce: N`) and retired VRAM pages (ras/gpu_vram_bad_pages: R retired, P pending, F could not be retired). Any uncorrectable error or an F page fails (drain, reset, RMA if it recurs); a P page warns (a GPU reset or reboot retires it). Corrected counts are evidence. Skips for GPUs without RAS (most Radeon boards). NVIDIA, at level standard or full on the live machine, through NVML (libnvidia-ml.so.1, dlopened only then): 63 or more retired pages (nvmlDeviceGetRetiredPages, both causes; the profile's [health] retired_pages_fail), a failed row remapping or 512 or more rows remapped for uncorrectable errors (nvmlDeviceGetRemappedRows; uncorrectable_row_remaps_fail) fail: DCGM's limits, drain and RMA; uncorrectable ECC errors since the driver loaded (volatile count of nvmlDeviceGetTotalEccErrors) fail; a pending page retirement or row remapping warns (`sudo nvidia-smi -r -i <pci>` applies it). The ECC mode, the lifetime and the corrected counts are evidence; a GPU without ECC (GeForce) skips. At --level quick, in a sysroot or a bundle, NVIDIA skips. NVML is read in a child process under a watchdog (60 s for its initialisation, 60 s for each GPU): a GPU whose read does not return is error \"driver unresponsive\", naming the GPU and the call that hung (when initialisation hangs, every NVIDIA GPU; the GPUs after a hung one are error \"not read\"). Such a GPU is wedged: drain the node and reboot it, or reset the GPU. The rest of the run goes on.\n\n"
 	  "Fix: uncorrectable errors: drain the node, reset the GPU (`amd-smi reset --gpureset`) to retire the pages, and return it when they recur, with a support bundle (AMD's service guide); pending pages: a GPU reset or reboot retires them." },
 	{ "health.pcie_link", "health", "PCIe link width", check_health_pcie_link, CHECK_PER_GPU,
 	  "One result per GPU: every link from the GPU up to its root port (current_link_width and max_link_width of both ends, read along the device's canonical sysfs path). Fails when a link trained narrower than both of its ends support (x4 between an x16 card and an x16 port: reseat the card, clean the slot, replace the riser); warns when the slot is wired narrower than the card, or when the kernel's boot line `... available PCIe bandwidth, limited by 8.0 GT/s PCIe x4 link at 0000:00:01.1 ...` names a narrower width than the GPU's own.\n\n"
 	  "Fix: reseat the card, clean the slot, replace the riser; for a slot wired narrower, move the card or check the firmware's bifurcation setting. Speed is evidence only: GPUs and their ports lower it at idle (an idle link at 2.5 GT/s with full width passes); probe.bandwidth judges speed under load. An internal switch on the card is one more hop: the slot link is the switch's upstream one." },
 	{ "health.thermal", "health", "GPU temperature", check_health_thermal, CHECK_PER_GPU,
-	  "One result per GPU. AMD GPUs with hwmon sensors: each temperature (tempN_input) against its critical limit (tempN_crit, else tempN_emergency). Within 5 °C of it (the profile's thermal_margin_c) while the GPU is idle (gpu_busy_percent at most 10) fails: the cooling does not work (fans, airflow, heatsink). Where the load is unknown, or under load, it warns. AMD's throttle reasons (gpu_metrics v1.3 and v2.2+, indep_throttle_status): VRHOT or PROCHOT fail; temperature, power or current limits while idle warn. NVIDIA (level standard or full, live, NVML): the GPU temperature within thermal_margin_c of its slowdown threshold (else its shutdown one) fails while idle (utilization at most idle_busy_percent) and warns otherwise; the clocks-event reasons HW_SLOWDOWN (0x8), HW_THERMAL_SLOWDOWN (0x40) and HW_POWER_BRAKE (0x80) fail; SW_THERMAL (0x20) or SW_POWER_CAP (0x4) while idle warn. At --level quick, in a sysroot or a bundle, NVIDIA skips.\n\n"
+	  "One result per GPU. AMD GPUs with hwmon sensors: each temperature (tempN_input) against its critical limit (tempN_crit, else tempN_emergency). Within 5 °C of it (the profile's thermal_margin_c) while the GPU is idle (gpu_busy_percent at most 10) fails: the cooling does not work (fans, airflow, heatsink). Where the load is unknown, or under load, it warns. AMD's throttle reasons (gpu_metrics v1.3 and v2.2+, indep_throttle_status): VRHOT or PROCHOT fail; temperature, power or current limits while idle warn. NVIDIA (level standard or full, live, NVML): the GPU temperature within thermal_margin_c of its slowdown threshold (else its shutdown one) fails while idle (utilization at most idle_busy_percent) and warns otherwise; the clocks-event reasons HW_SLOWDOWN (0x8), HW_THERMAL_SLOWDOWN (0x40) and HW_POWER_BRAKE (0x80) fail; SW_THERMAL (0x20) or SW_POWER_CAP (0x4) while idle warn. At --level quick, in a sysroot or a bundle, NVIDIA skips. NVML is read in a child process under a watchdog (60 s for its initialisation, 60 s for each GPU): a GPU whose read does not return is error \"driver unresponsive\", naming the GPU and the call that hung (when initialisation hangs, every NVIDIA GPU; the GPUs after a hung one are error \"not read\"). Such a GPU is wedged: drain the node and reboot it, or reset the GPU. The rest of the run goes on.\n\n"
 	  "Fix: check the fans, the airflow through the chassis and the heatsink; a GPU at its critical temperature throttles and then shuts down." },
 	{ "health.power", "health", "GPU power cap and performance level", check_health_power, CHECK_PER_GPU,
-	  "One result per GPU. AMD: a power cap below the board's default (hwmon power1_cap < power1_cap_default) warns; a performance level forced low (power_dpm_force_performance_level `low`, `manual`, `profile_min_sclk`, `profile_min_mclk`) warns: clocks stay low under load. NVIDIA (level standard or full, live, NVML): a power limit (the lower of the current and the enforced one) below the default limit warns (`sudo nvidia-smi -i <pci> -pl <default W>`); persistence mode off on a node with two or more NVIDIA GPUs warns (`sudo systemctl enable --now nvidia-persistenced`). At --level quick, in a sysroot or a bundle, NVIDIA skips.\n\n"
+	  "One result per GPU. AMD: a power cap below the board's default (hwmon power1_cap < power1_cap_default) warns; a performance level forced low (power_dpm_force_performance_level `low`, `manual`, `profile_min_sclk`, `profile_min_mclk`) warns: clocks stay low under load. NVIDIA (level standard or full, live, NVML): a power limit (the lower of the current and the enforced one) below the default limit warns (`sudo nvidia-smi -i <pci> -pl <default W>`); persistence mode off on a node with two or more NVIDIA GPUs warns (`sudo systemctl enable --now nvidia-persistenced`). At --level quick, in a sysroot or a bundle, NVIDIA skips. NVML is read in a child process under a watchdog (60 s for its initialisation, 60 s for each GPU): a GPU whose read does not return is error \"driver unresponsive\", naming the GPU and the call that hung (when initialisation hangs, every NVIDIA GPU; the GPUs after a hung one are error \"not read\"). Such a GPU is wedged: drain the node and reboot it, or reset the GPU. The rest of the run goes on.\n\n"
 	  "Fix: `echo <default microwatts> | sudo tee .../hwmon/hwmonN/power1_cap` and `echo auto | sudo tee .../power_dpm_force_performance_level` (both also reset at the next driver load)." },
 	{ "health.bar", "health", "Resizable BAR (CPU-visible VRAM)", check_health_bar, CHECK_PER_GPU,
-	  "One result per discrete AMD GPU: mem_info_vis_vram_total smaller than mem_info_vram_total (typically 256 MiB of 24 GiB) means large BAR is off: host access to VRAM and peer-to-peer between GPUs are slower or disabled.\n\n"
-	  "Fix: in the firmware setup, enable \"Above 4G Decoding\" and \"Re-Size BAR Support\". Skips for integrated GPUs and NVIDIA." },
+	  "One result per discrete GPU. AMD: mem_info_vis_vram_total smaller than mem_info_vram_total (typically 256 MiB of 24 GiB) means large BAR is off: host access to VRAM and peer-to-peer between GPUs are slower or disabled. NVIDIA: BAR1 (the second line of /sys/bus/pci/devices/ADDR/resource, as nvidia-smi's \"BAR1 Memory Usage\" total) smaller than the VRAM of a data-center board (the profile's model: H100, L40S, ...) warns, as a 256 MiB BAR1 on a 48 GiB board; GeForce and workstation boards pass with their BAR1 as evidence (CUDA runs with a 256 MiB one).\n\n"
+	  "Fix: in the firmware setup, enable \"Above 4G Decoding\" and \"Re-Size BAR Support\" (in a VM, give the guest a 64-bit MMIO window larger than the GPU's memory; NVIDIA boards with a display mode get their large BAR1 in compute mode). Skips for integrated GPUs." },
 	{ "health.partition", "health", "GPU partition modes", check_health_partition, CHECK_PER_GPU,
-	  "MI300-class GPUs: the compute and memory partition modes (current_compute_partition SPX/DPX/QPX/CPX, current_memory_partition NPS1/NPS4). Warns when GPUs of one node differ (one left in SPX among CPX siblings: the scheduler sees an unexpected GPU count). Skips for GPUs without partitioning.\n\n"
-	  "Fix: set every GPU of the node to one mode with no job running (a memory-partition change needs a driver reload or reboot)." },
+	  "MI300-class GPUs: the compute and memory partition modes (current_compute_partition SPX/DPX/TPX/QPX/CPX, current_memory_partition NPS1/NPS4). Fails when the KFD GPU nodes of a GPU do not add up to the partitions its mode makes: SPX one, DPX two, TPX three, QPX four, CPX one per XCC (the XCCs are the num_xcc of its KFD nodes, or of a partitioned peer of its model when it shows more: an MI300X has 8). A KFD node belongs to its GPU by location_id, whose function bits carry the partition's number. Warns when GPUs of one node differ (one left in SPX among CPX siblings: the scheduler sees an unexpected GPU count). The other partitions of a GPU skip, pointing at the GPU's result; GPUs without partitioning skip.\n\n"
+	  "Fix: set every GPU of the node to one mode with no job running (a memory-partition change needs a driver reload or reboot); when KFD shows fewer GPUs than the mode makes, the change did not complete: set the mode again with no process using the GPU, or reboot." },
 	{ 0 },
 };

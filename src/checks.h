@@ -28,12 +28,15 @@ enum check_flags {
 	CHECK_PER_GPU = 1 << 2,    /* one result per GPU */
 };
 
+struct policy;
 struct check_ctx {
 	const struct facts *facts;
 	const struct profiles *db;
 	bool live;
 	enum level level;          /* --level; zero is standard */
 	bool online;               /* doctor --online: checks may use the network (net.repos) */
+	const struct policy *policy; /* the operator's policy.ini; NULL none */
+	int timeout_s;             /* doctor --timeout: the probes' and framework runs' watchdog; 0 not given */
 };
 
 struct check_def;

@@ -15,6 +15,7 @@
 #include "sysroot.h"
 
 struct report;
+struct repeat_policy;
 
 #define EXIT_OK 0
 #define EXIT_PROBLEMS 1
@@ -38,10 +39,12 @@ enum command_flags {
 	CMD_NFD = 1 << 5,          /* has the Node Feature Discovery output (--format nfd) */
 };
 
+struct policy;
 struct cli {
 	const char *sysroot_dir;   /* --sysroot */
 	const char *replay_file;   /* --replay */
 	const char *profiles_dir;  /* --profiles */
+	const char *policy_file;   /* --policy */
 	enum out_format format;
 	enum color_mode color;
 	int verbosity;             /* -1 quiet, 0 normal, 1 verbose */
@@ -57,9 +60,13 @@ struct cli {
 	struct sysroot sr;
 	bool sr_open;
 	struct profiles *db;
+	struct policy *policy;     /* --policy FILE, or /etc/rocmcheck/policy.ini on a live run; NULL none */
 	struct facts facts;
 	bool facts_ready;
 	char *replay_tmpdir;       /* removed at exit */
+	/* set by doctor for doctor_report(): --repeat and --state; NULL none */
+	const struct repeat_policy *repeat;
+	const char *state_path;
 };
 
 /* Open the sysroot (or live root), load profiles and gather facts.
@@ -88,7 +95,10 @@ void cli_source(const struct cli *cli, const char **kind, const char **path);
 /* What doctor runs (cmd_doctor.c), for doctor, bundle and plan: the checks
  * and, above level quick, the probes, into `r` (report_init'ed here,
  * finished; the caller releases it). `flt` NULL selects everything, `gpus`
- * NULL every GPU. */
+ * NULL every GPU. With cli->repeat set, the repeat gate (state.h) judges the
+ * results with the state file cli->state_path. EXIT_OK, or EXIT_TROUBLE
+ * printed when the state file could not be used (the report is finished,
+ * ungated, all the same). */
 struct check_filter;
 struct report;
 struct doctor_run {
@@ -98,10 +108,14 @@ struct doctor_run {
 	int timeout_s;
 	bool online, fail_on_warn;
 };
-void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r);
+int doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r);
 /* A report on stdout the way doctor prints it: its text, or with --json the
  * JSON report (for doctor and probe). */
 void doctor_print_report(const struct cli *cli, const struct report *r, FILE *fp);
+/* The verdict line's next step for a finished report, worded by one rule for
+ * every command: `rocmcheck plan` when a plan would have steps, else "no
+ * script can fix this" and the explanation to read. NULL when nothing failed. */
+char *doctor_verdict_hint(const struct cli *cli, const struct report *r);
 /* What --output FILE gets: `buf` written by the output-file rule (outfile.h);
  * NULL output: standard output. EXIT_OK, or EXIT_TROUBLE with the reason printed. */
 int cli_write_output(const char *output, const char *buf, size_t len);

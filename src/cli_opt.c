@@ -21,6 +21,7 @@ void cli_global_rows(struct cli *cli, struct cli_global_rows *g, bool with_versi
 		CLI_WORD("format", &cli->format, format_words, "FMT", "text (default) or json; sh for `plan`;\nprometheus and junit for `doctor` and `fleet`; nfd for `doctor`"),
 		CLI_FLAG(0, "json", &cli->format, FMT_JSON, "same as --format json"),
 		CLI_STRING(0, "profiles", &cli->profiles_dir, "DIR", "use the profiles in DIR instead of the embedded ones"),
+		CLI_STRING(0, "policy", &cli->policy_file, "FILE", "judge health by this policy file (default on a live run:\n/etc/rocmcheck/policy.ini when it exists)"),
 		CLI_WORD("color", &cli->color, color_words, "WHEN", "auto (default), always, never; NO_COLOR set means never"),
 		CLI_FLAG('q', "quiet", &cli->verbosity, -1, "print only warnings, failures and the verdict"),
 		CLI_FLAG('v', "verbose", &cli->verbosity, 1, "print details and the evidence of every check"),

@@ -13,6 +13,7 @@
 
 #include "checks.h"
 #include "outfile.h"
+#include "policy.h"
 #include "replay.h"
 #ifdef ROCMCHECK_TEST_HOOKS
 #include "probe.h"
@@ -118,11 +119,56 @@ int cli_load_profiles(struct cli *cli)
 	return EXIT_OK;
 }
 
+/* The operator's policy: --policy FILE, else POLICY_DEFAULT_FILE on a live
+ * run when it exists (a capture is judged by the profiles alone unless a
+ * policy is named: the host's own file says nothing about another machine).
+ * Its [health] thresholds replace the profiles'. */
+static bool check_known(const char *id)
+{
+	return checks_find(id) != NULL;
+}
+
+static int load_policy(struct cli *cli)
+{
+	const char *path = cli->policy_file;
+	struct strvec errors = STRVEC_INIT;
+	int rc;
+	if (!path && !cli->sr.live) {
+		/* a bundle keeps the policy its run judged by: its replay judges the same */
+		char *text = NULL;
+		size_t len = 0;
+		rc = sysroot_read_max(&cli->sr, POLICY_CAPTURE_FILE, POLICY_MAX_FILE, &text, &len);
+		if (rc == -ENOENT) {
+			free(text);
+			return EXIT_OK;
+		}
+		if (!rc)
+			rc = policy_load_buffer(POLICY_CAPTURE_FILE, text, len, &cli->db->health, check_known, &cli->policy,
+						&errors);
+		else
+			strvec_pushf(&errors, "%s: %s", POLICY_CAPTURE_FILE, strerror(-rc));
+		free(text);
+	} else {
+		if (!path && access(POLICY_DEFAULT_FILE, F_OK) < 0)
+			return EXIT_OK;
+		rc = policy_load(path ? path : POLICY_DEFAULT_FILE, &cli->db->health, check_known, &cli->policy, &errors);
+	}
+	for (size_t i = 0; rc < 0 && i < errors.n; i++)
+		fprintf(stderr, "rocmcheck: policy: %s\n", errors.v[i]);
+	strvec_release(&errors);
+	if (rc < 0)
+		return EXIT_TROUBLE;
+	cli->db->health = cli->policy->health;
+	return EXIT_OK;
+}
+
 int cli_setup(struct cli *cli, bool want_facts)
 {
 	int rc = setup_sysroot(cli);
 	if (rc == EXIT_OK)
 		rc = cli_load_profiles(cli);
+	if (rc == EXIT_OK && !cli->policy)
+		rc = load_policy(cli);
 	if (rc != EXIT_OK || !want_facts || cli->facts_ready)
 		return rc;
 	facts_gather(&cli->facts, &cli->sr);
@@ -180,6 +226,8 @@ void cli_release(struct cli *cli)
 	if (cli->db)
 		profiles_free(cli->db);
 	cli->db = NULL;
+	policy_free(cli->policy);
+	cli->policy = NULL;
 	if (cli->sr_open)
 		sysroot_release(&cli->sr);
 	cli->sr_open = false;

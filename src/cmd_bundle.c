@@ -17,6 +17,7 @@
 #include "outfile.h"
 #include "redact.h"
 #include "upload.h"
+#include "policy.h"
 
 static const char about[] =
 	"Run the doctor and write a support bundle: a .tar.gz with every file the\n"
@@ -128,6 +129,8 @@ static int write_bundle(struct cli *cli, const struct report *r, const char *out
 		.report_txt = text,
 		.logs = cli->sr.live,
 		.written = &size,
+		.policy = cli->policy ? cli->policy->text : NULL,
+		.policy_len = cli->policy ? cli->policy->len : 0,
 	};
 	if (bundle_write(&cli->sr, &cli->facts, &bo, &err)) {
 		fprintf(stderr, "rocmcheck: bundle: %s\n", strbuf_cstr(&err));
@@ -230,7 +233,7 @@ int cmd_bundle(struct cli *cli, int argc, char **argv)
 	if (status != EXIT_OK)
 		goto out;
 
-	struct doctor_run d = { level, NULL, NULL, 60, false, false };
+	struct doctor_run d = { level, NULL, NULL, 0, false, false };   /* timeout 0: the defaults */
 	doctor_report(cli, &d, &r);
 	have_report = true;
 	if (!output) {

@@ -10,6 +10,8 @@
 #include "cli.h"
 #include "out.h"
 #include "plan.h"
+#include "policy.h"
+#include "state.h"
 
 static const char about[] =
 	"Run the checks and print a diagnosis with a fix for every problem.\n"
@@ -119,7 +121,7 @@ static const char *first_problem(const struct report *r)
  * same --sysroot or --replay) when it has a step to offer; else the fix lines
  * and `checks --explain`, because a plan would only say "no plan can work" or
  * "Nothing to do". NULL when nothing failed. */
-static char *verdict_hint(const struct cli *cli, const struct report *r)
+char *doctor_verdict_hint(const struct cli *cli, const struct report *r)
 {
 	const char *id = first_problem(r);
 	if (!id)
@@ -149,7 +151,24 @@ static char *verdict_hint(const struct cli *cli, const struct report *r)
 	return strbuf_detach(&sb);
 }
 
-void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r)
+/* The repeat gate (state.h) on the run's results, when doctor asked for it:
+ * EXIT_OK, or EXIT_TROUBLE printed (the results are then left as they are). */
+static int gate_report(const struct cli *cli, struct report *r)
+{
+	if (!cli->repeat)
+		return EXIT_OK;
+	struct strbuf warn = STRBUF_INIT, err = STRBUF_INIT;
+	int rc = repeat_gate(r, cli->repeat, cli->state_path, (long long)time(NULL), &warn, &err);
+	if (warn.len)
+		fprintf(stderr, "rocmcheck: warning: %s\n", warn.buf);
+	if (rc < 0)
+		fprintf(stderr, "rocmcheck: %s\n", err.buf);
+	strbuf_release(&warn);
+	strbuf_release(&err);
+	return rc < 0 ? EXIT_TROUBLE : EXIT_OK;
+}
+
+int doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r)
 {
 	static const struct check_filter all = { STRVEC_INIT, STRVEC_INIT };
 	const struct check_filter *flt = d->flt ? d->flt : &all;
@@ -159,6 +178,8 @@ void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r
 		.live = cli->sr.live,
 		.level = d->level,
 		.online = d->online,
+		.policy = cli->policy,
+		.timeout_s = d->timeout_s,
 	};
 	report_init(r, &cli->facts, cli->db);
 	cli_source(cli, &r->source_kind, &r->source_path);
@@ -170,10 +191,13 @@ void doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r
 	checks_run(&ctx, flt, runtime, r);
 	if (runtime && any_probe_selected(flt))
 		doctor_run_probes(&ctx, r, flt, d->gpus, d->timeout_s);
+	policy_mark_report(cli->policy, r);
+	int status = gate_report(cli, r);
 	report_finish(r);
 	r->filtered = flt->only.n > 0 || flt->skip.n > 0;
 	r->checks_run = checks_selected(flt, &r->checks_total);
-	r->hint = verdict_hint(cli, r);
+	r->hint = doctor_verdict_hint(cli, r);
+	return status;
 }
 
 void doctor_print_report(const struct cli *cli, const struct report *r, FILE *fp)
@@ -195,11 +219,74 @@ void doctor_print_report(const struct cli *cli, const struct report *r, FILE *fp
 	}
 }
 
+/* --repeat and --state: the policy and the state file doctor_report gates
+ * with (cli->repeat, cli->state_path; *path is freed by the caller).
+ * EXIT_OK, EXIT_USAGE or EXIT_TROUBLE, printed. */
+static int repeat_setup(struct cli *cli, const struct repeat_policy *rp, const char *state, bool fail_on_warn,
+			char **path)
+{
+	if (!repeat_any(rp))
+		return EXIT_OK;
+	if (fail_on_warn)
+		return cli_usage_error("doctor", "--repeat holds a failure back as a warning, which --fail-on warn "
+				       "fails on at once: give one");
+	if (!state && (cli->sysroot_dir || cli->replay_file))
+		return cli_usage_error("doctor", "--repeat with --sysroot or --replay needs --state FILE (a captured "
+				       "machine never counts in this machine's state)");
+	struct strbuf err = STRBUF_INIT;
+	*path = state ? xstrdup(state) : state_default_path(&err);
+	if (!*path)
+		fprintf(stderr, "rocmcheck: %s\n", err.buf);
+	strbuf_release(&err);
+	if (!*path)
+		return EXIT_TROUBLE;
+	cli->repeat = rp;
+	cli->state_path = *path;
+	return EXIT_OK;
+}
+
+/* The policy's [check ID] repeat counts, as rules of rp (the caller frees
+ * the array). A live run's only, or one given --state: a replayed bundle's
+ * policy never asks for this machine's run history. */
+static struct repeat_rule *policy_repeats(const struct cli *cli, const char *state, struct repeat_policy *rp)
+{
+	const struct policy *p = cli->policy;
+	struct repeat_rule *v = NULL;
+	size_t n = 0;
+	for (size_t i = 0; p && (cli->sr.live || state) && i < p->nchk; i++) {
+		if (!p->chk[i].repeat)
+			continue;
+		v = xrealloc(v, (n + 1) * sizeof(*v));
+		snprintf(v[n].check, sizeof(v[n].check), "%s", p->chk[i].id);
+		v[n++].n = (int)p->chk[i].repeat;
+	}
+	rp->rules = v;
+	rp->n = n;
+	return v;
+}
+
+/* The GPUs the node must have: --expect-gpus, else the policy's [expect]
+ * (over what Slurm's files say). */
+static void expect_from_policy(struct cli *cli)
+{
+	const struct policy *p = cli->policy;
+	if (!p || !p->expect_gpus)
+		return;
+	char where[160], line[32];
+	snprintf(where, sizeof(where), "%s:%d", p->file, p->expect_where.line);
+	snprintf(line, sizeof(line), "gpus = %u", p->expect_gpus);
+	facts_expect_gpus(&cli->facts, p->expect_gpus, "policy.ini", where, line);
+}
+
 int cmd_doctor(struct cli *cli, int argc, char **argv)
 {
 	enum level level = LEVEL_STANDARD;
-	const char *gpus = NULL, *output = NULL;
-	int fail_on = -1, online = 0, timeout_s = 60;  /* fail_on 0: --fail-on warn */
+	const char *gpus = NULL, *output = NULL, *state = NULL;
+	char *state_path = NULL;
+	int fail_on = -1, online = 0, timeout_s = 0;  /* fail_on 0: --fail-on warn; timeout 0: the defaults */
+	int expect_gpus = 0;
+	struct repeat_policy repeat = { 1, 0, NULL };
+	struct repeat_rule *policy_rules = NULL;
 	struct check_filter flt = { STRVEC_INIT, STRVEC_INIT };
 	static const char *const fail_on_words[] = { "warn", NULL };
 	const struct cli_option opts[] = {
@@ -208,10 +295,17 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 		CLI_LIST("skip", &flt.skip, "ID[,ID...]", "do not run these checks"),
 		CLI_STRING(0, "gpu", &gpus, "N[,N...]", "probe only these GPUs (as `rocmcheck devices` numbers them)"),
 		CLI_WORD("fail-on", &fail_on, fail_on_words, "warn", "count warnings as failures for the exit status"),
-		CLI_OPT_TIMEOUT(&timeout_s),
+		CLI_NUMBER("timeout", &timeout_s, 1, 86400, "SECONDS", "watchdog for each probe (default 60) and for each\n"
+			   "framework run (framework.*.runtime; default 180)"),
 		CLI_FLAG(0, "online", &online, 1, "also ask the package and wheel servers the profiles name\n"
 			 "(net.repos; on by default at level full, never at quick)"),
 		CLI_OPT_OUTPUT(&output),
+		CLI_NUMBER("expect-gpus", &expect_gpus, 1, EXPECT_MAX_GPUS, "N", "fail device.present when fewer than N GPUs answer on PCI\n"
+			   "(default: the GRES gpu count Slurm's gres.conf or slurm.conf\ngives this node, when it has one)"),
+		CLI_NUMBER("repeat", &repeat.default_n, 1, 1000, "N", "fail a check only once it has failed N runs in a row\n"
+			   "(default 1); until then it warns (--state keeps the count)"),
+		CLI_STRING(0, "state", &state, "FILE", "the run-state file of --repeat (default /var/lib/rocmcheck/state\n"
+			   "as root, else $XDG_STATE_HOME/rocmcheck/state)"),
 		CLI_END,
 	};
 	struct report r;
@@ -229,21 +323,31 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
 		cli_usage_error("doctor", "--online cannot be combined with --level quick (quick never uses the network)");
 		goto usage;
 	}
-	status = cli_ready(cli, "doctor");
+	status = repeat_setup(cli, &repeat, state, fail_on == 0, &state_path);
+	if (status == EXIT_OK)
+		status = cli_ready(cli, "doctor");
+	if (status == EXIT_OK && (policy_rules = policy_repeats(cli, state, &repeat)) && !state_path)
+		status = repeat_setup(cli, &repeat, state, fail_on == 0, &state_path);
 	if (status != EXIT_OK)
 		goto out;
 	if (selection_runs_nothing(cli, &flt, level)) {
 		status = EXIT_USAGE;
 		goto out;
 	}
+	if (expect_gpus)
+		facts_expect_gpus(&cli->facts, (unsigned)expect_gpus, "--expect-gpus", NULL, NULL);
+	else
+		expect_from_policy(cli);
 	if (gpus && cli_check_gpu_list("doctor", gpus, cli->facts.ngpus)) {
 		status = EXIT_USAGE;
 		goto out;
 	}
 
 	struct doctor_run d = { level, &flt, gpus, timeout_s, online != 0, fail_on == 0 };
-	doctor_report(cli, &d, &r);
+	status = doctor_report(cli, &d, &r);
 	have_report = true;
+	if (status != EXIT_OK)
+		goto out;
 
 	if (output) {
 		char *buf = NULL;
@@ -271,6 +375,10 @@ usage:
 out:
 	if (have_report)
 		report_release(&r);
+	cli->repeat = NULL;
+	cli->state_path = NULL;
+	free(state_path);
+	free(policy_rules);
 	strvec_release(&flt.only);
 	strvec_release(&flt.skip);
 	return status;

@@ -155,6 +155,7 @@ static void system_release_facts(struct system_facts *s)
 	free(s->secure_boot_path);
 	free(s->dkms_amdgpu_evidence);
 	strvec_release(&s->dkms_amdgpu_versions);
+	container_devs_release(&s->cdev);
 }
 
 static void pci_release(struct pci_dev *p)
@@ -244,10 +245,23 @@ void package_facts_release(struct package_facts *p)
 	memset(p, 0, sizeof(*p));
 }
 
+void container_devs_release(struct container_devs *c)
+{
+	for (size_t i = 0; i < c->ngroups; i++)
+		free(c->groups[i].name);
+	free(c->groups);
+	for (size_t i = 0; i < c->nopen_err; i++)
+		free(c->open_err[i].path);
+	free(c->open_err);
+	memset(c, 0, sizeof(*c));
+}
+
 void klog_facts_release(struct klog_facts *k)
 {
-	for (size_t i = 0; i < k->nev; i++)
+	for (size_t i = 0; i < k->nev; i++) {
 		free(k->ev[i].line);
+		free(k->ev[i].t);
+	}
 	free(k->ev);
 	free(k->source);
 	free(k->why);

@@ -70,6 +70,32 @@ int kernel_release_parse(const char *s, unsigned *major, unsigned *minor, unsign
 
 enum container_kind { CONTAINER_NONE = 0, CONTAINER_DOCKER, CONTAINER_PODMAN, CONTAINER_OTHER };
 
+/* What a container sees of the GPU device nodes it cannot open, read only
+ * inside a container and only when such a node is there: the image's
+ * /etc/group (the GID a node's group stands for, what the image calls its
+ * render and video groups) and, on a live run, the errno of a read-only
+ * open(2) of each such node (EPERM: the device cgroup refuses it; EACCES:
+ * the node's mode, or a security module). */
+struct image_group {
+	char *name;
+	long gid;
+};
+struct dev_errno {
+	char *path;                 /* "/dev/kfd" */
+	int err;                    /* a positive errno */
+};
+struct container_devs {
+	bool groups_read;           /* the image's /etc/group was read */
+	struct image_group *groups;
+	size_t ngroups;
+	struct dev_errno *open_err; /* live only */
+	size_t nopen_err;
+};
+/* /etc/group text ("name:x:GID:members" lines) appended to c->groups; a
+ * malformed line is skipped. Returns how many were added. */
+size_t etc_group_parse(const char *text, struct container_devs *c);
+void container_devs_release(struct container_devs *c);
+
 struct system_facts {
 	struct strvec modules;      /* /proc/modules names */
 	bool modules_read;
@@ -91,6 +117,7 @@ struct system_facts {
 	bool headers_installed;     /* /lib/modules/<release>/build exists */
 	int numa_balancing;         /* /proc/sys/kernel/numa_balancing; -1 unknown (facts_read_health) */
 	uint64_t shm_bytes;         /* size= of the tmpfs on /dev/shm in /proc/mounts; 0 unknown */
+	struct container_devs cdev; /* facts_read_container_devs */
 };
 
 /* ---- facts_hwmon.c: /sys/bus/pci/devices/<addr>/hwmon/hwmon* ----
@@ -178,10 +205,16 @@ struct pci_health {
 	int busy_percent;           /* gpu_busy_percent; -1 unknown */
 	char perf_level[24];        /* power_dpm_force_performance_level; "" unknown */
 	uint64_t vis_vram_total;    /* mem_info_vis_vram_total (bytes); 0 unknown */
+	uint64_t bar1_bytes;        /* NVIDIA: BAR1, the CPU's window on VRAM, from the PCI resource file; 0 unknown */
 	char compute_partition[8];  /* current_compute_partition "SPX".."CPX"; "" none */
 	char memory_partition[8];   /* current_memory_partition "NPS1"..; "" none */
 	struct gpu_metrics_facts metrics; /* gpu_metrics */
 };
+/* The size of memory BAR `bar` in the text of a PCI device's `resource`
+ * file (one "0xSTART 0xEND 0xFLAGS" line per resource, BAR0 first): 0, or
+ * -ENOENT when the BAR is unassigned or no memory BAR, -EINVAL when the
+ * line is missing or does not parse. */
+int pci_resource_bar_size(const char *text, unsigned bar, uint64_t *size);
 /* "ue: N\nce: N" of ras/<block>_err_count. 0, or -EINVAL (*ue, *ce -1 when missing). */
 int ras_count_parse(const char *text, long long *ue, long long *ce);
 /* gpu_vram_bad_pages text into h's counts. */
@@ -209,6 +242,10 @@ struct pci_dev {
 bool pci_is_gpu_class(unsigned class_code); /* 0x03xxxx display or 0x12xxxx processing accelerator */
 /* GPU-class PCI devices of this PCI vendor id. */
 size_t pci_count_vendor(const struct facts *f, unsigned vendor_id);
+/* The GPU-class PCI device at address `addr` ("0000:03:00.0"), borrowed from
+ * f->pci; NULL when addr is NULL or sysfs has none there. The one lookup of a
+ * GPU's PCI device for checks and renderers. */
+const struct pci_dev *facts_pci_of(const struct facts *f, const char *addr);
 /* "0000:03:00.0" -> domain, bus, device, function; false when it is no PCI address. */
 bool pci_addr_parse(const char *s, unsigned *domain, unsigned *bus, unsigned *dev, unsigned *fn);
 
@@ -240,6 +277,18 @@ struct kfd_facts {
 	struct kfd_node *nodes;
 	size_t nnodes;
 };
+/* The GPU-class PCI device of KFD node n (domain and location_id, which is
+ * bus << 8 | devfn), or NULL. A GPU split into compute partitions (MI300
+ * CPX, ...) has one KFD node per partition, and the kernel ORs the
+ * partition's node id into the function bits of each one's location_id
+ * (kfd_topology_add_device); so a node whose own address is no GPU-class
+ * device belongs to function 0 of its device when that is one. */
+const struct pci_dev *kfd_node_pci(const struct facts *f, const struct kfd_node *n);
+/* What KFD shows of PCI GPU p: its GPU nodes (the return value) and the
+ * XCCs they add up to (num_xcc; *xcc 0 when a node's is unknown). KFD nodes
+ * whose properties could not be read belong to no device: *unreadable
+ * counts them, and the count is then not the whole. */
+unsigned kfd_nodes_of_pci(const struct facts *f, const struct pci_dev *p, unsigned *xcc, unsigned *unreadable);
 
 /* ---- facts_drm.c: /sys/class/drm/renderD* (+ libdrm on a live run) ---- */
 struct drm_render {
@@ -414,6 +463,9 @@ int dpkg_status_parse(const char *text, size_t len, struct package_facts *p);
 /* dpkg's status text with only the GPU-stack packages' stanzas (what a
  * bundle keeps of it). Caller frees. */
 char *dpkg_status_filter(const char *text, size_t len);
+/* slurm.conf as a bundle keeps it: the NodeName= lines, every other line
+ * emptied (the line numbers stay). Caller frees. */
+char *slurm_conf_filter(const char *text, size_t len);
 /* `rpm -qa --qf '%{NAME} %{ARCH} %{EPOCH}:%{VERSION}-%{RELEASE}\n'`-style
  * lines ("NAME ARCH VERSION"): the GPU stack's, appended to triples as name,
  * arch ("" for "(none)"), version (host.ini [packages]). Returns 0. */
@@ -447,6 +499,8 @@ enum klog_kind {
 const char *klog_kind_name(enum klog_kind k);   /* "xid", "reset-failed", ... */
 #define KLOG_MAX_EVENTS 256
 #define KLOG_LINE_MAX 240
+/* Occurrence times kept for count-over-a-window rules (policy.ini): 512 KiB at most. */
+#define KLOG_MAX_STAMPS 65536
 /* The most of a log read: the last 4 MiB (spec/sysroot.md). */
 #define KLOG_MAX_BYTES SYSROOT_MAX_KLOG
 struct klog_event {
@@ -457,6 +511,8 @@ struct klog_event {
 	unsigned count;
 	size_t first_line, last_line; /* 1-based lines of the log */
 	char *line;                 /* the last matching line, printable, at most KLOG_LINE_MAX bytes */
+	double *t;                  /* seconds since boot of each occurrence with a "[s.us]" stamp, in log order */
+	unsigned nt;
 };
 struct klog_facts {
 	bool read;                  /* a log was read (it may be empty) */
@@ -467,7 +523,14 @@ struct klog_facts {
 	struct klog_event *ev;
 	size_t nev;
 	bool events_capped;         /* more than KLOG_MAX_EVENTS different events */
+	size_t nstamps;             /* occurrence times kept over all events, at most KLOG_MAX_STAMPS */
+	bool stamps_capped;         /* more occurrences than that: the later ones have no time */
 };
+/* The kind named `name` (klog_kind_name's word), or KLOG_NKINDS. */
+enum klog_kind klog_kind_named(const char *name);
+/* The most occurrences of `e` within any `window_s` seconds of its stamps
+ * (the whole count when window_s is 0 or the event has no stamps). */
+unsigned klog_max_in_window(const struct klog_event *e, double window_s);
 /* Parse a log (dmesg or journalctl -k text) into k's events and line count. Linear. */
 void klog_parse(const char *text, size_t len, struct klog_facts *k);
 void klog_facts_release(struct klog_facts *k);
@@ -499,7 +562,18 @@ struct nvml_gpu {
 	int temp_c, temp_slowdown_c, temp_shutdown_c; /* GPU sensor and its thresholds */
 	int util_gpu;               /* percent busy over the last sample period */
 	char error[96];             /* the first failure that is not "not supported": "nvmlDeviceGetEccMode: GPU is lost (15)", "" */
+	int outcome;                /* enum nvml_outcome: whether the values above were read at all */
+	char outcome_why[192];      /* unresponsive or error: what happened ("nvmlDeviceGetTemperature did not
+				     * return within 60 s"); "" when read */
 };
+/* How the read of one GPU ended. Its fields are plain data (no pointers): a
+ * GPU's readings cross the pipe from the isolated reader (facts_nvml.c). */
+enum nvml_outcome {
+	NVML_GPU_READ = 0,          /* its calls returned (each value may still be unknown) */
+	NVML_GPU_UNRESPONSIVE,      /* the driver did not return during this GPU's read, or before any GPU's */
+	NVML_GPU_ERROR,             /* not read: the reader crashed on it, or stopped before reaching it */
+};
+const char *nvml_outcome_name(int outcome);   /* "read", "unresponsive", "error" */
 /* clocks-event reason bits (nvml.h nvmlClocksEventReason*) */
 #define NVML_CLOCKS_EVENT_GPU_IDLE 0x1ull
 #define NVML_CLOCKS_EVENT_SW_POWER_CAP 0x4ull
@@ -512,7 +586,8 @@ struct nvml_facts {
 	int load;                   /* 0 loaded and initialised, else a negative errno */
 	char *why;                  /* load < 0: the loader's message or "nvmlInit_v2: ... (9)"; else the
 				     * devices NVML could not open ("device 1: ...: GPU is lost (15)"), NULL none */
-	struct nvml_gpu *gpus;      /* the devices NVML lists, in its order */
+	struct nvml_gpu *gpus;      /* the devices NVML lists, in its order; after a hang or crash also
+				     * the NVIDIA GPUs it did not reach (outcome unresponsive or error) */
 	size_t ngpus;
 };
 /* NVML's busId ("00000000:3B:00.0", or the legacy "0000:3B:00.0") in sysfs's
@@ -523,11 +598,136 @@ void nvml_gpu_init(struct nvml_gpu *g);
 /* NVML's readings of the GPU at PCI address `addr`, or NULL. */
 struct facts;
 const struct nvml_gpu *nvml_gpu_of(const struct facts *f, const char *addr);
+/* The NVML reader's watchdog, for initialisation and then for each GPU:
+ * nvidia-smi took 30 s to initialise 8 A100s without persistence mode, 2 s
+ * with it (Azure/aks-gpu pull 105); this is twice the slow case. */
+#define NVML_TIMEOUT_S 60
 /* Load NVML and read every GPU it lists into f->nvml (once; needs f->gpus
  * and f->pci). Does nothing in a sysroot or without an NVIDIA GPU; call
- * only at level standard or full. */
+ * only at level standard or full. The whole read runs in an isolated child
+ * under the watchdog: rocmcheck itself never maps libnvidia-ml, so a wedged
+ * driver cannot hang it, and what arrived before a hang or crash is kept.
+ * With ROCMCHECK_TEST_HOOKS, ROCMCHECK_TEST_NVML_TIMEOUT_S replaces the
+ * timeout and ROCMCHECK_TEST_NVML_SYSROOT=1 reads (the fake) NVML in a
+ * sysroot too. */
 void facts_read_nvml(struct facts *f);
 void nvml_facts_release(struct nvml_facts *n);
+
+/* ---- facts_fabric.c: NVSwitch and NVIDIA Fabric Manager ----
+ * research/health.md "NVIDIA Fabric Manager and suspend": an NVSwitch is an
+ * NVIDIA PCI function of class 0x068000 (HGX/DGX A100, H100, H200); CUDA
+ * there needs nv-fabricmanager of exactly the driver's version running.
+ * Read only where an NVIDIA GPU is on PCI. Fixed-size strings: nothing to
+ * release. */
+struct fabric_facts {
+	bool read;                  /* facts_read_fabric looked (an NVIDIA GPU is on PCI) */
+	unsigned nswitches;         /* NVIDIA PCI functions of class 0x068000 */
+	char first_switch[16];      /* the first one's address, "" */
+	unsigned switch_device;     /* its PCI device id (0x1af1 A100, 0x22a3 H100/H200) */
+	char container_root[32];    /* "/run/nvidia/driver" when the driver comes from a driver container, "" */
+	char binary[48];            /* "/usr/bin/nv-fabricmanager" when it exists, "" */
+	char package[64];           /* the installed package: "nvidia-fabricmanager-550", "" */
+	char package_version[64];   /* as the package database has it: "550.54.15-1" */
+	char version[32];           /* the driver version in it: "550.54.15", "" unknown */
+	char unit[80];              /* the unit file found, "" */
+	char enabled_link[128];     /* the enablement link under /etc/systemd/system, "" none */
+	int running;                /* 1: the pid file names a live nv-fabricmanager; 0: it names none
+				     * (stale), or no pid file on the live machine; -1 unknown (a capture
+				     * without the pid file) */
+	char pid_file[64];          /* the pid file read, "" */
+	long pid;                   /* the pid it names, 0 */
+	char comm[32];              /* /proc/<pid>/comm, "" */
+};
+/* The driver version inside a Fabric Manager package version: "550.54.15-1"
+ * and "1:550.54.15-1" -> "550.54.15". 0, or -EINVAL when it is none. */
+int fabric_package_driver_version(const char *pkgver, char *out, size_t n);
+/* Whether an installed package is Fabric Manager itself (not -dev/-devel/
+ * the cuda-drivers metapackage): "nvidia-fabricmanager", "nvidia-fabricmanager-550",
+ * "nvidia-fabric-manager". */
+bool fabric_package_name(const char *name);
+/* The pid file a unit's text names (PIDFile=, or the 580 start script's
+ * --fm-pid-file), absolute; NULL when none. Caller frees. */
+char *fabric_unit_pid_file(const char *unit_text);
+void facts_read_fabric(struct facts *f);
+
+/* ---- facts_resume.c: nvidia_uvm across suspend and resume ----
+ * The kernel log of this boot (read again, only where the nvidia module is
+ * loaded): suspend/resume cycles, nvidia_uvm loads, NVIDIA failures after
+ * a suspend; and how the driver was set up for it (/proc/driver/nvidia/params,
+ * NVIDIA's nvidia-suspend/nvidia-resume units). Fixed-size: nothing to release. */
+#define RESUME_LINE_MAX 200
+struct resume_facts {
+	bool read;                  /* facts_read_resume looked (the nvidia module is loaded) */
+	bool uvm_module;            /* /sys/module/nvidia_uvm exists */
+	char uvm_initstate[16];     /* "live", "" */
+	bool log_read;
+	char log_source[48];        /* "/dev/kmsg", ".rocmcheck/kernel.log", ... */
+	char log_why[200];          /* why no log was read */
+	unsigned suspends;          /* "PM: suspend entry" / "PM: hibernation: hibernation entry" lines */
+	unsigned resumes;           /* "PM: suspend exit" / "PM: hibernation: hibernation exit" lines */
+	size_t first_suspend_line;  /* 1-based; 0 none */
+	size_t resume_line;         /* the last resume line; 0 none */
+	char resume_text[RESUME_LINE_MAX];
+	size_t uvm_load_line;       /* the last "nvidia-uvm: Loaded the UVM driver" line; 0 none */
+	size_t fail_line;           /* the last NVIDIA failure after the first suspend and the last UVM load; 0 none */
+	char fail_text[RESUME_LINE_MAX];
+	int preserve_vram;          /* PreserveVideoMemoryAllocations of /proc/driver/nvidia/params; -1 unknown */
+	int kernel_notifiers;       /* UseKernelSuspendNotifiers (595 and newer); -1 unknown or absent */
+	char suspend_unit[128];     /* enablement link of nvidia-suspend.service, "" none */
+	char resume_unit[128];      /* enablement link of nvidia-resume.service, "" none */
+};
+/* "Key: value" lines of /proc/driver/nvidia/params: the number of `key`
+ * (with or without the NVreg_ prefix), -1 when absent or not a number. */
+int nvidia_params_value(const char *text, const char *key);
+/* Scan a kernel log (dmesg or journalctl -k text) into r's line fields. Linear. */
+void resume_log_scan(const char *text, size_t len, struct resume_facts *r);
+void facts_read_resume(struct facts *f);
+
+/* ---- facts_slurm.c: how many GPUs this node should have ----
+ * The expectation device.present holds the GPUs against: --expect-gpus N,
+ * else (a policy file may set it the same way) the GRES gpu count Slurm's
+ * configuration gives this node: gres.conf(5) NodeName/Name=gpu lines (Count=,
+ * else the number of File= devices), else slurm.conf(5) NodeName ... Gres=gpu:N.
+ * Plain data without pointers; gpus 0 means no expectation. */
+#define EXPECT_MAX_GPUS FACTS_MAX_GPUS
+struct expect_facts {
+	unsigned gpus;              /* GPUs this node should have; 0: none expected (no expectation) */
+	char source[16];            /* who said so: "--expect-gpus", "gres.conf", "slurm.conf", "policy.ini" */
+	char where[128];            /* the file and line ("/etc/slurm/gres.conf:4"); "" for an option */
+	char line[160];             /* that line, printable and cut; "" for an option */
+	char node[64];              /* the Slurm node name matched (the short host name); "" */
+};
+/* Set the expectation: n GPUs (0 clears it), said by `source`, at `where`
+ * with that `line` (both may be NULL). What --expect-gpus and a policy file call. */
+void facts_expect_gpus(struct facts *f, unsigned n, const char *source, const char *where, const char *line);
+
+/* What one Slurm file gives a node (slurm_gres_conf_parse, slurm_conf_parse). */
+struct slurm_gres {
+	unsigned gpus;              /* GPUs summed over the node's lines */
+	size_t line;                /* the first line that gave it GPUs (1-based); 0 none */
+	bool autodetect;            /* a gpu line left its count to AutoDetect: the file gives no count */
+	size_t bad_line;            /* a line for the node whose count does not parse; 0 none */
+};
+/* Most GRES one line or node may give before it counts as unparseable. */
+#define SLURM_MAX_GRES 65536u
+/* Whether `host` is one of the hostlist expression `list` ("gpu[01-16],login1",
+ * "rack[1-2]-n[1,3,5-8]"; zero padding counts: node[01-16] names node07,
+ * not node7). Linear in the lengths; malformed brackets match nothing. */
+bool slurm_hostlist_match(const char *list, const char *host);
+/* gres.conf text: the GPUs (Name=gpu lines) it gives node `node`: lines
+ * without NodeName apply to every node. Returns 1 with *g filled when some
+ * line gives the node GPUs, 0 when none does (or AutoDetect leaves the count
+ * to the hardware: g->autodetect), -EINVAL when a line for the node does not
+ * parse (g->bad_line). Linear; any bytes. */
+int slurm_gres_conf_parse(const char *text, size_t len, const char *node, struct slurm_gres *g);
+/* slurm.conf text: the Gres=gpu[:TYPE][:N] of the NodeName line naming
+ * `node` (NodeName=DEFAULT values apply to the lines after it). Same returns. */
+int slurm_conf_parse(const char *text, size_t len, const char *node, struct slurm_gres *g);
+struct facts;
+/* The expectation from Slurm's configuration (/etc/slurm, /etc/slurm-llnl,
+ * configless /run/slurm/conf) for this node's short host name; none
+ * when no file names this node's GPUs. Needs f->kernel.nodename. */
+void facts_read_slurm(struct facts *f);
 
 /* ---- facts.c: the GPU inventory and the whole ---- */
 struct gpu {
@@ -572,6 +772,9 @@ struct facts {
 	struct package_facts pkg;
 	struct klog_facts klog;
 	struct nvml_facts nvml;     /* facts_read_nvml (level standard, live); !tried until then */
+	struct expect_facts expect; /* GPUs this node should have (facts_read_slurm, facts_expect_gpus) */
+	struct fabric_facts fabric; /* facts_read_fabric */
+	struct resume_facts resume; /* facts_read_resume */
 	const struct dev_node *kfd_dev; /* /dev/kfd, borrowed from sysroot */
 	/* Every device node the checks judge besides /dev/kfd: /dev/dri/renderD*
 	 * of each GPU, /dev/nvidia0..N, /dev/nvidiactl, /dev/nvidia-uvm, /dev/dxg
@@ -602,6 +805,15 @@ void facts_read_env(struct facts *f);
 void facts_read_packages(struct facts *f);
 /* Build f->gpus from kfd + pci + drm (no profile needed). */
 void facts_build_gpus(struct facts *f);
+/* Inside a container with a GPU device node it cannot open (f->kfd_dev,
+ * f->devs): f->sys.cdev. Needs facts_read_devices. */
+void facts_read_container_devs(struct facts *f);
+/* The numeric GID of a device node's `group` as the container shows it:
+ * the number itself when the image has no name for it, else that name's
+ * GID in the image's /etc/group; -1 unknown. */
+long facts_group_gid(const struct facts *f, const char *group);
+/* The errno a read-only open(2) of `path` gave (f->sys.cdev); 0 unknown. */
+int facts_dev_open_errno(const struct facts *f, const char *path);
 /* Ask the sysroot about every device node the checks judge besides /dev/kfd
  * and /dev/dxg: each GPU's render node, /dev/nvidia0..N-1 (N NVIDIA GPUs, or
  * NVIDIA PCI devices), /dev/nvidiactl, /dev/nvidia-uvm; fills f->devs.

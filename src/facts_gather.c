@@ -69,6 +69,7 @@ void facts_gather(struct facts *f, struct sysroot *sr)
 		fact_errors_add(&f->errors, "/.rocmcheck/host.ini", "%s", sr->host_ini_error);
 	facts_read_os(f);
 	facts_read_system(f);   /* kernel release and /proc/modules first: others use them */
+	facts_read_slurm(f);    /* the GPUs Slurm gives this node (host name from above) */
 	facts_read_env(f);      /* ROCM_PATH, VIRTUAL_ENV, ... for the install readers */
 	facts_read_driver(f);
 	facts_read_pci(f);
@@ -81,9 +82,12 @@ void facts_gather(struct facts *f, struct sysroot *sr)
 	facts_read_cuda(f);
 	facts_read_python(f);
 	facts_read_packages(f);
+	facts_read_fabric(f);   /* NVSwitches from PCI, Fabric Manager from the packages read above */
+	facts_read_resume(f);   /* nvidia_uvm across suspend: the nvidia module and /proc/modules read above */
 	f->kfd_dev = sysroot_device(sr, "/dev/kfd");
 	facts_build_gpus(f);
 	facts_read_devices(f);  /* render and NVIDIA nodes of those GPUs */
+	facts_read_container_devs(f); /* inside a container: why a node there cannot be opened */
 	if (sr->cap_error)
 		facts_cap_error(f);
 }

@@ -37,6 +37,39 @@ const char *klog_kind_name(enum klog_kind k)
 	return k < KLOG_NKINDS && names[k] ? names[k] : "?";
 }
 
+enum klog_kind klog_kind_named(const char *name)
+{
+	for (int k = 0; k < KLOG_NKINDS; k++)
+		if (name && !strcmp(klog_kind_name((enum klog_kind)k), name))
+			return (enum klog_kind)k;
+	return KLOG_NKINDS;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+unsigned klog_max_in_window(const struct klog_event *e, double window_s)
+{
+	if (window_s <= 0 || !e->nt)
+		return e->count;
+	/* journalctl merges sources: the stamps are nearly, not always, in order */
+	double *t = xmalloc(e->nt * sizeof(*t));
+	memcpy(t, e->t, e->nt * sizeof(*t));
+	qsort(t, e->nt, sizeof(*t), cmp_double);
+	unsigned best = 0;
+	for (unsigned lo = 0, hi = 0; hi < e->nt; hi++) {
+		while (t[hi] - t[lo] > window_s)
+			lo++;
+		if (hi - lo + 1 > best)
+			best = hi - lo + 1;
+	}
+	free(t);
+	return best;
+}
+
 static const char *find(const char *l, size_t n, const char *needle)
 {
 	return memmem(l, n, needle, strlen(needle));
@@ -94,7 +127,7 @@ static bool bdf_after(const char *l, size_t n, const char *after, char out[16])
 
 /* One event per (kind, code, address): counted, its first and last line kept. */
 static void add_event(struct klog_facts *k, enum klog_kind kind, int code, const char *addr,
-		      const char *detail, const char *l, size_t n, size_t lineno)
+		      const char *detail, const char *l, size_t n, size_t lineno, double stamp)
 {
 	struct klog_event *e = NULL;
 	for (size_t i = 0; i < k->nev; i++) {
@@ -121,6 +154,16 @@ static void add_event(struct klog_facts *k, enum klog_kind kind, int code, const
 	}
 	e->count++;
 	e->last_line = lineno;
+	if (stamp >= 0) {
+		if (k->nstamps >= KLOG_MAX_STAMPS) {
+			k->stamps_capped = true;
+		} else {
+			if (!(e->nt & (e->nt - 1)))   /* grow at powers of two */
+				e->t = xrealloc(e->t, (e->nt ? 2 * e->nt : 1) * sizeof(*e->t));
+			e->t[e->nt++] = stamp;
+			k->nstamps++;
+		}
+	}
 	free(e->line);
 	e->line = facts_printable(xstrndup(l, n < KLOG_LINE_MAX ? n : KLOG_LINE_MAX));
 }
@@ -204,8 +247,8 @@ static bool link_limited(const char *l, size_t n, char addr[16], char detail[64]
 /* What one line says, if anything: 0 or more events. `nv_gpu` carries the
  * address of "NVRM: The NVIDIA GPU 0000:b3:00.0" to the lines after it
  * (newer drivers split "... has fallen off the bus" over several lines). */
-static void classify(struct klog_facts *k, const char *l, size_t n, size_t lineno, char nv_gpu[16],
-		     size_t *nv_line)
+static void classify(struct klog_facts *k, const char *l, size_t n, size_t lineno, double stamp,
+		     char nv_gpu[16], size_t *nv_line)
 {
 	char addr[16] = "";
 	char detail[64] = "";
@@ -213,11 +256,11 @@ static void classify(struct klog_facts *k, const char *l, size_t n, size_t linen
 
 	if (has(l, n, "NVRM")) {
 		if (parse_xid(l, n, addr, &code)) {
-			add_event(k, KLOG_XID, code, addr, NULL, l, n, lineno);
+			add_event(k, KLOG_XID, code, addr, NULL, l, n, lineno, stamp);
 		} else if (has(l, n, "fallen off the bus")) {
 			if (!first_bdf(l, n, addr) && *nv_line && lineno - *nv_line <= 3)
 				memcpy(addr, nv_gpu, 16);
-			add_event(k, KLOG_FALLEN_OFF, 0, addr, NULL, l, n, lineno);
+			add_event(k, KLOG_FALLEN_OFF, 0, addr, NULL, l, n, lineno, stamp);
 		} else if (has(l, n, "NVRM: The NVIDIA GPU ") && first_bdf(l, n, nv_gpu)) {
 			*nv_line = lineno;
 		}
@@ -234,12 +277,12 @@ static void classify(struct klog_facts *k, const char *l, size_t n, size_t linen
 		    (bdf_after(l, n, "received: ", addr) || bdf_after(l, n, "received from ", addr) ||
 		     bdf_after(l, n, " from ", addr)))
 			add_event(k, uncorrected ? KLOG_AER_UNCORRECTED : KLOG_AER_CORRECTED, 0, addr, NULL, l,
-				  n, lineno);
+				  n, lineno, stamp);
 		return;
 	}
 	if (has(l, n, "available PCIe bandwidth, limited by ")) {
 		if (link_limited(l, n, addr, detail))
-			add_event(k, KLOG_LINK_LIMITED, 0, addr, detail, l, n, lineno);
+			add_event(k, KLOG_LINK_LIMITED, 0, addr, detail, l, n, lineno, stamp);
 		return;
 	}
 	if (!has(l, n, "amdgpu"))
@@ -279,16 +322,40 @@ static void classify(struct klog_facts *k, const char *l, size_t n, size_t linen
 		kind = KLOG_FIRMWARE_HANG;
 	}
 	if (kind != KLOG_NKINDS)
-		add_event(k, kind, 0, addr, detail, l, n, lineno);
+		add_event(k, kind, 0, addr, detail, l, n, lineno, stamp);
 }
 
-/* "[ 1234.567890] text" -> text; journalctl's "host kernel: " is left in
- * (the patterns do not care). */
-static void strip_stamp(const char **l, size_t *n)
+/* The seconds of "[ 1234.567890]" in l[0..n), or -1. */
+static double stamp_of(const char *l, size_t n)
 {
+	size_t i = 1;
+	while (i < n && l[i] == ' ')
+		i++;
+	double v = 0;
+	size_t digits = 0;
+	while (i < n && isdigit((unsigned char)l[i]) && digits < 12) {
+		v = v * 10 + (l[i++] - '0');
+		digits++;
+	}
+	if (!digits)
+		return -1;
+	if (i < n && l[i] == '.') {
+		double scale = 0.1;
+		for (i++; i < n && isdigit((unsigned char)l[i]) && scale > 1e-9; i++, scale /= 10)
+			v += (l[i] - '0') * scale;
+	}
+	return i < n && l[i] == ']' ? v : -1;
+}
+
+/* "[ 1234.567890] text" -> text, and its seconds in *stamp (-1 without);
+ * journalctl's "host kernel: " is left in (the patterns do not care). */
+static void strip_stamp(const char **l, size_t *n, double *stamp)
+{
+	*stamp = -1;
 	if (*n && **l == '[') {
 		const char *close = memchr(*l, ']', *n < 40 ? *n : 40);
 		if (close) {
+			*stamp = stamp_of(*l, (size_t)(close - *l) + 1);
 			size_t skip = (size_t)(close - *l) + 1;
 			while (skip < *n && (*l)[skip] == ' ')
 				skip++;
@@ -310,9 +377,10 @@ void klog_parse(const char *text, size_t len, struct klog_facts *k)
 		lineno++;
 		/* a line past any real kernel message is looked at in its first 4 KiB */
 		size_t m = n < 4096 ? n : 4096;
-		strip_stamp(&l, &m);
+		double stamp;
+		strip_stamp(&l, &m, &stamp);
 		if (m)
-			classify(k, l, m, lineno, nv_gpu, &nv_line);
+			classify(k, l, m, lineno, stamp, nv_gpu, &nv_line);
 	}
 	k->lines = lineno;
 }
@@ -335,5 +403,8 @@ void facts_read_klog(struct facts *f)
 	k->truncated = r > 0;
 	klog_parse(text, len, k);
 	k->len = len;
+	/* suspend and resume for driver.nvidia_uvm (facts_resume.c), from the same text */
+	if (f->drv.nvidia_module)
+		resume_log_scan(text, len, &f->resume);
 	free(text);   /* a bundle reads it again: a quick doctor keeps no megabytes */
 }

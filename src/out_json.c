@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "policy.h"
 
 size_t out_utf8_next(const unsigned char *s, uint32_t *cp)
 {
@@ -172,11 +173,18 @@ static json_t *json_gpu(const struct gpu *g)
 	return o;
 }
 
+static json_t *json_telemetry(const struct facts *f, const struct gpu *g);
+
+/* The inventory, each GPU with its telemetry (its readings now: what fleet
+ * compares across nodes) */
 static json_t *json_gpus(const struct facts *f)
 {
 	json_t *a = json_array();
-	for (size_t i = 0; f && i < f->ngpus; i++)
-		json_array_append_new(a, json_gpu(&f->gpus[i]));
+	for (size_t i = 0; f && i < f->ngpus; i++) {
+		json_t *g = json_gpu(&f->gpus[i]);
+		set(g, "telemetry", json_telemetry(f, &f->gpus[i]));
+		json_array_append_new(a, g);
+	}
 	return a;
 }
 
@@ -241,6 +249,9 @@ static json_t *json_stack(const struct report *r)
 	json_t *kd = json_object();
 	set(kd, "amdgpu", nonempty(f ? f->drv.amdgpu_version : NULL));
 	set(kd, "nvidia", nonempty(f ? f->drv.nvidia_version : NULL));
+	/* the user-space driver on disk (libcuda's version): a mismatch with the
+	 * module is driver.nvidia's failure, and diff's explanation of it */
+	set(kd, "nvidia_userspace", nonempty(f ? f->drv.nvidia_lib_version : NULL));
 	set(st, "kernel_driver", kd);
 
 	const struct rocm_install *ri = rocm_active(f);
@@ -297,6 +308,19 @@ static json_t *json_fix(const struct fix *fx)
 	return o;
 }
 
+/* What the repeat gate made of a failing result (state.h): absent when no
+ * gate applied; else the failing runs in a row, including this one, and the
+ * runs the check needs to fail (fewer: the result is held back as "warn"). */
+static void json_repeat(json_t *o, const struct repeat_mark *m)
+{
+	if (m->needed <= 0)
+		return;
+	json_t *rp = json_object();
+	set(rp, "failing_runs", json_integer(m->failing_runs));
+	set(rp, "needed", json_integer(m->needed));
+	set(o, "repeat", rp);
+}
+
 static json_t *json_check(const struct check_result *c)
 {
 	json_t *o = json_object();
@@ -315,6 +339,9 @@ static json_t *json_check(const struct check_result *c)
 	set(o, "evidence", ev);
 	set(o, "fix", json_fix(&c->fix));
 	set(o, "gpu", int_or_null(c->gpu));
+	json_repeat(o, &c->repeat);
+	if (c->observe)
+		set(o, "observe", json_true());
 	return o;
 }
 
@@ -356,6 +383,7 @@ static json_t *json_probe(const struct probe_result *p)
 		set(o, "metrics", json_null());
 	}
 	set(o, "fix", json_fix(&p->fix));
+	json_repeat(o, &p->repeat);
 	return o;
 }
 
@@ -369,7 +397,30 @@ static json_t *json_summary(const struct report *r)
 	set(s, "skip", json_integer((json_int_t)r->count[ST_SKIP]));
 	set(s, "error", json_integer((json_int_t)r->count[ST_ERROR]));
 	set(s, "exit_status", json_integer(r->exit_status));
+	if (r->policy)
+		set(s, "observed", json_integer((json_int_t)r->observed));
 	return s;
+}
+
+/* The operator's policy the checks judged by: every rule with its file and line. */
+static json_t *json_policy(const struct policy *p)
+{
+	json_t *o = json_object();
+	set(o, "file", out_json_str(p->file));
+	json_t *rules = json_array();
+	struct pol_line *l;
+	size_t n = policy_lines(p, &l);
+	for (size_t i = 0; i < n; i++) {
+		json_t *x = json_object();
+		set(x, "file", out_json_str(p->file));
+		set(x, "line", json_integer(l[i].line));
+		set(x, "section", out_json_str(l[i].section));
+		set(x, "rule", out_json_str(l[i].rule));
+		json_array_append_new(rules, x);
+	}
+	free(l);
+	set(o, "rules", rules);
+	return o;
 }
 
 static json_t *json_head(const struct report *r)
@@ -399,18 +450,13 @@ json_t *out_json_report(const struct report *r)
 		json_array_append_new(probes, json_probe(&r->probes[i]));
 	set(doc, "probes", probes);
 	set(doc, "summary", json_summary(r));
+	if (r->policy)
+		set(doc, "policy", json_policy(r->policy));
 	return doc;
 }
 
-/* ---- devices --json: each GPU's "telemetry" (what its files say now) ---- */
-
-static const struct pci_dev *pci_of(const struct facts *f, const char *addr)
-{
-	for (size_t i = 0; addr && i < f->npci; i++)
-		if (f->pci[i].addr && !strcmp(f->pci[i].addr, addr))
-			return &f->pci[i];
-	return NULL;
-}
+/* ---- each GPU's "telemetry": what its files say now, or NVML for an
+ * NVIDIA GPU where it was read (level standard, live) ---- */
 
 /* tempN_crit of the sensor labelled `label`, NAN when none */
 static double crit_of(const struct hwmon_reading *h, const char *label)
@@ -430,6 +476,48 @@ static json_t *json_temperature(const struct hwmon_reading *h)
 	set(o, "sensor", nonempty(label));
 	set(o, "celsius", isnan(t) ? json_null() : json_real(t));
 	set(o, "critical_celsius", num_or_null(h && *label ? crit_of(h, label) : NAN));
+	return o;
+}
+
+/* NVML's one sensor and its slowdown threshold; -1 is unknown */
+static json_t *json_nv_temperature(const struct nvml_gpu *nv)
+{
+	json_t *o = json_object();
+	set(o, "sensor", json_string("gpu"));
+	set(o, "celsius", nv->temp_c >= 0 ? json_integer(nv->temp_c) : json_null());
+	set(o, "critical_celsius", nv->temp_slowdown_c >= 0 ? json_integer(nv->temp_slowdown_c) : json_null());
+	return o;
+}
+
+static json_t *mw_or_null(long long mw)
+{
+	return mw >= 0 ? json_real((double)mw / 1000.0) : json_null();
+}
+
+/* NVML: no draw among its readings; the enforced limit, else the set one */
+static json_t *json_nv_power(const struct nvml_gpu *nv)
+{
+	json_t *o = json_object();
+	set(o, "watts", json_null());
+	set(o, "cap_watts", mw_or_null(nv->power_enforced_mw >= 0 ? nv->power_enforced_mw : nv->power_limit_mw));
+	set(o, "default_cap_watts", mw_or_null(nv->power_default_mw));
+	return o;
+}
+
+/* NVML: the volatile ECC totals (since the driver loaded, as amdgpu's
+ * counts are), pages retired for either cause, and a pending retirement
+ * as 1 (NVML says whether, not how many); no failed pages */
+static json_t *json_nv_ecc(const struct nvml_gpu *nv)
+{
+	json_t *o = json_object();
+	bool pages = nv->retired_sbe >= 0 || nv->retired_dbe >= 0;
+	set(o, "ras", json_null());
+	set(o, "uncorrectable", int_or_null(nv->ecc_vol_unc));
+	set(o, "correctable", int_or_null(nv->ecc_vol_corr));
+	set(o, "retired_pages", pages ? json_integer((nv->retired_sbe > 0 ? nv->retired_sbe : 0) +
+						     (nv->retired_dbe > 0 ? nv->retired_dbe : 0)) : json_null());
+	set(o, "pending_pages", nv->retired_pending >= 0 ? json_integer(nv->retired_pending) : json_null());
+	set(o, "failed_pages", json_null());
 	return o;
 }
 
@@ -500,26 +588,32 @@ static json_t *json_ecc(const struct pci_health *h, bool nvml)
 
 static json_t *json_telemetry(const struct facts *f, const struct gpu *g)
 {
-	const struct pci_dev *p = pci_of(f, g->pci_addr);
+	const struct pci_dev *p = facts_pci_of(f, g->pci_addr);
 	const struct hwmon_reading *hw = p && p->hwmon.present ? &p->hwmon : NULL;
 	const struct pci_health *h = p ? &p->health : NULL;
 	/* the nvidia driver keeps sensors, memory use and ECC to NVML */
 	bool nvml = g->vendor == VENDOR_NVIDIA;
+	const struct nvml_gpu *nv = nvml ? nvml_gpu_of(f, g->pci_addr) : NULL;
 	json_t *o = json_object();
-	set(o, "temperature", json_temperature(hw));
-	set(o, "power", json_power(hw));
+	set(o, "temperature", nv ? json_nv_temperature(nv) : json_temperature(hw));
+	set(o, "power", nv ? json_nv_power(nv) : json_power(hw));
 	set(o, "pcie", json_pcie(h));
 	set(o, "vram", json_vram(g, p, nvml));
-	set(o, "busy_percent", int_or_null(h && h->busy_percent <= 100 ? h->busy_percent : -1));
+	int busy = nv ? nv->util_gpu : h ? h->busy_percent : -1;
+	set(o, "busy_percent", int_or_null(busy <= 100 ? busy : -1));
 	set(o, "performance_level", nonempty(h ? h->perf_level : NULL));
-	set(o, "ecc", json_ecc(h, nvml));
+	set(o, "ecc", nv ? json_nv_ecc(nv) : json_ecc(h, nvml));
 	json_t *part = json_object();
 	set(part, "compute", nonempty(h ? h->compute_partition : NULL));
 	set(part, "memory", nonempty(h ? h->memory_partition : NULL));
 	set(o, "partition", part);
-	if (nvml)
+	if (nv)
+		set(o, "note", json_string("temperature, power limits, utilization and ECC from NVML; memory use "
+					   "and power draw are not among its readings"));
+	else if (nvml)
 		set(o, "note", json_string("the nvidia driver gives temperature, power, memory use and ECC only "
-					   "through NVML (nvidia-smi); devices reads files only"));
+					   "through NVML (nvidia-smi), read by doctor at level standard or full on the "
+					   "machine itself; not read here"));
 	else
 		set(o, "note", nonempty(p && !hw ? p->hwmon.note : NULL));
 	return o;
@@ -527,13 +621,9 @@ static json_t *json_telemetry(const struct facts *f, const struct gpu *g)
 
 json_t *out_json_devices(const struct report *r)
 {
-	/* the whole report of the one check that decides the exit status, and
-	 * each GPU's telemetry (gpus[i] is f->gpus[i]: json_gpus) */
-	json_t *doc = out_json_report(r);
-	json_t *gpus = json_object_get(doc, "gpus");
-	for (size_t i = 0; r->facts && i < r->facts->ngpus && i < json_array_size(gpus); i++)
-		set(json_array_get(gpus, i), "telemetry", json_telemetry(r->facts, &r->facts->gpus[i]));
-	return doc;
+	/* the whole report of the one check that decides the exit status; its
+	 * gpus carry their telemetry as every report's do */
+	return out_json_report(r);
 }
 
 json_t *out_json_strvec(const struct strvec *sv)

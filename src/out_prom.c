@@ -3,6 +3,7 @@
  * values escaped, no timestamps on samples, numbers in base units. */
 #include "out.h"
 #include "checks.h"
+#include "policy.h"
 
 #include <errno.h>
 #include <math.h>
@@ -107,6 +108,20 @@ static void prom_checks(FILE *fp, const struct report *r)
 					 c->def ? c->def->category : "unknown", "gpu", gpu, NULL };
 		sample(fp, "rocmcheck_check_status", labels, v);
 	}
+	/* the operator's observe-only checks (policy.ini): an alert on
+	 * rocmcheck_check_status can leave them out with
+	 * `unless on(check) rocmcheck_check_observe_only == 1` */
+	bool any = false;
+	for (size_t i = 0; r->policy && i < r->policy->nchk; i++) {
+		if (!r->policy->chk[i].observe)
+			continue;
+		if (!any)
+			family(fp, "rocmcheck_check_observe_only", "gauge",
+			       "1 for a check the operator's policy marks observe-only: reported, never failing the run.");
+		any = true;
+		const char *labels[] = { "check", r->policy->chk[i].id, NULL };
+		sample(fp, "rocmcheck_check_observe_only", labels, 1);
+	}
 }
 
 /* One family over the probes: every probe when `all`, else those that
@@ -182,6 +197,9 @@ struct gpu_series {
 	const struct gpu_family *fam;
 	bool any;                   /* HELP and TYPE written */
 	const char *gpu, *pci, *model;
+	/* NVML's readings of an NVIDIA GPU (level standard, live), NULL when
+	 * NVML was not read: the nvidia driver has no hwmon or RAS files */
+	const struct nvml_gpu *nv;
 };
 
 struct gpu_family {
@@ -224,25 +242,57 @@ static void emit_temps(struct gpu_series *s, const struct pci_dev *p, const doub
 	}
 }
 
-static void emit_temp(struct gpu_series *s, const struct pci_dev *p) { emit_temps(s, p, p->hwmon.temp_c); }
-static void emit_temp_crit(struct gpu_series *s, const struct pci_dev *p) { emit_temps(s, p, p->hwmon.temp_crit_c); }
+/* NVML's one sensor ("gpu"); -1 is unknown */
+static void emit_nv_temp(struct gpu_series *s, int v)
+{
+	const char *extra[] = { "sensor", "gpu", NULL };
+	gpu_sample(s, extra, v >= 0 ? (double)v : NAN);
+}
+
+static void emit_temp(struct gpu_series *s, const struct pci_dev *p)
+{
+	if (s->nv)
+		emit_nv_temp(s, s->nv->temp_c);
+	else
+		emit_temps(s, p, p->hwmon.temp_c);
+}
+
+/* NVML: the slowdown threshold, where the GPU starts to throttle hard */
+static void emit_temp_crit(struct gpu_series *s, const struct pci_dev *p)
+{
+	if (s->nv)
+		emit_nv_temp(s, s->nv->temp_slowdown_c);
+	else
+		emit_temps(s, p, p->hwmon.temp_crit_c);
+}
 
 static double hwmon_value(const struct pci_dev *p, double v)
 {
 	return p->hwmon.present ? v : NAN;
 }
 
+static double nv_watts(long long mw)
+{
+	return mw >= 0 ? (double)mw / 1000.0 : NAN;
+}
+
+/* NVML's readings hold no power draw: nothing for an NVIDIA GPU */
 static void emit_power(struct gpu_series *s, const struct pci_dev *p)
 {
-	gpu_sample(s, NULL, hwmon_value(p, p->hwmon.power_w));
+	gpu_sample(s, NULL, s->nv ? NAN : hwmon_value(p, p->hwmon.power_w));
 }
+/* NVML: the enforced limit (the lower of the set one and any other), else the set one */
 static void emit_power_cap(struct gpu_series *s, const struct pci_dev *p)
 {
-	gpu_sample(s, NULL, hwmon_value(p, p->hwmon.power_cap_w));
+	if (s->nv)
+		gpu_sample(s, NULL, nv_watts(s->nv->power_enforced_mw >= 0 ? s->nv->power_enforced_mw
+									 : s->nv->power_limit_mw));
+	else
+		gpu_sample(s, NULL, hwmon_value(p, p->hwmon.power_cap_w));
 }
 static void emit_power_cap_default(struct gpu_series *s, const struct pci_dev *p)
 {
-	gpu_sample(s, NULL, hwmon_value(p, p->hwmon.power_cap_default_w));
+	gpu_sample(s, NULL, s->nv ? nv_watts(s->nv->power_default_mw) : hwmon_value(p, p->hwmon.power_cap_default_w));
 }
 
 /* current: the narrowest (slowest) link trained on the path from the GPU to
@@ -266,8 +316,22 @@ static void emit_link(struct gpu_series *s, const struct pci_health *h, bool spe
 static void emit_link_width(struct gpu_series *s, const struct pci_dev *p) { emit_link(s, &p->health, false); }
 static void emit_link_speed(struct gpu_series *s, const struct pci_dev *p) { emit_link(s, &p->health, true); }
 
+static double nv_count(long long v)
+{
+	return v >= 0 ? (double)v : NAN;
+}
+
+/* NVML: the volatile totals (since the driver loaded, as amdgpu's counts
+ * are) as block "total" */
 static void emit_ecc(struct gpu_series *s, const struct pci_dev *p)
 {
+	if (s->nv) {
+		const char *ue[] = { "block", "total", "type", "uncorrectable", NULL };
+		const char *ce[] = { "block", "total", "type", "correctable", NULL };
+		gpu_sample(s, ue, nv_count(s->nv->ecc_vol_unc));
+		gpu_sample(s, ce, nv_count(s->nv->ecc_vol_corr));
+		return;
+	}
 	for (size_t i = 0; i < p->health.nras; i++) {
 		const struct ras_count *rc = &p->health.ras[i];
 		const char *ue[] = { "block", rc->block, "type", "uncorrectable", NULL };
@@ -281,6 +345,15 @@ static void emit_ecc(struct gpu_series *s, const struct pci_dev *p)
 static void emit_bad_pages(struct gpu_series *s, const struct pci_dev *p)
 {
 	const struct pci_health *h = &p->health;
+	if (s->nv) {   /* retired for either cause; NVML says whether one is pending, not how many */
+		const struct nvml_gpu *g = s->nv;
+		const char *r[] = { "state", "retired", NULL }, *pe[] = { "state", "pending", NULL };
+		bool known = g->retired_sbe >= 0 || g->retired_dbe >= 0;
+		gpu_sample(s, r, known ? (double)((g->retired_sbe > 0 ? g->retired_sbe : 0) +
+						  (g->retired_dbe > 0 ? g->retired_dbe : 0)) : NAN);
+		gpu_sample(s, pe, g->retired_pending >= 0 ? (double)g->retired_pending : NAN);
+		return;
+	}
 	if (h->bad_pages < 0)
 		return;
 	const char *r[] = { "state", "retired", NULL }, *pe[] = { "state", "pending", NULL },
@@ -290,16 +363,28 @@ static void emit_bad_pages(struct gpu_series *s, const struct pci_dev *p)
 	gpu_sample(s, f, h->bad_failed);
 }
 
+static void emit_remapped_rows(struct gpu_series *s, const struct pci_dev *p)
+{
+	(void)p;
+	if (!s->nv)
+		return;
+	const char *c[] = { "type", "correctable", NULL }, *u[] = { "type", "uncorrectable", NULL };
+	gpu_sample(s, c, nv_count(s->nv->rows_corr));
+	gpu_sample(s, u, nv_count(s->nv->rows_unc));
+}
+
 static const struct gpu_family gpu_families[] = {
 	{ "rocmcheck_gpu_temperature_celsius", "gauge",
-	  "GPU temperature from hwmon, by sensor (edge, junction, mem).", emit_temp },
+	  "GPU temperature from hwmon, by sensor (edge, junction, mem); NVIDIA from NVML (sensor gpu).", emit_temp },
 	{ "rocmcheck_gpu_temperature_critical_celsius", "gauge",
-	  "The temperature at which the GPU throttles hard (hwmon tempN_crit), by sensor.", emit_temp_crit },
+	  "The temperature at which the GPU throttles hard (hwmon tempN_crit; NVML's slowdown threshold), by sensor.",
+	  emit_temp_crit },
 	{ "rocmcheck_gpu_power_watts", "gauge", "GPU power draw from hwmon (power1_average, else power1_input).",
 	  emit_power },
-	{ "rocmcheck_gpu_power_cap_watts", "gauge", "The GPU's power cap (hwmon power1_cap).", emit_power_cap },
-	{ "rocmcheck_gpu_power_cap_default_watts", "gauge", "The GPU's default power cap (hwmon power1_cap_default).",
-	  emit_power_cap_default },
+	{ "rocmcheck_gpu_power_cap_watts", "gauge", "The GPU's power cap (hwmon power1_cap; NVML's enforced limit).",
+	  emit_power_cap },
+	{ "rocmcheck_gpu_power_cap_default_watts", "gauge",
+	  "The GPU's default power cap (hwmon power1_cap_default; NVML's default limit).", emit_power_cap_default },
 	{ "rocmcheck_gpu_pcie_link_width", "gauge",
 	  "Lanes of the GPU's PCIe path: the narrowest link trained up to the root port (current) "
 	  "and the GPU's own maximum (max).",
@@ -309,9 +394,14 @@ static const struct gpu_family gpu_families[] = {
 	  "(current, lower when idle) and the GPU's own maximum (max).",
 	  emit_link_speed },
 	{ "rocmcheck_gpu_ecc_errors_total", "counter",
-	  "ECC errors the driver counted since it loaded (ras/<block>_err_count), by block and type.", emit_ecc },
+	  "ECC errors the driver counted since it loaded (ras/<block>_err_count; NVML's volatile totals, block total), "
+	  "by block and type.", emit_ecc },
 	{ "rocmcheck_gpu_retired_pages", "gauge",
-	  "VRAM pages in ras/gpu_vram_bad_pages: retired, pending retirement, or failed to retire.", emit_bad_pages },
+	  "VRAM pages in ras/gpu_vram_bad_pages: retired, pending retirement, or failed to retire (NVML: retired for "
+	  "either cause; pending is 1 while a retirement waits for a reset).", emit_bad_pages },
+	{ "rocmcheck_gpu_remapped_rows", "gauge",
+	  "NVIDIA memory rows remapped (NVML, Ampere and newer), for correctable and uncorrectable errors.",
+	  emit_remapped_rows },
 };
 
 /* The GPUs the health checks judge: those of the inventory and any AMD or
@@ -344,6 +434,7 @@ static void prom_gpu_health(FILE *fp, const struct report *r)
 			s.gpu = idx;
 			s.pci = p->addr;
 			s.model = g && g->name ? g->name : p->board_name ? p->board_name : id;
+			s.nv = p->vendor == 0x10de ? nvml_gpu_of(f, p->addr) : NULL;
 			s.fam->emit(&s, p);
 		}
 	}

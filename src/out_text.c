@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "policy.h"
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -144,6 +145,8 @@ static void print_check_line(FILE *fp, const struct check_result *c, const struc
 	out_text_clean(fp, c->def ? c->def->title : "(unknown check)", o->utf8);
 	if (c->gpu >= 0)
 		fprintf(fp, " (GPU %d)", c->gpu);
+	if (c->observe)
+		fputs(" (observe-only)", fp);
 	if (c->summary && *c->summary) {
 		fputs(": ", fp);
 		out_text_clean(fp, c->summary, o->utf8);
@@ -264,6 +267,8 @@ static const char *category_of(const struct check_result *c)
 	return c->def && c->def->category ? c->def->category : "other";
 }
 
+static const char *plural(size_t n, const char *one, const char *many);
+
 static void print_header(FILE *fp, const struct report *r, const struct out_opts *o)
 {
 	const struct facts *f = r->facts;
@@ -289,6 +294,19 @@ static void print_header(FILE *fp, const struct report *r, const struct out_opts
 	}
 	fprintf(fp, ", level %s", level_name(r->level));
 	fputc('\n', fp);
+	if (!r->policy)
+		return;
+	struct pol_line *l;
+	size_t n = policy_lines(r->policy, &l);
+	fputs("policy: ", fp);
+	out_text_clean(fp, r->policy->file, o->utf8);
+	fprintf(fp, " (%zu %s)\n", n, plural(n, "rule", "rules"));
+	for (size_t i = 0; o->verbosity > 0 && i < n; i++) {
+		fputs("  ", fp);
+		out_text_clean(fp, r->policy->file, o->utf8);
+		fprintf(fp, ":%d: %s %s\n", l[i].line, l[i].section, l[i].rule);
+	}
+	free(l);
 }
 
 static const char *plural(size_t n, const char *one, const char *many)
@@ -454,6 +472,17 @@ void out_text_report(FILE *fp, const struct report *r, const struct out_opts *o)
 		fprintf(fp, "%zu passed, %zu %s, %zu failed, %zu %s, %zu skipped\n", r->count[ST_PASS],
 			r->count[ST_WARN], plural(r->count[ST_WARN], "warning", "warnings"), r->count[ST_FAIL],
 			r->count[ST_ERROR], plural(r->count[ST_ERROR], "error", "errors"), r->count[ST_SKIP]);
+	size_t held = 0;
+	for (size_t i = 0; i < r->nresults; i++)
+		held += r->results[i].status == ST_WARN && r->results[i].repeat.needed > r->results[i].repeat.failing_runs;
+	for (size_t i = 0; i < r->nprobes; i++)
+		held += r->probes[i].status == ST_WARN && r->probes[i].repeat.needed > r->probes[i].repeat.failing_runs;
+	if (o->verbosity >= 0 && held)
+		fprintf(fp, "%zu of the warnings %s failing, held back until %s failed enough runs in a row (--repeat)\n",
+			held, plural(held, "is", "are"), plural(held, "it has", "they have"));
+	if (o->verbosity >= 0 && r->observed)
+		fprintf(fp, "%zu observe-only %s did not pass (the policy keeps them from failing the run)\n",
+			r->observed, plural(r->observed, "result", "results"));
 	char *verdict = out_verdict(r, o->utf8);
 	enum status vs = r->exit_status ? ST_FAIL : r->count[ST_WARN] ? ST_WARN : ST_PASS;
 	color_on(fp, o, C_BOLD);
@@ -687,16 +716,10 @@ static void print_row(FILE *fp, const struct dev_row *w, const size_t width[4], 
 }
 
 /* ---- the readings table: what each GPU's files say now (nvidia-smi's
- * summary, from sysfs alone). Unknown is "-"; what only NVML gives on an
- * NVIDIA GPU is "n/a". ---- */
-
-static const struct pci_dev *pci_of(const struct facts *f, const char *addr)
-{
-	for (size_t i = 0; addr && i < f->npci; i++)
-		if (f->pci[i].addr && !strcmp(f->pci[i].addr, addr))
-			return &f->pci[i];
-	return NULL;
-}
+ * summary), or NVML's readings of an NVIDIA GPU where they were read
+ * (doctor at level standard, live; `devices` reads files only). Unknown is
+ * "-"; what only NVML gives on an NVIDIA GPU whose NVML was not read is
+ * "n/a". ---- */
 
 /* The GPU's values that the nvidia driver keeps to NVML (no hwmon, no RAS
  * files, no memory use in sysfs). */
@@ -729,27 +752,12 @@ struct look {
 	const struct gpu *g;
 	const struct pci_dev *p;    /* NULL when the GPU has no PCI device read */
 	bool utf8;
+	const struct nvml_gpu *nv;  /* NVML's readings of an NVIDIA GPU, NULL when not read */
 };
 
 static void cell_gpu(char *b, size_t n, const struct look *l)
 {
 	snprintf(b, n, "%d", l->g->index);
-}
-
-/* the hottest-running sensor (hwmon_hot_temp) and its critical limit */
-static void cell_temp(char *b, size_t n, const struct look *l)
-{
-	const char *label = "", *deg = l->utf8 ? "\xc2\xb0" "C" : " C";
-	double t = l->p ? hwmon_hot_temp(&l->p->hwmon, &label) : NAN;
-	if (isnan(t)) {
-		snprintf(b, n, "%s", nvml_only(l->g) ? "n/a" : "-");
-		return;
-	}
-	double crit = crit_of(&l->p->hwmon, label);
-	if (isnan(crit))
-		snprintf(b, n, "%s %.0f/-%s", label, t, deg);
-	else
-		snprintf(b, n, "%s %.0f/%.0f%s", label, t, crit, deg);
 }
 
 /* "-" for NAN, else v with `prec` decimals (%g when negative) */
@@ -763,9 +771,38 @@ static void num_or_dash(char *b, size_t n, double v, int prec)
 		snprintf(b, n, "%.*f", prec, v);
 }
 
+/* the hottest-running sensor (hwmon_hot_temp) and its critical limit */
+static void cell_temp(char *b, size_t n, const struct look *l)
+{
+	const char *label = "", *deg = l->utf8 ? "\xc2\xb0" "C" : " C";
+	if (l->nv && l->nv->temp_c >= 0) {   /* NVML's sensor and its slowdown threshold */
+		char crit[16];
+		num_or_dash(crit, sizeof(crit), l->nv->temp_slowdown_c, 0);
+		snprintf(b, n, "gpu %d/%s%s", l->nv->temp_c, crit, deg);
+		return;
+	}
+	double t = l->p ? hwmon_hot_temp(&l->p->hwmon, &label) : NAN;
+	if (isnan(t)) {
+		snprintf(b, n, "%s", nvml_only(l->g) ? "n/a" : "-");
+		return;
+	}
+	double crit = crit_of(&l->p->hwmon, label);
+	if (isnan(crit))
+		snprintf(b, n, "%s %.0f/-%s", label, t, deg);
+	else
+		snprintf(b, n, "%s %.0f/%.0f%s", label, t, crit, deg);
+}
+
 static void cell_power(char *b, size_t n, const struct look *l)
 {
 	const struct hwmon_reading *h = l->p ? &l->p->hwmon : NULL;
+	if (l->nv) {   /* NVML's enforced limit; the draw is not among its readings */
+		long long mw = l->nv->power_enforced_mw >= 0 ? l->nv->power_enforced_mw : l->nv->power_limit_mw;
+		char cap[16];
+		num_or_dash(cap, sizeof(cap), mw >= 0 ? (double)mw / 1000.0 : NAN, 0);
+		snprintf(b, n, "-/%s W", cap);
+		return;
+	}
 	if (!h || (isnan(h->power_w) && isnan(h->power_cap_w))) {
 		snprintf(b, n, "%s", nvml_only(l->g) ? "n/a" : "-");
 		return;
@@ -818,6 +855,17 @@ static void cell_vram(char *b, size_t n, const struct look *l)
 static void cell_ecc(char *b, size_t n, const struct look *l)
 {
 	const struct pci_health *h = l->p ? &l->p->health : NULL;
+	if (l->nv) {   /* NVML: volatile uncorrectable count, pages retired, a retirement pending */
+		const struct nvml_gpu *g = l->nv;
+		char ue[24];
+		num_or_dash(ue, sizeof(ue), g->ecc_vol_unc >= 0 ? (double)g->ecc_vol_unc : NAN, 0);
+		if (g->retired_sbe < 0 && g->retired_dbe < 0)
+			snprintf(b, n, "UE %s", ue);
+		else
+			snprintf(b, n, "UE %s, %lldR%s", ue, (g->retired_sbe > 0 ? g->retired_sbe : 0) +
+				 (g->retired_dbe > 0 ? g->retired_dbe : 0), g->retired_pending == 1 ? " P" : "");
+		return;
+	}
 	if (nvml_only(l->g) || !h) {
 		snprintf(b, n, "%s", nvml_only(l->g) ? "n/a" : "-");
 		return;
@@ -865,11 +913,14 @@ static const struct look_col_def {
  * power cap moved from its default, the R/P/F letters, NVML's values. */
 static void look_notes(FILE *fp, const struct facts *f, const struct out_opts *o)
 {
-	bool pages = false, nvidia = false;
+	bool pages = false, nvidia = false, nvml = false;
 	for (size_t i = 0; i < f->ngpus; i++) {
 		const struct gpu *g = &f->gpus[i];
-		const struct pci_dev *p = pci_of(f, g->pci_addr);
-		nvidia |= nvml_only(g);
+		const struct pci_dev *p = facts_pci_of(f, g->pci_addr);
+		const struct nvml_gpu *nv = nvml_only(g) ? nvml_gpu_of(f, g->pci_addr) : NULL;
+		nvidia |= nvml_only(g) && !nv;
+		nvml |= nv != NULL;
+		pages |= nv && (nv->retired_sbe > 0 || nv->retired_dbe > 0 || nv->retired_pending == 1);
 		if (!p)
 			continue;
 		pages |= !nvml_only(g) && p->health.ras_present && p->health.bad_pages > 0;
@@ -892,7 +943,11 @@ static void look_notes(FILE *fp, const struct facts *f, const struct out_opts *o
 	if (pages)
 		fputs("ECC pages: R retired, P pending (retired at the next reset), F failed to retire\n", fp);
 	if (nvidia)
-		fputs("n/a: the nvidia driver gives these only through NVML (nvidia-smi), not in files\n", fp);
+		fputs("n/a: the nvidia driver gives these only through NVML (nvidia-smi), not in files; NVML is not "
+		      "read here (doctor reads it at --level standard)\n", fp);
+	if (nvml)
+		fputs("NVIDIA: NVML's readings (temperature/slowdown, enforced power limit, ECC since the driver "
+		      "loaded); the power draw and memory use are not among them\n", fp);
 }
 
 /* spaces after a column: one after the index, as in the inventory table */
@@ -932,7 +987,9 @@ static void print_looks(FILE *fp, const struct facts *f, const struct out_opts *
 		shown[c] = !look_cols[c].if_any;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct look l = { &f->gpus[i], pci_of(f, f->gpus[i].pci_addr), o->utf8 };
+		const struct gpu *g = &f->gpus[i];
+		struct look l = { g, facts_pci_of(f, g->pci_addr), o->utf8,
+				  nvml_only(g) ? nvml_gpu_of(f, g->pci_addr) : NULL };
 		any_pci |= l.p != NULL;
 		for (int c = 0; c < LOOK_NCOLS; c++) {
 			look_cols[c].cell(cells[i][c], LOOK_CELL, &l);

@@ -238,6 +238,8 @@ void profiles_health_defaults(struct prof_health *h)
 	h->thermal_margin_c = 5;
 	h->idle_busy_percent = 10;
 	h->shm_min_mib = 1024;
+	h->retired_pages_fail = 63;
+	h->unc_row_remaps_fail = 512;
 }
 
 static bool in_list(const int *v, size_t n, int code)

@@ -143,6 +143,13 @@ struct prof_health {
 	double thermal_margin_c;      /* an idle GPU this close to its critical temperature fails; 5 */
 	unsigned idle_busy_percent;   /* gpu_busy_percent at or under this is idle; 10 */
 	double shm_min_mib;           /* /dev/shm under this in a container with a framework warns; 1024 */
+	/* DCGM's memory-health limits for NVIDIA (DcgmHealthWatch.cpp): this many
+	 * retired pages (both causes), or rows remapped for uncorrectable errors,
+	 * or more fail; 63 and 512 */
+	unsigned retired_pages_fail, unc_row_remaps_fail;
+	/* the kernel-log signatures (facts.h enum klog_kind, by klog_kind_name)
+	 * that fail, warn or are only evidence: one bit per kind; unlisted warn */
+	unsigned sig_fail, sig_warn, sig_ignore;
 	struct prof_where where;
 };
 /* Whether Xid `code` is in the database's fail or warn list. */

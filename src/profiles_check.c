@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "facts.h"   /* klog_kind_name */
+
 const char *const profile_placeholders[] = {
 	/* filled by the checks (the fix contract in profiles.h) */
 	"user", "groups", "kernel", "kernels", "headers_install", "grub_update",
@@ -24,7 +26,9 @@ const char *const profile_placeholders[] = {
 	/* filled by the health checks */
 	"gpu", "what", "file", "firmware_package", "width", "max_width", "temp", "crit", "hwmon", "cap",
 	"cap_default", "cap_default_uw", "level", "visible", "mode", "size",
-	"cap_default_w", "ngpus",
+	"cap_default_w", "ngpus", "bar1", "partitions",
+	/* filled by the container checks of perm.* */
+	"gid",
 	NULL
 };
 
@@ -59,11 +63,22 @@ static const struct fix_contract {
 	{ "tf_reinstall_cuda", "packages pip", false, false },
 	{ "container_devices", "", false, false },
 	{ "container_nvidia", "nodes", false, false },
+	{ "container_group_add", "user gid nodes", false, false },
+	{ "container_cgroup", "nodes", false, false },
+	{ "container_nvidia_cgroup", "nodes", false, false },
 	{ "nvidia_nodes", "", false, false },
 	{ "kfd_disabled", "", false, false },
 	{ "kfd_missing_node", "pci_addr", false, false },
 	{ "nvidia_driver", "install packages os_name", true, false },
 	{ "nvidia_uvm", "", false, false },
+	{ "nvidia_uvm_reload", "", false, false },
+	{ "nvidia_uvm_resume", "", true, false },
+	{ "fabricmanager_apt", "driver_version nvidia_branch", false, false },
+	{ "fabricmanager_apt_580", "driver_version nvidia_branch", false, false },
+	{ "fabricmanager_dnf", "driver_version nvidia_branch", false, false },
+	{ "fabricmanager_dnf_580", "driver_version nvidia_branch", false, false },
+	{ "fabricmanager_byhand", "driver_version nvidia_branch", false, false },
+	{ "fabricmanager_start", "", false, false },
 	{ "nvidia_mismatch", "driver_version lib_version", true, false },
 	{ "nouveau", "grub_update", true, false },
 	{ "rocm_upgrade", "rocm_version arch", false, false },
@@ -76,6 +91,7 @@ static const struct fix_contract {
 	{ "vram_low", "vram min_vram", false, false },
 	{ "wsl_route", "", false, false },
 	{ "health_reset_nvidia", "gpu gpu_index pci_addr what", false, false },
+	{ "health_nv_unresponsive", "gpu pci_addr what", true, false },
 	{ "health_reset_seen", "gpu gpu_index pci_addr what", false, false },
 	{ "health_reboot", "gpu pci_addr what", true, false },
 	{ "health_app_error", "gpu what", false, false },
@@ -91,7 +107,9 @@ static const struct fix_contract {
 	{ "health_power_cap", "gpu hwmon cap cap_default cap_default_uw", false, false },
 	{ "health_perf_level", "gpu pci_addr level", false, false },
 	{ "health_bar", "gpu visible", true, false },
+	{ "health_bar_nvidia", "gpu bar1 vram", true, false },
 	{ "health_partition", "gpu mode", false, false },
+	{ "health_partition_kfd", "gpu pci_addr mode partitions nodes", true, false },
 	{ "tuning_numa", "", false, false },
 	{ "tuning_shm", "size", false, false },
 	{ "health_nv_rma", "gpu pci_addr what", false, false },
@@ -413,6 +431,13 @@ void prof_end_health(struct loader *l)
 	for (size_t i = 0; i < h->nxid_fail; i++)
 		if (prof_xid_warns(h, h->xid_fail[i]))
 			prof_err(l, "Xid %d is in both xid_fail and xid_warn", h->xid_fail[i]);
+	unsigned twice = (h->sig_fail & h->sig_warn) | (h->sig_fail & h->sig_ignore) | (h->sig_warn & h->sig_ignore);
+	for (unsigned k = 0; twice && k < 32; k++)
+		if (twice & (1u << k)) {
+			prof_err(l, "signature %s is in two of signature_fail, signature_warn and signature_ignore",
+				 klog_kind_name((enum klog_kind)k));
+			break;
+		}
 }
 
 void prof_end_os(struct loader *l)

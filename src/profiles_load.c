@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "facts.h"   /* klog_kind_named: the kernel-log signatures */
 #include "profiles_check.h"
 
 /* libinih (Debian) reads through a 200-byte buffer: 199 bytes and the NUL. */
@@ -611,22 +612,52 @@ static void xid_list(struct loader *l, const char *key, const char *value, int *
 	strvec_release(&w);
 }
 
+/* "fallen-off-bus reset-failed ...": kernel-log signatures by name, as bits.
+ * The corrected AER events (a threshold) and the boot-time link line
+ * (health.pcie_link's) are judged otherwise and cannot be listed. */
+static void signature_list(struct loader *l, const char *key, const char *value, unsigned *bits)
+{
+	struct strvec w = STRVEC_INIT;
+	strvec_split(&w, value, " ");
+	for (size_t i = 0; i < w.n; i++) {
+		enum klog_kind k = klog_kind_named(w.v[i]);
+		if (k == KLOG_NKINDS || k == KLOG_XID || k == KLOG_AER_CORRECTED || k == KLOG_LINK_LIMITED) {
+			prof_err(l, "bad value for '%s': \"%s\" is not a kernel-log signature (see rocmcheck-profiles(5))",
+				 key, w.v[i]);
+			break;
+		}
+		*bits |= 1u << k;
+	}
+	strvec_release(&w);
+}
+
 static void key_health(struct loader *l, const char *key, const char *value)
 {
 	struct prof_health *h = &l->db->health;
 	double v;
-	if (!strcmp(key, "xid_fail")) {
+	if (!strcmp(key, "signature_fail") || !strcmp(key, "signature_warn") || !strcmp(key, "signature_ignore")) {
+		if (prof_once(l, key))
+			signature_list(l, key, value,
+				       key[10] == 'f' ? &h->sig_fail : key[10] == 'w' ? &h->sig_warn : &h->sig_ignore);
+	} else if (!strcmp(key, "xid_fail")) {
 		xid_list(l, key, value, h->xid_fail, &h->nxid_fail);
 	} else if (!strcmp(key, "xid_warn")) {
 		xid_list(l, key, value, h->xid_warn, &h->nxid_warn);
-	} else if (!strcmp(key, "aer_corrected_max") || !strcmp(key, "idle_busy_percent")) {
+	} else if (!strcmp(key, "aer_corrected_max") || !strcmp(key, "idle_busy_percent") ||
+		   !strcmp(key, "retired_pages_fail") || !strcmp(key, "uncorrectable_row_remaps_fail")) {
 		if (prof_once(l, key) && prof_get_number(l, key, value, &v)) {
-			if (v < 0 || v > 1e6 || v != (double)(unsigned)v)
-				prof_err(l, "bad value for '%s': \"%s\" (expected a whole number)", key, value);
+			bool limit = key[0] == 'r' || key[0] == 'u';   /* a count that fails: 0 would fail every GPU */
+			if (v < (limit ? 1 : 0) || v > 1e6 || v != (double)(unsigned)v)
+				prof_err(l, "bad value for '%s': \"%s\" (expected a whole number%s)", key, value,
+					 limit ? " above 0" : "");
 			else if (!strcmp(key, "aer_corrected_max"))
 				h->aer_corrected_max = (unsigned)v;
-			else
+			else if (!strcmp(key, "idle_busy_percent"))
 				h->idle_busy_percent = (unsigned)v;
+			else if (key[0] == 'r')
+				h->retired_pages_fail = (unsigned)v;
+			else
+				h->unc_row_remaps_fail = (unsigned)v;
 		}
 	} else if (!strcmp(key, "thermal_margin_c") || !strcmp(key, "shm_min_mib")) {
 		if (prof_once(l, key) && prof_get_number(l, key, value, &v)) {

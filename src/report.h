@@ -43,6 +43,13 @@ struct fix {
 };
 
 struct check_def;              /* checks.h */
+struct policy;                 /* policy.h */
+
+/* What the repeat gate (state.h) made of a failing result: the runs in a row
+ * it has failed and the runs it needs to fail; needed 0: no gate applied. */
+struct repeat_mark {
+	int failing_runs, needed;
+};
 
 struct check_result {
 	const struct check_def *def;
@@ -52,6 +59,8 @@ struct check_result {
 	size_t nevidence;
 	struct fix fix;
 	int gpu;                   /* GPU index, -1 for null */
+	bool observe;              /* the policy marks its check observe-only: reported, never failing the run */
+	struct repeat_mark repeat;
 };
 
 /* A further figure of a probe beside the fixed fields ("copy_gbs",
@@ -77,6 +86,7 @@ struct probe_result {
 	struct fix fix;
 	struct probe_metric metrics[PROBE_METRICS_MAX]; /* in the order the probe set them */
 	unsigned nmetrics;
+	struct repeat_mark repeat;
 };
 
 /* What framework.torch.runtime learnt from one PyTorch install, for its
@@ -108,7 +118,8 @@ struct report {
 	size_t nfw_runtime;
 	/* derived by report_finish() */
 	enum status status;
-	size_t count[5];           /* indexed by enum status */
+	size_t count[5];           /* indexed by enum status (observe-only results not among them) */
+	size_t observed;           /* observe-only results that did not pass (policy.ini) */
 	int exit_status;
 	bool fail_on_warn;
 	/* set by the command that ran the checks, for the verdict line */
@@ -116,6 +127,7 @@ struct report {
 	size_t checks_run;         /* catalog checks selected (each one result or more) */
 	size_t checks_total;       /* checks in the catalog */
 	char *hint;                /* "run `rocmcheck plan` for a fix script"; NULL: none */
+	const struct policy *policy; /* the operator's policy the checks judged by; NULL none (borrowed) */
 };
 
 void report_init(struct report *r, const struct facts *f, const struct profiles *db);

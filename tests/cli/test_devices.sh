@@ -5,7 +5,8 @@
 # GPU's telemetry) says what the GPU's files say now: the hottest sensor and
 # its limit, power and cap, the GPU's own PCIe link, VRAM use, RAS, MI300
 # partitions; unknown is "-" and null, never 0; NVML-only values on NVIDIA
-# are n/a. It reads files only: no GPU library, milliseconds.
+# are n/a (devices does not read NVML). It reads files only: no GPU library,
+# milliseconds. doctor's JSON report carries the same telemetry.
 . "$(dirname "$0")/lib.sh"
 
 FIXDIR=$TESTS_DIR/fixtures
@@ -144,8 +145,11 @@ run 0 --sysroot "$nv" --json devices
 [ "$(tel "$OUT" 0 '(t["temperature"]["celsius"], t["power"]["watts"], t["power"]["cap_watts"], t["vram"]["used_bytes"], t["ecc"]["ras"], t["ecc"]["uncorrectable"], t["pcie"]["width"], "NVML" in t["note"])')" = "(None, None, None, None, None, None, 16, True)" ] ||
 	fail "NVIDIA: JSON telemetry $(json_get "$OUT" 'd["gpus"][0]["telemetry"]')"
 
-# only devices adds telemetry: doctor's report is as it was
+# doctor's report carries the same telemetry (what fleet compares across nodes)
 "$ROCMCHECK" --sysroot "$hot" --json doctor --level quick >"$T/d.json" 2>/dev/null
-[ "$(json_get "$T/d.json" 'any("telemetry" in g for g in d["gpus"])')" = False ] || fail "doctor --json has telemetry"
+run 0 --sysroot "$hot" --json devices
+[ "$(json_get "$T/d.json" '[g["telemetry"] for g in d["gpus"]]')" = "$(json_get "$OUT" '[g["telemetry"] for g in d["gpus"]]')" ] ||
+	fail "doctor --json and devices --json differ in telemetry"
+[ "$(json_get "$T/d.json" 'd["gpus"][0]["telemetry"]["temperature"]["celsius"]')" = 106.0 ] || fail "doctor --json telemetry"
 
 finish

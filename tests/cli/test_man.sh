@@ -63,6 +63,20 @@ done
 grep -q 'jq' "$T/man.txt" || fail "EXAMPLES lack a jq example"
 grep -qi 'slurm' "$T/man.txt" || fail "EXAMPLES lack a Slurm health check"
 
+# rocmcheck-policy(5): groff reads it without a warning, and it names every
+# key the policy reader takes
+POLICY=$SOURCE_DIR/man/rocmcheck-policy.5
+if command -v groff >/dev/null; then
+	groff -man -Tutf8 -ww -z "$POLICY" 2>"$T/groff-policy" || fail "groff failed on rocmcheck-policy(5)"
+	[ -s "$T/groff-policy" ] && { fail "groff warnings on rocmcheck-policy(5):"; cat "$T/groff-policy" >&2; }
+fi
+for key in aer_corrected_max thermal_margin_c idle_busy_percent shm_min_mib retired_pages_fail \
+	uncorrectable_row_remaps_fail action more_than within mode repeat gpus \
+	"\[xid" "\[signature" "\[check" "\[expect\]" "\[health\]"; do
+	grep -q -- "$key" "$POLICY" || fail "rocmcheck-policy(5) lacks $key"
+done
+grep -q -- '--policy' "$T/man.txt" || fail "rocmcheck(1) lacks --policy"
+
 # rocmcheck-profiles(5) documents every fix id of the shipped profiles
 for id in $(sed -n 's/^\[fix \([a-z0-9_]*\)\].*/\1/p' "$SOURCE_DIR"/profiles/*.ini); do
 	grep -q "^$id\b" "$SOURCE_DIR/man/rocmcheck-profiles.5" || fail "rocmcheck-profiles(5) lacks fix id $id"

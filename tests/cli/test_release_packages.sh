@@ -111,6 +111,11 @@ else
 		/usr/share/man/man5/rocmcheck-profiles.5*) ;;
 		*) fail "man -w 5 rocmcheck-profiles: '$page' $(cat "$ERR")" ;;
 	esac
+	page=$(MANPATH=/usr/share/man man -w 5 rocmcheck-policy 2>"$ERR")
+	case $page in
+		/usr/share/man/man5/rocmcheck-policy.5*) ;;
+		*) fail "man -w 5 rocmcheck-policy: '$page' $(cat "$ERR")" ;;
+	esac
 	dpkg -L rocmcheck >"$T/listed"
 	ntests=$((ntests + 1))
 	dpkg -r rocmcheck >"$OUT" 2>"$ERR" || { fail "dpkg -r rocmcheck"; last; }

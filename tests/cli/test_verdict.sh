@@ -13,13 +13,13 @@ verdict() { tail -n1 "$OUT"; }
 
 # ---- filtered runs
 run 0 --sysroot "$HEALTHY" doctor --only env
-[ "$(verdict)" = "4 of 39 checks run; no verdict on readiness" ] || fail "--only env verdict: $(verdict)"
+[ "$(verdict)" = "4 of 41 checks run; no verdict on readiness" ] || fail "--only env verdict: $(verdict)"
 # the user cannot use the GPU here, and the environment checks do not see it
 run 0 --sysroot "$NORENDER" doctor --only env --level quick
 assert_out_lacks "Ready"
 verdict | grep -q "; no verdict on readiness$" || fail "--only env on a broken machine: $(verdict)"
 run 0 --sysroot "$HEALTHY" doctor --skip env.
-verdict | grep -q "^35 of 39 checks run; no verdict on readiness$" || fail "--skip env.: $(verdict)"
+verdict | grep -q "^37 of 41 checks run; no verdict on readiness$" || fail "--skip env.: $(verdict)"
 # a filtered run still reports what failed, with its exit status
 run 1 --sysroot "$NORENDER" doctor --only perm --level quick
 verdict | grep -q "^[0-9]* problems\?: " || fail "--only perm on a broken machine: $(verdict)"

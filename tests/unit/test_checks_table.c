@@ -26,6 +26,7 @@ static const struct {
 	{ "health.power", "health" },           { "health.bar", "health" },
 	{ "health.partition", "health" },       { "system.tuning", "system" },
 	{ "net.repos", "network" },
+	{ "cuda.fabric_manager", "cuda" },      { "driver.nvidia_uvm", "driver" },
 };
 
 static void test_every_spec_id_once(void **state)

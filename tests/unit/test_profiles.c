@@ -50,6 +50,7 @@ static const struct {
 	{ "kfd_missing_node", { "pci_addr" }, false, false },
 	{ "nvidia_driver", { "install", "packages", "os_name" }, true, false },
 	{ "nvidia_uvm", { NULL }, false, false },
+	{ "health_nv_unresponsive", { "gpu", "pci_addr", "what" }, true, false },
 	{ "torch_reinstall_env", { "python", "torch_index", "backend" }, false, false },
 	{ "rocm_switch", { "rocm_path", "rocm_paths", "other_rocm", "alternatives" }, false, false },
 	{ "nvidia_mismatch", { "driver_version", "lib_version" }, true, false },
