@@ -11,7 +11,9 @@
  *                  dpkg's status and `rpm -qa` lines (host.ini [packages])
  *   fuzz_health    the kernel log (klog_parse), RAS counts, retired pages,
  *                  /proc/mounts' /dev/shm, gpu_metrics (binary, through the
- *                  file: selector 0x86); the health facts readers
+ *                  file: selector 0x86); the health facts readers; the
+ *                  operator's policy.ini (with the log's count windows)
+ *                  and doctor --repeat's state file
  * The first byte picks the parser; the rest is the file. With the high bit
  * clear the parse function that takes a string is called directly; with it
  * set the bytes become that one file of a small capture, read by the facts
@@ -26,6 +28,8 @@
 
 #include "facts.h"
 #include "fuzz_common.h"
+#include "policy.h"
+#include "state.h"
 #include "util.h"
 
 #define HOST_INI \
@@ -260,9 +264,62 @@ static const char *const files[] = {
 
 static fuzz_reader *const readers[] = { facts_read_pci, facts_read_health, facts_read_klog };
 
+/* The operator's policy over the profile's health settings; the count
+ * windows over the log's occurrence times of the same text. */
+static void policy_case(const char *text)
+{
+	struct prof_health h;
+	profiles_health_defaults(&h);
+	struct policy *p = NULL;
+	struct strvec errors = STRVEC_INIT;
+	int rc = policy_load_buffer("policy.ini", text, strlen(text), &h, NULL, &p, &errors);
+	FUZZ_ASSERT(rc == 0 ? p != NULL && !errors.n : p == NULL && errors.n > 0, "rc %d with %zu errors", rc, errors.n);
+	if (p) {
+		FUZZ_ASSERT(p->nev + p->nchk <= POLICY_MAX_RULES, "%zu rules", p->nev + p->nchk);
+		struct pol_line *l;
+		size_t n = policy_lines(p, &l);
+		FUZZ_ASSERT(n == p->nthr + p->nev + p->nchk + (p->expect_gpus != 0), "%zu lines", n);
+		free(l);
+		struct klog_facts k;
+		memset(&k, 0, sizeof(k));
+		klog_parse(text, strlen(text), &k);
+		for (size_t i = 0; i < p->nev; i++)
+			for (size_t e = 0; e < k.nev; e++)
+				FUZZ_ASSERT(klog_max_in_window(&k.ev[e], p->ev[i].within_s) <= k.ev[e].count,
+					    "more in a window than in all");
+		klog_facts_release(&k);
+	}
+	policy_free(p);
+	strvec_release(&errors);
+}
+
+/* doctor --repeat's state file: what parses formats back to itself. */
+static void state_case(const char *text)
+{
+	struct state st, again;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	state_init(&st);
+	state_init(&again);
+	if (state_parse(&st, text, strlen(text), &err) == 0) {
+		state_format(&st, &out);
+		FUZZ_ASSERT(state_parse(&again, out.buf, out.len, &err) == 0, "its own format does not parse: %s", err.buf);
+		FUZZ_ASSERT(again.n == st.n && again.last_run == st.last_run, "the round trip changed it");
+	}
+	state_release(&st);
+	state_release(&again);
+	strbuf_release(&err);
+	strbuf_release(&out);
+}
+
 static void direct(unsigned sel, const char *text)
 {
-	switch (sel % 4) {
+	switch (sel % 6) {
+	case 4:
+		policy_case(text);
+		break;
+	case 5:
+		state_case(text);
+		break;
 	case 0: {
 		struct klog_facts k;
 		memset(&k, 0, sizeof(k));
