@@ -89,19 +89,17 @@ static void check_cuda_toolkit(const struct check_ctx *ctx, struct report *r, co
 	free(vpath);
 }
 
-/* NVIDIA dropped the branch from Fabric Manager's package names at the 580
- * branch: nvidia-fabricmanager-550 (Debian/Ubuntu) and nvidia-fabric-manager
- * (RHEL) before, nvidia-fabricmanager on both from 580 (NVIDIA's
- * gpu-driver-container install scripts; research/health.md). */
-#define FM_UNSUFFIXED_BRANCH 580
-
+/* NVIDIA dropped the branch from Fabric Manager's package names at a branch
+ * (the profile's [database] fabricmanager_plain_branch, 580):
+ * nvidia-fabricmanager-550 (Debian/Ubuntu) and nvidia-fabric-manager (RHEL)
+ * before, nvidia-fabricmanager on both from it. */
 /* Fabric Manager of exactly the driver's version, for this OS's package
  * manager; by hand where the profile names none. */
 static void fix_fabricmanager_install(struct check_result *res, const struct check_ctx *ctx, const char *drv)
 {
 	const struct prof_os *o = os_entry(ctx);
 	unsigned branch = (unsigned)strtoul(drv, NULL, 10);
-	bool plain = branch >= FM_UNSUFFIXED_BRANCH;
+	bool plain = branch >= ctx->db->fm_plain_branch;
 	const char *id = "fabricmanager_byhand";
 	if (o && o->pkg && !strcmp(o->pkg, "apt"))
 		id = plain ? "fabricmanager_apt_580" : "fabricmanager_apt";

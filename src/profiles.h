@@ -161,6 +161,7 @@ void profiles_health_defaults(struct prof_health *h);
 struct profiles {
 	char *db_version;          /* "[database] version = 2026.11.29" */
 	double min_vram_gib;       /* for ML work; default 8 */
+	unsigned fm_plain_branch;  /* the NVIDIA branch from which Fabric Manager's package has no branch suffix; 580 */
 	struct version kernel_floor; /* the oldest kernel series judged supported; default 5.15 */
 	char *mok_key;             /* the DKMS signing key where the OS entry names none */
 	struct strvec amd_groups;  /* groups a user needs for /dev/kfd and render nodes; default render video */

@@ -181,6 +181,14 @@ static void key_database(struct loader *l, const char *key, const char *value)
 		double v;
 		if (prof_once(l, key) && prof_get_number(l, key, value, &v))
 			db->min_vram_gib = v;
+	} else if (!strcmp(key, "fabricmanager_plain_branch")) {
+		double v;
+		if (prof_once(l, key) && prof_get_number(l, key, value, &v)) {
+			if (v < 1 || v > 100000 || v != (double)(unsigned)v)
+				prof_err(l, "bad value for '%s': \"%s\" (expected a driver branch like 580)", key, value);
+			else
+				db->fm_plain_branch = (unsigned)v;
+		}
 	} else if (!strcmp(key, "amd_groups") || !strcmp(key, "nvidia_groups")) {
 		struct strvec *g = !strcmp(key, "amd_groups") ? &db->amd_groups : &db->nvidia_groups;
 		struct strvec w = STRVEC_INIT;
@@ -1004,6 +1012,7 @@ static int load_set(struct profiles **out, const char *dir, const struct embedde
 	*out = NULL;
 	l.db = xcalloc(1, sizeof(*l.db));
 	l.db->min_vram_gib = 8;
+	l.db->fm_plain_branch = 580;   /* NVIDIA's gpu-driver-container scripts */
 	version_parse("5.15", &l.db->kernel_floor);
 	strvec_split(&l.db->amd_groups, "render video", " ");
 	strvec_split(&l.db->nvidia_groups, "video", " ");

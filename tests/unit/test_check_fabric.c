@@ -98,6 +98,12 @@ static void test_fabric_missing(void **state)
 	c = tl_one(t, "cuda.fabric_manager");
 	assert_true(tl_has_command(c, "sudo dnf install -y nvidia-fabricmanager-580.126.09-1"));
 	tl_free(t);
+	/* the branch is the profile's [database] fabricmanager_plain_branch, not a constant */
+	t = hgx("ubuntu", "22.04", "580.126.09", 4);
+	t->db->fm_plain_branch = 590;
+	c = tl_one(t, "cuda.fabric_manager");
+	assert_true(tl_has_command(c, "nvidia-fabricmanager-580=580.126.09-1"));
+	tl_free(t);
 	/* an OS the profile does not know: by hand, still the exact version */
 	t = hgx("gentoo", "2.15", "550.90.07", 1);
 	c = tl_one(t, "cuda.fabric_manager");
