@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "dl_libs.h"
+#include "facts_names.h"
+#include "out.h"
 #include "outfile.h"
 #include "redact.h"
 #include "dl_use.h"     /* last: library names become dl_libs.h pointers */
@@ -45,6 +47,7 @@ struct bundle {
 	json_t *commands;          /* [{argv, output, exit_status, ...}] */
 	uint64_t sysroot_bytes;
 	bool sysroot_full;
+	const struct facts *facts; /* whose GPUs the name tables' lines are kept for */
 };
 
 static size_t hash_str(const char *s)
@@ -200,25 +203,36 @@ static char *parent_of(const char *p)
 
 static void capture_path(struct bundle *b, struct sysroot *sr, const char *path, int depth);
 
+/* slurm.conf (only its NodeName= lines: the rest holds the cluster's
+ * passwords) or gres.conf, naming the node the run matched by its name, as
+ * well as by a hostlist, so that an anonymised replay still finds it. */
+static int slurm_read(struct bundle *b, struct sysroot *sr, const char *path, bool conf, char **data, size_t *len)
+{
+	char *all = NULL, *kept;
+	size_t n = 0;
+	int r = sysroot_read(sr, path, &all, &n);
+	if (r)
+		return r;
+	kept = conf ? slurm_conf_filter(all, n) : all;
+	*data = slurm_pin_node(kept, conf ? strlen(kept) : n, b->facts ? b->facts->expect.node : NULL, len);
+	if (kept != all)
+		free(kept);
+	free(all);
+	return 0;
+}
+
 /* A file's bytes for the bundle: as read, except dpkg's package database,
  * which keeps only the GPU stack's stanzas (what rocmcheck reads of it; the
  * rest is large and the machine owner's business), and slurm.conf, which
- * keeps only its NodeName= lines (slurm_conf_filter). */
-static int bundle_read(struct sysroot *sr, const char *path, char **data, size_t *len)
+ * keeps only its NodeName= lines (slurm_conf_filter), and amdgpu.ids and
+ * pci.ids, which keep only the lines that name this machine's GPUs. */
+static int bundle_read(struct bundle *b, struct sysroot *sr, const char *path, char **data, size_t *len)
 {
 	const char *base = strrchr(path, '/');
-	if (base && !strcmp(base, "/slurm.conf")) {
-		/* only its NodeName= lines: the rest holds the cluster's passwords */
-		char *all = NULL;
-		size_t n = 0;
-		int r = sysroot_read(sr, path, &all, &n);
-		if (r)
-			return r;
-		*data = slurm_conf_filter(all, n);
-		*len = strlen(*data);
-		free(all);
-		return 0;
-	}
+	if (names_is_table(path))
+		return names_capture(sr, path, b->facts, data, len);
+	if (base && (!strcmp(base, "/slurm.conf") || !strcmp(base, "/gres.conf")))
+		return slurm_read(b, sr, path, !strcmp(base, "/slurm.conf"), data, len);
 	if (strcmp(path, "/var/lib/dpkg/status"))
 		return sysroot_read(sr, path, data, len);
 	char *all = NULL;
@@ -264,7 +278,7 @@ static void capture_one(struct bundle *b, struct sysroot *sr, const char *lex, b
 			skip(b, where, "the bundle's sysroot already holds %u MiB", BUNDLE_SYSROOT_CAP >> 20);
 			break;
 		}
-		int r = bundle_read(sr, where, &data, &len);
+		int r = bundle_read(b, sr, where, &data, &len);
 		if (r == 0) {
 			if (b->sysroot_bytes + len > BUNDLE_SYSROOT_CAP) {
 				b->sysroot_full = true;
@@ -686,7 +700,7 @@ static void collect_logs(struct bundle *b, struct sysroot *sr, const struct bund
 
 /* ---- redaction over everything ---- */
 
-static void learn(struct redactor *rd, struct sysroot *sr, const struct facts *f, struct bundle *b)
+void bundle_learn_redactor(struct redactor *rd, const struct sysroot *sr, const struct facts *f)
 {
 	const struct host_info *h = &sr->host;
 	for (size_t i = 0; i < sysroot_env_count(sr); i++) {
@@ -743,9 +757,42 @@ static void learn(struct redactor *rd, struct sysroot *sr, const struct facts *f
 			redactor_add(rd, ANON_SERIAL, s);
 		}
 	}
+}
+
+static void learn(struct redactor *rd, struct sysroot *sr, const struct facts *f, struct bundle *b)
+{
+	bundle_learn_redactor(rd, sr, f);
+	if (!rd->anonymize)
+		return;
 	for (size_t i = 0; i < b->n; i++)
 		if (b->v[i].type == B_FILE && b->v[i].data)
 			redactor_learn_serials(rd, b->v[i].data, b->v[i].len);
+}
+
+/* report.md, for pasting into a ticket: always anonymised, with the
+ * bundle's own pseudonyms when it is anonymised too. Added after apply():
+ * its values pass through the redactor before they are escaped, so that a
+ * "<redacted>" is Markdown text, not an HTML tag. */
+static void add_report_md(struct bundle *b, struct sysroot *sr, const struct facts *f, const struct report *r,
+			  struct redactor *rd)
+{
+	struct redactor anon;
+	if (!rd->anonymize) {
+		redactor_init(&anon, true);
+		learn(&anon, sr, f, b);
+	}
+	char *md = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&md, &len);
+	int rc = fp ? out_markdown_report(fp, r, rd->anonymize ? rd : &anon) : -ENOMEM;
+	if (fp && fclose(fp))
+		rc = -EIO;
+	if (rc == 0)
+		entry_put(b, "report.md", B_FILE, md, len);
+	else
+		free(md);
+	if (!rd->anonymize)
+		redactor_release(&anon);
 }
 
 /* Redact contents, link targets and paths; entries whose paths collide
@@ -1032,6 +1079,7 @@ int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_
 	if (!o.cmd_cap)
 		o.cmd_cap = BUNDLE_CMD_CAP;
 	memset(&b, 0, sizeof(b));
+	b.facts = f;
 	b.skipped = json_array();
 	b.commands = json_array();
 	redactor_init(&rd, o.anonymize);
@@ -1085,6 +1133,8 @@ int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_
 
 	learn(&rd, sr, f, &b);
 	apply(&rd, &b);
+	if (o.report)
+		add_report_md(&b, sr, f, o.report, &rd);
 	add_parents(&b);
 	qsort(b.v, b.n, sizeof(*b.v), cmp_entry);
 	/* the index is stale after sorting; nothing looks entries up any more */

@@ -4,6 +4,8 @@
  *                        (through the sysroot layer's record), in the
  *                        sysroot format, plus .rocmcheck/host.ini
  *   report.json, report.txt   the run's reports, as rendered by the caller
+ *   report.md            the Markdown report for a ticket (out_markdown.c),
+ *                        rendered here through an anonymising redactor
  *   logs/                kernel messages and tool output (live runs only)
  *   manifest.json        every entry with size and SHA-256, versions, the
  *                        commands run and what was skipped and why
@@ -35,6 +37,7 @@ struct bundle_opts {
 	const char *profiles_version;/* [database] version, or NULL */
 	const char *report_json;     /* rendered reports (NULL: left out) */
 	const char *report_txt;
+	const struct report *report; /* report.md is rendered from it, redacted (NULL: left out) */
 	bool logs;                   /* collect logs/ (live runs) */
 	int cmd_timeout_ms;          /* 0: BUNDLE_CMD_TIMEOUT_MS */
 	size_t cmd_cap;              /* 0: BUNDLE_CMD_CAP */
@@ -49,6 +52,14 @@ struct bundle_opts {
  * libcrypto are loaded first (dl_libs.h): when one cannot be, that is the
  * error, and nothing is gathered or written. */
 int bundle_write(struct sysroot *sr, const struct facts *f, const struct bundle_opts *o, struct strbuf *err);
+
+/* Teach rd what identifies the machine `sr` (and `f`, which may be NULL)
+ * and what is secret there: the environment's secrets, the kernel command
+ * line's secret values, and with rd->anonymize the host and user names, the
+ * home directory and the GPU serials. What a bundle redacts, and what
+ * `doctor --format markdown` redacts by (pseudonyms are made as they are met). */
+struct redactor;
+void bundle_learn_redactor(struct redactor *rd, const struct sysroot *sr, const struct facts *f);
 
 /* "rocmcheck-bundle-<host>-<YYYYmmddTHHMMSSZ>.tar.gz" for `host` (characters
  * outside [A-Za-z0-9.-] become '-'; NULL/empty host: "unknown"). Caller owns. */

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <jansson.h>
-#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +22,7 @@ static int cmd_help(struct cli *cli, int argc, char **argv);
  * in tests/cli/ and a paragraph in man/rocmcheck.1. */
 static const struct command commands[] = {
 	{ "doctor", cmd_doctor, "diagnose the GPU compute stack and print a fix for every problem",
-	  CMD_FACTS | CMD_JSON | CMD_FLEET | CMD_NFD },
+	  CMD_FACTS | CMD_JSON | CMD_FLEET | CMD_NFD | CMD_MARKDOWN },
 	{ "probe", cmd_probe, "run GPU probe kernels: gemm, conv, amp, bandwidth, rtc", CMD_FACTS | CMD_JSON },
 	{ "devices", cmd_devices, "list the GPUs found", CMD_FACTS | CMD_JSON },
 	{ "plan", cmd_plan, "print a shell script that takes this machine to a working stack",
@@ -34,7 +33,7 @@ static const struct command commands[] = {
 	{ "fleet", cmd_fleet, "many nodes' reports in one table: failing checks, slow GPUs", CMD_JSON | CMD_FLEET },
 	{ "checks", cmd_checks, "list every check and probe; --explain ID says what it reads and how to fix it",
 	  CMD_JSON },
-	{ "profiles", cmd_profiles, "list, show or validate the profile database", CMD_PROFILES | CMD_JSON },
+	{ "profiles", cmd_profiles, "list, show, validate or update the profile database", CMD_PROFILES | CMD_JSON },
 	{ "version", cmd_version, "print the version, embedded kernel targets and profile database version",
 	  CMD_PROFILES | CMD_JSON },
 	{ "help", cmd_help, "print the help of rocmcheck or of a command: `rocmcheck help COMMAND`", 0 },
@@ -68,43 +67,12 @@ static void print_main_usage(struct cli *cli, FILE *fp)
 	      "command's options; the manual is rocmcheck(1).\n", fp);
 }
 
-/* Levenshtein distance, for "did you mean". Names are short. */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 32 || lb > 32)
-		return 99;
-	size_t row[33];
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
 static int unknown_command(const char *name)
 {
-	const char *best = NULL;
-	size_t best_d = 3;
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
-		size_t d = edit_distance(name, commands[i].name);
-		if (d < best_d) {
-			best_d = d;
-			best = commands[i].name;
-		}
-	}
+	const char *names[ARRAY_SIZE(commands)];
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		names[i] = commands[i].name;
+	const char *best = str_closest(name, names, ARRAY_SIZE(names));
 	if (best)
 		return cli_usage_error(NULL, "unknown command '%s' (did you mean `%s`?)", name, best);
 	return cli_usage_error(NULL, "unknown command '%s'", name);
@@ -137,7 +105,7 @@ static const char help_about[] =
 	"Print the help of rocmcheck, or of COMMAND (what `rocmcheck COMMAND --help`\n"
 	"prints). With --words, print what a shell completion offers instead; the\n"
 	"completion scripts rocmcheck installs ask it, so they follow the options\n"
-	"this binary has.\n";
+	"this binary has. --describe adds what zsh shows beside each word.\n";
 
 /* `help --words`: the commands, then the global rows' words. */
 static void print_main_words(struct cli *cli, FILE *fp)
@@ -146,7 +114,8 @@ static void print_main_words(struct cli *cli, FILE *fp)
 	int version = 0;
 	cli_global_rows(cli, &g, true, &version);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(fp, "%s\n", commands[i].name);
+		fprintf(fp, "%s%s%s\n", commands[i].name, cli->help_describe ? "\t" : "",
+			cli->help_describe ? commands[i].help : "");
 	cli_print_words(fp, cli, g.rows);
 }
 
@@ -161,10 +130,16 @@ static int cmd_help(struct cli *cli, int argc, char **argv)
 			 "takes (its own and the global ones); an option with a\n"
 			 "value is followed by the value's name and the values\n"
 			 "known (--color WHEN auto always never)"),
+		CLI_FLAG(0, "describe", &cli->help_describe, 1, "with --words, end each line with a tab and its help\n"
+			 "on one line (what zsh shows beside a word)"),
 		CLI_END,
 	};
 	int status = cli_parse(cli, "help", opts, argc, argv, &args);
 	const struct command *cmd = NULL;
+	if (status == EXIT_OK) /* help is text only: `--json help` is a usage error */
+		status = cli_check_format(cli, "help");
+	if (status == EXIT_OK && cli->help_describe && !cli->help_words)
+		status = cli_usage_error("help", "--describe goes with --words");
 	if (status == EXIT_OK && args.n > 1)
 		status = cli_usage_error("help", "help takes one command, not '%s'", args.v[1]);
 	if (status == EXIT_OK && args.n == 1 && !(cmd = find_command(args.v[0])))
@@ -174,7 +149,7 @@ static int cmd_help(struct cli *cli, int argc, char **argv)
 		cli->help = 1;
 		status = run_command(cli, cmd, 1, sub_argv);
 	} else if (status == EXIT_OK && (cli->help || cmd)) { /* help --help, help help */
-		cli_help(cli, "help", "[--words] [COMMAND]", help_about, opts);
+		cli_help(cli, "help", "[--words [--describe]] [COMMAND]", help_about, opts);
 	} else if (status == EXIT_OK) {
 		(cli->help_words ? print_main_words : print_main_usage)(cli, stdout);
 	}
@@ -188,7 +163,8 @@ int cli_main(int argc, char **argv)
 	memset(&cli, 0, sizeof(cli));
 	cli.format = FMT_TEXT;
 	cli.color = COLOR_AUTO;
-	setlocale(LC_CTYPE, "");
+	/* The locale is read only where text output asks whether the terminal
+	 * takes UTF-8 (cli_utf8): loading it costs ~150 KiB of every run. */
 	/* Before any jansson use (facts parse version.json): a fixed hash seed,
 	 * or jansson reads /dev/urandom, a file outside any sysroot. Every key
 	 * hashed is one of ours or from a small capped file: no flooding risk. */

@@ -12,6 +12,7 @@
 #include "cli_opt.h"
 #include "facts.h"
 #include "profiles.h"
+#include "profiles_update.h"
 #include "sysroot.h"
 
 struct report;
@@ -23,7 +24,8 @@ struct repeat_policy;
 #define EXIT_TROUBLE 3
 
 enum out_format { FMT_TEXT = 0, FMT_JSON, FMT_SH /* plan only */,
-		  FMT_PROMETHEUS, FMT_JUNIT /* doctor, fleet */, FMT_NFD /* doctor only */ };
+		  FMT_PROMETHEUS, FMT_JUNIT /* doctor, fleet */, FMT_NFD /* doctor only */,
+		  FMT_MARKDOWN /* doctor only */ };
 enum color_mode { COLOR_AUTO = 0, COLOR_ALWAYS, COLOR_NEVER };
 /* option rows store these through an int * (cli_opt.h) */
 _Static_assert(sizeof(enum out_format) == sizeof(int) && sizeof(enum color_mode) == sizeof(int) &&
@@ -37,6 +39,7 @@ enum command_flags {
 	CMD_SH = 1 << 3,           /* has a shell output (--format sh) */
 	CMD_FLEET = 1 << 4,        /* has the fleet outputs --format prometheus and junit */
 	CMD_NFD = 1 << 5,          /* has the Node Feature Discovery output (--format nfd) */
+	CMD_MARKDOWN = 1 << 6,     /* has the Markdown report for a ticket (--format markdown) */
 };
 
 struct policy;
@@ -50,6 +53,7 @@ struct cli {
 	int verbosity;             /* -1 quiet, 0 normal, 1 verbose */
 	int help;                  /* -h/--help given */
 	int help_words;            /* `help --words`: --help prints the rows' words */
+	int help_describe;         /* `help --words --describe`: each word with a tab and its help's first line */
 	/* set by the parser and the dispatcher */
 	unsigned global_seen;      /* global option rows given (cli_opt.c: conflicts) */
 	bool version_alias;        /* --version before the command */
@@ -60,10 +64,10 @@ struct cli {
 	struct sysroot sr;
 	bool sr_open;
 	struct profiles *db;
+	struct profiles_origin db_origin; /* which database db is: embedded, installed, --profiles */
 	struct policy *policy;     /* --policy FILE, or /etc/rocmcheck/policy.ini on a live run; NULL none */
 	struct facts facts;
 	bool facts_ready;
-	char *replay_tmpdir;       /* removed at exit */
 	/* set by doctor for doctor_report(): --repeat and --state; NULL none */
 	const struct repeat_policy *repeat;
 	const char *state_path;

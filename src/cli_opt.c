@@ -5,12 +5,13 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
 /* indexed by enum out_format */
-static const char *const format_words[] = { "text", "json", "sh", "prometheus", "junit", "nfd", NULL };
+static const char *const format_words[] = { "text", "json", "sh", "prometheus", "junit", "nfd", "markdown", NULL };
 static const char *const color_words[] = { "auto", "always", "never", NULL };
 
 void cli_global_rows(struct cli *cli, struct cli_global_rows *g, bool with_version, int *version)
@@ -18,11 +19,11 @@ void cli_global_rows(struct cli *cli, struct cli_global_rows *g, bool with_versi
 	const struct cli_option rows[] = {
 		CLI_STRING(0, "sysroot", &cli->sysroot_dir, "DIR", "read a captured machine instead of /"),
 		CLI_STRING(0, "replay", &cli->replay_file, "FILE", "read the sysroot inside a support bundle"),
-		CLI_WORD("format", &cli->format, format_words, "FMT", "text (default) or json; sh for `plan`;\nprometheus and junit for `doctor` and `fleet`; nfd for `doctor`"),
+		CLI_WORD("format", &cli->format, format_words, "FMT", "text (default) or json; sh for `plan`;\nprometheus and junit for `doctor` and `fleet`; nfd and\nmarkdown (redacted, for a ticket) for `doctor`"),
 		CLI_FLAG(0, "json", &cli->format, FMT_JSON, "same as --format json"),
 		CLI_STRING(0, "profiles", &cli->profiles_dir, "DIR", "use the profiles in DIR instead of the embedded ones"),
 		CLI_STRING(0, "policy", &cli->policy_file, "FILE", "judge health by this policy file (default on a live run:\n/etc/rocmcheck/policy.ini when it exists)"),
-		CLI_WORD("color", &cli->color, color_words, "WHEN", "auto (default), always, never; NO_COLOR set means never"),
+		CLI_WORD("color", &cli->color, color_words, "WHEN", "auto (default), always, never; NO_COLOR set makes auto never"),
 		CLI_FLAG('q', "quiet", &cli->verbosity, -1, "print only warnings, failures and the verdict"),
 		CLI_FLAG('v', "verbose", &cli->verbosity, 1, "print details and the evidence of every check"),
 		CLI_FLAG('h', "help", &cli->help, 1, "help for rocmcheck or for a command"),
@@ -60,9 +61,12 @@ int cli_check_gpu_list(const char *cmd, const char *val, size_t ngpus)
 		uint64_t idx;
 		if (parse_u64(items.v[i], 10, &idx) < 0)
 			rc = cli_usage_error(cmd, "--gpu: '%s' is not a GPU index", items.v[i]);
+		else if (idx >= ngpus && ngpus > 1)
+			rc = cli_usage_error(cmd, "--gpu: there is no GPU %s (GPUs here: 0-%zu; see `rocmcheck devices`)",
+					     items.v[i], ngpus - 1);
 		else if (idx >= ngpus)
-			rc = cli_usage_error(cmd, "--gpu: there is no GPU %s (%zu found; see `rocmcheck devices`)",
-					     items.v[i], ngpus);
+			rc = cli_usage_error(cmd, "--gpu: there is no GPU %s (%s; see `rocmcheck devices`)", items.v[i],
+					     ngpus ? "GPU 0 only" : "no GPU found");
 	}
 	strvec_release(&items);
 	return rc;
@@ -206,6 +210,25 @@ static int next_value(struct parse *ps, const struct cli_option *o, int argc, ch
 	return 0;
 }
 
+/* "unknown option '--levle'", and the closest long option this command
+ * takes: its own rows and the global ones. */
+static int unknown_long(struct parse *ps, const char *name, size_t len, const char *arg)
+{
+	const char *names[64];
+	size_t n = 0;
+	const struct cli_option *tables[2] = { ps->opts, ps->globals };
+	for (size_t t = 0; t < 2; t++)
+		for (const struct cli_option *x = tables[t]; x && x->kind != OPT_END && n < ARRAY_SIZE(names); x++)
+			if (x->long_name)
+				names[n++] = x->long_name;
+	char *typed = xstrndup(name, len);
+	const char *best = str_closest(typed, names, n);
+	free(typed);
+	if (best)
+		return cli_usage_error(ps->cmd, "unknown option '%s' (did you mean `--%s`?)", arg, best);
+	return cli_usage_error(ps->cmd, "unknown option '%s'", arg);
+}
+
 static int long_option(struct parse *ps, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i] + 2;
@@ -213,7 +236,7 @@ static int long_option(struct parse *ps, int argc, char **argv, int *i)
 	size_t len = eq ? (size_t)(eq - a) : strlen(a);
 	const struct cli_option *o = find_row(ps, a, len, 0);
 	if (!o)
-		return cli_usage_error(ps->cmd, "unknown option '%s'", argv[*i]);
+		return unknown_long(ps, a, len, argv[*i]);
 	mark_seen(ps, o);
 	if (o->kind == OPT_FLAG)
 		return eq ? cli_usage_error(ps->cmd, "option --%s takes no value", o->long_name) : set_int(ps, o, o->ival);
@@ -341,6 +364,11 @@ void cli_print_words(FILE *fp, struct cli *cli, const struct cli_option *opts)
 			strbuf_addf(&tail, " %s", o->words[i]);
 		for (size_t i = 0; i < vals.n; i++)
 			strbuf_addf(&tail, " %s", vals.v[i]);
+		if (cli->help_describe) { /* a tab, then the help on one line */
+			strbuf_addch(&tail, '\t');
+			for (const char *h = o->help ? o->help : ""; *h; h++)
+				strbuf_addch(&tail, *h == '\n' ? ' ' : *h);
+		}
 		if (o->short_name)
 			fprintf(fp, "-%c%s\n", o->short_name, strbuf_cstr(&tail));
 		if (o->long_name)

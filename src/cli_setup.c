@@ -21,14 +21,13 @@
 
 bool cli_use_color(const struct cli *cli, FILE *fp)
 {
-	if (cli->color == COLOR_NEVER)
-		return false;
-	/* spec/cli.md: NO_COLOR set and non-empty means never, whatever --color says */
+	if (cli->color != COLOR_AUTO)
+		return cli->color == COLOR_ALWAYS;
+	/* no-color.org: NO_COLOR set and non-empty changes the default only; an
+	 * explicit --color always or never wins */
 	const char *nc = getenv("NO_COLOR");
 	if (nc && *nc)
 		return false;
-	if (cli->color == COLOR_ALWAYS)
-		return true;
 	if (!isatty(fileno(fp)))
 		return false;
 	const char *term = getenv("TERM");
@@ -62,28 +61,29 @@ static int setup_sysroot(struct cli *cli)
 	if (cli->sr_open)
 		return EXIT_OK;
 	const char *dir = cli->sysroot_dir;
-	char *replay_sysroot = NULL;
+	int rc;
 	if (cli->replay_file) {
 		if (cli->sysroot_dir)
 			return cli_usage_error(NULL, "--replay and --sysroot cannot be used together");
+		/* the bundle's sysroot/ in memory: nothing written, nothing to remove */
 		struct strbuf err = STRBUF_INIT;
-		if (replay_extract(cli->replay_file, NULL, &cli->replay_tmpdir, &replay_sysroot, &err)) {
+		if (replay_open(&cli->sr, cli->replay_file, NULL, &err)) {
 			fprintf(stderr, "rocmcheck: --replay %s: %s\n", cli->replay_file, strbuf_cstr(&err));
 			strbuf_release(&err);
 			return EXIT_TROUBLE;
 		}
-		dir = replay_sysroot;
 #ifdef ROCMCHECK_TEST_HOOKS
 		/* a test ends rocmcheck here with a signal and looks for leftovers */
 		if (probe_test_fault_is("replay_pause")) {
-			fprintf(stderr, "rocmcheck: test: replaying in %s\n", cli->replay_tmpdir);
+			fprintf(stderr, "rocmcheck: test: replaying in memory\n");
 			for (;;)
 				pause();
 		}
 #endif
+		rc = 0;
+	} else {
+		rc = sysroot_open(&cli->sr, dir);
 	}
-	int rc = sysroot_open(&cli->sr, dir);
-	free(replay_sysroot);
 	if (rc < 0) {
 		fprintf(stderr, "rocmcheck: cannot read sysroot %s: %s\n",
 			cli->sysroot_dir ? cli->sysroot_dir : "/", strerror(-rc));
@@ -102,8 +102,12 @@ int cli_load_profiles(struct cli *cli)
 {
 	if (cli->db)
 		return EXIT_OK;
-	struct strvec errors = STRVEC_INIT;
-	int rc = profiles_load(&cli->db, cli->profiles_dir, &errors);
+	struct strvec errors = STRVEC_INIT, warnings = STRVEC_INIT;
+	/* --profiles DIR, else the newest that verifies of embedded and installed */
+	int rc = profiles_load_chosen(cli->profiles_dir, &cli->db, &cli->db_origin, &warnings, &errors);
+	for (size_t i = 0; i < warnings.n; i++)
+		fprintf(stderr, "rocmcheck: warning: %s\n", warnings.v[i]);
+	strvec_release(&warnings);
 	if (rc < 0 || !cli->db) {
 		for (size_t i = 0; i < errors.n; i++)
 			fprintf(stderr, "rocmcheck: %s\n", errors.v[i]);
@@ -123,9 +127,18 @@ int cli_load_profiles(struct cli *cli)
  * run when it exists (a capture is judged by the profiles alone unless a
  * policy is named: the host's own file says nothing about another machine).
  * Its [health] thresholds replace the profiles'. */
-static bool check_known(const char *id)
+static bool check_known(const char *id, const char **closest)
 {
-	return checks_find(id) != NULL;
+	if (checks_find(id))
+		return true;
+	size_t n;
+	const struct check_def *const *all = checks_all(&n);
+	const char **ids = xcalloc(n ? n : 1, sizeof(*ids));
+	for (size_t i = 0; i < n; i++)
+		ids[i] = all[i]->id;
+	*closest = str_closest(id, ids, n);   /* a row's ID: it outlives ids */
+	free(ids);
+	return false;
 }
 
 static int load_policy(struct cli *cli)
@@ -203,6 +216,8 @@ int cli_check_format(const struct cli *cli, const char *cmd)
 		return cli_usage_error(cmd, "--format prometheus and junit are for `doctor` and `fleet` (text, json)");
 	if (cli->format == FMT_NFD && !(cli->cmd_flags & CMD_NFD))
 		return cli_usage_error(cmd, "--format nfd is for `doctor` only (text, json)");
+	if (cli->format == FMT_MARKDOWN && !(cli->cmd_flags & CMD_MARKDOWN))
+		return cli_usage_error(cmd, "--format markdown is for `doctor` only (text, json)");
 	return EXIT_OK;
 }
 
@@ -226,15 +241,12 @@ void cli_release(struct cli *cli)
 	if (cli->db)
 		profiles_free(cli->db);
 	cli->db = NULL;
+	profiles_origin_release(&cli->db_origin);
 	policy_free(cli->policy);
 	cli->policy = NULL;
 	if (cli->sr_open)
 		sysroot_release(&cli->sr);
 	cli->sr_open = false;
-	if (cli->replay_tmpdir)
-		replay_remove(cli->replay_tmpdir);
-	free(cli->replay_tmpdir);
-	cli->replay_tmpdir = NULL;
 }
 
 

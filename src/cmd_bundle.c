@@ -127,6 +127,7 @@ static int write_bundle(struct cli *cli, const struct report *r, const char *out
 		.profiles_version = cli->db ? cli->db->db_version : NULL,
 		.report_json = json,
 		.report_txt = text,
+		.report = r,
 		.logs = cli->sr.live,
 		.written = &size,
 		.policy = cli->policy ? cli->policy->text : NULL,

@@ -13,8 +13,9 @@
 
 static const char about[] =
 	"List every check and probe with its ID, category and title (--json: also\n"
-	"its flags and what it reads). With --explain ID, print what the check or\n"
-	"probe reads, why it matters, how to fix it and the error texts users see.\n"
+	"its flags and what it reads; schema rocmcheck.checks/1). With --explain ID\n"
+	"(text only), print what the check or probe reads, why it matters, how to\n"
+	"fix it and the error texts users see.\n"
 	"Use the IDs with `doctor --only` and `doctor --skip`.\n";
 
 /* One row of either table. */
@@ -120,13 +121,28 @@ static void print_flags(FILE *fp, unsigned flags)
 	strbuf_release(&sb);
 }
 
+static int unknown_id(const struct entry *e, size_t n, const char *id)
+{
+	const char **ids = xcalloc(n + 1, sizeof(*ids));
+	for (size_t i = 0; i < n; i++)
+		ids[i] = e[i].id;
+	const char *best = str_closest(id, ids, n);
+	if (best)
+		cli_usage_error("checks", "no check or probe has the ID '%s' (did you mean `%s`? see `rocmcheck checks`)",
+				id, best);
+	else
+		cli_usage_error("checks", "no check or probe has the ID '%s' (see `rocmcheck checks`)", id);
+	free(ids);
+	return EXIT_USAGE;
+}
+
 static int explain(const struct entry *e, size_t n, const char *id, bool utf8)
 {
 	const struct entry *d = NULL;
 	for (size_t i = 0; i < n && !d; i++)
 		d = !strcmp(e[i].id, id) ? &e[i] : NULL;
 	if (!d)
-		return cli_usage_error("checks", "no check or probe has the ID '%s' (see `rocmcheck checks`)", id);
+		return unknown_id(e, n, id);
 	printf("%s: %s\n", d->id, d->title);
 	printf("category: %s\n", d->category);
 	print_flags(stdout, d->flags);

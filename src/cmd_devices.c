@@ -9,10 +9,13 @@
 #include "out.h"
 
 static const char about[] =
-	"List the GPUs found, with vendor, name, architecture, memory, PCI address,\n"
-	"driver and render node. The index is what `doctor --gpu` and the\n"
-	"*_VISIBLE_DEVICES variables refer to. GPUs on PCI that no driver exposes\n"
-	"for compute (and WSL's /dev/dxg) are listed without an index.\n"
+	"List the GPUs found, with vendor, name, architecture, memory (MiB, as doctor\n"
+	"prints it), PCI address, driver and render node. The index (GPU) is what\n"
+	"`doctor --gpu` and `probe --gpu` take. VISIBLE AS is the vendor's own\n"
+	"number, which ROCR_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES (AMD) or\n"
+	"CUDA_VISIBLE_DEVICES (NVIDIA) take: with an AMD iGPU beside an NVIDIA card,\n"
+	"the card is GPU 1 but CUDA_VISIBLE_DEVICES=0. GPUs on PCI that no driver\n"
+	"exposes for compute (and WSL's /dev/dxg) are listed without an index.\n"
 	"\n"
 	"A second table shows what each GPU's files say now: the hottest sensor and\n"
 	"its critical limit, power and power cap, the GPU's PCIe link (now/max),\n"

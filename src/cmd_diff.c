@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "cli_opt.h"
@@ -24,15 +23,15 @@ static const char about[] =
 
 struct side {
 	json_t *report;
-	char *tmpdir;
 	struct sysroot sr;
 	bool have_sr;
 };
 
-static json_t *load_report(const char *path, const char *shown)
+/* The report in file `path`, or in a bundle's report.json (b non-NULL). */
+static json_t *load_report(const char *path, const struct replay_bundle *b, const char *shown)
 {
 	struct strbuf err = STRBUF_INIT;
-	json_t *doc = report_file_load(path, &err);
+	json_t *doc = b ? report_buffer_load(b->report, b->report_len, &err) : report_file_load(path, &err);
 	const char *schema = json_string_value(json_object_get(doc, "schema"));
 	if (doc && (!schema || strcmp(schema, "rocmcheck.report/1") != 0)) {
 		strbuf_addstr(&err, "not a rocmcheck.report/1 report");
@@ -50,26 +49,26 @@ static int side_open(struct side *s, const char *path)
 {
 	memset(s, 0, sizeof(*s));
 	if (!replay_is_bundle_name(path)) {
-		s->report = load_report(path, path);
+		s->report = load_report(path, NULL, path);
 		return s->report ? 0 : -1;
 	}
-	char *sysroot = NULL;
+	struct replay_bundle b;
 	struct strbuf err = STRBUF_INIT;
-	if (replay_extract(path, NULL, &s->tmpdir, &sysroot, &err) < 0) {
+	if (replay_read(path, NULL, REPLAY_SYSROOT | REPLAY_REPORT, &b, &err) < 0) {
 		fprintf(stderr, "rocmcheck: diff: %s: %s\n", path, err.len ? err.buf : "cannot unpack the bundle");
 		strbuf_release(&err);
 		return -1;
 	}
-	char *rj = xasprintf("%s/report.json", s->tmpdir);
-	struct stat st;
-	if (lstat(rj, &st) == 0 && S_ISREG(st.st_mode))
-		s->report = load_report(rj, path);
+	if (b.report)
+		s->report = load_report(NULL, &b, path);
 	else
 		fprintf(stderr, "rocmcheck: diff: %s: the bundle holds no report.json\n", path);
-	free(rj);
-	if (s->report && sysroot_open(&s->sr, sysroot) == 0)
+	if (s->report) {
+		sysroot_open_memory(&s->sr, b.mem, path);   /* it takes b.mem */
+		b.mem = NULL;
 		s->have_sr = true;
-	free(sysroot);
+	}
+	replay_bundle_release(&b);
 	return s->report ? 0 : -1;
 }
 
@@ -78,10 +77,6 @@ static void side_close(struct side *s)
 	json_decref(s->report);
 	if (s->have_sr)
 		sysroot_release(&s->sr);
-	if (s->tmpdir) {
-		replay_remove(s->tmpdir);
-		free(s->tmpdir);
-	}
 }
 
 static struct diff_side side_view(const struct side *s)

@@ -5,18 +5,21 @@
 #include <string.h>
 #include <time.h>
 
+#include "bundle.h"
 #include "checks.h"
 #include "probe.h"
 #include "cli.h"
 #include "out.h"
 #include "plan.h"
 #include "policy.h"
+#include "redact.h"
 #include "state.h"
 
 static const char about[] =
 	"Run the checks and print a diagnosis with a fix for every problem.\n"
 	"For fleets, --format prometheus, junit or nfd prints the report for\n"
-	"node_exporter's textfile collector, CI test reports or Node Feature Discovery.\n"
+	"node_exporter's textfile collector, CI test reports or Node Feature Discovery;\n"
+	"--format markdown prints it redacted, to paste into an issue tracker.\n"
 	"\n"
 	"Exit status: 0 nothing failed, 1 a check or probe failed or hit an error,\n"
 	"2 usage error, 3 rocmcheck could not do its job.\n";
@@ -44,13 +47,36 @@ static bool item_known(const char *item)
 	return hit;
 }
 
+/* The check or probe ID, or family ("perm"), closest to a mistyped item;
+ * the caller's, NULL when none is close. */
+static char *closest_item(const char *item)
+{
+	struct strvec ids = STRVEC_INIT;
+	size_t n;
+	const struct check_def *const *all = checks_all(&n);
+	for (size_t i = 0; i < n; i++) {
+		strvec_push(&ids, all[i]->id);
+		strvec_push_owned(&ids, xstrndup(all[i]->id, strcspn(all[i]->id, ".")));
+	}
+	for (const struct probe_def *d = probe_defs; d->name; d++)
+		strvec_push(&ids, d->id);
+	char *best = xstrdup(str_closest(item, (const char *const *)ids.v, ids.n));
+	strvec_release(&ids);
+	return best;
+}
+
 /* Every item of --only/--skip names a check or probe (or a prefix of one). */
 static int check_selection(const struct strvec *list, const char *opt)
 {
-	for (size_t i = 0; i < list->n; i++)
-		if (!item_known(list->v[i]))
-			return cli_usage_error("doctor", "%s: no check matches '%s' (see `rocmcheck checks`)", opt,
-					       list->v[i]);
+	for (size_t i = 0; i < list->n; i++) {
+		if (item_known(list->v[i]))
+			continue;
+		char *best = closest_item(list->v[i]);
+		cli_usage_error("doctor", "%s: no check matches '%s' (%s%s%ssee `rocmcheck checks`)", opt,
+				list->v[i], best ? "did you mean `" : "", best ? best : "", best ? "`? " : "");
+		free(best);
+		return EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -182,6 +208,7 @@ int doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r)
 		.timeout_s = d->timeout_s,
 	};
 	report_init(r, &cli->facts, cli->db);
+	r->db_origin = &cli->db_origin;
 	cli_source(cli, &r->source_kind, &r->source_path);
 	r->level = d->level;
 	r->fail_on_warn = d->fail_on_warn;
@@ -200,18 +227,29 @@ int doctor_report(struct cli *cli, const struct doctor_run *d, struct report *r)
 	return status;
 }
 
+/* The Markdown report is for pasting where anyone may read it: redacted
+ * and anonymised as a bundle is with --anonymize, always. */
+static void print_markdown(const struct cli *cli, const struct report *r, FILE *fp)
+{
+	struct redactor rd;
+	redactor_init(&rd, true);
+	bundle_learn_redactor(&rd, &cli->sr, &cli->facts);
+	out_markdown_report(fp, r, &rd); /* a write error is caught at exit */
+	redactor_release(&rd);
+}
+
 void doctor_print_report(const struct cli *cli, const struct report *r, FILE *fp)
 {
 	if (cli->format == FMT_JSON) {
-		json_t *doc = out_json_report(r);
-		out_json_write(fp, doc); /* a write error is caught at exit */
-		json_decref(doc);
+		out_json_report_write(fp, r); /* a write error is caught at exit */
 	} else if (cli->format == FMT_PROMETHEUS) {
 		out_prom_report(fp, r, (double)report_time());
 	} else if (cli->format == FMT_JUNIT) {
 		out_junit_report(fp, r, report_time());
 	} else if (cli->format == FMT_NFD) {
 		out_nfd_report(fp, r, report_time());
+	} else if (cli->format == FMT_MARKDOWN) {
+		print_markdown(cli, r, fp);
 	} else {
 		struct out_opts o;
 		out_opts_init(&o, cli, fp);

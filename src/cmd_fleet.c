@@ -15,18 +15,22 @@
 #include "report_file.h"
 
 static const char about[] =
-	"Read many nodes' reports and print one table, nodes by categories, worst\n"
-	"first; the failing checks with their nodes; and the probe outliers: a GPU\n"
-	"whose throughput is far below the median of its group of identical GPUs\n"
-	"(same model, arch, driver and ROCm/CUDA), so the slow card in a rack stands\n"
-	"out; each node's failing health checks, and the health outliers: a GPU more\n"
-	"than 15 °C above its model's median temperature, or at a narrower PCIe link\n"
-	"than the model's most common width (among at least 3 GPUs). A REPORT is a\n"
-	"`rocmcheck --json doctor` output (a regular file of at most 64 MiB), a\n"
-	"support bundle (.tar.gz, its report.json) or a directory of them (not\n"
-	"recursive). The reports are read one at a time: memory grows with the\n"
-	"nodes, not the files.\n"	"--format json, prometheus or junit print the same for machines.\n"
+	"Read many nodes' reports and print a summary (the nodes that passed,\n"
+	"warned and failed, the outliers, the host names in more than one report),\n"
+	"one table of the failing nodes by categories, worst first (every node with\n"
+	"-v; -q prints the summary alone); the failing checks with their nodes; the\n"
+	"host names two or more reports give, with their files; and the probe\n"
+	"outliers: a GPU whose throughput is far below the median of its group of\n"
+	"identical GPUs (same model, arch, driver and ROCm/CUDA), so the slow card\n"
+	"in a rack stands out; each failing node's health checks, and the health\n"
+	"outliers: a GPU more than 15 °C above its model's median temperature, or\n"
+	"at a narrower PCIe link than the model's most common width (among at least\n"
+	"3 GPUs). A REPORT is a `rocmcheck --json doctor` output (a regular file of\n"
+	"at most 64 MiB), a support bundle (.tar.gz, its report.json) or a\n"
+	"directory of them (not recursive). The reports are read one at a time:\n"
+	"memory grows with the nodes, not the files.\n"	"--format json, prometheus or junit print the same for machines.\n"
 	"\n"
+	"A node with a slow, hot or narrowly linked GPU counts as failed.\n"
 	"Exit status: 0 every node passed and no GPU is an outlier, 1 otherwise (or\n"
 	"an input was not a report), 2 usage error, 3 nothing could be read.\n";
 
@@ -42,23 +46,21 @@ static void add_json_file(struct fleet *fl, const char *path, const char *shown)
 
 static void add_bundle(struct fleet *fl, const char *path)
 {
-	char *tmp = NULL, *sysroot = NULL;
+	/* the report alone is kept; the rest is checked as --replay checks it */
+	struct replay_bundle b;
 	struct strbuf err = STRBUF_INIT;
-	if (replay_extract(path, NULL, &tmp, &sysroot, &err) < 0) {
+	if (replay_read(path, NULL, REPLAY_REPORT, &b, &err) < 0) {
 		fleet_add_unreadable(fl, path, err.len ? err.buf : "cannot unpack the bundle");
-		strbuf_release(&err);
-		return;
-	}
-	char *report = xasprintf("%s/report.json", tmp);
-	struct stat st;
-	if (lstat(report, &st) < 0 || !S_ISREG(st.st_mode))
+	} else if (!b.report) {
 		fleet_add_unreadable(fl, path, "the bundle holds no report.json");
-	else
-		add_json_file(fl, report, path);
-	free(report);
-	replay_remove(tmp);
-	free(tmp);
-	free(sysroot);
+	} else {
+		json_t *doc = report_buffer_load(b.report, b.report_len, &err);
+		if (!doc || fleet_add_report(fl, doc, path, &err) < 0)
+			fleet_add_unreadable(fl, path, err.buf);
+		json_decref(doc);
+	}
+	replay_bundle_release(&b);
+	strbuf_release(&err);
 }
 
 static void add_path(struct fleet *fl, const char *path);

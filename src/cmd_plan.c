@@ -181,18 +181,24 @@ static int described(struct cli *cli, const char *os_spec, const char *gpu_spec,
 		return cli_usage_error("plan", "--os: the profile database has no install route for '%s'; "
 				       "it knows: %s", os_spec, msg->buf);
 	int rc = plan_find_gpu(cli->db, gpu_spec, m, msg);
-	if (rc < 0 && rc != -EEXIST)
-		strbuf_addf(msg, "no GPU model named '%s' in the profile database (give its architecture, "
-			    "gfxNNNN or sm_NN, or see `rocmcheck profiles list`)", gpu_spec);
+	if (rc < 0 && rc != -EEXIST) {
+		struct strvec known = STRVEC_INIT;
+		gpu_values(cli, &known);
+		const char *best = str_closest(gpu_spec, (const char *const *)known.v, known.n);
+		strbuf_addf(msg, "no GPU model named '%s' in the profile database (%s%s%sgive its architecture, "
+			    "gfxNNNN or sm_NN, or see `rocmcheck profiles list`)", gpu_spec, best ? "did you mean `" : "",
+			    best ? best : "", best ? "`? " : "");
+		strvec_release(&known);
+	}
 	return rc < 0 ? cli_usage_error("plan", "--gpu: %s", msg->buf) : EXIT_OK;
 }
 
-/* The plan, or with --check which of its steps are pending here. */
-static int print_plan(struct cli *cli, struct plan *p, bool check, struct strbuf *msg)
+/* The plan, or with --check which of its steps are pending here, to f. */
+static int print_plan(struct cli *cli, struct plan *p, bool check, FILE *f, struct strbuf *msg)
 {
 	bool json = cli->format == FMT_JSON;
-	if (!check) { /* a write error is caught when main flushes stdout */
-		(json ? out_plan_json : out_plan_sh)(stdout, p);
+	if (!check) { /* a write error on stdout is caught when main flushes it */
+		(json ? out_plan_json : out_plan_sh)(f, p);
 		return EXIT_OK;
 	}
 	enum step_state *state = xcalloc(p->nsteps + 1, sizeof(*state));
@@ -201,11 +207,32 @@ static int print_plan(struct cli *cli, struct plan *p, bool check, struct strbuf
 	if (rc < 0)
 		fprintf(stderr, "rocmcheck: plan: %s\n", msg->buf);
 	else
-		(json ? out_plan_check_json : out_plan_check_text)(stdout, p, state, other_os);
+		(json ? out_plan_check_json : out_plan_check_text)(f, p, state, other_os);
 	free(state);
 	/* a step the script cannot run here is not pending: a provisioning
 	 * loop stops; a plan for another OS is not this machine's state */
 	return rc < 0 ? EXIT_TROUBLE : rc > 0 || other_os ? EXIT_PROBLEMS : EXIT_OK;
+}
+
+/* print_plan to standard output, or with -o to FILE by the output-file rule
+ * (outfile.h): the old file stays as it was when nothing could be said. */
+static int output_plan(struct cli *cli, struct plan *p, bool check, const char *output, struct strbuf *msg)
+{
+	if (!output)
+		return print_plan(cli, p, check, stdout, msg);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	if (!mem)
+		return EXIT_TROUBLE;
+	int status = print_plan(cli, p, check, mem, msg);
+	fclose(mem);
+	if (status != EXIT_TROUBLE) {
+		int rc = cli_write_output(output, buf, len);
+		status = rc != EXIT_OK ? rc : status;
+	}
+	free(buf);
+	return status;
 }
 
 /* plan_build's answer as an exit status (the message printed). */
@@ -222,7 +249,7 @@ static int build_status(int rc, const struct strbuf *msg)
 int cmd_plan(struct cli *cli, int argc, char **argv)
 {
 	struct plan_opts o = { NULL, -1 };
-	const char *os_spec = NULL, *gpu_spec = NULL;
+	const char *os_spec = NULL, *gpu_spec = NULL, *output = NULL;
 	int check = 0;
 	enum level level = LEVEL_QUICK;
 	const struct cli_option opts[] = {
@@ -238,6 +265,7 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 		CLI_WORD("level", &level, level_words, "LEVEL", "quick (default): from the static checks;\n"
 			 "standard or full: also from the runtime checks (the HIP and CUDA\n"
 			 "runtimes, PyTorch and TensorFlow run in their environments); no probe runs"),
+		CLI_OPT_OUTPUT(&output),
 		CLI_END,
 	};
 	struct plan p;
@@ -275,7 +303,7 @@ int cmd_plan(struct cli *cli, int argc, char **argv)
 		status = build_status(plan_build(cli->db, &cli->facts, &r, NULL, &o, &p, &msg), &msg);
 	}
 	if (!status && !cli->help)
-		status = print_plan(cli, &p, check, &msg);
+		status = output_plan(cli, &p, check, output, &msg);
 	if (have_report)
 		report_release(&r);
 	plan_release(&p);

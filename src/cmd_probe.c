@@ -1,6 +1,8 @@
 /* `rocmcheck probe [NAME...]`: run the probe kernels on every usable GPU (or
  * the host, --backend cpu) and print them the way doctor does. */
 
+#include <string.h>
+
 #include "checks.h"
 #include "cli.h"
 #include "probe_batch.h"
@@ -17,6 +19,26 @@ static const char about[] =
 	"probe ran on any GPU (\"no GPU probe ran\"; --backend cpu counts as running),\n"
 	"2 usage error, 3 rocmcheck could not do its job.\n";
 
+/* The usage error for a NAME that selects no probe, with the closest name
+ * probe takes (an ID without "probe.", or its first part: "gemm"). */
+static int unknown_probe(const char *name)
+{
+	struct strvec names = STRVEC_INIT;
+	for (const struct probe_def *d = probe_defs; d->name; d++) {
+		const char *id = str_startswith(d->id, "probe.") ? d->id + 6 : d->id;
+		strvec_push_unique(&names, id);
+		strvec_push_owned(&names, xstrndup(id, strcspn(id, ".")));
+	}
+	const char *best = str_closest(name, (const char *const *)names.v, names.n);
+	if (best)
+		cli_usage_error("probe", "unknown probe '%s' (did you mean `%s`? see `rocmcheck probe --help`)", name,
+				best);
+	else
+		cli_usage_error("probe", "unknown probe '%s' (see `rocmcheck probe --help`)", name);
+	strvec_release(&names);
+	return EXIT_USAGE;
+}
+
 /* Each NAME as a selection item ("gemm" -> "probe.gemm"); usage error for
  * one that selects no probe. */
 static int select_names(const struct strvec *names, struct check_filter *sel)
@@ -31,7 +53,7 @@ static int select_names(const struct strvec *names, struct check_filter *sel)
 		strvec_push(&sel->only, one.only.v[0]);
 		strvec_release(&one.only);
 		if (!known)
-			return cli_usage_error("probe", "unknown probe '%s' (see `rocmcheck probe --help`)", n);
+			return unknown_probe(n);
 	}
 	return EXIT_OK;
 }
@@ -76,6 +98,7 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 	if (!status && !cli->help) {
 		struct report r;
 		report_init(&r, &cli->facts, cli->db);
+		r.db_origin = &cli->db_origin;
 		cli_source(cli, &r.source_kind, &r.source_path);
 		r.level = b.base.size == PROBE_SMALL && !timed ? LEVEL_STANDARD : LEVEL_FULL; /* as doctor would */
 		struct strbuf why = STRBUF_INIT;

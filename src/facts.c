@@ -23,6 +23,15 @@ const char *vendor_name(enum vendor v)
 	return NULL;
 }
 
+const char *vendor_visible_var(enum vendor v, size_t i)
+{
+	static const char *const amd[] = { "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", NULL };
+	static const char *const nvidia[] = { "CUDA_VISIBLE_DEVICES", NULL };
+	const char *const *vars = v == VENDOR_AMD ? amd : v == VENDOR_NVIDIA ? nvidia : NULL;
+	size_t n = v == VENDOR_AMD ? ARRAY_SIZE(amd) : v == VENDOR_NVIDIA ? ARRAY_SIZE(nvidia) : 0;
+	return i < n ? vars[i] : NULL;
+}
+
 const char *fw_backend_name(enum fw_backend b)
 {
 	switch (b) {
@@ -155,6 +164,9 @@ static void system_release_facts(struct system_facts *s)
 	free(s->secure_boot_path);
 	free(s->dkms_amdgpu_evidence);
 	strvec_release(&s->dkms_amdgpu_versions);
+	strvec_release(&s->dkms_amdgpu_kernels);
+	free(s->sudo_user);
+	strvec_release(&s->sudo_groups);
 	container_devs_release(&s->cdev);
 }
 
@@ -178,8 +190,18 @@ static void drm_release(struct drm_render *r)
 	free(r->driver_version);
 }
 
+void module_block_release(struct module_block *b)
+{
+	free(b->cmdline_arg);
+	free(b->conf_path);
+	free(b->conf_line);
+	memset(b, 0, sizeof(*b));
+}
+
 static void driver_release_facts(struct driver_facts *d)
 {
+	module_block_release(&d->amdgpu_block);
+	module_block_release(&d->nvidia_block);
 	free(d->amdgpu_initstate);
 	free(d->amdgpu_version);
 	free(d->nvidia_version);
@@ -265,6 +287,7 @@ void klog_facts_release(struct klog_facts *k)
 	free(k->ev);
 	free(k->source);
 	free(k->why);
+	free(k->modsig_text);
 	memset(k, 0, sizeof(*k));
 }
 

@@ -18,6 +18,11 @@
 
 enum vendor { VENDOR_NONE = 0, VENDOR_AMD, VENDOR_NVIDIA, VENDOR_INTEL, VENDOR_OTHER };
 const char *vendor_name(enum vendor v); /* "amd", "nvidia", "intel", "other", NULL */
+/* The variables that select a vendor's GPUs by its own index (struct gpu's
+ * vendor_index), first the one to set: "ROCR_VISIBLE_DEVICES",
+ * "HIP_VISIBLE_DEVICES" for AMD, "CUDA_VISIBLE_DEVICES" for NVIDIA; NULL after
+ * the last, and for other vendors. */
+const char *vendor_visible_var(enum vendor v, size_t i);
 
 /* Something present but unreadable or unparseable. */
 struct fact_error {
@@ -94,6 +99,12 @@ struct container_devs {
 /* /etc/group text ("name:x:GID:members" lines) appended to c->groups; a
  * malformed line is skipped. Returns how many were added. */
 size_t etc_group_parse(const char *text, struct container_devs *c);
+/* The groups /etc/group text gives `user`: the group whose GID is
+ * `primary_gid` (-1: none) and every group listing it as a member, pushed
+ * to out in file order. Returns how many. */
+size_t etc_group_of_user(const char *text, const char *user, long primary_gid, struct strvec *out);
+/* The primary GID of `user` in /etc/passwd text, or -1. */
+long etc_passwd_gid(const char *text, const char *user);
 void container_devs_release(struct container_devs *c);
 
 struct system_facts {
@@ -110,6 +121,13 @@ struct system_facts {
 	bool dkms_amdgpu;           /* /var/lib/dkms/amdgpu or updates/dkms/amdgpu.ko* for the running release */
 	char *dkms_amdgpu_evidence;
 	struct strvec dkms_amdgpu_versions; /* directory names under /var/lib/dkms/amdgpu */
+	struct strvec dkms_amdgpu_kernels;  /* kernels /var/lib/dkms/amdgpu/<version>/ holds a build for */
+	int amdgpu_ko;              /* an amdgpu.ko* under /lib/modules/<release>: -1 not captured, 0 none, 1 yes */
+	/* Run as root through sudo, captured without host.ini's sudo_user
+	 * (spec/sysroot.md): the caller from [env] SUDO_USER, its groups from
+	 * the capture's /etc/group members and /etc/passwd primary group. */
+	char *sudo_user;
+	struct strvec sudo_groups;
 	bool cpu_amd;               /* /proc/cpuinfo vendor_id AuthenticAMD */
 	bool cpu_hypervisor;        /* "hypervisor" flag */
 	bool cpuinfo_read;
@@ -305,6 +323,23 @@ struct drm_facts {
 };
 
 /* ---- facts_driver.c: amdgpu and nvidia kernel drivers ---- */
+/* A kernel command-line word or a modprobe.d line that keeps a module from
+ * loading: "nomodeset", "modprobe.blacklist=amdgpu", "amdgpu.modeset=0";
+ * "blacklist amdgpu", "install amdgpu /bin/false" (file and line number). */
+struct module_block {
+	char *cmdline_arg;          /* the /proc/cmdline word, NULL none */
+	char *conf_path;            /* "/etc/modprobe.d/blacklist-amdgpu.conf", NULL none */
+	char *conf_line;            /* the line as written */
+	unsigned conf_lineno;
+};
+/* The word of a kernel command line that keeps `module` off (see struct
+ * module_block), or NULL. nomodeset and <module>.modeset=0 count only for
+ * drivers they stop (amdgpu). Caller frees. */
+char *cmdline_module_block(const char *cmdline, const char *module);
+/* The first line of modprobe.d text that keeps `module` off ("blacklist M",
+ * "install M /bin/false" or true), its number in *lineno; NULL none. Caller frees. */
+char *modprobe_conf_block(const char *text, const char *module, unsigned *lineno);
+void module_block_release(struct module_block *b);
 struct driver_facts {
 	bool amdgpu_module;         /* /sys/module/amdgpu exists */
 	char *amdgpu_initstate;     /* "live", "coming", ...; NULL when absent */
@@ -316,6 +351,9 @@ struct driver_facts {
 	char *nvidia_lib_version;   /* user-space driver on disk: "550.90.07" from libcuda.so.<v> (else libnvidia-ml.so.<v>) */
 	char *nvidia_lib_path;      /* the file it came from */
 	bool nouveau_module;        /* /sys/module/nouveau exists or in /proc/modules */
+	/* What keeps a module off at boot, read whether it loaded or not (the
+	 * checks decide): amdgpu and nvidia. */
+	struct module_block amdgpu_block, nvidia_block;
 };
 /* First line of /proc/driver/nvidia/version -> version and open flag. 0 or -EINVAL. */
 int nvidia_version_parse(const char *text, char **version, bool *open_module);
@@ -466,6 +504,11 @@ char *dpkg_status_filter(const char *text, size_t len);
 /* slurm.conf as a bundle keeps it: the NodeName= lines, every other line
  * emptied (the line numbers stay). Caller frees. */
 char *slurm_conf_filter(const char *text, size_t len);
+/* Slurm file text (slurm.conf, gres.conf) with `node` added to each
+ * NodeName= hostlist that names it otherwise ("gpu[01-16]" becomes
+ * "gpu[01-16],gpu07"): an anonymised bundle, whose host name turns into a
+ * pseudonym, still names its node. Its length in *out_len; caller frees. */
+char *slurm_pin_node(const char *text, size_t len, const char *node, size_t *out_len);
 /* `rpm -qa --qf '%{NAME} %{ARCH} %{EPOCH}:%{VERSION}-%{RELEASE}\n'`-style
  * lines ("NAME ARCH VERSION"): the GPU stack's, appended to triples as name,
  * arch ("" for "(none)"), version (host.ini [packages]). Returns 0. */
@@ -525,6 +568,11 @@ struct klog_facts {
 	bool events_capped;         /* more than KLOG_MAX_EVENTS different events */
 	size_t nstamps;             /* occurrence times kept over all events, at most KLOG_MAX_STAMPS */
 	bool stamps_capped;         /* more occurrences than that: the later ones have no time */
+	/* The last line where the kernel refused an unsigned or untrusted
+	 * module (lockdown, "Loading of unsigned module is rejected", "Key was
+	 * rejected by service"): Secure Boot keeps a DKMS module out. */
+	size_t modsig_line;
+	char *modsig_text;
 };
 /* The kind named `name` (klog_kind_name's word), or KLOG_NKINDS. */
 enum klog_kind klog_kind_named(const char *name);
@@ -688,17 +736,21 @@ void facts_read_resume(struct facts *f);
  * else (a policy file may set it the same way) the GRES gpu count Slurm's
  * configuration gives this node: gres.conf(5) NodeName/Name=gpu lines (Count=,
  * else the number of File= devices), else slurm.conf(5) NodeName ... Gres=gpu:N.
- * Plain data without pointers; gpus 0 means no expectation. */
+ * The node is SLURMD_NODENAME (slurmd sets it for its health check and
+ * prolog), else the short host name. Plain data without pointers; gpus 0
+ * with source "" means no expectation, with a source that the node should
+ * have none (slurm.conf names it without a GRES gpu). */
 #define EXPECT_MAX_GPUS FACTS_MAX_GPUS
 struct expect_facts {
-	unsigned gpus;              /* GPUs this node should have; 0: none expected (no expectation) */
+	unsigned gpus;              /* GPUs this node should have; 0: none (see source) */
 	char source[16];            /* who said so: "--expect-gpus", "gres.conf", "slurm.conf", "policy.ini" */
 	char where[128];            /* the file and line ("/etc/slurm/gres.conf:4"); "" for an option */
 	char line[160];             /* that line, printable and cut; "" for an option */
-	char node[64];              /* the Slurm node name matched (the short host name); "" */
+	char node[64];              /* the Slurm node name matched (SLURMD_NODENAME or the short host name); "" */
 };
-/* Set the expectation: n GPUs (0 clears it), said by `source`, at `where`
- * with that `line` (both may be NULL). What --expect-gpus and a policy file call. */
+/* Set the expectation: n GPUs (0: none), said by `source`, at `where` with
+ * that `line` (both may be NULL); a NULL source clears it. What
+ * --expect-gpus and a policy file call. */
 void facts_expect_gpus(struct facts *f, unsigned n, const char *source, const char *where, const char *line);
 
 /* What one Slurm file gives a node (slurm_gres_conf_parse, slurm_conf_parse). */
@@ -707,6 +759,7 @@ struct slurm_gres {
 	size_t line;                /* the first line that gave it GPUs (1-based); 0 none */
 	bool autodetect;            /* a gpu line left its count to AutoDetect: the file gives no count */
 	size_t bad_line;            /* a line for the node whose count does not parse; 0 none */
+	size_t none_line;           /* slurm.conf: the node's NodeName line, giving it no GPU; 0 none */
 };
 /* Most GRES one line or node may give before it counts as unparseable. */
 #define SLURM_MAX_GRES 65536u
@@ -721,19 +774,24 @@ bool slurm_hostlist_match(const char *list, const char *host);
  * parse (g->bad_line). Linear; any bytes. */
 int slurm_gres_conf_parse(const char *text, size_t len, const char *node, struct slurm_gres *g);
 /* slurm.conf text: the Gres=gpu[:TYPE][:N] of the NodeName line naming
- * `node` (NodeName=DEFAULT values apply to the lines after it). Same returns. */
+ * `node` (NodeName=DEFAULT values apply to the lines after it). Same returns;
+ * 0 with g->none_line when that line gives the node no GPU. */
 int slurm_conf_parse(const char *text, size_t len, const char *node, struct slurm_gres *g);
 struct facts;
 /* The expectation from Slurm's configuration (/etc/slurm, /etc/slurm-llnl,
- * configless /run/slurm/conf) for this node's short host name; none
- * when no file names this node's GPUs. Needs f->kernel.nodename. */
+ * configless /run/slurm/conf) for this node (SLURMD_NODENAME, else the
+ * short host name): its GPUs, none when slurm.conf names it without one, no
+ * expectation when no file names it. Needs f->kernel.nodename. */
 void facts_read_slurm(struct facts *f);
 
 /* ---- facts.c: the GPU inventory and the whole ---- */
 struct gpu {
 	int index;                  /* as `devices` numbers them: KFD GPU nodes in node order, then NVIDIA by PCI address */
+	int vendor_index;           /* among its vendor's GPUs, the index ROCR/HIP_VISIBLE_DEVICES or
+	                             * CUDA_VISIBLE_DEVICES (PCI bus order) take: vendor_visible_var() */
 	enum vendor vendor;
-	char *name;                 /* marketing name (profile, else board name, else "AMD GPU 1002:744c") */
+	char *name;                 /* marketing name: profile, amdgpu.ids, board name, pci.ids, else
+	                             * "AMD GPU gfx942 (1002:74b5)" (inventory_annotate, README "GPU names") */
 	char arch[16];              /* "gfx1100"; NVIDIA: "sm_89" */
 	uint32_t gfx_target_version;
 	char *pci_addr;
@@ -762,6 +820,7 @@ struct facts {
 	struct system_facts sys;
 	struct pci_dev *pci;        /* GPU-class PCI devices only, sorted by address */
 	size_t npci;
+	size_t npci_all;            /* entries of /sys/bus/pci/devices, GPU or not (0: none, or unlisted) */
 	struct kfd_facts kfd;
 	struct drm_facts drm;
 	struct driver_facts drv;

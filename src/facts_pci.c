@@ -156,6 +156,7 @@ void facts_read_pci(struct facts *f)
 			fact_errors_add(&f->errors, PCI_DEVICES, "cannot list: %s", strerror(-r));
 		goto out;
 	}
+	f->npci_all = names.n;
 	for (size_t i = 0; i < names.n; i++) {
 		if (f->npci >= FACTS_MAX_GPUS) {
 			facts_limit(f, PCI_DEVICES, "more than %d GPUs: the rest are not read",

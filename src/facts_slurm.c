@@ -524,7 +524,8 @@ int slurm_conf_parse(const char *text, size_t len, const char *node, struct slur
 			g->line = first;
 			rc = 1;
 		} else {
-			break;  /* the node's line gives it no GPU */
+			g->none_line = first;   /* the node's line gives it no GPU */
+			break;
 		}
 	}
 	strbuf_release(&dflt);
@@ -544,7 +545,7 @@ void facts_expect_gpus(struct facts *f, unsigned n, const char *source, const ch
 {
 	struct expect_facts *e = &f->expect;
 	memset(e, 0, sizeof(*e));
-	if (!n)
+	if (!source)
 		return;
 	e->gpus = n;
 	copy_cut(e->source, sizeof(e->source), source);
@@ -578,8 +579,8 @@ static char *line_text(const char *text, size_t len, size_t n)
 	return facts_printable(strbuf_detach(&sb));
 }
 
-/* One file of `dir` for node: 1 (expectation set), 0 nothing, -ENOENT no
- * such file. */
+/* One file of `dir` for node: 1 (expectation set, maybe of none), 0
+ * nothing, -ENOENT no such file. */
 static int slurm_file(struct facts *f, const char *dir, const char *name, const char *node,
 		      int (*parse)(const char *, size_t, const char *, struct slurm_gres *))
 {
@@ -601,12 +602,14 @@ static int slurm_file(struct facts *f, const char *dir, const char *name, const 
 		fact_errors_add(&f->errors, path, "line %zu: %u GPUs for %s, more than the %u a run reads", g.line,
 				g.gpus, node, (unsigned)EXPECT_MAX_GPUS);
 		rc = 0;
-	} else if (rc > 0) {
+	} else if (rc > 0 || g.none_line) {
+		size_t at = rc > 0 ? g.line : g.none_line;
 		char where[96];
-		snprintf(where, sizeof(where), "%s:%zu", path, g.line);
-		char *line = line_text(text, len, g.line);
-		facts_expect_gpus(f, g.gpus, name, where, line);
+		snprintf(where, sizeof(where), "%s:%zu", path, at);
+		char *line = line_text(text, len, at);
+		facts_expect_gpus(f, rc > 0 ? g.gpus : 0, name, where, line);
 		free(line);
+		rc = 1;
 	}
 	free(text);
 	return rc > 0;
@@ -615,11 +618,14 @@ static int slurm_file(struct facts *f, const char *dir, const char *name, const 
 void facts_read_slurm(struct facts *f)
 {
 	static const char *const dirs[] = { "/etc/slurm", "/etc/slurm-llnl", "/run/slurm/conf" };
-	const char *host = f->kernel.nodename;
+	/* slurmd's node name: what it tells its health check and prolog, else
+	 * the short host name (`hostname -s`), which it defaults to */
+	const char *host = sysroot_getenv(f->sr, "SLURMD_NODENAME");
+	if (!host || !*host)
+		host = f->kernel.nodename;
 	if (!host || !*host)
 		return;
-	/* slurmd's node name is the short host name (`hostname -s`) */
-	size_t n = strcspn(host, ".");
+	size_t n = host == f->kernel.nodename ? strcspn(host, ".") : strlen(host);
 	if (n >= sizeof(f->expect.node))
 		return;
 	char node[sizeof(f->expect.node)];
@@ -632,7 +638,7 @@ void facts_read_slurm(struct facts *f)
 		int conf = gres > 0 ? 0 : slurm_file(f, dirs[i], "slurm.conf", node, slurm_conf_parse);
 		if (gres == -ENOENT && conf == -ENOENT)
 			continue;
-		if (f->expect.gpus)
+		if (f->expect.source[0])
 			memcpy(f->expect.node, node, sizeof(node));
 		return;
 	}
@@ -671,4 +677,49 @@ char *slurm_conf_filter(const char *text, size_t len)
 	}
 	out[o] = '\0';
 	return out;
+}
+
+/* The end of the NodeName= value on the physical line l[0..n) (its start
+ * in *v), or 0 when the line has no NodeName= word. */
+static size_t nodename_value(const char *l, size_t n, size_t *v)
+{
+	for (size_t i = 0; i + 9 <= n; i++) {
+		if ((i && l[i - 1] != ' ' && l[i - 1] != '\t') || strncasecmp(l + i, "NodeName=", 9))
+			continue;
+		size_t e = *v = i + 9;
+		while (e < n && l[e] != ' ' && l[e] != '\t' && l[e] != '\r' && l[e] != '#')
+			e++;
+		return e;
+	}
+	return 0;
+}
+
+/* Whether the hostlist v[0..n) has `node` itself as an item. */
+static bool names_literally(const char *v, size_t n, const char *node, size_t nn)
+{
+	for (size_t i = 0; i + nn <= n; i++)
+		if ((!i || v[i - 1] == ',') && (i + nn == n || v[i + nn] == ',') && !strncmp(v + i, node, nn))
+			return true;
+	return false;
+}
+
+char *slurm_pin_node(const char *text, size_t len, const char *node, size_t *out_len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t nn = node ? strlen(node) : 0;
+	for (size_t pos = 0; pos < len;) {
+		const char *l = text + pos;
+		const char *nl = memchr(l, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - l) + 1 : len - pos, v = 0;
+		size_t e = nn ? nodename_value(l, n, &v) : 0;
+		bool pin = e > v && !names_literally(l + v, e - v, node, nn) && names_node(l + v, e - v, node);
+		strbuf_add(&sb, l, pin ? e : n);
+		if (pin) {
+			strbuf_addf(&sb, ",%s", node);
+			strbuf_add(&sb, l + e, n - e);
+		}
+		pos += n;
+	}
+	*out_len = sb.len;
+	return strbuf_detach(&sb);
 }

@@ -1,6 +1,7 @@
 /* The fleet analysis behind `rocmcheck fleet`: per-node records taken from
  * rocmcheck.report/1 documents one at a time (the documents are not kept),
- * then the failing checks across nodes and the outliers: probe figures
+ * then the failing checks across nodes, the names more than one report
+ * gives, each node's verdict and the outliers: probe figures
  * within groups of identical GPUs, temperatures and link widths (each GPU's
  * gpus[].telemetry) within the GPUs of a model. */
 #include "fleet.h"
@@ -63,6 +64,11 @@ void fleet_release(struct fleet *fl)
 		strvec_release(&fl->failing[i].nodes);
 	}
 	free(fl->failing);
+	for (size_t i = 0; i < fl->nduplicates; i++) {
+		free(fl->duplicates[i].name);
+		strvec_release(&fl->duplicates[i].sources);
+	}
+	free(fl->duplicates);
 	free(fl->outliers);
 	strvec_release(&fl->unreadable);
 	memset(fl, 0, sizeof(*fl));
@@ -512,12 +518,81 @@ static void gather_failing(struct fleet *fl)
 		qsort(fl->failing, fl->nfailing, sizeof(*fl->failing), cmp_failing);
 }
 
-/* How bad a node is for the order of the table: its status, and a slow,
- * hot or narrowly linked GPU counts as a failure. */
+/* A node's verdict: its status, and a slow, hot or narrowly linked GPU
+ * counts as a failure (rocmcheck(1), fleet). */
+static enum status node_verdict(const struct fleet_node *n)
+{
+	return (n->outlier || n->health_outliers) && n->status < ST_FAIL ? ST_FAIL : n->status;
+}
+
 static int node_rank(const struct fleet_node *n)
 {
-	int st = (int)n->status;
-	return (n->outlier || n->health_outliers) && st < ST_FAIL ? ST_FAIL : st;
+	return (int)n->verdict;
+}
+
+/* A host name as DNS compares it: without case (RFC 4343). Caller frees. */
+static char *name_key(const char *name)
+{
+	char *k = xstrdup(name);
+	for (char *p = k; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return k;
+}
+
+/* The duplicate of the name `key`, whose first node is `first` (or, from
+ * fl->nnodes on, its duplicate): made when new. */
+static struct fleet_duplicate *duplicate_of(struct fleet *fl, struct strmap *at, const char *key, size_t first)
+{
+	if (first >= fl->nnodes)
+		return &fl->duplicates[first - fl->nnodes];
+	fl->duplicates = grow(fl->duplicates, fl->nduplicates, sizeof(*fl->duplicates));
+	struct fleet_duplicate *d = &fl->duplicates[fl->nduplicates];
+	d->name = xstrdup(fl->nodes[first].name);
+	strvec_init(&d->sources);
+	strvec_push(&d->sources, fl->nodes[first].source);
+	fl->nodes[first].duplicate = true;
+	strmap_put(at, key, strlen(key), fl->nnodes + fl->nduplicates++);
+	return d;
+}
+
+static int cmp_duplicate(const void *a, const void *b)
+{
+	return strcmp(((const struct fleet_duplicate *)a)->name, ((const struct fleet_duplicate *)b)->name);
+}
+
+/* The names two or more reports give, with their files in reading order:
+ * one pass with a map from name to its first node (below fl->nnodes) or
+ * to its duplicate (fl->nnodes + index). */
+static void find_duplicates(struct fleet *fl)
+{
+	struct strmap at = STRMAP_INIT;
+	for (size_t i = 0; i < fl->nnodes; i++) {
+		char *key = name_key(fl->nodes[i].name);
+		size_t first;
+		if (!strmap_get(&at, key, strlen(key), &first)) {
+			strmap_put(&at, key, strlen(key), i);
+		} else {
+			strvec_push(&duplicate_of(fl, &at, key, first)->sources, fl->nodes[i].source);
+			fl->nodes[i].duplicate = true;
+		}
+		free(key);
+	}
+	strmap_release(&at);
+	if (fl->nduplicates)
+		qsort(fl->duplicates, fl->nduplicates, sizeof(*fl->duplicates), cmp_duplicate);
+}
+
+/* The verdicts and the counts of the summary. */
+static void count_nodes(struct fleet *fl)
+{
+	for (size_t i = 0; i < fl->nnodes; i++) {
+		const struct fleet_node *n = &fl->nodes[i];
+		fl->count[n->status]++;
+		fl->verdicts[n->verdict]++;
+		fl->slow_nodes += n->outlier;
+		for (int k = 0; k < FLEET_NKINDS; k++)
+			fl->kind_nodes[k] += !!(n->health_outliers & (1u << k));
+	}
 }
 
 /* Worst first; then by name. Samples keep pointing at the right node. */
@@ -567,11 +642,13 @@ void fleet_finish(struct fleet *fl)
 {
 	find_outliers(fl);
 	find_health_outliers(fl);
+	for (size_t i = 0; i < fl->nnodes; i++)
+		fl->nodes[i].verdict = node_verdict(&fl->nodes[i]);
+	find_duplicates(fl);
 	sort_nodes(fl);
 	if (fl->nhealth_outliers)
 		qsort_r(fl->health_outliers, fl->nhealth_outliers, sizeof(*fl->health_outliers), cmp_health_outlier, fl);
-	for (size_t i = 0; i < fl->nnodes; i++)
-		fl->count[fl->nodes[i].status]++;
+	count_nodes(fl);
 	gather_failing(fl);
 }
 

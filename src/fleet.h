@@ -1,7 +1,7 @@
 /* `rocmcheck fleet`: many nodes' reports read one at a time into small
- * per-node records, then the fleet's failing checks and its outliers: probe
- * figures among identical GPUs, temperatures and link widths among GPUs of a
- * model (fleet.c). Rendering is out_fleet.c's. */
+ * per-node records, then the fleet's failing checks, its host names in more
+ * than one report and its outliers: probe figures among identical GPUs,
+ * temperatures and link widths among GPUs of a model (fleet.c). Rendering is out_fleet.c's. */
 #ifndef ROCMCHECK_FLEET_H
 #define ROCMCHECK_FLEET_H
 
@@ -77,6 +77,9 @@ struct fleet_node {
 				    * rocmcheck): none of its GPUs is compared */
 	struct fleet_health *health;  /* in report order */
 	size_t nhealth;
+	/* by fleet_finish() */
+	enum status verdict;       /* status, or fail when below it and a GPU is an outlier (probe or health) */
+	bool duplicate;            /* another report has its name (host names compared without case) */
 };
 
 struct fleet_outlier {
@@ -94,6 +97,13 @@ struct fleet_health_outlier {
 struct fleet_failing {
 	char *id;
 	struct strvec nodes;
+};
+
+/* A node name that two or more reports give: the files they came from, in
+ * the order they were read. */
+struct fleet_duplicate {
+	char *name;                /* as the first of them spells it */
+	struct strvec sources;
 };
 
 struct fleet {
@@ -114,6 +124,11 @@ struct fleet {
 	struct fleet_health_outlier *health_outliers;  /* by node (worst first), GPU, kind */
 	size_t nhealth_outliers;
 	size_t count[5];           /* nodes per summary status */
+	size_t verdicts[5];        /* nodes per verdict: a slow, hot or narrowly linked GPU fails its node */
+	size_t slow_nodes;         /* nodes with a probe outlier */
+	size_t kind_nodes[FLEET_NKINDS];  /* nodes with a health outlier of each kind */
+	struct fleet_duplicate *duplicates;  /* by name */
+	size_t nduplicates;
 };
 
 /* The outlier rule: within a group of at least FLEET_MIN_GROUP identical
@@ -141,7 +156,9 @@ void fleet_release(struct fleet *fl);
  * with err filled when it is not such a report (nothing is kept). */
 int fleet_add_report(struct fleet *fl, const json_t *doc, const char *source, struct strbuf *err);
 void fleet_add_unreadable(struct fleet *fl, const char *source, const char *why);
-/* Sort the nodes worst first, gather the failing checks and the outliers. */
+/* Sort the nodes worst first (by verdict), gather the failing checks, the
+ * outliers, the duplicate names and the counts. Linear in the reports but
+ * for the sorts. */
 void fleet_finish(struct fleet *fl);
 /* 0 when every node passed (or warned) and no GPU is an outlier (probe or
  * health), else 1. */

@@ -35,6 +35,8 @@ void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o
  *   "M warnings, counted as failures by --fail-on warn: HINT"
  *   "C of T checks run[ and P probes][, M warnings]; no verdict on readiness"  (--only/--skip)
  *   "Ready: GPU (arch) with ROCm X[ (M warnings)]"  (nothing failed, a GPU to name)
+ *   "No GPU, and SOURCE gives this node none (P passed[, M warnings], S skipped)"  (a node
+ *     with no GPU that slurm.conf, gres.conf, --expect-gpus 0 or a policy gives none)
  *   "No problems found (P passed[, M warnings], S skipped)"  (nothing failed, no GPU to name) */
 char *out_verdict(const struct report *r, bool utf8);
 /* Write `s` with control characters and (outside UTF-8 locales) non-ASCII
@@ -43,6 +45,9 @@ char *out_verdict(const struct report *r, bool utf8);
 void out_text_clean(FILE *fp, const char *s, bool utf8);
 /* The status glyph doctor prints: ✓ ! ✗ - E, or [ok] [!!] [XX] [--] [EE]. */
 const char *out_status_glyph(enum status s, bool utf8);
+/* true when two fixes are the same text, commands and flags (a fix printed
+ * once for every check it serves). */
+bool out_fix_same(const struct fix *a, const struct fix *b);
 
 /* ---- out_json.c ---- */
 /* Decode one UTF-8 sequence at s (strict: no overlongs, surrogates or values
@@ -60,6 +65,9 @@ json_t *out_json_devices(const struct report *r);
 /* Print with two-space indent, keys in insertion order, and a newline.
  * Returns 0 or -EIO. */
 int out_json_write(FILE *fp, const json_t *doc);
+/* out_json_write(fp, out_json_report(r)), member by member: the same bytes
+ * without the whole document in memory */
+int out_json_report_write(FILE *fp, const struct report *r);
 
 /* ---- fleet formats: out_prom.c, out_junit.c, out_nfd.c ----
  * Each writes the whole report to fp and returns 0 or -EIO; `now` is the
@@ -74,6 +82,17 @@ int out_nfd_report(FILE *fp, const struct report *r, time_t now);
 void out_prom_label(FILE *fp, const char *s);
 /* Text for XML (an attribute value or element content), escaped. */
 void out_xml_text(FILE *fp, const char *s);
+
+/* ---- out_markdown.c: `doctor --format markdown` and a bundle's report.md ----
+ * GitHub-flavoured Markdown for a ticket: the verdict, the problems with
+ * their fixes (commands in fenced code blocks), the machine, and every
+ * result in a table inside a collapsed <details>. Every string the report
+ * holds passes through `rd` (redact.h; the caller's, already taught what to
+ * hide; NULL: none) and is then escaped, so no value can break the table,
+ * open a fence or bring in HTML, and a "<redacted>" reads as text.
+ * Returns 0 or -EIO. */
+struct redactor;
+int out_markdown_report(FILE *fp, const struct report *r, struct redactor *rd);
 
 /* ---- out_fleet.c: `rocmcheck fleet` (fleet.h) ---- */
 struct fleet;

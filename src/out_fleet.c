@@ -1,4 +1,6 @@
-/* `rocmcheck fleet` rendered: the nodes-by-categories table (worst first),
+/* `rocmcheck fleet` rendered: the summary, the nodes-by-categories table
+ * (worst first; in text the failing nodes, every node with -v), the host
+ * names in more than one report,
  * the failing checks with their nodes, each node's health checks that warned
  * or failed, and the outliers (probe figures, temperatures, link widths); as
  * text, JSON (rocmcheck.fleet/1), Prometheus or JUnit. */
@@ -40,52 +42,90 @@ static void health_outlier_line(FILE *fp, const struct fleet *fl, const struct f
 	strbuf_release(&sb);
 }
 
-/* Each node's health checks that warned, failed or erred, worst node first. */
-static void health_text(FILE *fp, const struct fleet *fl, bool utf8)
+/* What the text shows of a list without -v: 20 names. */
+#define FLEET_TEXT_CAP 20
+
+/* Whether the text shows a node (its row, its health checks): every node
+ * with -v, else those whose verdict is fail or error. */
+static bool shown(const struct fleet_node *n, const struct out_opts *o)
+{
+	return o->verbosity > 0 || n->verdict >= ST_FAIL;
+}
+
+/* " a b c", the first FLEET_TEXT_CAP without -v and "... (N more)". */
+static void name_list(FILE *fp, char *const *v, size_t n, const struct out_opts *o)
+{
+	size_t cap = o->verbosity > 0 ? n : FLEET_TEXT_CAP;
+	for (size_t j = 0; j < n && j < cap; j++) {
+		fputc(' ', fp);
+		out_text_clean(fp, v[j], o->utf8);
+	}
+	if (n > cap)
+		fprintf(fp, " ... (%zu more)", n - cap);
+}
+
+static void node_health_text(FILE *fp, const struct fleet_node *n, bool utf8)
+{
+	fputs("  ", fp);
+	out_text_clean(fp, n->name, utf8);
+	fputs(":\n", fp);
+	for (size_t j = 0; j < n->nhealth; j++) {
+		const struct fleet_health *h = &n->health[j];
+		fputs("    ", fp);
+		out_text_clean(fp, h->id, utf8);
+		if (h->gpu >= 0)
+			fprintf(fp, " (gpu %d)", h->gpu);
+		fprintf(fp, " %s", status_name(h->status));
+		if (h->summary) {
+			fputs(": ", fp);
+			out_text_clean(fp, h->summary, utf8);
+		}
+		fputc('\n', fp);
+	}
+}
+
+/* The nodes whose reports have no telemetry, FLEET_TEXT_CAP without -v. */
+static void no_telemetry_text(FILE *fp, const struct fleet *fl, const struct out_opts *o)
+{
+	size_t old = 0, cap = o->verbosity > 0 ? fl->nnodes : FLEET_TEXT_CAP;
+	for (size_t i = 0; i < fl->nnodes; i++) {
+		if (!fl->nodes[i].no_telemetry)
+			continue;
+		if (!old)
+			fputs("\nNo GPU readings (a report without gpus[].telemetry, from an older rocmcheck: its GPUs' "
+			      "temperatures and links are not compared):", fp);
+		if (old++ >= cap)
+			continue;
+		fputc(' ', fp);
+		out_text_clean(fp, fl->nodes[i].name, o->utf8);
+	}
+	if (old > cap)
+		fprintf(fp, " ... (%zu more)", old - cap);
+	if (old)
+		fputc('\n', fp);
+}
+
+/* Each shown node's health checks that warned, failed or erred, worst node
+ * first; the nodes without readings; the health outliers. */
+static void health_text(FILE *fp, const struct fleet *fl, const struct out_opts *o)
 {
 	bool any = false;
 	for (size_t i = 0; i < fl->nnodes; i++) {
 		const struct fleet_node *n = &fl->nodes[i];
-		if (!n->nhealth)
+		if (!n->nhealth || !shown(n, o))
 			continue;
 		if (!any)
 			fputs("\nHealth checks that warned or failed:\n", fp);
 		any = true;
-		fputs("  ", fp);
-		out_text_clean(fp, n->name, utf8);
-		fputs(":\n", fp);
-		for (size_t j = 0; j < n->nhealth; j++) {
-			const struct fleet_health *h = &n->health[j];
-			fputs("    ", fp);
-			out_text_clean(fp, h->id, utf8);
-			if (h->gpu >= 0)
-				fprintf(fp, " (gpu %d)", h->gpu);
-			fprintf(fp, " %s", status_name(h->status));
-			if (h->summary) {
-				fputs(": ", fp);
-				out_text_clean(fp, h->summary, utf8);
-			}
-			fputc('\n', fp);
-		}
+		node_health_text(fp, n, o->utf8);
 	}
-	size_t old = 0;
-	for (size_t i = 0; i < fl->nnodes; i++) {
-		if (!fl->nodes[i].no_telemetry)
-			continue;
-		if (!old++)
-			fputs("\nNo GPU readings (a report without gpus[].telemetry, from an older rocmcheck: its GPUs' "
-			      "temperatures and links are not compared):", fp);
-		fputc(' ', fp);
-		out_text_clean(fp, fl->nodes[i].name, utf8);
-	}
-	if (old)
-		fputc('\n', fp);
+	no_telemetry_text(fp, fl, o);
 	if (fl->nhealth_outliers)
 		fprintf(fp, "\nHealth outliers (among at least %d GPUs of a model: more than %.0f %s above the model's "
 			"median temperature, or a PCIe link narrower than its most common width):\n",
-			FLEET_HEALTH_MIN_GROUP, FLEET_HOT_C, utf8 ? "\xc2\xb0" "C" : "C");
+			FLEET_HEALTH_MIN_GROUP, FLEET_HOT_C, o->utf8 ? "\xc2\xb0" "C" : "C");
 	for (size_t i = 0; i < fl->nhealth_outliers; i++)
-		health_outlier_line(fp, fl, &fl->health_outliers[i], utf8);
+		health_outlier_line(fp, fl, &fl->health_outliers[i], o->utf8);
 }
 
 static void outlier_line(FILE *fp, const struct fleet *fl, const struct fleet_outlier *o, bool utf8)
@@ -99,62 +139,136 @@ static void outlier_line(FILE *fp, const struct fleet *fl, const struct fleet_ou
 	fputc('\n', fp);
 }
 
-void out_fleet_text(FILE *fp, const struct fleet *fl, const struct out_opts *o)
+/* The summary, all that -q prints: the nodes by verdict (a node with a
+ * slow, hot or narrowly linked GPU counts as failed), then the outliers and
+ * the duplicate names when there are any. */
+static void summary_text(FILE *fp, const struct fleet *fl)
 {
+	const size_t *v = fl->verdicts;
 	fprintf(fp, "rocmcheck fleet: %zu report%s: %zu passed, %zu with warnings, %zu failed, %zu with errors",
-		fl->nnodes, fl->nnodes == 1 ? "" : "s", fl->count[ST_PASS] + fl->count[ST_SKIP], fl->count[ST_WARN],
-		fl->count[ST_FAIL], fl->count[ST_ERROR]);
+		fl->nnodes, fl->nnodes == 1 ? "" : "s", v[ST_PASS] + v[ST_SKIP], v[ST_WARN], v[ST_FAIL], v[ST_ERROR]);
 	if (fl->unreadable.n)
 		fprintf(fp, "; %zu unreadable", fl->unreadable.n);
-	fputs("\n\n", fp);
-	size_t w = 4;
-	for (size_t i = 0; i < fl->nnodes; i++)
-		if (strlen(fl->nodes[i].name) > w)
-			w = strlen(fl->nodes[i].name);
-	if (w > 40)
-		w = 40;
-	fprintf(fp, "%-*s  %-6s", (int)w, "NODE", "STATUS");
-	for (int c = 0; c < FLEET_NCAT; c++)
-		fprintf(fp, " %s", cat_heads[c]);
 	fputc('\n', fp);
-	for (size_t i = 0; i < fl->nnodes; i++) {
-		const struct fleet_node *n = &fl->nodes[i];
-		size_t len = strlen(n->name);
-		out_text_clean(fp, len > w ? n->name + len - w : n->name, o->utf8);
-		fprintf(fp, "%*s  %-6s", (int)(w - (len > w ? w : len)), "", status_name(n->status));
-		for (int c = 0; c < FLEET_NCAT; c++) {
-			const char *g = n->cat[c] < 0 ? "." : out_status_glyph((enum status)n->cat[c], o->utf8);
-			size_t cols = strlen(cat_heads[c]), used = o->utf8 || n->cat[c] < 0 ? 1 : strlen(g);
-			fprintf(fp, " %s%*s", g, (int)(cols > used ? cols - used : 0), "");
-		}
-		if (n->outlier)
-			fputs(" slow GPU", fp);
+	size_t outlying = fl->slow_nodes;
+	for (int k = 0; k < FLEET_NKINDS; k++)
+		outlying += fl->kind_nodes[k];
+	if (outlying) {
+		fprintf(fp, "Outliers, each node counted as failed: %zu with a slow GPU", fl->slow_nodes);
 		for (int k = 0; k < FLEET_NKINDS; k++)
-			if (n->health_outliers & (1u << k))
-				fprintf(fp, " %s", fleet_kinds[k].flag);
+			fprintf(fp, ", %zu with a %s", fl->kind_nodes[k], fleet_kinds[k].flag);
 		fputc('\n', fp);
 	}
-	if (fl->nfailing) {
-		fputs("\nFailing checks:\n", fp);
-		for (size_t i = 0; i < fl->nfailing; i++) {
-			const struct fleet_failing *f = &fl->failing[i];
-			fprintf(fp, "  %-24s %zu node%s:", f->id, f->nodes.n, f->nodes.n == 1 ? "" : "s");
-			for (size_t j = 0; j < f->nodes.n && j < 20; j++) {
-				fputc(' ', fp);
-				out_text_clean(fp, f->nodes.v[j], o->utf8);
-			}
-			if (f->nodes.n > 20)
-				fprintf(fp, " ... (%zu more)", f->nodes.n - 20);
+	if (fl->nduplicates) {
+		size_t reports = 0;
+		for (size_t i = 0; i < fl->nduplicates; i++)
+			reports += fl->duplicates[i].sources.n;
+		fprintf(fp, "Duplicates: %zu host name%s in more than one report (%zu reports)\n", fl->nduplicates,
+			fl->nduplicates == 1 ? "" : "s", reports);
+	}
+}
+
+/* The NODE column's width: the longest shown name, 4 to 40. */
+static size_t name_width(const struct fleet *fl, const struct out_opts *o)
+{
+	size_t w = 4;
+	for (size_t i = 0; i < fl->nnodes; i++)
+		if (shown(&fl->nodes[i], o) && strlen(fl->nodes[i].name) > w)
+			w = strlen(fl->nodes[i].name);
+	return w > 40 ? 40 : w;
+}
+
+/* One row: name, verdict, a glyph per category, then what fails it. */
+static void node_row(FILE *fp, const struct fleet_node *n, size_t w, const struct out_opts *o)
+{
+	size_t len = strlen(n->name);
+	out_text_clean(fp, len > w ? n->name + len - w : n->name, o->utf8);
+	fprintf(fp, "%*s  %-6s", (int)(w - (len > w ? w : len)), "", status_name(n->verdict));
+	for (int c = 0; c < FLEET_NCAT; c++) {
+		const char *g = n->cat[c] < 0 ? "." : out_status_glyph((enum status)n->cat[c], o->utf8);
+		size_t cols = strlen(cat_heads[c]), used = o->utf8 || n->cat[c] < 0 ? 1 : strlen(g);
+		fprintf(fp, " %s%*s", g, (int)(cols > used ? cols - used : 0), "");
+	}
+	if (n->outlier)
+		fputs(" slow GPU", fp);
+	for (int k = 0; k < FLEET_NKINDS; k++)
+		if (n->health_outliers & (1u << k))
+			fprintf(fp, " %s", fleet_kinds[k].flag);
+	if (n->duplicate)
+		fputs(" duplicate name", fp);
+	fputc('\n', fp);
+}
+
+/* The table: the failing nodes (every node with -v), worst first, and how
+ * many it leaves out. */
+static void nodes_text(FILE *fp, const struct fleet *fl, const struct out_opts *o)
+{
+	size_t w = name_width(fl, o), hidden = 0;
+	bool head = false;
+	for (size_t i = 0; i < fl->nnodes; i++) {
+		if (!shown(&fl->nodes[i], o)) {
+			hidden++;
+			continue;
+		}
+		if (!head) {
+			fprintf(fp, "\n%-*s  %-6s", (int)w, "NODE", "STATUS");
+			for (int c = 0; c < FLEET_NCAT; c++)
+				fprintf(fp, " %s", cat_heads[c]);
 			fputc('\n', fp);
 		}
+		head = true;
+		node_row(fp, &fl->nodes[i], w, o);
 	}
-	health_text(fp, fl, o->utf8);
+	if (hidden)
+		fprintf(fp, "%s%zu node%s that passed or warned not listed (-v lists every node)\n", head ? "" : "\n",
+			hidden, hidden == 1 ? "" : "s");
+}
+
+static void failing_text(FILE *fp, const struct fleet *fl, const struct out_opts *o)
+{
+	if (fl->nfailing)
+		fputs("\nFailing checks:\n", fp);
+	for (size_t i = 0; i < fl->nfailing; i++) {
+		const struct fleet_failing *f = &fl->failing[i];
+		fprintf(fp, "  %-24s %zu node%s:", f->id, f->nodes.n, f->nodes.n == 1 ? "" : "s");
+		name_list(fp, f->nodes.v, f->nodes.n, o);
+		fputc('\n', fp);
+	}
+}
+
+/* Each name that two or more reports give, with their files. */
+static void duplicates_text(FILE *fp, const struct fleet *fl, const struct out_opts *o)
+{
+	if (!fl->nduplicates)
+		return;
+	fputs("\nHost names in more than one report (the files they came from):\n", fp);
+	size_t cap = o->verbosity > 0 ? fl->nduplicates : FLEET_TEXT_CAP;
+	for (size_t i = 0; i < fl->nduplicates && i < cap; i++) {
+		fputs("  ", fp);
+		out_text_clean(fp, fl->duplicates[i].name, o->utf8);
+		fputc(':', fp);
+		name_list(fp, fl->duplicates[i].sources.v, fl->duplicates[i].sources.n, o);
+		fputc('\n', fp);
+	}
+	if (fl->nduplicates > cap)
+		fprintf(fp, "  ... (%zu more names: -v lists them)\n", fl->nduplicates - cap);
+}
+
+void out_fleet_text(FILE *fp, const struct fleet *fl, const struct out_opts *o)
+{
+	summary_text(fp, fl);
+	if (o->verbosity < 0)
+		return;
+	nodes_text(fp, fl, o);
+	failing_text(fp, fl, o);
+	health_text(fp, fl, o);
 	if (fl->noutliers) {
 		fprintf(fp, "\nProbe outliers (modified z-score under -%.1f among at least %d identical GPUs):\n", FLEET_Z,
 			FLEET_MIN_GROUP);
 		for (size_t i = 0; i < fl->noutliers; i++)
 			outlier_line(fp, fl, &fl->outliers[i], o->utf8);
 	}
+	duplicates_text(fp, fl, o);
 	if (fl->unreadable.n) {
 		fputs("\nUnreadable:\n", fp);
 		for (size_t i = 0; i < fl->unreadable.n; i++) {
@@ -180,6 +294,16 @@ static json_t *health_json(const struct fleet_node *n)
 						   h->gpu < 0 ? json_null() : json_integer(h->gpu), "status",
 						   status_name(h->status), "summary", out_json_str(h->summary)));
 	}
+	return a;
+}
+
+/* Each name that two or more reports give, with the files they came from. */
+static json_t *duplicates_json(const struct fleet *fl)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < fl->nduplicates; i++)
+		json_array_append_new(a, json_pack("{s:o, s:o}", "name", out_json_str(fl->duplicates[i].name), "sources",
+						   out_json_strvec(&fl->duplicates[i].sources)));
 	return a;
 }
 
@@ -235,6 +359,7 @@ json_t *out_fleet_json(const struct fleet *fl)
 							o->model_value, "group_size", (json_int_t)o->group_size));
 	}
 	json_object_set_new(doc, "health_outliers", health);
+	json_object_set_new(doc, "duplicates", duplicates_json(fl));
 	json_object_set_new(doc, "unreadable", out_json_strvec(&fl->unreadable));
 	json_object_set_new(doc, "exit_status", json_integer(fleet_exit_status(fl)));
 	return doc;

@@ -9,6 +9,7 @@
 
 #include "checks.h"
 #include "policy.h"
+#include "profiles_update.h"
 
 size_t out_utf8_next(const unsigned char *s, uint32_t *cp)
 {
@@ -93,11 +94,25 @@ static json_t *nonempty(const char *s)
 	return s && *s ? out_json_str(s) : json_null();
 }
 
-static json_t *json_tool(void)
+/* "profiles": the database the checks judged by, and where it came from
+ * (embedded, installed by `profiles update`, --profiles DIR). */
+static json_t *json_tool(const struct report *r)
 {
 	json_t *t = json_object();
 	set(t, "name", json_string("rocmcheck"));
 	set(t, "version", json_string(ROCMCHECK_VERSION));
+	const struct profiles_origin *o = r->db_origin;
+	if (!r->db || !o || !o->kind)
+		return t;
+	json_t *p = json_object();
+	set(p, "version", nonempty(r->db->db_version));
+	set(p, "origin", json_string(o->kind));
+	set(p, "path", nonempty(o->path));
+	if (*o->key) {
+		set(p, "key", json_string(o->key));
+		set(p, "expires", json_string(o->expires));
+	}
+	set(t, "profiles", p);
 	return t;
 }
 
@@ -148,6 +163,21 @@ static json_t *json_host(const struct facts *f)
 	return h;
 }
 
+/* The vendor's own index and the variables that take it (an AMD iGPU
+ * beside an NVIDIA card: GPU 1 is CUDA_VISIBLE_DEVICES=0); null for a vendor
+ * without such variables. */
+static json_t *json_visible_as(const struct gpu *g)
+{
+	if (!vendor_visible_var(g->vendor, 0))
+		return json_null();
+	json_t *o = json_object(), *vars = json_array();
+	set(o, "index", json_integer(g->vendor_index));
+	for (size_t i = 0; vendor_visible_var(g->vendor, i); i++)
+		json_array_append_new(vars, json_string(vendor_visible_var(g->vendor, i)));
+	set(o, "variables", vars);
+	return o;
+}
+
 static json_t *json_gpu(const struct gpu *g)
 {
 	json_t *o = json_object();
@@ -170,6 +200,7 @@ static json_t *json_gpu(const struct gpu *g)
 	set(o, "render_node", nonempty(g->render_node));
 	set(o, "family", nonempty(g->family));
 	set(o, "visible", json_boolean(g->visible));
+	set(o, "visible_as", json_visible_as(g));
 	return o;
 }
 
@@ -303,6 +334,7 @@ static json_t *json_fix(const struct fix *fx)
 	for (size_t i = 0; i < fx->commands.n; i++)
 		json_array_append_new(cmds, out_json_str(fx->commands.v[i]));
 	set(o, "commands", cmds);
+	set(o, "manual", fx->commands.n ? json_null() : nonempty(fx->manual));
 	set(o, "reboot", json_boolean(fx->reboot));
 	set(o, "relogin", json_boolean(fx->relogin));
 	return o;
@@ -429,7 +461,7 @@ static json_t *json_head(const struct report *r)
 	json_object_seed(0x726f636d);
 	json_t *doc = json_object();
 	set(doc, "schema", json_string(REPORT_SCHEMA));
-	set(doc, "tool", json_tool());
+	set(doc, "tool", json_tool(r));
 	set(doc, "source", json_source(r));
 	return doc;
 }
@@ -632,6 +664,174 @@ json_t *out_json_strvec(const struct strvec *sv)
 	for (size_t i = 0; i < sv->n; i++)
 		json_array_append_new(a, out_json_str(sv->v[i]));
 	return a;
+}
+
+/* ---- the report written as it is built: one member (one check, one GPU)
+ * at a time, so the whole document never sits in memory beside the facts.
+ * The bytes are those of out_json_write(out_json_report()). ---- */
+
+/* jansson's JSON_INDENT(2) | JSON_PRESERVE_ORDER layout, written here
+ * because jansson's own dump costs a sixth of a doctor run: two spaces per
+ * level, ": " after a key, "," ending a line, "[]" and "{}" when empty,
+ * strings with \" \\ \b \f \n \r \t and \u00XX (upper case) escaped and
+ * UTF-8 as it is. Reals are jansson's own (its shortest round trip). */
+static void add_indent(struct strbuf *sb, int depth)
+{
+	static const char spaces[] = "                                ";
+	strbuf_addch(sb, '\n');
+	for (size_t n = 2 * (size_t)depth; n; ) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		strbuf_add(sb, spaces, k);
+		n -= k;
+	}
+}
+
+static void add_string(struct strbuf *sb, const char *s, size_t len)
+{
+	strbuf_addch(sb, '"');
+	size_t run = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		strbuf_add(sb, s + run, i - run);
+		run = i + 1;
+		const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
+			: c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+		if (esc)
+			strbuf_addstr(sb, esc);
+		else
+			strbuf_addf(sb, "\\u%04X", c);
+	}
+	strbuf_add(sb, s + run, len - run);
+	strbuf_addch(sb, '"');
+}
+
+static void add_json(struct strbuf *sb, const json_t *j, int depth)
+{
+	if (json_is_object(j)) {
+		if (!json_object_size(j)) {
+			strbuf_addstr(sb, "{}");
+			return;
+		}
+		strbuf_addch(sb, '{');
+		const char *key;
+		json_t *v;
+		bool first = true;
+		json_object_foreach((json_t *)j, key, v) {
+			if (!first)
+				strbuf_addch(sb, ',');
+			first = false;
+			add_indent(sb, depth + 1);
+			add_string(sb, key, strlen(key));
+			strbuf_add(sb, ": ", 2);
+			add_json(sb, v, depth + 1);
+		}
+		add_indent(sb, depth);
+		strbuf_addch(sb, '}');
+	} else if (json_is_array(j)) {
+		size_t n = json_array_size(j);
+		if (!n) {
+			strbuf_addstr(sb, "[]");
+			return;
+		}
+		strbuf_addch(sb, '[');
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				strbuf_addch(sb, ',');
+			add_indent(sb, depth + 1);
+			add_json(sb, json_array_get(j, i), depth + 1);
+		}
+		add_indent(sb, depth);
+		strbuf_addch(sb, ']');
+	} else if (json_is_string(j)) {
+		add_string(sb, json_string_value(j), json_string_length(j));
+	} else if (json_is_integer(j)) {
+		strbuf_addf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
+	} else if (json_is_true(j) || json_is_false(j) || json_is_null(j)) {
+		strbuf_addstr(sb, json_is_true(j) ? "true" : json_is_false(j) ? "false" : "null");
+	} else {
+		char *r = json_dumps(j, JSON_ENCODE_ANY);
+		strbuf_addstr(sb, r ? r : "null");
+		free(r);
+	}
+}
+
+/* `j` (consumed) as a value at `depth` */
+static void put_value(FILE *fp, json_t *j, int depth)
+{
+	struct strbuf sb = STRBUF_INIT;
+	add_json(&sb, j, depth);
+	json_decref(j);
+	fwrite(sb.buf, 1, sb.len, fp);
+	strbuf_release(&sb);
+}
+
+static void put_key(FILE *fp, const char *key, bool *first)
+{
+	fputs(*first ? "\n  " : ",\n  ", fp);
+	*first = false;
+	json_t *k = json_string(key);
+	put_value(fp, k, 1);
+	fputs(": ", fp);
+}
+
+static void put_member(FILE *fp, const char *key, json_t *v, bool *first)
+{
+	put_key(fp, key, first);
+	put_value(fp, v, 1);
+}
+
+static void put_checks(FILE *fp, const struct report *r, bool *first)
+{
+	put_key(fp, "checks", first);
+	fputs(r->nresults ? "[" : "[]", fp);
+	for (size_t i = 0; i < r->nresults; i++) {
+		fputs(i ? ",\n    " : "\n    ", fp);
+		put_value(fp, json_check(&r->results[i]), 2);
+	}
+	if (r->nresults)
+		fputs("\n  ]", fp);
+}
+
+static void put_probes(FILE *fp, const struct report *r, bool *first)
+{
+	put_key(fp, "probes", first);
+	fputs(r->nprobes ? "[" : "[]", fp);
+	for (size_t i = 0; i < r->nprobes; i++) {
+		fputs(i ? ",\n    " : "\n    ", fp);
+		put_value(fp, json_probe(&r->probes[i]), 2);
+	}
+	if (r->nprobes)
+		fputs("\n  ]", fp);
+}
+
+int out_json_report_write(FILE *fp, const struct report *r)
+{
+	bool first = true;
+	json_t *head = json_head(r);
+	fputc('{', fp);
+	const char *key;
+	json_t *v;
+	json_object_foreach(head, key, v)
+		put_member(fp, key, json_incref(v), &first);
+	json_decref(head);
+	put_member(fp, "level", json_string(level_name(r->level)), &first);
+	put_member(fp, "host", json_host(r->facts), &first);
+	put_member(fp, "gpus", json_gpus(r->facts), &first);
+	put_member(fp, "stack", json_stack(r), &first);
+	put_checks(fp, r, &first);
+	put_probes(fp, r, &first);
+	put_member(fp, "summary", json_summary(r), &first);
+	if (r->policy)
+		put_member(fp, "policy", json_policy(r->policy), &first);
+	fputs("\n}", fp);
+	int e = 0;
+	if (fputc('\n', fp) == EOF)
+		e = errno ? errno : EIO;
+	if (ferror(fp) && !e)
+		e = EIO;
+	return -e;
 }
 
 int out_json_write(FILE *fp, const json_t *doc)

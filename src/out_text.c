@@ -7,6 +7,7 @@
 
 #include "checks.h"
 #include "policy.h"
+#include "profiles_update.h"
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -177,7 +178,7 @@ static void print_check(FILE *fp, const struct check_result *c, const struct out
 		print_fix(fp, &c->fix, o);
 }
 
-static bool same_fix(const struct fix *a, const struct fix *b)
+bool out_fix_same(const struct fix *a, const struct fix *b)
 {
 	if (!a->text || !b->text || strcmp(a->text, b->text) || a->commands.n != b->commands.n ||
 	    a->reboot != b->reboot || a->relogin != b->relogin)
@@ -197,7 +198,7 @@ static void print_problem(FILE *fp, const struct report *r, size_t idx, const st
 	print_check_line(fp, c, o);
 	for (size_t i = 0; i < idx; i++) {
 		const struct check_result *first = &r->results[i];
-		if (first->status < ST_WARN || !same_fix(&first->fix, &c->fix))
+		if (first->status < ST_WARN || !out_fix_same(&first->fix, &c->fix))
 			continue;
 		fputs("    fix: the same as for ", fp);
 		out_text_clean(fp, first->def ? first->def->id : "the check", o->utf8);
@@ -209,7 +210,7 @@ static void print_problem(FILE *fp, const struct report *r, size_t idx, const st
 	struct strbuf also = STRBUF_INIT;
 	for (size_t j = idx + 1; j < r->nresults; j++) {
 		const struct check_result *d = &r->results[j];
-		if (d->status < ST_WARN || !d->def || !same_fix(&c->fix, &d->fix))
+		if (d->status < ST_WARN || !d->def || !out_fix_same(&c->fix, &d->fix))
 			continue;
 		strbuf_addf(&also, "%s%s", also.len ? ", " : "", d->def->id);
 		if (d->gpu >= 0)
@@ -269,6 +270,25 @@ static const char *category_of(const struct check_result *c)
 
 static const char *plural(size_t n, const char *one, const char *many);
 
+/* -v: the profile database the verdicts come from, and its origin. */
+static void print_profiles(FILE *fp, const struct report *r, const struct out_opts *o)
+{
+	const struct profiles_origin *po = r->db_origin;
+	if (o->verbosity <= 0 || !r->db || !po || !po->kind)
+		return;
+	fprintf(fp, "profiles: %s (", r->db->db_version ? r->db->db_version : "unversioned");
+	if (*po->key) {
+		fputs("installed in ", fp);
+		out_text_clean(fp, po->path, o->utf8);
+		fprintf(fp, ", signed by key %s, expires %s)\n", po->key, po->expires);
+	} else {
+		fputs(po->path ? "from " : "embedded", fp);
+		if (po->path)
+			out_text_clean(fp, po->path, o->utf8);
+		fputs(")\n", fp);
+	}
+}
+
 static void print_header(FILE *fp, const struct report *r, const struct out_opts *o)
 {
 	const struct facts *f = r->facts;
@@ -294,6 +314,7 @@ static void print_header(FILE *fp, const struct report *r, const struct out_opts
 	}
 	fprintf(fp, ", level %s", level_name(r->level));
 	fputc('\n', fp);
+	print_profiles(fp, r, o);
 	if (!r->policy)
 		return;
 	struct pol_line *l;
@@ -598,6 +619,12 @@ char *out_verdict(const struct report *r, bool utf8)
 		describe_runtime(&sb, f, wsl_dxg);
 		if (warnings)
 			strbuf_addf(&sb, " (%zu %s)", warnings, warning_s);
+	} else if (f && !f->expect.gpus && f->expect.source[0]) {
+		/* a node with no GPU that its scheduler gives none: healthy as it is */
+		strbuf_addf(&sb, "No GPU, and %s gives this node none (%zu passed", f->expect.source, r->count[ST_PASS]);
+		if (warnings)
+			strbuf_addf(&sb, ", %zu %s", warnings, warning_s);
+		strbuf_addf(&sb, ", %zu skipped)", r->count[ST_SKIP]);
 	} else {
 		strbuf_addf(&sb, "No problems found (%zu passed", r->count[ST_PASS]);
 		if (warnings)
@@ -608,14 +635,14 @@ char *out_verdict(const struct report *r, bool utf8)
 	return strbuf_detach(&sb);
 }
 
+/* VRAM in whole MiB, as doctor's device.vram, amdgpu, rocm-smi and
+ * nvidia-smi print it: one unit for one quantity wherever it is read. */
 static void human_bytes(char *buf, size_t n, uint64_t b)
 {
 	if (b == 0)
 		snprintf(buf, n, "-");
-	else if (b >= (1ull << 30))
-		snprintf(buf, n, "%.1f GiB", (double)b / (double)(1ull << 30));
 	else
-		snprintf(buf, n, "%.0f MiB", (double)b / (double)(1ull << 20));
+		snprintf(buf, n, "%llu MiB", (unsigned long long)(b >> 20));
 }
 
 /* Columns a name takes on a terminal: code points (wide glyphs are rare here). */
@@ -640,6 +667,7 @@ struct dev_row {
 	const char *vendor, *arch, *pci, *driver, *render, *note;
 	char *name;
 	char vram[32];
+	char visible_as[40];       /* "CUDA_VISIBLE_DEVICES=0": the vendor's own index */
 };
 
 static void gpu_row(struct dev_row *w, const struct gpu *g)
@@ -654,6 +682,11 @@ static void gpu_row(struct dev_row *w, const struct gpu *g)
 	w->driver = g->driver ? g->driver : "-";
 	w->render = g->render_node ? g->render_node : "-";
 	w->note = g->visible ? NULL : "hidden by *_VISIBLE_DEVICES";
+	const char *var = vendor_visible_var(g->vendor, 0);
+	if (var)
+		snprintf(w->visible_as, sizeof(w->visible_as), "%s=%d", var, g->vendor_index);
+	else
+		strcpy(w->visible_as, "-");
 }
 
 static bool in_inventory(const struct facts *f, const char *addr)
@@ -684,6 +717,7 @@ static size_t unusable_rows(struct dev_row *rows, const struct facts *f)
 		w->pci = p->addr;
 		w->driver = p->driver ? p->driver : "none";
 		w->render = "-";
+		strcpy(w->visible_as, "-");
 		w->note = p->driver ? "not usable: its driver gives no compute device" : "not usable: no driver bound";
 	}
 	if (n == 0 && f->ngpus == 0 && f->sys.wsl && f->sys.dxg_present) {
@@ -694,6 +728,7 @@ static size_t unusable_rows(struct dev_row *rows, const struct facts *f)
 		w->name = xstrdup("GPU under WSL");
 		human_bytes(w->vram, sizeof(w->vram), 0);
 		w->render = "/dev/dxg";
+		strcpy(w->visible_as, "-");
 		w->note = "the Windows driver's; WSL does not say whose GPU it is";
 	}
 	return n;
@@ -704,12 +739,14 @@ static void print_row(FILE *fp, const struct dev_row *w, const size_t width[4], 
 	fprintf(fp, "%-3s %-7s ", w->index, w->vendor);
 	out_text_clean(fp, w->name, o->utf8);
 	pad(fp, text_width(w->name), width[0] + 2);
-	fprintf(fp, "%-9s %-10s ", w->arch, w->vram);
+	fprintf(fp, "%-9s %-10s  ", w->arch, w->vram);
 	out_text_clean(fp, w->pci, o->utf8);
 	pad(fp, text_width(w->pci), width[1] + 2);
 	out_text_clean(fp, w->driver, o->utf8);
 	pad(fp, text_width(w->driver), width[2] + 2);
 	out_text_clean(fp, w->render, o->utf8);
+	pad(fp, text_width(w->render), width[3] + 2);
+	fputs(w->visible_as, fp);
 	if (w->note)
 		fprintf(fp, "  (%s)", w->note);
 	fputc('\n', fp);
@@ -840,16 +877,11 @@ static void cell_vram(char *b, size_t n, const struct look *l)
 		snprintf(b, n, "-");
 		return;
 	}
-	/* both in the unit of the larger, so they read as a fraction; tenths
-	 * of a GiB below 100 GiB */
-	uint64_t most = total > used ? total : used;
-	bool gib = most >= (1ull << 30);
-	double unit = (double)(gib ? 1ull << 30 : 1ull << 20);
-	int prec = gib && most < (100ull << 30);
-	char u[16], t[16];
-	num_or_dash(u, sizeof(u), used ? (double)used / unit : NAN, prec);
-	num_or_dash(t, sizeof(t), total ? (double)total / unit : NAN, prec);
-	snprintf(b, n, "%s/%s %s", u, t, gib ? "GiB" : "MiB");
+	/* whole MiB, as the VRAM column and doctor's device.vram print it */
+	char u[24], t[24];
+	num_or_dash(u, sizeof(u), used ? (double)(used >> 20) : NAN, 0);
+	num_or_dash(t, sizeof(t), total ? (double)(total >> 20) : NAN, 0);
+	snprintf(b, n, "%s/%s MiB", u, t);
 }
 
 static void cell_ecc(char *b, size_t n, const struct look *l)
@@ -1024,6 +1056,18 @@ static const struct check_result *present_result(const struct report *r)
 	return NULL;
 }
 
+/* Where rocmcheck's index is not the vendor's (an AMD iGPU beside an NVIDIA
+ * card: GPU 1 is CUDA's device 0), say which number the variables take. */
+static void print_visible_note(FILE *fp, const struct facts *f)
+{
+	bool differ = false;
+	for (size_t i = 0; i < f->ngpus; i++)
+		differ |= vendor_visible_var(f->gpus[i].vendor, 0) && f->gpus[i].vendor_index != f->gpus[i].index;
+	if (differ)
+		fputs("VISIBLE AS: each vendor numbers its own GPUs; *_VISIBLE_DEVICES take that number, not the GPU\n"
+		      "column (HIP_VISIBLE_DEVICES the AMD one too; CUDA's with CUDA_DEVICE_ORDER=PCI_BUS_ID).\n", fp);
+}
+
 void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o)
 {
 	const struct facts *f = r->facts;
@@ -1033,10 +1077,10 @@ void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o
 		gpu_row(&rows[n++], &f->gpus[i]);
 	if (f)
 		n += unusable_rows(rows + n, f);
-	size_t width[4] = { 4, 3, 6, 0 };
+	size_t width[4] = { 4, 3, 6, 6 };
 	for (size_t i = 0; i < n; i++) {
-		const char *col[3] = { rows[i].name, rows[i].pci, rows[i].driver };
-		for (int c = 0; c < 3; c++)
+		const char *col[4] = { rows[i].name, rows[i].pci, rows[i].driver, rows[i].render };
+		for (int c = 0; c < 4; c++)
 			if (text_width(col[c]) > width[c])
 				width[c] = text_width(col[c]);
 	}
@@ -1044,8 +1088,8 @@ void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o
 		fputs("No GPUs found.\n", fp);
 	} else {
 		color_on(fp, o, C_BOLD);
-		fprintf(fp, "GPU VENDOR  %-*s  ARCH      VRAM       %-*s  %-*s  RENDER\n", (int)width[0], "NAME",
-			(int)width[1], "PCI", (int)width[2], "DRIVER");
+		fprintf(fp, "GPU VENDOR  %-*s  ARCH      VRAM        %-*s  %-*s  %-*s  VISIBLE AS\n", (int)width[0],
+			"NAME", (int)width[1], "PCI", (int)width[2], "DRIVER", (int)width[3], "RENDER");
 		color_off(fp, o);
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -1053,6 +1097,8 @@ void out_text_devices(FILE *fp, const struct report *r, const struct out_opts *o
 		free(rows[i].name);
 	}
 	free(rows);
+	if (f)
+		print_visible_note(fp, f);
 	if (f && f->ngpus)
 		print_looks(fp, f, o);
 	/* the rule doctor judges by: no usable GPU is its device.present failure */

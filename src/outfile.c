@@ -11,8 +11,9 @@
 
 enum target { T_NEW, T_REGULAR, T_LINK_REGULAR, T_STREAM, T_STDOUT };
 
-/* What writing to path means; a negative errno (reason in err) when it must not be written. */
-static int classify(const char *path, enum target *t, struct strbuf *err)
+/* What writing to path means; a negative errno (reason in err) when it must
+ * not be written. For T_REGULAR, *old is the file that will be replaced. */
+static int classify(const char *path, enum target *t, struct stat *old, struct strbuf *err)
 {
 	struct stat st;
 	if (!strcmp(path, "-")) {
@@ -31,6 +32,7 @@ static int classify(const char *path, enum target *t, struct strbuf *err)
 	bool link = S_ISLNK(st.st_mode);
 	if (S_ISREG(st.st_mode)) {
 		*t = T_REGULAR;
+		*old = st;
 		return 0;
 	}
 	if (link && stat(path, &st)) {
@@ -60,7 +62,8 @@ static int classify(const char *path, enum target *t, struct strbuf *err)
 int outfile_check(const char *path, bool *regular, struct strbuf *err)
 {
 	enum target t;
-	int rc = classify(path, &t, err);
+	struct stat old;
+	int rc = classify(path, &t, &old, err);
 	if (!rc)
 		*regular = t == T_NEW || t == T_REGULAR || t == T_LINK_REGULAR;
 	return rc;
@@ -74,7 +77,51 @@ bool outfile_is_stdout(const char *path)
 	return stat(path, &a) == 0 && fstat(STDOUT_FILENO, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-static int open_temp(struct outfile *of, mode_t mode, struct strbuf *err)
+/* The mode of a file that replaces `old` (NULL: a new file gets `mode`): the
+ * old file's, set-id and sticky bits too, as `>` would keep it; but private
+ * output (a `mode` with no group or other bits: a bundle, a state file) never
+ * becomes readable by others through a file that was. */
+static mode_t replace_mode(mode_t mode, const struct stat *old)
+{
+	if (!old)
+		return mode;
+	mode_t m = old->st_mode & 07777;
+	return (mode & 077) ? m : m & ~(mode_t)077;
+}
+
+/* Give the temporary file (fd) the owner and group of the file it replaces:
+ * root can, and must (a daemon's 0600 file stays the daemon's); another user
+ * keeps at least its group when in it. 0, or a negative errno as root. */
+static int copy_owner(int fd, const struct stat *old)
+{
+	uid_t me = geteuid();
+	if (old->st_uid == me && old->st_gid == getegid())
+		return 0;
+	if (!fchown(fd, old->st_uid == me ? (uid_t)-1 : old->st_uid, old->st_gid))
+		return 0;
+	if (me == 0)
+		return -errno;
+	(void)!fchown(fd, (uid_t)-1, old->st_gid); /* not ours to give: best effort */
+	return 0;
+}
+
+/* The owner first, then the mode (chown clears set-id bits). 0 or a negative
+ * errno with the reason in err. */
+static int set_owner_mode(struct outfile *of, mode_t mode, const struct stat *old, struct strbuf *err)
+{
+	int rc = old ? copy_owner(of->fd, old) : 0;
+	if (rc) {
+		strbuf_addf(err, "cannot give %s the owner of %s: %s", of->tmp, of->path, strerror(-rc));
+		return rc;
+	}
+	if (fchmod(of->fd, replace_mode(mode, old))) {
+		rc = -errno;
+		strbuf_addf(err, "cannot set the mode of %s: %s", of->tmp, strerror(-rc));
+	}
+	return rc;
+}
+
+static int open_temp(struct outfile *of, mode_t mode, const struct stat *old, struct strbuf *err)
 {
 	const char *slash = strrchr(of->path, '/');
 	char *dir = slash ? (slash == of->path ? xstrdup("/") : xstrndup(of->path, (size_t)(slash - of->path)))
@@ -89,17 +136,15 @@ static int open_temp(struct outfile *of, mode_t mode, struct strbuf *err)
 		strbuf_addf(err, "cannot create %s: %s", of->path, strerror(e));
 		return -e;
 	}
-	if (fchmod(of->fd, mode)) {
-		int e = errno;
-		strbuf_addf(err, "cannot set the mode of %s: %s", of->tmp, strerror(e));
+	int rc = set_owner_mode(of, mode, old, err);
+	if (rc) {
 		close(of->fd);
 		of->fd = -1;
 		unlink(of->tmp);
 		free(of->tmp);
 		of->tmp = NULL;
-		return -e;
 	}
-	return 0;
+	return rc;
 }
 
 int outfile_open(struct outfile *of, const char *path, mode_t mode, struct strbuf *err)
@@ -108,12 +153,13 @@ int outfile_open(struct outfile *of, const char *path, mode_t mode, struct strbu
 	of->fd = -1;
 	of->path = xstrdup(path);
 	enum target t;
-	int rc = classify(path, &t, err);
+	struct stat old;
+	int rc = classify(path, &t, &old, err);
 	if (rc)
 		goto fail;
 	of->regular = t == T_NEW || t == T_REGULAR || t == T_LINK_REGULAR;
 	if (t == T_NEW || t == T_REGULAR) {
-		rc = open_temp(of, mode, err);
+		rc = open_temp(of, mode, t == T_REGULAR ? &old : NULL, err);
 		if (rc)
 			goto fail;
 		return 0;

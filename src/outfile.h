@@ -9,8 +9,11 @@
  *   - "-": standard output, written directly;
  *   - anything else (a directory, a block device, a socket): refused.
  *
- * Nothing but a regular file is ever renamed over, and the mode of a file
- * that is not created here is never changed. */
+ * Nothing but a regular file is ever renamed over. A regular file that is
+ * replaced keeps its mode (set-id and sticky bits too) and, as root, its
+ * owner and group, as `>` would keep them; private output (a `mode` without
+ * group or other bits) drops the group and other bits of the old mode. The
+ * mode of a file written in place is never changed. */
 #ifndef ROCMCHECK_OUTFILE_H
 #define ROCMCHECK_OUTFILE_H
 
@@ -38,7 +41,8 @@ int outfile_check(const char *path, bool *regular, struct strbuf *err);
  * /dev/stdout, or the file stdout is redirected to): a command's own
  * messages then go to stderr. */
 bool outfile_is_stdout(const char *path);
-/* Open for writing; a file created here gets `mode`. Returns 0 or a negative
+/* Open for writing; a file created here gets `mode`, a file replaced keeps
+ * its mode and owner (above). Returns 0 or a negative
  * errno with one line in err ("cannot create PATH: reason"). */
 int outfile_open(struct outfile *of, const char *path, mode_t mode, struct strbuf *err);
 /* Write all of buf; a short write is retried. Returns 0 or a negative errno;

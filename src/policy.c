@@ -248,8 +248,12 @@ static void begin_event(struct preader *r, int kind, int code)
 static void begin_check(struct preader *r, const char *id)
 {
 	struct policy *p = r->p;
-	if (r->known && !r->known(id)) {
-		perr(r, "no check '%s' (`rocmcheck checks` lists them)", id);
+	const char *near = NULL;
+	if (r->known && !r->known(id, &near)) {
+		if (near)
+			perr(r, "no check '%s' (did you mean `%s`? `rocmcheck checks` lists them)", id, near);
+		else
+			perr(r, "no check '%s' (`rocmcheck checks` lists them)", id);
 		return;
 	}
 	for (size_t i = 0; i < p->nchk; i++)

@@ -66,8 +66,11 @@ struct policy {
 	struct prof_where expect_where;
 };
 
-/* Whether a check ID names a check ([check ID]); the caller's catalog. */
-typedef bool (*policy_check_known)(const char *id);
+/* Whether a check ID names a check ([check ID]); the caller's catalog.
+ * For one that does not, *closest is set to the ID nearest to it
+ * (borrowed; str_closest), or left NULL when none is near: the error then
+ * says "did you mean `ID`?". */
+typedef bool (*policy_check_known)(const char *id, const char **closest);
 
 /* Read `path` over the profiles' health settings `base`. Problems go to
  * `errors` as "FILE:LINE: message"; any problem fails the load (-EINVAL;

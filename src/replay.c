@@ -199,11 +199,35 @@ static char *printable(const char *s)
 	struct strbuf sb = STRBUF_INIT;
 	if (!s)
 		return xstrdup("(no name)");
+	size_t n = 0;
+	while (n < 160 && s[n] && (unsigned char)s[n] >= 0x20 && s[n] != 0x7f)
+		n++;
+	if (!s[n])
+		return xstrdup(s);   /* every entry's: shown as it is */
 	for (size_t i = 0; s[i] && i < 160; i++)
 		strbuf_addch(&sb, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
 	if (strlen(s) > 160)
 		strbuf_addstr(&sb, "...");
 	return strbuf_detach(&sb);
+}
+
+/* The length of `name` without one trailing '/' when it is clean as it
+ * is (clean_name would give that much of it back), else 0: names are
+ * almost always clean, and an entry's cost is what decides a replay's. */
+static size_t clean_as_is(const char *name)
+{
+	size_t depth = 0;
+	for (const char *p = name;;) {
+		const char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		if (!len)
+			return depth && !*end && (size_t)(p - name) <= MAX_NAME ? (size_t)(p - name) - 1 : 0;
+		if (len > MAX_COMPONENT || ++depth > REPLAY_MAX_DEPTH || (p[0] == '.' && (len == 1 || (len == 2 && p[1] == '.'))))
+			return 0;
+		if (!*end)
+			return (size_t)(end - name) <= MAX_NAME ? (size_t)(end - name) : 0;
+		p = end + 1;
+	}
 }
 
 /* Normalise an entry name: drop "." components and a trailing '/', refuse
@@ -212,6 +236,9 @@ static char *printable(const char *s)
  * again). Returns the clean name, or NULL with *why. */
 static char *clean_name(const char *name, const char **why)
 {
+	size_t fast = name ? clean_as_is(name) : 0;
+	if (fast)
+		return xstrndup(name, fast);
 	if (!name || !*name) {
 		*why = "empty name";
 		return NULL;
@@ -377,7 +404,11 @@ struct pass {
 	struct strvec links;       /* clean names of symlink entries, first pass */
 	size_t count;
 	size_t unread;             /* entries not unpacked (replay.h), second pass */
-	struct sysroot_mem *mem;   /* the second pass unpacks into it, not to disk */
+	bool memory;               /* one pass that checks and keeps in memory (memory_pass) */
+	struct sysroot_mem *mem;   /* it keeps sysroot/ here; NULL: sysroot/ is only checked */
+	bool want_report;          /* it keeps report.json in report, report_len */
+	char *report;
+	size_t report_len;
 	struct strmap seen;        /* names unpacked into mem */
 	struct strbuf err;        /* the reason a pass failed */
 };
@@ -584,8 +615,39 @@ static int read_data(struct archive *in, char *buf, uint64_t cap, struct strbuf 
 	}
 }
 
+/* Whether `name` lies below a symlink entry read so far (memory_pass:
+ * sysroot_mem refuses to add through a link, and this says why in the
+ * words of check_through_links). */
+static bool below_link(const struct pass *ps, const char *name)
+{
+	for (size_t i = 0; i < ps->links.n; i++) {
+		size_t len = strlen(ps->links.v[i]);
+		if (!strncmp(name, ps->links.v[i], len) && name[len] == '/')
+			return true;
+	}
+	return false;
+}
+
+/* Keep the bundle's report.json (the first one; a directory or link of
+ * that name is no report). 0, or a negative errno with ps->err. */
+static int entry_report(struct archive *in, struct pass *ps, const struct entry *en)
+{
+	if (en->type != AE_IFREG || ps->report)
+		return skip_data(in, ps, en);
+	char *buf = xcalloc(1, (size_t)en->size + 1);
+	int ret = en->size > 0 ? read_data(in, buf, (uint64_t)en->size, &ps->err, en->shown) : 0;
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	ps->report = buf;
+	ps->report_len = (size_t)en->size;
+	return 0;
+}
+
 /* Unpack a checked entry into ps->mem: what lies in sysroot/, relative to
- * it. 0, or a negative errno with ps->err. */
+ * it (with ps->mem NULL only checked), and report.json when it is wanted.
+ * 0, or a negative errno with ps->err. */
 static int entry_memory(struct archive *in, struct pass *ps, const struct entry *en)
 {
 	size_t v;
@@ -598,9 +660,13 @@ static int entry_memory(struct archive *in, struct pass *ps, const struct entry 
 		strmap_put(&ps->seen, "sysroot", 7, 0);
 		return skip_data(in, ps, en);
 	}
+	if (ps->want_report && !strcmp(en->name, "report.json"))
+		return entry_report(in, ps, en);
 	if (!str_startswith(en->name, "sysroot/") || !strmap_put(&ps->seen, en->name, strlen(en->name), 0))
 		return skip_data(in, ps, en);   /* outside the capture, or there already: the first one stays */
 	strmap_put(&ps->seen, "sysroot", 7, 0);
+	if (!ps->mem)
+		return skip_data(in, ps, en);
 	const char *rel = en->name + 8;
 	int ret;
 	if (en->type == AE_IFDIR) {
@@ -619,6 +685,12 @@ static int entry_memory(struct archive *in, struct pass *ps, const struct entry 
 	}
 	if (ret == -EEXIST)
 		return 0;   /* a directory's name taken already: the first one stays */
+	if (ret == -ENOTDIR && below_link(ps, en->name)) {
+		char *shown = printable(en->name);
+		strbuf_addf(&ps->err, "entry '%s': lies below a symlink", shown);
+		free(shown);
+		return -EPERM;
+	}
 	if (ret) {
 		strbuf_addf(&ps->err, "entry '%s': %s", en->shown, strerror(-ret));
 		return -EPERM;
@@ -662,21 +734,23 @@ static int run_pass(struct archive *in, struct archive *out, struct pass *ps)
 		entry_release(&en);
 		if ((ret = entry_check(e, ps, &total, &en)) != 0)
 			goto out;
-		if ((out || ps->mem) && unread_entry(en.name)) {
+		if (!out) {   /* what check_names looks at */
+			strvec_push(&ps->names, en.name);
+			if (en.type == AE_IFLNK)
+				strvec_push(&ps->links, en.name);
+		}
+		if ((out || ps->memory) && unread_entry(en.name)) {
 			ps->unread++;
 			if ((ret = skip_data(in, ps, &en)) != 0)
 				goto out;
 			continue;
 		}
-		if (ps->mem) {
+		if (ps->memory) {
 			if ((ret = entry_memory(in, ps, &en)) != 0)
 				goto out;
 			continue;
 		}
 		if (!out) {
-			strvec_push(&ps->names, en.name);
-			if (en.type == AE_IFLNK)
-				strvec_push(&ps->links, en.name);
 			if (en.type == AE_IFREG && en.size > 0 && archive_read_data_skip(in) < ARCHIVE_WARN) {
 				strbuf_addf(&ps->err, "truncated or corrupt archive at '%s': %s", en.shown,
 						    archive_msg(in, "read error"));
@@ -727,16 +801,11 @@ static int check_through_links(struct pass *ps)
 	return 0;
 }
 
-/* The first pass: read the whole bundle, check every entry, write nothing;
- * it must hold sysroot/. 0, or a negative errno with ps->err. */
-static int first_pass(const struct source *src, struct pass *ps)
+/* After a pass that collected the names: none lies below a link, and the
+ * bundle holds sysroot/. 0, or a negative errno with ps->err. */
+static int check_names(struct pass *ps)
 {
-	struct archive *in = NULL;
-	int ret = open_archive(src, &in, &ps->err);
-	if (!ret)
-		ret = run_pass(in, NULL, ps);
-	if (!ret)
-		ret = check_through_links(ps);
+	int ret = check_through_links(ps);
 	if (!ret && !strvec_contains(&ps->names, "sysroot")) {
 		bool any = false;
 		for (size_t i = 0; i < ps->names.n && !any; i++)
@@ -747,9 +816,42 @@ static int first_pass(const struct source *src, struct pass *ps)
 			ret = -EINVAL;
 		}
 	}
+	return ret;
+}
+
+/* The first pass: read the whole bundle, check every entry, write nothing
+ * (with ps->memory: keep each entry in memory as it is read); it must hold
+ * sysroot/. 0, or a negative errno with ps->err. */
+static int first_pass(const struct source *src, struct pass *ps)
+{
+	struct archive *in = NULL;
+	int ret = open_archive(src, &in, &ps->err);
+	if (!ret)
+		ret = run_pass(in, NULL, ps);
+	if (!ret)
+		ret = check_names(ps);
 	if (in) {
 		archive_read_close(in);
 		archive_read_free(in);
+	}
+	return ret;
+}
+
+/* The pass of a replay into memory: every entry checked as by the first
+ * pass and kept (ps->mem, ps->report) as it is read; only memory is
+ * written, so one pass does, and a refusal frees what was kept. Decoding
+ * the archive once, with no file made or removed per entry, is what makes
+ * a replay cost what the bundle holds and little more (issue 25). 0, or a
+ * negative errno with ps->err. */
+static int memory_pass(const struct source *src, struct pass *ps)
+{
+	ps->memory = true;
+	int ret = first_pass(src, ps);
+	if (ret) {
+		sysroot_mem_free(ps->mem);
+		ps->mem = NULL;
+		free(ps->report);
+		ps->report = NULL;
 	}
 	return ret;
 }
@@ -899,38 +1001,37 @@ int replay_extract_memory(const void *buf, size_t len, const struct replay_limit
 	return extract(&src, lim, tmpdir, sysroot, NULL, err);
 }
 
-int replay_extract_to_memory(const void *buf, size_t len, const struct replay_limits *lim_in,
-			     struct sysroot_mem **mem, size_t *unread, struct strbuf *err)
+/* A replay into memory from src: want says what is kept (replay.h). */
+static int read_memory(struct source *src, const struct replay_limits *lim, unsigned want,
+		       struct replay_bundle *b, struct strbuf *err)
 {
 	static const struct replay_limits defaults = REPLAY_LIMITS_DEFAULT;
-	struct source src = { .buf = buf, .len = len, .fd = -1 };
 	struct pass ps;
-	struct archive *in = NULL;
 
 	memset(&ps, 0, sizeof(ps));
-	ps.lim = lim_in ? lim_in : &defaults;
-	*mem = NULL;
+	memset(b, 0, sizeof(*b));
+	ps.lim = lim ? lim : &defaults;
 	int ret = dl_archive_load(err);
 	if (ret)
 		return ret;
-	ret = first_pass(&src, &ps);
-	if (!ret) {
+	if (want & REPLAY_SYSROOT)
 		ps.mem = sysroot_mem_new();
-		ret = open_archive(&src, &in, &ps.err);
-	}
+	ps.want_report = want & REPLAY_REPORT;
+	if (src->file)
+		ret = open_bundle(src->file, &src->fd, &ps.err);
 	if (!ret)
-		ret = run_pass(in, NULL, &ps);
-	if (in) {
-		archive_read_close(in);
-		archive_read_free(in);
-	}
+		ret = memory_pass(src, &ps);
+	if (src->fd >= 0)
+		close(src->fd);
+	src->fd = -1;
 	if (ret) {
 		sysroot_mem_free(ps.mem);
 		strbuf_addstr(err, ps.err.len ? ps.err.buf : "cannot unpack");
 	} else {
-		*mem = ps.mem;
-		if (unread)
-			*unread = ps.unread;
+		b->mem = ps.mem;
+		b->report = ps.report;
+		b->report_len = ps.report_len;
+		b->unread = ps.unread;
 	}
 	strbuf_release(&ps.err);
 	strvec_release(&ps.names);
@@ -939,7 +1040,67 @@ int replay_extract_to_memory(const void *buf, size_t len, const struct replay_li
 	return ret;
 }
 
+int replay_extract_to_memory(const void *buf, size_t len, const struct replay_limits *lim,
+			     struct sysroot_mem **mem, size_t *unread, struct strbuf *err)
+{
+	struct source src = { .buf = buf, .len = len, .fd = -1 };
+	struct replay_bundle b;
+	int ret = read_memory(&src, lim, REPLAY_SYSROOT, &b, err);
+	*mem = b.mem;
+	if (!ret && unread)
+		*unread = b.unread;
+	return ret;
+}
+
+int replay_read(const char *file, const struct replay_limits *lim, unsigned want,
+		struct replay_bundle *b, struct strbuf *err)
+{
+	struct source src = { .file = file, .fd = -1 };
+	return read_memory(&src, lim, want, b, err);
+}
+
+void replay_bundle_release(struct replay_bundle *b)
+{
+	sysroot_mem_free(b->mem);
+	free(b->report);
+	memset(b, 0, sizeof(*b));
+}
+
+int replay_open(struct sysroot *sr, const char *file, size_t *unread, struct strbuf *err)
+{
+	struct replay_bundle b;
+	int ret = replay_read(file, NULL, REPLAY_SYSROOT, &b, err);
+	if (ret)
+		return ret;
+	free(b.report);
+	if (unread)
+		*unread = b.unread;
+	return sysroot_open_memory(sr, b.mem, file);
+}
+
 bool replay_is_bundle_name(const char *path)
 {
 	return str_endswith(path, ".tar.gz") || str_endswith(path, ".tgz");
+}
+
+/* The rules above for profiles_archive.c, which reads another kind of
+ * archive (a profile update) with the same name, type and size checks. */
+char *replay_clean_name(const char *name, const char **why)
+{
+	return clean_name(name, why);
+}
+
+bool replay_is_gzip_tar(struct archive *a)
+{
+	return is_gzip_tar(a);
+}
+
+int replay_read_data(struct archive *in, char *buf, uint64_t cap, struct strbuf *err, const char *shown)
+{
+	return read_data(in, buf, cap, err, shown);
+}
+
+char *replay_printable(const char *s)
+{
+	return printable(s);
 }

@@ -104,3 +104,16 @@ json_t *report_file_load(const char *path, struct strbuf *err)
 	free(c);
 	return doc;
 }
+
+json_t *report_buffer_load(const char *buf, size_t len, struct strbuf *err)
+{
+	if (len > REPORT_FILE_MAX) {
+		too_large(err);
+		return NULL;
+	}
+	json_error_t jerr;
+	json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!doc)
+		strbuf_addf(err, "not JSON (line %d: %s)", jerr.line, jerr.text);
+	return doc;
+}

@@ -18,4 +18,8 @@
  * "larger than 64 MiB, the most a report may be", "not JSON (line 3: ...)". */
 json_t *report_file_load(const char *path, struct strbuf *err);
 
+/* The same for a report's bytes (a bundle's report.json read into memory,
+ * replay_read): the same cap and the same words. */
+json_t *report_buffer_load(const char *buf, size_t len, struct strbuf *err);
+
 #endif

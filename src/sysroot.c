@@ -58,6 +58,8 @@ const char *const sysroot_env_names[] = {
 	"HOME",
 	"HSA_ENABLE_SDMA",
 	"HIP_PLATFORM",
+	/* the Slurm node name slurmd gives its health check and prolog */
+	"SLURMD_NODENAME",
 	/* the proxy net.repos goes through (credentials redacted in bundles) */
 	"https_proxy",
 	"HTTPS_PROXY",

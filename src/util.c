@@ -252,6 +252,47 @@ void strvec_push_unique(struct strvec *sv, const char *s)
 		strvec_push(sv, s);
 }
 
+/* Levenshtein distance, ignoring case; 99 for words too long to be names. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return 99;
+	size_t row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *str_closest(const char *word, const char *const *cands, size_t n)
+{
+	size_t len = strlen(word);
+	size_t best_d = (len < 4 ? 1 : len < 9 ? 2 : 3) + 1;
+	const char *best = NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = cands[i] ? edit_distance(word, cands[i]) : 99;
+		if (d < best_d) {
+			best_d = d;
+			best = cands[i];
+		}
+	}
+	return best;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -66,6 +66,12 @@ void strvec_split(struct strvec *sv, const char *s, const char *seps);
 /* The strings joined with `sep`; caller owns the result ("" when empty). */
 char *strvec_join(const struct strvec *sv, const char *sep);
 
+/* For "did you mean": the word of `cands` (n of them, NULL entries skipped)
+ * closest to `word` by edit distance, ignoring case, when it is close
+ * enough to be a typo of it (2 edits, 1 for words under 4 characters, 3 from
+ * 9); NULL otherwise. Borrowed from cands. */
+const char *str_closest(const char *word, const char *const *cands, size_t n);
+
 /* Map from strings (keys copied) to a size_t, for lookups in tables that a
  * hostile input can make large: open addressing, a hash seeded once per
  * process, so a linear scan per line never turns a capped file into

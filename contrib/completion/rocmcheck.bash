@@ -40,14 +40,19 @@ _rocmcheck_run()
 	"$bin" ${profiles:+--profiles "$profiles"} "$@" 2>/dev/null
 }
 
-# _rocmcheck_reply PREFIX WORD...: the WORDs that start with `cur`, each
-# written after PREFIX (what stands before `cur` in the word: "--level=",
-# "gemm,").
+# _rocmcheck_reply PREFIX WORD...: the WORDs that start with `cur`, in any
+# case ("RX" finds rx7900xtx: the GPU slugs are lower case), each written
+# after PREFIX (what stands before `cur` in the word: "--level=", "gemm,").
 _rocmcheck_reply()
 {
-	local prefix=$1
+	local prefix=$1 want=${cur,,} w
+	local -a all
 	shift
-	mapfile -t COMPREPLY < <(compgen -P "$prefix" -W "$*" -- "$cur")
+	read -r -d '' -a all <<<"$*"
+	COMPREPLY=()
+	for w in "${all[@]}"; do
+		[[ ${w,,} == "$want"* ]] && COMPREPLY+=("$prefix$w")
+	done
 	# "fedora-" needs its release typed after it
 	if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *- ]]; then
 		compopt -o nospace 2>/dev/null
@@ -107,7 +112,7 @@ _rocmcheck_arg()
 	diff | fleet) _rocmcheck_files -f ;;
 	profiles)
 		if [[ ${#args[@]} -eq 0 ]]; then
-			_rocmcheck_reply "" "list show validate"
+			_rocmcheck_reply "" "list show validate update"
 		elif [[ ${args[0]} == validate && ${#args[@]} -eq 1 ]]; then
 			_rocmcheck_files -d
 		fi

@@ -46,7 +46,7 @@ expect "quick standard full" doctor --level ""
 expect "full" doctor --level = fu
 expect "quick standard full" bundle --level = ""
 expect "--level=full" doctor --level=fu   # "=" taken out of COMP_WORDBREAKS
-expect "text json sh prometheus junit nfd" --format ""
+expect "text json sh prometheus junit nfd markdown" --format ""
 expect "json junit" fleet --format j
 expect "hip cuda cpu" probe --backend ""
 expect "small medium large" probe --size ""
@@ -84,6 +84,11 @@ offers plan --gpu gfx11
 grep -qx gfx1100 "$T/got" || fail "plan --gpu gfx11 does not offer gfx1100: $(tr '\n' ' ' <"$T/got")"
 grep -qv '^gfx11' "$T/got" && fail "plan --gpu gfx11 offers $(tr '\n' ' ' <"$T/got")"
 expect "rx-7900-gre rx-7900-xt rx-7900-xtx" plan --os debian-12 --gpu rx-79
+# in any case: the slugs are lower case, a user types "RX"
+expect "rx-7900-gre rx-7900-xt rx-7900-xtx" plan --gpu RX-79
+expect "--gpu=rx-7900-gre --gpu=rx-7900-xt --gpu=rx-7900-xtx" plan --gpu=Rx-79
+expect "gfx1100 gfx1101 gfx1102 gfx1103" plan --gpu GFX110
+expect "quick" doctor --level Q
 offers plan --gpu ""
 grep -qx sm_89 "$T/got" || fail "plan --gpu does not offer sm_89"
 offers plan --rocm 6.
@@ -97,7 +102,7 @@ expect "--online --only" --profiles="$T/f/dir" doctor --on
 expect "$T/f/dir" --sysroot "$T/f/d"
 expect "$T/f/dir $T/f/file.json" doctor -o "$T/f/"
 expect "$T/f/dir" profiles validate "$T/f/d"
-expect "list show validate" profiles ""
+expect "list show validate update" profiles ""
 expect "$T/f/dir $T/f/file.json" diff "$T/f/"
 expect "" doctor -- --le                  # after "--", no options
 

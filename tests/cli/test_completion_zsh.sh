@@ -12,16 +12,32 @@ cat >"$T/drive.zsh" <<'EOF'
 # drive.zsh WORD...: complete the last WORD of `rocmcheck WORD...`; one reply a line
 fpath=("$COMPLETION_DIR" $fpath)
 autoload -Uz _rocmcheck
+# compadd: the words that match (in any case with -M), and with -d ARRAY
+# what zsh would show for each, a line each in $DESC_OUT
 compadd() {
-	local suffix= a
+	local suffix= a desc= nocase=
+	local -a _words_shown
+	integer i=0
 	while (( $# )); do
 		case $1 in
 		--) shift; break ;;
 		-S) suffix=$2; shift 2 ;;
+		-d) desc=$2; shift 2 ;;
+		-M) nocase=1; shift 2 ;;
 		*) shift ;;
 		esac
 	done
-	for a in "$@"; do [[ $a == "$PREFIX"* ]] && print -r -- "$IPREFIX$a$suffix"; done
+	[[ -n $desc ]] && _words_shown=("${(@P)desc}")
+	for a in "$@"; do
+		(( i++ ))
+		if [[ -n $nocase ]]; then
+			[[ ${a:l} == "${PREFIX:l}"* ]] || continue
+		else
+			[[ $a == "$PREFIX"* ]] || continue
+		fi
+		print -r -- "$IPREFIX$a$suffix"
+		[[ -n $desc ]] && print -r -- "$_words_shown[i]" >>$DESC_OUT
+	done
 	return 0
 }
 compset() {
@@ -40,9 +56,12 @@ _rocmcheck
 EOF
 
 # offers WORD...: the replies, sorted, to $T/got (completion_lib.sh).
+# What zsh would show beside each word goes to $T/desc.
 offers() {
 	ntests=$((ntests + 1))
-	PATH=$T/bin:$PATH COMPLETION_DIR=$SOURCE_DIR/contrib/completion zsh -f "$T/drive.zsh" "$@" 2>"$T/zerr" |
+	: >"$T/desc"
+	PATH=$T/bin:$PATH COMPLETION_DIR=$SOURCE_DIR/contrib/completion DESC_OUT=$T/desc \
+		zsh -f "$T/drive.zsh" "$@" 2>"$T/zerr" |
 		LC_ALL=C sort >"$T/got"
 	[ -s "$T/zerr" ] && { fail "zsh said, completing 'rocmcheck $*':"; cat "$T/zerr" >&2; }
 }
@@ -53,7 +72,7 @@ expect_commands_and_options
 expect --level doctor --le
 expect "quick standard full" doctor --level ""
 expect "--level=full" doctor --level=fu
-expect "text json sh prometheus junit nfd" --format ""
+expect "text json sh prometheus junit nfd markdown" --format ""
 expect "hip cuda cpu" probe --backend ""
 run 0 checks
 tail -n +2 "$OUT" | awk '$1 ~ /^perm\./ {print $1}' >"$T/perm"
@@ -72,10 +91,29 @@ offers plan --gpu gfx11
 if ! grep -qx gfx1100 "$T/got" || grep -qv '^gfx11' "$T/got"; then
 	fail "plan --gpu gfx11 offers $(tr '\n' ' ' <"$T/got")"
 fi
+# the GPU slugs are lower case: "RX-79" finds them all the same
+offers plan --gpu RX-79
+if ! grep -qx rx-7900-xtx "$T/got" || grep -qiv '^rx-79' "$T/got"; then
+	fail "plan --gpu RX-79 offers $(tr '\n' ' ' <"$T/got")"
+fi
+
+# descriptions: each command and option with its help, as --help prints it
+offers ""
+run 0 --help
+want=$(sed -n 's/^  doctor  *//p' "$OUT")
+grep -qxF "doctor -- $want" "$T/desc" || fail "no description for doctor: $(grep '^doctor' "$T/desc")"
+[ "$(wc -l <"$T/desc")" = "$(wc -l <"$T/commands")" ] || fail "commands without a description: $(cat "$T/desc")"
+offers doctor --le
+grep -qx -- "--level -- quick: static checks only, no GPU library is loaded; standard (default): .*" "$T/desc" ||
+	fail "no description for doctor --level: $(cat "$T/desc")"
+offers --
+grep -qx -- "--json -- same as --format json" "$T/desc" || fail "no description for --json: $(cat "$T/desc")"
+grep -qv -- ' -- .' "$T/desc" && fail "an option without a description: $(grep -v -- ' -- .' "$T/desc")"
+
 expect --level --sysroot /tmp doctor --le
 expect "<files-/>" --sysroot ""
 expect "<files>" doctor -o ""
-expect "list show validate" profiles ""
+expect "list show validate update" profiles ""
 expect "" doctor -- --le
 
 finish

@@ -28,6 +28,23 @@ run 1 --sysroot "$FIXDIR/none-server-debian12-nogpu" devices
 assert_out_has "No GPUs found."
 assert_out_has "check that the card is seated"
 
+# a container with no GPU passed in, on a guest whose PCI has six devices and
+# no GPU: devices and doctor say what was seen, and system.container fails
+# with device.present (it used to pass, "no GPU expected")
+box=$FIXDIR/none-docker-debian12-nogpu
+seen="no GPU among the 6 PCI devices visible in this container; /dev/kfd, /dev/dri and /dev/nvidia\* are not passed in"
+run 1 --sysroot "$box" devices
+assert_out_has "GPU present: no GPU found: $seen"
+assert_out_lacks "PCI shows nothing"
+assert_out_has "--device /dev/kfd --device /dev/dri"
+run 1 --sysroot "$box" --json doctor --level quick --only system.container,device.present
+[ "$(json_get "$OUT" '[(c["id"], c["status"]) for c in d["checks"]]')" = "[('system.container', 'fail'), ('device.present', 'fail')]" ] ||
+	fail "GPU-less container: $(json_get "$OUT" '[(c["id"], c["status"], c["summary"]) for c in d["checks"]]')"
+json_get "$OUT" '"\n".join(c["summary"] for c in d["checks"])' | grep -c -- "$seen" | grep -qx 2 ||
+	fail "GPU-less container: the two checks word it differently: $(json_get "$OUT" '[c["summary"] for c in d["checks"]]')"
+[ "$(json_get "$OUT" 'all("--gpus all" in c["fix"]["text"] and "--device /dev/kfd" in c["fix"]["text"] for c in d["checks"])')" = True ] ||
+	fail "GPU-less container: a fix lacks the devices to pass in"
+
 # The readings of a JSON report: every GPU has its telemetry, and a reading
 # the files lack is null, never 0 (busy_percent and the RAS counts can be 0).
 telemetry_ok() { # FILE
@@ -91,10 +108,16 @@ for fx in "$hot" "$FIXDIR/amd-mi300x-rhel94-rasue" "$FIXDIR/nvidia-h100x8-ubuntu
 done
 
 # hot idle RX 7900 XTX: junction 106 °C of its 110 °C limit, the power cap
-# lowered to 250 W from its default 327 W; in 80 columns
+# lowered to 250 W from its default 327 W; in 80 columns. VRAM in whole MiB
+# in both tables, the unit of doctor's device.vram (and of rocm-smi and
+# nvidia-smi): one unit wherever rocmcheck prints it
 run 0 --sysroot "$hot" devices
+assert_out_has '^0   amd  *AMD Radeon RX 7900 XTX  gfx1100   24560 MiB   0000:03:00.0 '
+assert_out_lacks 'GiB'
+"$ROCMCHECK" --sysroot "$hot" doctor --level quick -v 2>/dev/null | grep -q '24560 MiB of VRAM' ||
+	fail "doctor -v does not print the 24560 MiB devices prints"
 assert_out_has '^GPU TEMP/CRIT  *POWER/CAP  *PCIE NOW/MAX  *VRAM USED  *ECC$'
-assert_out_has '^0   junction 106/110°C  31/250 W   x16/16 2.5/16 GT/s  1.0/24.0 GiB  no RAS$'
+assert_out_has '^0   junction 106/110°C  31/250 W   x16/16 2.5/16 GT/s  1024/24560 MiB  no RAS$'
 assert_out_has "^GPU 0: power cap 250 W, its default 327 W$"
 assert_out_lacks "PARTITION"
 wide=$(sed -n '/^GPU TEMP/,$p' "$OUT" | while IFS= read -r l; do [ "${#l}" -gt 80 ] && echo "$l"; done)
@@ -126,8 +149,8 @@ assert_out_lacks "narrowest"
 mi=$FIXDIR/amd-mi300x-rhel94-rasue
 run 0 --sysroot "$mi" devices
 assert_out_has '^GPU TEMP/CRIT .* ECC  *PARTITION$'
-assert_out_has '^0   -  *-  *x16/- 32/- GT/s  -/192 GiB  UE 2, 1R 1P 1F  SPX/NPS1$'
-assert_out_has '^1   -  *-  *x16/- 32/- GT/s  -/192 GiB  UE 0  *CPX/NPS1$'
+assert_out_has '^0   -  *-  *x16/- 32/- GT/s  -/196592 MiB  UE 2, 1R 1P 1F  SPX/NPS1$'
+assert_out_has '^1   -  *-  *x16/- 32/- GT/s  -/196592 MiB  UE 0  *CPX/NPS1$'
 assert_out_has "^ECC pages: R retired, P pending (retired at the next reset), F failed to retire$"
 run 0 --sysroot "$mi" --json devices
 [ "$(json_get "$OUT" '[tuple(g["telemetry"]["ecc"][k] for k in ("ras", "uncorrectable", "retired_pages", "pending_pages", "failed_pages")) + (g["telemetry"]["partition"]["compute"],) for g in d["gpus"]]')" = "[(True, 2, 1, 1, 1, 'SPX'), (True, 0, 0, 0, 0, 'CPX')]" ] ||
@@ -140,10 +163,41 @@ nv=$FIXDIR/nvidia-rtx4090-ubuntu2204-healthy
 run 0 --sysroot "$nv" devices
 assert_out_has '^0   n/a  *n/a  *x16/- 16/- GT/s  n/a  *n/a$'
 assert_out_has "^n/a: the nvidia driver gives these only through NVML (nvidia-smi)"
-sed -n '/^GPU TEMP/,$p' "$OUT" | grep -Eq '(^| )0(/| W|°| GiB)' && { fail "NVIDIA: a 0 reading"; last; }
+sed -n '/^GPU TEMP/,$p' "$OUT" | grep -Eq '(^| )0(/| W|°| MiB)' && { fail "NVIDIA: a 0 reading"; last; }
 run 0 --sysroot "$nv" --json devices
 [ "$(tel "$OUT" 0 '(t["temperature"]["celsius"], t["power"]["watts"], t["power"]["cap_watts"], t["vram"]["used_bytes"], t["ecc"]["ras"], t["ecc"]["uncorrectable"], t["pcie"]["width"], "NVML" in t["note"])')" = "(None, None, None, None, None, None, 16, True)" ] ||
 	fail "NVIDIA: JSON telemetry $(json_get "$OUT" 'd["gpus"][0]["telemetry"]')"
+
+# An AMD iGPU (KFD node, GPU 0) beside an NVIDIA card (GPU 1): each vendor
+# numbers its own GPUs, so the card is CUDA_VISIBLE_DEVICES=0; the table says
+# so, a note explains it, and the JSON gives visible_as
+mix=$FIXDIR/nvidia-rtx4090-ubuntu2204-gfx90cigpu
+run 0 --sysroot "$mix" devices
+assert_out_has '^GPU VENDOR .* RENDER  *VISIBLE AS$'
+assert_out_has '^0   amd .*(integrated) .* 512 MiB .*/dev/dri/renderD129  ROCR_VISIBLE_DEVICES=0$'
+assert_out_has '^1   nvidia .*RTX 4090 .*/dev/dri/renderD128  CUDA_VISIBLE_DEVICES=0$'
+assert_out_has '^VISIBLE AS: each vendor numbers its own GPUs'
+run 0 --sysroot "$mix" --json devices
+[ "$(json_get "$OUT" '[(g["index"], g["visible_as"]["index"], g["visible_as"]["variables"]) for g in d["gpus"]]')" = "[(0, 0, ['ROCR_VISIBLE_DEVICES', 'HIP_VISIBLE_DEVICES']), (1, 0, ['CUDA_VISIBLE_DEVICES'])]" ] ||
+	fail "iGPU + dGPU: JSON visible_as $(json_get "$OUT" '[g.get("visible_as") for g in d["gpus"]]')"
+# the number shown is the one the variable takes: with CUDA_VISIBLE_DEVICES=0
+# the card stays visible (rocmcheck applies the runtimes' rule); with its GPU
+# column's 1 it is hidden
+for v in 0 1; do
+	rm -rf "$T/mix"
+	cp -a "$mix" "$T/mix"
+	sed -i "s/^\[env\]\$/[env]\nCUDA_VISIBLE_DEVICES = $v/" "$T/mix/.rocmcheck/host.ini"
+	run any --sysroot "$T/mix" --json devices
+	want=$([ "$v" = 0 ] && echo True || echo False)
+	[ "$(json_get "$OUT" 'd["gpus"][1]["visible"]')" = "$want" ] ||
+		fail "CUDA_VISIBLE_DEVICES=$v: the RTX 4090's visible is $(json_get "$OUT" 'd["gpus"][1]["visible"]'), want $want"
+done
+run any --sysroot "$T/mix" devices
+assert_out_has '^1   nvidia .*CUDA_VISIBLE_DEVICES=0  (hidden by \*_VISIBLE_DEVICES)$'
+# one vendor: the numbers agree and no note is needed
+run 0 --sysroot "$FIXDIR/amd-rx7900xtx-ubuntu2204-healthy" devices
+assert_out_has '  ROCR_VISIBLE_DEVICES=0$'
+assert_out_lacks '^VISIBLE AS:'
 
 # doctor's report carries the same telemetry (what fleet compares across nodes)
 "$ROCMCHECK" --sysroot "$hot" --json doctor --level quick >"$T/d.json" 2>/dev/null

@@ -9,7 +9,8 @@
 #   - 4 of 4 with slurm.conf's Gres=gpu:h100:4: pass, "as slurm.conf expects";
 #   - more than expected: warn; a GPU on PCI without its driver: found, and
 #     not usable (fail);
-#   - a CPU node whose Slurm files give it no GPU: no expectation;
+#   - a CPU node whose slurm.conf line gives it no GPU: none expected, and
+#     no GPU skips; a node no Slurm file names: no expectation;
 #   - Debian's /etc/slurm-llnl and configless /run/slurm/conf are read;
 #   - --expect-gpus takes 1 to 256; `devices` exits 1 as device.present fails.
 . "$(dirname "$0")/lib.sh"
@@ -109,14 +110,22 @@ run 1 --sysroot "$U" --json doctor --level quick --only device.present
 expect_present fail "expected 4 GPUs, found 4, 1 not usable"
 evidence_has "/sys/bus/pci/devices/0000:3b:00.0: 10de:2330, no driver bound: not usable"
 
-# a CPU node: its Slurm files give it no GPU, so no expectation; device.present
-# says what it says on the same machine without Slurm
+# a CPU node: its slurm.conf line gives it no GPU, so none is expected and
+# device.present skips, citing the line
+run 0 --sysroot "$CPU" --json doctor --level quick --only device.present
+expect_present skip "no GPU, and slurm.conf gives node cpu017 none"
+evidence_has "/etc/slurm/slurm.conf:5: NodeName=cpu[001-064] CPUs=64"
+# a node no Slurm line names (a login node reading the cluster's files): no
+# expectation; device.present says what it says on the machine without Slurm
 run 1 --sysroot "$FX/none-server-debian12-nogpu" --json doctor --level quick --only device.present
 want_st=$(present status)
 want_sum=$(present summary)
-run 1 --sysroot "$CPU" --json doctor --level quick --only device.present
+L=$T/login
+cp -a "$CPU" "$L"
+sed -i 's/^nodename = cpu017$/nodename = login1/' "$L/.rocmcheck/host.ini"
+run 1 --sysroot "$L" --json doctor --level quick --only device.present
 expect_present "$want_st" "$want_sum"
-present summary | grep -q expected && fail "a CPU node got an expectation"
+present summary | grep -q expected && fail "a node Slurm does not name got an expectation"
 
 # the option's values
 for v in 0 257 -1 eight ""; do

@@ -3,7 +3,7 @@
 # captured machine under tests/fixtures/ and checks
 #   - the JSON report equals tests/expected/<fixture>.json (after normalising:
 #     4-space indentation, the fixture's absolute path replaced by @FIXTURE@,
-#     tool.version replaced by @VERSION@),
+#     tool.version replaced by @VERSION@, tool.profiles.version by @PROFILES@),
 #   - the JSON validates against man/rocmcheck.report-1.schema.json,
 #   - the exit status is 1 when the summary counts a fail or an error, else 0,
 #     and equals summary.exit_status,
@@ -63,6 +63,9 @@ def normalise(text, fixture_paths):
     doc = walk(doc, fixture_paths)
     if isinstance(doc, dict) and isinstance(doc.get("tool"), dict) and "version" in doc["tool"]:
         doc["tool"]["version"] = "@VERSION@"
+        # the profile database's version changes with every data review
+        if isinstance(doc["tool"].get("profiles"), dict) and doc["tool"]["profiles"].get("version"):
+            doc["tool"]["profiles"]["version"] = "@PROFILES@"
     return doc
 
 
@@ -168,8 +171,9 @@ fail() {
 	failures=$((failures + 1))
 }
 
-# A verdict line: "Ready: ..." or "N problem(s)[, M warning(s)]...", or "N warning(s)...".
-verdict_re='^(Ready: .+|[0-9]+ (problem|problems|warning|warnings)([,:].*)?)$'
+# A verdict line: "Ready: ..." or "N problem(s)[, M warning(s)]...", or "N warning(s)...";
+# a node with no GPU that Slurm gives none: "No GPU, and slurm.conf gives this node none (...)".
+verdict_re='^(Ready: .+|[0-9]+ (problem|problems|warning|warnings)([,:].*)?|No GPU, and [a-z.-]+ gives this node none \(.*\))$'
 
 selected=${ROCMCHECK_FIXTURES:-}
 names=()

@@ -5,7 +5,10 @@
 # bundle and a directory mix are read; the JSON, Prometheus (promtool) and
 # JUnit (xmllint) outputs are valid; the health fixtures' reports give each
 # node's health failures and the hot GPU and narrow link among GPUs of a
-# model; exit statuses and usage errors.
+# model; exit statuses and usage errors. The text lists the failing nodes
+# (every node with -v, the summary alone with -q), a slow GPU alone fails
+# the fleet, and host names in more than one report are named with their
+# files.
 . "$(dirname "$0")/lib.sh"
 
 "$PYTHON" "$TESTS_DIR/cli/make_fleet.py" "$T/fleet" 64
@@ -23,8 +26,22 @@ run 1 --json fleet "$T/fleet"
 [ "$(json_get "$OUT" 'sorted(n["name"] for n in d["nodes"] if n["outlier"])')" = "['node-0017', 'node-0040', 'node-0052']" ] ||
 	{ fail "outlier nodes"; last; }
 
+# The text: a slow GPU fails its node in the summary too; only the failing
+# nodes get a row (every node with -v); -q prints the summary alone.
 run 1 fleet "$T/fleet"
-assert_out_has "^rocmcheck fleet: 64 reports: 62 passed, 0 with warnings, 2 failed, 0 with errors"
+assert_out_has "^rocmcheck fleet: 64 reports: 59 passed, 0 with warnings, 5 failed, 0 with errors$"
+assert_out_has "^Outliers, each node counted as failed: 3 with a slow GPU, 0 with a hot GPU, 0 with a narrow link$"
+[ "$(grep -c '^node-[0-9]* ' "$OUT")" = 5 ] || { fail "the 5 failing nodes' rows, no more"; last; }
+assert_out_has "^node-0017  *fail  .* slow GPU$"
+assert_out_has "^59 nodes that passed or warned not listed (-v lists every node)$"
+head -n 2 "$OUT" >"$T/summary"
+run 1 -v fleet "$T/fleet"
+[ "$(grep -c '^node-[0-9]* ' "$OUT")" = 64 ] || { fail "-v: every node's row"; last; }
+assert_out_has "^node-0000  *pass "
+assert_out_lacks "not listed"
+run 1 -q fleet "$T/fleet"
+cmp -s "$OUT" "$T/summary" || { fail "-q: the summary alone"; last; }
+run 1 fleet "$T/fleet"
 assert_out_has "^  perm.kfd  *2 nodes: node-0024 node-0049"
 assert_out_has "node-0017 gpu 3  probe.gemm.fp16  .*, 50% of the median"
 assert_out_has "group: probe.gemm.fp16 | hip | AMD Instinct MI300X gfx942 | amdgpu 6.8.5 | ROCm 6.2.0"
@@ -60,6 +77,23 @@ echo '{"schema": "something/else"}' >"$T/mix/other.json"
 run 1 fleet "$T/mix"
 assert_out_has "other.json: not a rocmcheck.report/1 report"
 assert_out_has "; 1 unreadable"
+
+# A slow GPU alone fails the fleet: node-0017 is the only problem among the
+# first 20 nodes; the first 17 are all well.
+mkdir -p "$T/slow" "$T/well"
+cp "$T/fleet"/node-00[01][0-9].json "$T/slow/"
+cp "$T/slow"/node-000[0-9].json "$T/slow"/node-001[0-6].json "$T/well/"
+run 1 fleet "$T/slow"
+assert_out_has "^rocmcheck fleet: 20 reports: 19 passed, 0 with warnings, 1 failed, 0 with errors$"
+assert_out_has "^node-0017  *fail "
+run 1 -q fleet "$T/slow"
+[ "$(wc -l <"$OUT")" = 2 ] || { fail "-q: the counts and the outliers"; last; }
+run 0 -q fleet "$T/well"
+assert_out_has "^rocmcheck fleet: 17 reports: 17 passed, 0 with warnings, 0 failed, 0 with errors$"
+[ "$(wc -l <"$OUT")" = 1 ] || { fail "-q on a healthy fleet: one line"; last; }
+run 0 fleet "$T/well"
+assert_out_lacks "^NODE"
+assert_out_has "^17 nodes that passed or warned not listed"
 
 # Healthy only: exit 0. Nothing readable: exit 3.
 mkdir -p "$T/ok"
@@ -186,6 +220,34 @@ if command -v xmllint >/dev/null; then
 	xmllint --noout --schema "$TESTS_DIR/schemas/junit.xsd" "$OUT" 2>"$T/xmllint" ||
 		{ fail "fleet JUnit with health is not valid"; cat "$T/xmllint" >&2; }
 fi
+
+# Duplicate host names: ws-01's report again from another directory, and
+# ws-02's under the host name WS-02 (host names compare without case). Each
+# is listed with the files it came from, in the order read, and its row says
+# so when shown; the fleet does not fail for it.
+mkdir -p "$T/dup"
+cp "$T/health/ws-01.json" "$T/dup/"
+"$PYTHON" - "$T/health/ws-02.json" "$T/dup/upper.json" <<'PY' || fail "renaming ws-02"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["host"]["hostname"] = "WS-02"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run 0 fleet "$T/healthy" "$T/dup"
+assert_out_has "^rocmcheck fleet: 6 reports: "
+assert_out_has "^Duplicates: 2 host names in more than one report (4 reports)$"
+assert_out_has "^Host names in more than one report (the files they came from):$"
+assert_out_has "^  ws-01: $T/healthy/ws-01.json $T/dup/ws-01.json$"
+assert_out_has "^  ws-02: $T/healthy/ws-02.json $T/dup/upper.json$"
+run 0 -v fleet "$T/healthy" "$T/dup"
+assert_out_has "^ws-01  .* duplicate name$"
+grep '^ws-03 ' "$OUT" | grep -q 'duplicate' && { fail "ws-03 is no duplicate"; last; }
+run 0 --json fleet "$T/healthy" "$T/dup"
+[ "$(json_get "$OUT" '[(x["name"], [s.split("/")[-2:] for s in x["sources"]]) for x in d["duplicates"]]')" = \
+	"[('ws-01', [['healthy', 'ws-01.json'], ['dup', 'ws-01.json']]), ('ws-02', [['healthy', 'ws-02.json'], ['dup', 'upper.json']])]" ] ||
+	{ fail "JSON duplicates"; last; }
+run 1 --json fleet "$T/fleet"
+[ "$(json_get "$OUT" 'd["duplicates"]')" = "[]" ] || { fail "no duplicates: an empty list"; last; }
 
 usage_error fleet
 usage_error --sysroot "$healthy" fleet "$T/ok"

@@ -6,7 +6,11 @@
 # start-up cost stay well under it, while a lookup that walks an array for
 # each entry of another makes it about 100 (issue 22: 10 000 GPUs took
 # 2.7 s in fleet). A ratio, not a threshold in seconds, so a slow or loaded
-# machine (or a sanitizer build) does not fail it.
+# machine (or a sanitizer build) does not fail it. The same for many small
+# reports: 1 000 nodes against 10 000 (tests/cli/make_fleet.py, issue 25),
+# where the text lists only the failing nodes (every one with -v, none with
+# -q), a slow GPU fails its node, and a host name in two reports is named
+# with both files.
 . "$(dirname "$0")/lib.sh"
 
 N=1000
@@ -50,6 +54,35 @@ PY
 }
 
 ratio fleet "fleet $T/a$N.json" "fleet $T/a$((10 * N)).json" || fail "fleet is not linear in the report's size"
+
+# 10 000 nodes: a failing check on every 25th (400), three slow GPUs among
+# the first 64, and node-0017's report read again from another directory.
+# 10 001 reports: 404 fail (the 400 and the slow GPUs' 4), the rest pass.
+"$PYTHON" "$TESTS_DIR/cli/make_fleet.py" "$T/f10k" 10000 || fail "make_fleet.py 10000"
+mkdir -p "$T/f1k" "$T/again"
+cp "$T/f10k"/node-0[0-9][0-9][0-9].json "$T/f1k/"
+cp "$T/f10k/node-0017.json" "$T/again/"
+run 1 fleet "$T/f10k" "$T/again"
+assert_out_has "^rocmcheck fleet: 10001 reports: 9597 passed, 0 with warnings, 404 failed, 0 with errors$"
+assert_out_has "^Outliers, each node counted as failed: 4 with a slow GPU, 0 with a hot GPU, 0 with a narrow link$"
+assert_out_has "^Duplicates: 1 host name in more than one report (2 reports)$"
+[ "$(grep -c '^node-[0-9]* ' "$OUT")" = 404 ] || { fail "default: the 404 failing nodes' rows"; last; }
+grep '^node-[0-9]* ' "$OUT" | grep -v '^node-[0-9]*  *fail ' | head -3 | grep -q . && fail "default: a row that does not fail"
+assert_out_has "^node-0017  *fail .* slow GPU duplicate name$"
+assert_out_has "^9597 nodes that passed or warned not listed (-v lists every node)$"
+assert_out_has "^  perm.kfd  *400 nodes: node-0024 .* (380 more)$"
+assert_out_has "^  node-0017: $T/f10k/node-0017.json $T/again/node-0017.json$"
+[ "$(wc -l <"$OUT")" -lt 450 ] || { fail "default: $(wc -l <"$OUT") lines for 404 failing nodes"; last; }
+head -n 3 "$OUT" >"$T/summary"
+run 1 -v fleet "$T/f10k" "$T/again"
+[ "$(grep -c '^node-[0-9]* ' "$OUT")" = 10001 ] || { fail "-v: every node's row"; last; }
+assert_out_lacks "not listed"
+run 1 -q fleet "$T/f10k" "$T/again"
+cmp -s "$OUT" "$T/summary" || { fail "-q: the three summary lines alone"; last; }
+run 1 --json fleet "$T/f10k" "$T/again"
+[ "$(json_get "$OUT" 'd["reports"], [(x["name"], len(x["sources"])) for x in d["duplicates"]]')" = "10001 [('node-0017', 2)]" ] ||
+	{ fail "JSON: 10001 reports, node-0017 twice"; last; }
+ratio "fleet of reports" "fleet $T/f1k" "fleet $T/f10k" || fail "fleet is not linear in the number of reports"
 ratio diff "--json diff $T/a$N.json $T/b$N.json" \
 	"--json diff $T/a$((10 * N)).json $T/b$((10 * N)).json" || fail "diff is not linear in the reports' size"
 finish

@@ -268,7 +268,12 @@ ALLOWED_EXACT = {"/etc/ld.so.cache", "/etc/ld.so.preload", "/dev/null", "/dev/tt
 ALLOWED_PREFIX = ("/usr/lib/locale/", "/usr/share/locale/", "/usr/share/locale-langpack/",
                   "/usr/lib/x86_64-linux-gnu/gconv/", "/usr/share/zoneinfo/",
                   "/proc/self/",                      # sanitizers read their own maps
-                  "/sys/devices/system/cpu/")         # glibc's processor count
+                  "/sys/devices/system/cpu/",         # glibc's processor count
+                  # rocmcheck's own installed profile database (profiles update):
+                  # the tool's knowledge, not the machine's, used on captures too
+                  "/var/lib/rocmcheck/profiles/",
+                  os.path.join(os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"),
+                               "rocmcheck/profiles/"))
 
 
 def inside(p):

@@ -7,7 +7,9 @@
 # and keeps the old one when rocmcheck cannot do its job; its --repeat state
 # is on a writable volume of the pod's own (the pod runs as nobody with a
 # read-only root), and with ROCMCHECK_REPEAT=3 the labels stay healthy for
-# two failing runs and turn on the third.
+# two failing runs and turn on the third. The DaemonSet runs on GPU nodes
+# only, through their taints; every container is least-privileged
+# (k8s_sched.py). tests/cli/test_k8s_pod.sh runs the containers themselves.
 . "$(dirname "$0")/lib.sh"
 
 kv=${ROCMCHECK_TEST_KV_SITE:-}
@@ -22,6 +24,17 @@ for m in "$K8S"/*.yaml; do
 	PYTHONPATH=$kv "$PYTHON" -m kubernetes_validate --strict --quiet "$m" >"$T/kv" 2>&1 ||
 		{ fail "$(basename "$m") is not a valid Kubernetes object"; cat "$T/kv" >&2; }
 done
+
+# (kubectl is no offline validator: `kubectl apply --dry-run=client` and
+# `kubectl create --dry-run=client -o yaml` fetch the OpenAPI schema and the
+# API group list from a server first, and fail without one.)
+
+# Where the pods land, and with what rights: k8s_sched.py decides
+# scheduling as kube-scheduler's NodeAffinity, NodeSelector and
+# TaintToleration filters do, for made-up nodes labelled as nfd-worker
+# labels them, and checks every container for least privilege.
+ntests=$((ntests + 1))
+PYTHONPATH=$kv "$PYTHON" "$(dirname "$0")/k8s_sched.py" "$K8S"/*.yaml || fail "scheduling or privileges"
 
 # The DaemonSet's script, taken from the manifest.
 PYTHONPATH=$kv "$PYTHON" - "$K8S/rocmcheck-nfd-daemonset.yaml" >"$T/loop.sh" <<'PY'

@@ -3,6 +3,8 @@
 # bundle is complete; a character device, a FIFO, a link to one and `-` are
 # written in place and stay what they are; a directory is refused with exit 3.
 # A full device is "No space left on device", for -o and for stdout alike.
+# A replaced file keeps its mode (a bundle's loses group and other bits) and,
+# as root, its owner and group; `plan -o` writes the script by the same rule.
 . "$(dirname "$0")/lib.sh"
 
 FIX=$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy
@@ -72,6 +74,55 @@ chmod 644 "$T/reg.tar.gz"
 bundle 0 -o "$T/reg.tar.gz"
 gzip -t "$T/reg.tar.gz" || fail "the regular file was not replaced by the bundle"
 [ "$(stat -c %a "$T/reg.tar.gz")" = 600 ] || fail "the bundle is not mode 0600"
+
+# a replaced file keeps its mode: a report over a 0600 file stays 0600, a
+# plan over a 0750 script stays 0750; a bundle is never more open than 0600
+modes() { stat -c '%a %U:%G' "$1"; }
+echo old >"$T/report.txt"
+chmod 600 "$T/report.txt"
+run 0 --sysroot "$FIX" doctor --level quick -o "$T/report.txt"
+[ "$(stat -c %a "$T/report.txt")" = 600 ] || fail "doctor -o over a 0600 file: $(modes "$T/report.txt")"
+grep -q old "$T/report.txt" && fail "doctor -o did not replace the file"
+plan=(plan --os ubuntu-22.04 --gpu gfx1100)
+run 0 "${plan[@]}"
+cp "$OUT" "$T/plan.want"
+echo old >"$T/plan.sh"
+chmod 750 "$T/plan.sh"
+run 0 "${plan[@]}" -o "$T/plan.sh"
+[ -s "$OUT" ] && fail "plan -o FILE also wrote to stdout: $(head -c 200 "$OUT")"
+cmp -s "$T/plan.want" "$T/plan.sh" || fail "plan -o FILE differs from plan's stdout"
+[ "$(stat -c %a "$T/plan.sh")" = 750 ] || fail "plan -o over a 0750 script: $(modes "$T/plan.sh")"
+run 0 "${plan[@]}" --format json -o "$T/plan.json"
+$PYTHON -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/plan.json" || fail "plan --json -o: not JSON"
+[ "$(stat -c %a "$T/plan.json")" = 644 ] || fail "plan -o, a new file: $(modes "$T/plan.json")"
+run 0 "${plan[@]}" -o -
+cmp -s "$T/plan.want" "$OUT" || fail "plan -o - differs from plan's stdout"
+# a plan that cannot be made leaves the old file as it was
+run 1 plan --os ubuntu-22.04 --gpu gfx9999 -o "$T/plan.sh"
+cmp -s "$T/plan.want" "$T/plan.sh" || fail "a failed plan -o changed the file"
+run 3 "${plan[@]}" -o "$T/dir-for-plan/x.sh"
+assert_err_has "cannot create $T/dir-for-plan/x.sh"
+echo old >"$T/private.tar.gz"
+chmod 640 "$T/private.tar.gz"
+bundle 0 -o "$T/private.tar.gz"
+[ "$(stat -c %a "$T/private.tar.gz")" = 600 ] || fail "bundle over a 0640 file: $(modes "$T/private.tar.gz")"
+# as root, the owner and group of the file replaced stay (a daemon's file
+# stays the daemon's); the set-id bits too, set again after the chown
+if [ "$(id -u)" = 0 ]; then
+	echo old >"$T/daemon.prom"
+	chown 65534:65534 "$T/daemon.prom"
+	chmod 2640 "$T/daemon.prom"
+	run 0 --sysroot "$FIX" doctor --level quick --format prometheus -o "$T/daemon.prom"
+	[ "$(stat -c %a:%u:%g "$T/daemon.prom")" = 2640:65534:65534 ] ||
+		fail "doctor -o over a 65534:65534 2640 file, as root: $(modes "$T/daemon.prom")"
+	grep -q '^rocmcheck_' "$T/daemon.prom" || fail "the prometheus file was not replaced"
+	chown 65534:65534 "$T/private.tar.gz"
+	bundle 0 -o "$T/private.tar.gz"
+	[ "$(stat -c %a:%u:%g "$T/private.tar.gz")" = 600:65534:65534 ] ||
+		fail "bundle over a 65534:65534 file, as root: $(modes "$T/private.tar.gz")"
+else
+	echo "not root: the owner of a replaced file is not checked" >&2
+fi
 
 # refused: a directory; nothing is left beside it
 mkdir "$T/dir"

@@ -179,6 +179,10 @@ run 3 --sysroot "$XID13" --policy "$T/bad.ini" "${Q[@]}"
 [ -s "$OUT" ] && fail "a bad policy still printed a report"
 grep -q "^rocmcheck: policy: $T/bad.ini:2: bad value for 'action': \"explode\"" "$ERR" || { fail "no line for the bad action"; last; }
 grep -q "^rocmcheck: policy: $T/bad.ini:3: no check 'health.nosuch'" "$ERR" || { fail "no line for the unknown check"; last; }
+printf '[check perm.kdf]\nmode = observe\n' >"$T/typo.ini"
+run 3 --sysroot "$XID13" --policy "$T/typo.ini" "${Q[@]}"
+grep -q "^rocmcheck: policy: $T/typo.ini:1: no check 'perm.kdf' (did you mean \`perm.kfd\`?" "$ERR" ||
+	{ fail "no suggestion for a mistyped check"; last; }
 run 3 --sysroot "$XID13" --policy "$T/missing.ini" "${Q[@]}"
 grep -q "missing.ini: No such file or directory" "$ERR" || { fail "a missing policy file"; last; }
 mkfifo "$T/fifo"

@@ -9,8 +9,12 @@
 #     before a configuration one;
 #   - a second run for the same reason leaves the node alone;
 #   - the reason stays within 200 bytes, cut at a character;
-#   - a healthy node is resumed, an admin's drain never touched.
+#   - a healthy node is resumed, an admin's drain never touched;
+#   - the node is SLURMD_NODENAME (what slurmd sets) when SLURM_NODE is not
+#     given, and rocmcheck reads Slurm's files for that name;
+#   - a CPU node (no GPU, no GRES gpu in its slurm.conf line) is healthy.
 . "$(dirname "$0")/lib.sh"
+unset SLURMD_NODENAME SLURM_NODE
 
 FX=$TESTS_DIR/fixtures
 HC=$SOURCE_DIR/contrib/slurm/rocmcheck-healthcheck
@@ -153,6 +157,27 @@ grep -qF "node17 already drained by someone else (admin maintenance); $xid79" "$
 hc "$FX/amd-rx7900xtx-ubuntu2204-healthynoisy"
 [ "$(calls)" = "$before" ] || fail "admin drain: scontrol update called"
 expect_reason "admin maintenance"
+
+# A CPU node: no GPU, and its slurm.conf line gives it no GRES gpu. Healthy:
+# no drain, and an admin's drain stays.
+hc "$FX/none-server-debian12-slurmcpu"
+[ "$STATUS" = 0 ] || { fail "CPU node: exit $STATUS, expected 0"; last; }
+expect_reason "admin maintenance"
+# The node name: SLURMD_NODENAME, as slurmd sets it for its health check
+# (the host name is cpu017), and rocmcheck reads Slurm's files for it: the
+# fixture's slurm.conf gives gpu03 eight GPUs.
+G=$T/gpu03
+cp -a "$FX/none-server-debian12-slurmcpu" "$G"
+sed -i 's/^\[env\]$/&\nSLURMD_NODENAME = gpu03/' "$G/.rocmcheck/host.ini"
+: >"$STATE"
+ntests=$((ntests + 1))
+FAKE_SCONTROL_STATE=$STATE SCONTROL=$T/bin/scontrol SLURMD_NODENAME=gpu03 ROCMCHECK=$ROCMCHECK \
+	ROCMCHECK_ARGS="--sysroot $G" sh "$HC" >"$OUT" 2>"$ERR"
+STATUS=$?
+[ "$STATUS" = 1 ] || fail "SLURMD_NODENAME: exit $STATUS, expected 1"
+expect_reason 'rocmcheck: device.present: expected 8 GPUs, found 0'
+grep -q "nodename=gpu03 state=drain" "$STATE.calls" || fail "SLURMD_NODENAME: not the node drained: $(tail -n 1 "$STATE.calls")"
+printf 'admin maintenance' >"$STATE"
 
 # rocmcheck cannot run: exit 2, node left as it is.
 hc /nonexistent

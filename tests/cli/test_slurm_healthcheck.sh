@@ -1,7 +1,10 @@
 #!/bin/bash
 # contrib/slurm/rocmcheck-healthcheck as a real Slurm's HealthCheckProgram:
 # a single-node Slurm (Debian's slurm-wlm, with munge) on 127.0.0.1, all
-# state under the test's folder, checking a sysroot fixture every 2 s.
+# state under the test's folder, checking a sysroot fixture every 2 s. The
+# node is rcnode1 (NodeHostname is the host), so the wrapper must take the
+# name from SLURMD_NODENAME, not hostname -s.
+#   - a CPU node (the fixture's slurm.conf gives it no GRES gpu) stays up;
 #   - a failing fixture drains the node with "rocmcheck: <check>: <summary>";
 #   - a failing health check (Xid 79, a hot idle GPU) with its check, GPU
 #     and quoted line, once;
@@ -11,23 +14,43 @@
 #   - with ROCMCHECK_REPEAT=3 a failing fixture leaves the node up on the
 #     first and second run and drains it on the third; a pass resumes it;
 #   - a node an admin drained stays drained with the admin's reason, failing
-#     or healthy.
+#     or healthy;
+#   - the prolog, on the node configured with a GPU (Gres=gpu:1): a job that
+#     asks for no GPU runs and is not probed.
 # Skips, saying why, when Slurm or munge is missing or slurmctld cannot start.
 . "$(dirname "$0")/lib.sh"
+unset SLURMD_NODENAME SLURM_NODE SLURM_JOB_GPUS SLURM_STEP_GPUS
 
-# The prolog example, without Slurm: exit 1 with the verdict on a failing
-# machine, 0 on a healthy one.
-SLURM_JOB_ID=7 ROCMCHECK="$ROCMCHECK" ROCMCHECK_ARGS="--sysroot $TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-norender" \
-	"$SOURCE_DIR/contrib/slurm/rocmcheck-prolog" >"$OUT" 2>"$ERR"
-prolog_status=$?
-ntests=$((ntests + 1))
-[ "$prolog_status" = 1 ] || fail "prolog on a failing machine: exit $prolog_status, expected 1"
-grep -q 'rocmcheck-prolog: job 7: GPU check failed (exit 1): 2 problems' "$ERR" || { fail "prolog on a failing machine"; last; }
-ROCMCHECK="$ROCMCHECK" ROCMCHECK_ARGS="--sysroot $TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" \
-	"$SOURCE_DIR/contrib/slurm/rocmcheck-prolog" >"$OUT" 2>"$ERR" || { fail "prolog on a healthy machine"; last; }
-ntests=$((ntests + 1))
+# The prolog, without Slurm: PROLOG_ENV... FIXTURE; status in $STATUS
+prolog() {
+	local fx=$1
+	shift
+	ntests=$((ntests + 1))
+	env "$@" SLURM_JOB_ID=7 ROCMCHECK="$ROCMCHECK" ROCMCHECK_ARGS="--sysroot $TESTS_DIR/fixtures/$fx" \
+		"$SOURCE_DIR/contrib/slurm/rocmcheck-prolog" >"$OUT" 2>"$ERR"
+	STATUS=$?
+}
+# a failing job GPU: exit 1 and the first failing check
+prolog amd-rx7900xtx-ubuntu2204-norender SLURM_JOB_GPUS=0
+[ "$STATUS" = 1 ] || fail "prolog on a failing machine: exit $STATUS, expected 1"
+grep -q 'rocmcheck-prolog: job 7 (GPUs 0): GPU check failed (exit 1): Access to /dev/kfd: user alice cannot open' "$ERR" ||
+	{ fail "prolog on a failing machine"; last; }
+# a job GPU the node does not have: which, and what the node has
+prolog amd-rx7900xtx-ubuntu2204-healthy SLURM_JOB_GPUS=3
+[ "$STATUS" = 1 ] || fail "prolog, no GPU 3: exit $STATUS, expected 1"
+grep -qF 'rocmcheck-prolog: job 7 (GPUs 3): GPU check failed (exit 2): --gpu: there is no GPU 3 (GPU 0 only;' "$ERR" ||
+	{ fail "prolog, no GPU 3"; last; }
+prolog nvidia-h100x8-ubuntu2204-gpumissing SLURM_JOB_GPUS=2,7
+grep -qF '(GPUs 2,7): GPU check failed (exit 2): --gpu: there is no GPU 7 (GPUs here: 0-6;' "$ERR" || { fail "prolog, no GPU 7"; last; }
+prolog amd-rx7900xtx-ubuntu2204-healthy SLURM_JOB_GPUS=0
+[ "$STATUS" = 0 ] || { fail "prolog on a healthy machine: exit $STATUS"; last; }
+prolog amd-rx7900xtx-ubuntu2204-norender ROCR_VISIBLE_DEVICES=0
+[ "$STATUS" = 1 ] || fail "prolog, ROCR_VISIBLE_DEVICES only: exit $STATUS, expected 1"
+# a job without a GPU: not probed (a failing machine, a rocmcheck that fails)
+prolog amd-rx7900xtx-ubuntu2204-norender ROCMCHECK=false
+[ "$STATUS" = 0 ] && [ ! -s "$ERR" ] || { fail "prolog, a job without a GPU: exit $STATUS"; last; }
 
-for tool in slurmctld slurmd scontrol munged mungekey; do
+for tool in slurmctld slurmd scontrol srun munged mungekey; do
 	command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed (ci/test-deps installs slurm-wlm and munge)"; exit 77; }
 done
 if [ "$(id -u)" -ne 0 ]; then
@@ -37,7 +60,8 @@ fi
 
 S=$T/slurm
 mkdir -p "$S/state" "$S/spool"
-node=$(hostname -s)
+host=$(hostname -s)
+node=rcnode1
 pids=""
 cleanup() {
 	# shellcheck disable=SC2086
@@ -56,7 +80,7 @@ munged --force -S "$S/munge.sock" --key-file "$S/munge.key" --pid-file "$S/munge
 # with the environment in $S/hc.env. With a state file, each run also logs
 # perm.kfd's failing runs, the wrapper's exit status and the node's state
 # after it to $S/runs.log.
-ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-norender" "$S/node"
+ln -sfn "$TESTS_DIR/fixtures/none-server-debian12-slurmcpu" "$S/node"
 : >"$S/hc.env"
 cat >"$S/hc" <<HC
 #!/bin/sh
@@ -65,6 +89,7 @@ ROCMCHECK='$ROCMCHECK' ROCMCHECK_ARGS='--sysroot $S/node' SCONTROL=scontrol \
 SLURM_CONF='$S/slurm.conf' PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 '$SOURCE_DIR/contrib/slurm/rocmcheck-healthcheck' >>'$S/hc.log' 2>&1
 rc=\$?
+echo "\$(basename "\$(readlink '$S/node')") exit \$rc" >>'$S/hc.runs'
 if [ -n "\${ROCMCHECK_STATE:-}" ]; then
 	runs=\$(awk '\$1 == "fail" && \$2 == "perm.kfd" { print \$4 }' "\$ROCMCHECK_STATE" 2>/dev/null)
 	state=\$(SLURM_CONF='$S/slurm.conf' scontrol show node '$node' | grep -o 'State=[A-Z_+]*')
@@ -74,12 +99,33 @@ exit \$rc
 HC
 chmod +x "$S/hc"
 
+# The prolog slurmd runs: the wrapper with the environment in $S/prolog.env;
+# $S/prolog.log gets each rocmcheck it runs and, per job, its exit status.
+cat >"$S/rocmcheck" <<RC
+#!/bin/sh
+echo "rocmcheck \$*" >>'$S/prolog.log'
+exec '$ROCMCHECK' "\$@"
+RC
+cat >"$S/prolog" <<PROLOG
+#!/bin/sh
+. '$S/prolog.env'
+ROCMCHECK='$S/rocmcheck' PATH=/usr/sbin:/usr/bin:/sbin:/bin '$SOURCE_DIR/contrib/slurm/rocmcheck-prolog' 2>>'$S/prolog.log'
+rc=\$?
+echo "job \$SLURM_JOB_ID gpus '\${SLURM_JOB_GPUS:-}' exit \$rc" >>'$S/prolog.log'
+exit \$rc
+PROLOG
+chmod +x "$S/rocmcheck" "$S/prolog"
+: >"$S/prolog.env"
+# the node's one GPU, as far as Slurm knows (a device file that exists)
+echo "NodeName=$node Name=gpu File=/dev/null" >"$S/gres.conf"
+: >"$S/hc.runs"
+
 free_port() {
 	"$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 cat >"$S/slurm.conf" <<CONF
 ClusterName=rocmchecktest
-SlurmctldHost=$node(127.0.0.1)
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -100,10 +146,12 @@ SelectType=select/linear
 ReturnToService=2
 HealthCheckProgram=$S/hc
 HealthCheckInterval=2
+Prolog=$S/prolog
+GresTypes=gpu
 MpiDefault=none
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+NodeName=$node NodeHostname=$host NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:1 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$S/slurm.conf
@@ -133,6 +181,14 @@ wait_for() {
 	return 1
 }
 
+# A CPU node: two health checks pass and leave it up.
+cpu_runs() { grep -c '^none-server-debian12-slurmcpu exit 0' "$S/hc.runs"; }
+for _ in $(seq 50); do [ "$(cpu_runs)" -ge 2 ] && break; sleep 0.2; done
+wait_for "CPU node up" 'State=IDLE '
+ntests=$((ntests + 1))
+[ "$(cpu_runs)" -ge 2 ] && ! grep -q 'Reason=' "$S/node.txt" ||
+	{ fail "CPU node: $(cat "$S/hc.runs" "$S/hc.log" 2>&1)"; }
+ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-norender" "$S/node"
 wait_for "failing fixture" 'State=[A-Z+]*DRAIN'
 wait_for "drain reason" 'Reason=rocmcheck: perm.kfd: user alice cannot open /dev/kfd read-write'
 
@@ -184,6 +240,17 @@ tail -n 1 "$S/runs.log" | grep -Eq '^perm\.kfd 0 exit 0 State=IDLE' ||
 	fail "repeat: the run that resumed the node was not a pass: $(tail -n 1 "$S/runs.log")"
 [ "$failures" = "$before" ] || cat "$S/runs.log" >&2
 : >"$S/hc.env"
+
+# The prolog on a GPU node (Gres=gpu:1; rocmcheck sees a failing GPU): a job
+# that asks for no GPU runs, without a probe. (The probe of a job's GPUs is
+# tested above without Slurm: slurmd gives a job of this made-up GRES no
+# SLURM_JOB_GPUS.)
+printf 'export ROCMCHECK_ARGS=%s\n' "'--sysroot $TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-norender'" >"$S/prolog.env"
+ntests=$((ntests + 1))
+timeout 30 srun -N1 -w "$node" true >"$S/srun.out" 2>&1 || fail "a job without a GPU did not run: $(cat "$S/srun.out")"
+grep -Eq "^job [0-9]+ gpus '' exit 0" "$S/prolog.log" || fail "prolog for a job without a GPU: $(cat "$S/prolog.log" 2>&1)"
+grep -q '^rocmcheck ' "$S/prolog.log" && fail "prolog probed a job without a GPU: $(cat "$S/prolog.log")"
+wait_for "node up after the job" 'State=IDLE '
 
 # An admin's drain is left alone, whatever the check says.
 scontrol update nodename="$node" state=drain reason="admin maintenance"

@@ -2,10 +2,48 @@
 # Usage errors: exit status 2, one error line and a hint on stderr, nothing on stdout.
 . "$(dirname "$0")/lib.sh"
 
+assert_err_lacks() {
+	grep -q -- "$1" "$ERR" && { fail "stderr has '$1': $(cat "$ERR")"; last; }
+	return 0
+}
+
 usage_error frobnicate
 assert_err_has "unknown command 'frobnicate'"
 usage_error docter
 assert_err_has 'did you mean `doctor`'
+
+# "did you mean" for options (each command's own and the global ones), check
+# IDs, probe names and GPU names, as for commands; nothing when none is close
+usage_error doctor --levle quick
+assert_err_has "unknown option '--levle' (did you mean \`--level\`?)"
+usage_error doctor --levle=quick
+assert_err_has 'did you mean `--level`'
+usage_error devices --jsn
+assert_err_has 'did you mean `--json`'
+usage_error --colr never doctor
+assert_err_has 'did you mean `--color`'
+usage_error plan --chek
+assert_err_has 'did you mean `--check`'
+usage_error devices --level quick
+assert_err_lacks 'did you mean'
+usage_error doctor --frobnicate
+assert_err_lacks 'did you mean'
+usage_error doctor --only perm.kdf
+assert_err_has "no check matches 'perm.kdf' (did you mean \`perm.kfd\`? see"
+usage_error doctor --skip prem
+assert_err_has 'did you mean `perm`'
+usage_error doctor --only zzzzzz
+assert_err_lacks 'did you mean'
+usage_error checks --explain device.presnt
+assert_err_has 'did you mean `device.present`'
+usage_error probe gemn
+assert_err_has "unknown probe 'gemn' (did you mean \`gemm\`?"
+usage_error plan --os ubuntu-22.04 --gpu rx-7900-xtz
+assert_err_has 'did you mean `rx-7900-xtx`'
+usage_error plan --os ubuntu-22.04 --gpu gx1100
+assert_err_has 'did you mean `gfx1100`'
+usage_error plan --os ubuntu-22.04 --gpu nothing-like-a-gpu
+assert_err_lacks 'did you mean'
 usage_error --frobnicate
 assert_err_has "unknown option '--frobnicate'"
 usage_error doctor --frobnicate

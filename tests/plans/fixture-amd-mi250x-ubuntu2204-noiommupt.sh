@@ -1,6 +1,6 @@
 #!/bin/sh
-# rocmcheck plan for AMD Instinct MI250X (gfx90a) on Ubuntu 22.04 LTS (the
-# machine rocmcheck read). Target: ROCm 6.3. Profile database 2026.11.29.
+# rocmcheck plan for AMD Instinct MI250X / MI250 (gfx90a) on Ubuntu 22.04 LTS
+# (the machine rocmcheck read). Target: ROCm 6.3. Profile database 2026.11.29.
 #
 # rocmcheck wrote this script and ran none of it. Review it, then run it as
 # your user: the commands that need root run through sudo (as_root), or

@@ -10,10 +10,11 @@
 # exit status, and it says which steps are done and which are not.
 set -eu
 
-# Note (system.kernel): Kernel 6.18.14-061814-generic is not a series ROCm 7.2
-# supports on Ubuntu 24.04 LTS (supported: 6.8, 6.14). The amdgpu DKMS build
-# fails on newer kernels: boot a supported kernel, or install ROCm without
-# DKMS (amdgpu-install --no-dkms) to use the in-tree driver.
+# Note (system.kernel): The profile database (2026.11.29) is older than this
+# machine's kernel 6.18.14-061814-generic: it cannot say whether that is
+# supported, so it is not judged by the older releases the database knows (and
+# nothing is downgraded to them). Update the database and run rocmcheck again.
+#   rocmcheck profiles update
 
 # as_root COMMAND...: COMMAND as root: directly when the script runs as root
 # (minimal images and containers have no sudo), else through sudo.

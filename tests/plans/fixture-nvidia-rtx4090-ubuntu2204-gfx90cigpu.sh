@@ -1,6 +1,7 @@
 #!/bin/sh
-# rocmcheck plan for AMD GPU gfx90c (1002:1638) (gfx90c) on Ubuntu 22.04 LTS
-# (the machine rocmcheck read). Profile database 2026.11.29.
+# rocmcheck plan for AMD Cezanne [Radeon Vega Series / Radeon Vega Mobile
+# Series] (gfx90c) on Ubuntu 22.04 LTS (the machine rocmcheck read). Profile
+# database 2026.11.29.
 #
 # rocmcheck wrote this script and ran none of it. Review it, then run it as
 # your user: the commands that need root run through sudo (as_root), or

@@ -103,6 +103,8 @@ static void expect_conf(const char *text, const char *node, int rc, unsigned gpu
 		assert_int_equal(g.line, line);
 	} else if (rc < 0) {
 		assert_int_equal(g.bad_line, line);
+	} else {
+		assert_int_equal(g.none_line, line);   /* the node's line without a GPU */
 	}
 }
 
@@ -124,8 +126,9 @@ static void test_slurm_conf(void **state)
 	expect_conf(conf, "one", 1, 1, 6);
 	expect_conf(conf, "typed", 1, 1, 7);
 	expect_conf(conf, "plain", 1, 4, 8);
-	expect_conf(conf, "cpu042", 0, 0, 0);      /* a CPU node: no GRES, no expectation */
-	expect_conf(conf, "elsewhere", 0, 0, 0);
+	expect_conf(conf, "cpu042", 0, 0, 3);      /* a CPU node: its line gives no GRES */
+	expect_conf(conf, "elsewhere", 0, 0, 0);   /* no line names it */
+	expect_conf("NodeName=DEFAULT Gres=gpu:8\nNodeName=n1 Gres=nvme:1\n", "n1", 0, 0, 2);
 	/* NodeName=DEFAULT gives later lines what they leave out */
 	expect_conf("NodeName=DEFAULT Gres=gpu:mi300x:8\nNodeName=mi[01-04] CPUs=192\n", "mi03", 1, 8, 2);
 	expect_conf("NodeName=DEFAULT Gres=gpu:8\nNodeName=n1 Gres=gpu:2\n", "n1", 1, 2, 2);
@@ -212,6 +215,26 @@ static void test_read_slurm(void **state)
 	assert_int_equal(f->expect.gpus, 0);
 	assert_string_equal(f->expect.source, "");
 	tree_close(&t);
+	/* slurmd's SLURMD_NODENAME names the node, not the host name */
+	tree_put(&t, ".rocmcheck/host.ini", "[uname]\nnodename = vm17\n[env]\nSLURMD_NODENAME = gpu09\n");
+	f = tree_open(&t);
+	f->kernel.nodename = xstrdup("vm17");
+	facts_read_slurm(f);
+	assert_int_equal(f->expect.gpus, 4);
+	assert_string_equal(f->expect.node, "gpu09");
+	tree_close(&t);
+	/* a node whose slurm.conf line gives it no GPU: none expected */
+	tree_put(&t, "etc/slurm/slurm.conf", "NodeName=gpu[01-16] Gres=gpu:h100:4\nNodeName=cpu[001-004] CPUs=8\n");
+	tree_put(&t, ".rocmcheck/host.ini", "[uname]\nnodename = cpu001\n");
+	f = tree_open(&t);
+	f->kernel.nodename = xstrdup("cpu001");
+	facts_read_slurm(f);
+	assert_int_equal(f->expect.gpus, 0);
+	assert_string_equal(f->expect.source, "slurm.conf");
+	assert_string_equal(f->expect.where, "/etc/slurm/slurm.conf:2");
+	assert_string_equal(f->expect.line, "NodeName=cpu[001-004] CPUs=8");
+	assert_string_equal(f->expect.node, "cpu001");
+	tree_close(&t);
 	f = tree_open(&t);
 	facts_read_slurm(f);
 	assert_int_equal(f->expect.gpus, 0);
@@ -245,12 +268,16 @@ static void test_read_slurm(void **state)
 	facts_read_slurm(f);
 	assert_int_equal(f->expect.gpus, 8);
 	assert_string_equal(f->expect.where, "/run/slurm/conf/slurm.conf:2");
-	/* --expect-gpus replaces it; 0 clears it */
+	/* --expect-gpus replaces it; 0 with a source expects none, a NULL
+	 * source clears it */
 	facts_expect_gpus(f, 7, "--expect-gpus", NULL, NULL);
 	assert_int_equal(f->expect.gpus, 7);
 	assert_string_equal(f->expect.source, "--expect-gpus");
 	assert_string_equal(f->expect.where, "");
 	facts_expect_gpus(f, 0, "x", NULL, NULL);
+	assert_int_equal(f->expect.gpus, 0);
+	assert_string_equal(f->expect.source, "x");
+	facts_expect_gpus(f, 0, NULL, NULL, NULL);
 	assert_int_equal(f->expect.gpus, 0);
 	assert_string_equal(f->expect.source, "");
 	tree_close(&t);
@@ -286,6 +313,32 @@ static void test_conf_filter(void **state)
 	free(f);
 }
 
+/* A bundle names the matched node beside its hostlist, so that an anonymised
+ * replay (the host a pseudonym) finds the same line. */
+static void test_pin_node(void **state)
+{
+	(void)state;
+	static const char conf[] = "NodeName=gpu[01-16] Gres=gpu:8\n"
+				   "  nodename=cpu[001-004],gpu07\tCPUs=8 # named already\n"
+				   "NodeName=DEFAULT Gres=gpu:4\n"
+				   "Name=gpu File=/dev/nvidia0";
+	size_t n;
+	char *p = slurm_pin_node(conf, strlen(conf), "gpu07", &n);
+	assert_string_equal(p, "NodeName=gpu[01-16],gpu07 Gres=gpu:8\n"
+			       "  nodename=cpu[001-004],gpu07\tCPUs=8 # named already\n"
+			       "NodeName=DEFAULT Gres=gpu:4\n"
+			       "Name=gpu File=/dev/nvidia0");
+	assert_int_equal(n, strlen(p));
+	struct slurm_gres g;
+	assert_int_equal(slurm_conf_parse(p, n, "host-1", &g), 0);
+	free(p);
+	/* no node: unchanged, NULs kept */
+	p = slurm_pin_node("a\0b", 3, NULL, &n);
+	assert_int_equal(n, 3);
+	assert_memory_equal(p, "a\0b", 3);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_read_slurm),
 		cmocka_unit_test(test_conf_filter),
+		cmocka_unit_test(test_pin_node),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -285,6 +285,12 @@ static void test_verdict(void **state)
 	char *v = out_verdict(&r, true);
 	assert_string_equal(v, "No problems found (1 passed, 1 skipped)");
 	free(v);
+	/* a node Slurm gives no GPU: the verdict says so, with no "problem" in it */
+	snprintf(f.expect.source, sizeof(f.expect.source), "slurm.conf");
+	v = out_verdict(&r, true);
+	assert_string_equal(v, "No GPU, and slurm.conf gives this node none (1 passed, 1 skipped)");
+	free(v);
+	f.expect.source[0] = '\0';
 
 	struct gpu gpus[3] = {
 		mkgpu(0, "AMD Radeon RX 7900 XTX", "gfx1100", VENDOR_AMD),
@@ -396,8 +402,9 @@ static void test_devices_table(void **state)
 	out_text_devices(fp, &r, &o);
 	char *buf = slurp(fp);
 	assert_string_equal(buf,
-		"GPU VENDOR  NAME                    ARCH      VRAM       PCI           DRIVER  RENDER\n"
-		"0   amd     AMD Radeon RX 7900 XTX  gfx1100   24.0 GiB   0000:03:00.0  amdgpu  /dev/dri/renderD128\n");
+		"GPU VENDOR  NAME                    ARCH      VRAM        PCI           DRIVER  RENDER               VISIBLE AS\n"
+		"0   amd     AMD Radeon RX 7900 XTX  gfx1100   24560 MiB   0000:03:00.0  amdgpu  /dev/dri/renderD128  "
+		"ROCR_VISIBLE_DEVICES=0\n");
 	free(buf);
 	f.ngpus = 0;
 	fp = tmpfile();
@@ -417,8 +424,11 @@ static void test_no_color(void **state)
 	unsetenv("NO_COLOR");
 	cli.color = COLOR_ALWAYS;
 	assert_true(cli_use_color(&cli, fp));
-	setenv("NO_COLOR", "1", 1);
+	setenv("NO_COLOR", "1", 1);                /* an explicit --color always wins (no-color.org) */
+	assert_true(cli_use_color(&cli, fp));
+	cli.color = COLOR_AUTO;
 	assert_false(cli_use_color(&cli, fp));
+	cli.color = COLOR_ALWAYS;
 	setenv("NO_COLOR", "", 1);                /* empty does not count */
 	assert_true(cli_use_color(&cli, fp));
 	unsetenv("NO_COLOR");

@@ -79,6 +79,50 @@ static void test_regular_replaced_at_commit(void **state)
 	strbuf_release(&err);
 }
 
+/* replace PATH, whose mode is old_mode, asking for `mode`; the mode after */
+static mode_t replaced_mode(const char *path, mode_t old_mode, mode_t mode)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct outfile of;
+	struct stat st;
+	FILE *fp = fopen(path, "w");
+	fputs("old", fp);
+	fclose(fp);
+	assert_int_equal(chmod(path, old_mode), 0);
+	assert_int_equal(outfile_open(&of, path, mode, &err), 0);
+	assert_int_equal(outfile_write(&of, "new", 3), 0);
+	assert_int_equal(outfile_commit(&of, &err), 0);
+	assert_int_equal(stat(path, &st), 0);
+	strbuf_release(&err);
+	return st.st_mode & 07777;
+}
+
+/* a replaced file keeps its mode, as `>` would; private output (0600) drops
+ * only the group and other bits; a new file gets the mode asked for */
+static void test_replaced_mode_kept(void **state)
+{
+	(void)state;
+	char *path = xasprintf("%s/kept", scratch);
+	assert_int_equal(replaced_mode(path, 0600, 0644), 0600);
+	assert_int_equal(replaced_mode(path, 0664, 0644), 0664);
+	assert_int_equal(replaced_mode(path, 0750, 0644), 0750);
+	assert_int_equal(replaced_mode(path, 02750, 0644), 02750);
+	assert_int_equal(replaced_mode(path, 0644, 0600), 0600);
+	assert_int_equal(replaced_mode(path, 0400, 0600), 0400);
+	unlink(path);
+	struct strbuf err = STRBUF_INIT;
+	struct outfile of;
+	struct stat st;
+	assert_int_equal(outfile_open(&of, path, 0644, &err), 0);
+	assert_int_equal(outfile_commit(&of, &err), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(entries(), 1);
+	unlink(path);
+	free(path);
+	strbuf_release(&err);
+}
+
 static void test_link_and_directory(void **state)
 {
 	(void)state;
@@ -168,6 +212,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_regular_replaced_at_commit),
+		cmocka_unit_test(test_replaced_mode_kept),
 		cmocka_unit_test(test_link_and_directory),
 		cmocka_unit_test(test_full_device),
 		cmocka_unit_test(test_missing_directory),

@@ -19,9 +19,20 @@
 #include "facts.h"
 #include "policy.h"
 
-static bool known(const char *id)
+/* What cli_setup.c gives the loader: the check table, and the ID nearest
+ * to one that is not in it. */
+static bool known(const char *id, const char **closest)
 {
-	return checks_find(id) != NULL;
+	if (checks_find(id))
+		return true;
+	size_t n;
+	const struct check_def *const *all = checks_all(&n);
+	const char *ids[512];
+	assert_true(n <= 512);
+	for (size_t i = 0; i < n; i++)
+		ids[i] = all[i]->id;
+	*closest = str_closest(id, ids, n);
+	return false;
 }
 
 static struct prof_health base(void)
@@ -160,6 +171,12 @@ static void test_errors(void **state)
 	expect_error("[signature aer-corrected]\naction = fail\n", "aer_corrected_max");
 	expect_error("[signature xid]\naction = fail\n", "no kernel-log signature \"xid\"");
 	expect_error("[check health.nosuch]\nmode = observe\n", "policy.ini:1: no check 'health.nosuch'");
+	/* a near miss names the check meant; nothing near, no guess */
+	expect_error("[check perm.kdf]\nmode = observe\n",
+		     "policy.ini:1: no check 'perm.kdf' (did you mean `perm.kfd`? `rocmcheck checks` lists them)");
+	expect_error("[check health.eccc]\nmode = observe\n", "(did you mean `health.ecc`?");
+	expect_error("[check health.nosuch]\nmode = observe\n",
+		     "policy.ini:1: no check 'health.nosuch' (`rocmcheck checks` lists them)");
 	expect_error("[check health.ecc]\nmode = quiet\n", "bad value for 'mode'");
 	expect_error("[check health.ecc]\nrepeat = 0\n", "bad value for 'repeat'");
 	expect_error("[health]\ncolour = blue\n", "policy.ini:2: unknown key 'colour' in [health]");

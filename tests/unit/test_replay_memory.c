@@ -1,9 +1,9 @@
-/* Replay into memory (replay_extract_to_memory, the fuzz harness's) and
- * what --replay leaves out (issue 22 item 8): a bundle holding a DKMS build
- * tree and kernel sources of many directories unpacks only what the checks
- * read, counted; the facts are the same from the tree as it was, from its
- * replay on disk and from its replay in memory; memory refuses what disk
- * refuses. */
+/* Replay into memory (replay_read, what --replay, diff and fleet use, and
+ * replay_extract_to_memory, the fuzz harness's) and what --replay leaves
+ * out (issue 22 item 8): a bundle holding a DKMS build tree and kernel
+ * sources of many directories unpacks only what the checks read, counted;
+ * the facts are the same from the tree as it was, from its replay on disk
+ * and from its replay in memory; memory refuses what disk refuses. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -257,12 +257,87 @@ static void test_memory_first_stays(void **state)
 	strbuf_release(&err);
 }
 
+/* replay_read, what --replay, diff and fleet use: a file read into memory
+ * in one pass, its sysroot/ giving the facts the disk gives, its
+ * report.json kept byte for byte (the first of two), each only when
+ * wanted; a refusal keeps nothing and says what the disk says. */
+static void test_read_file(void **state)
+{
+	(void)state;
+	sh("cd '%s' && rm -rf r && mkdir r && cp -a '%s/%s' r/sysroot && cd r && "
+	   "printf '{\"schema\": \"first\"}' > report.json && tar -cf ../r.tar sysroot report.json && "
+	   "printf '{\"schema\": \"second\"}' > report.json && tar -rf ../r.tar report.json && gzip -f ../r.tar",
+	   tmp, FIXTURES_DIR, FIXTURE);
+	char *archive = xasprintf("%s/r.tar.gz", tmp), *tdir = NULL, *sys = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct replay_bundle b;
+	assert_int_equal(replay_read(archive, NULL, REPLAY_SYSROOT | REPLAY_REPORT, &b, &err), 0);
+	assert_int_equal(err.len, 0);
+	assert_non_null(b.mem);
+	assert_string_equal(b.report, "{\"schema\": \"first\"}");
+	assert_int_equal(b.report_len, strlen(b.report));
+	struct sysroot mem, disk;
+	sysroot_open_memory(&mem, b.mem, "bundle");
+	b.mem = NULL;
+	assert_int_equal(replay_extract(archive, NULL, &tdir, &sys, &err), 0);
+	assert_int_equal(sysroot_open(&disk, sys), 0);
+	char *jm = facts_json(&mem), *jd = facts_json(&disk);
+	assert_string_equal(jm, jd);
+	free(jm);
+	free(jd);
+	sysroot_release(&mem);
+	sysroot_release(&disk);
+	replay_bundle_release(&b);
+	assert_null(b.report);
+
+	/* the report alone: sysroot/ is checked, not kept */
+	assert_int_equal(replay_read(archive, NULL, REPLAY_REPORT, &b, &err), 0);
+	assert_null(b.mem);
+	assert_non_null(b.report);
+	replay_bundle_release(&b);
+	/* --replay's opener: the sysroot named by the bundle's path */
+	size_t unread = 99;
+	assert_int_equal(replay_open(&mem, archive, &unread, &err), 0);
+	assert_string_equal(mem.path, archive);
+	assert_int_equal(unread, 3);   /* the fixture's DKMS module directory and file */
+	assert_true(sysroot_is_capture(&mem));
+	sysroot_release(&mem);
+
+	/* refused: nothing kept, the words of the disk */
+	sh("cd '%s' && rm -rf h && mkdir -p h/sysroot/etc && cd h && ln -s /etc sysroot/l && "
+	   "echo x > y && tar -cf ../h.tar sysroot && tar -rf ../h.tar --transform 's,^y,sysroot/l/y,' y && "
+	   "gzip -f ../h.tar", tmp);
+	char *hostile = xasprintf("%s/h.tar.gz", tmp);
+	struct strbuf e1 = STRBUF_INIT, e2 = STRBUF_INIT;
+	assert_int_equal(replay_read(hostile, NULL, REPLAY_SYSROOT | REPLAY_REPORT, &b, &e1), -EPERM);
+	assert_null(b.mem);
+	assert_null(b.report);
+	char *t2 = NULL, *s2 = NULL;
+	assert_int_equal(replay_extract(hostile, NULL, &t2, &s2, &e2), -EPERM);
+	assert_non_null(strstr(e1.buf, "lies below a symlink"));
+	assert_string_equal(e1.buf, e2.buf);
+	strbuf_setlen(&e1, 0);
+	assert_int_equal(replay_read("/nonexistent/b.tar.gz", NULL, REPLAY_SYSROOT, &b, &e1), -ENOENT);
+	assert_null(b.mem);
+	assert_non_null(strstr(e1.buf, "cannot read"));
+
+	replay_remove(tdir);
+	free(hostile);
+	free(tdir);
+	free(sys);
+	free(archive);
+	strbuf_release(&err);
+	strbuf_release(&e1);
+	strbuf_release(&e2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_disk_leaves_out),
 		cmocka_unit_test(test_memory_refuses),
 		cmocka_unit_test(test_memory_first_stays),
+		cmocka_unit_test(test_read_file),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

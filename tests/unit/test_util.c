@@ -39,6 +39,25 @@ static void test_strbuf(void **state)
 	strbuf_release(&sb);
 }
 
+/* "did you mean": the closest word, in any case, within the edits a typo
+ * makes (fewer for short words); none when nothing is close. */
+static void test_closest(void **state)
+{
+	(void)state;
+	const char *const cmds[] = { "doctor", "devices", "diff", NULL, "probe" };
+	assert_string_equal(str_closest("docter", cmds, 5), "doctor");
+	assert_string_equal(str_closest("Doctor", cmds, 5), "doctor");
+	assert_string_equal(str_closest("dif", cmds, 5), "diff");
+	assert_string_equal(str_closest("prboe", cmds, 5), "probe");
+	assert_null(str_closest("dx", cmds, 5));        /* 2 edits from "diff" is too many for 2 letters */
+	assert_null(str_closest("frobnicate", cmds, 5));
+	assert_null(str_closest("doctor", cmds, 0));
+	const char *const ids[] = { "device.present", "perm.kfd", "perm" };
+	assert_string_equal(str_closest("device.presnt", ids, 3), "device.present");
+	assert_string_equal(str_closest("perm.kdf", ids, 3), "perm.kfd");
+	assert_string_equal(str_closest("prem", ids, 3), "perm");
+}
+
 static void test_strvec(void **state)
 {
 	(void)state;
@@ -151,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_env_true),
 		cmocka_unit_test(test_versions),
 		cmocka_unit_test(test_strmap),
+		cmocka_unit_test(test_closest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
