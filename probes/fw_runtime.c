@@ -318,8 +318,11 @@ static void answer_evidence(struct check_result *res, const struct fw_kind *k, c
 		snprintf(key, sizeof(key), "%s.__version__", k->module);
 		result_evidence(res, key, "%s", a->version);
 	}
-	result_evidence(res, k->hip_key, "%s", a->hip ? a->hip : "None");
-	result_evidence(res, k->cuda_key, "%s", a->cuda ? a->cuda : "None");
+	/* never read when the import failed */
+	if (!a->stage || strcmp(a->stage, "import")) {
+		result_evidence(res, k->hip_key, "%s", a->hip ? a->hip : "None");
+		result_evidence(res, k->cuda_key, "%s", a->cuda ? a->cuda : "None");
+	}
 	if (a->file && fw->path && strncmp(a->file, fw->path, strlen(fw->path)) != 0) {
 		snprintf(key, sizeof(key), "%s.__file__", k->module);
 		result_evidence(res, key, "%s (not the install judged, %s)", a->file, fw->path);
@@ -481,8 +484,9 @@ static enum status judge_answer(const struct check_ctx *ctx, struct report *r, c
 	const char *amp = NULL;
 
 	if (a->stage && !strcmp(a->stage, "import") && a->error) {
+		/* the install is broken whatever the GPUs: the fix is about the error */
 		res = report_add(r, def, st, -1, "%s: `import %s` fails: %s", w, k->module, a->error);
-		k->fix(res, ctx, fw, amd > 0 || nv == 0);
+		fix_import(res, ctx, fw, run->python, a->error);
 	} else if (v == VENDOR_NONE || (usable == 0 && amd + nv > 0)) {
 		st = amd + nv ? ST_FAIL : ST_SKIP;
 		res = report_add(r, def, st, -1, "%s is a %s build%s", w, build_name(a),

@@ -1,6 +1,7 @@
 /* Helpers shared by the check_<family>.c files (check_common.h): fix
  * placeholders, machine and GPU questions, release lookups, fixes several
- * families give, visible-devices lists and small text helpers. They read
+ * families give, visible-devices lists, small text helpers, and what is
+ * newer than the profile database. They read
  * facts and profiles only, and call no check. */
 #include "check_common.h"
 
@@ -81,25 +82,6 @@ void fix_mok_enroll(struct check_result *res, const struct check_ctx *ctx)
 	fixvars_add(&fv, "mok_key", prof_os_mok_key(ctx->db, os_entry(ctx)));
 	fix_apply(res, ctx, "mok_enroll", &fv);
 	fixvars_release(&fv);
-}
-
-void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ctx)
-{
-	const struct facts *f = ctx->facts;
-	if (f->sys.secure_boot == 1 && f->sys.dkms_amdgpu && !amdgpu_live(f)) {
-		/* Secure Boot rejects the DKMS module: headers and modprobe fail
-		 * with "Key was rejected by service" until the key is enrolled,
-		 * which is system.secure_boot's fix */
-		fix_mok_enroll(res, ctx);
-		return;
-	}
-	struct fixvars fv = FIXVARS_INIT;
-	char *headers = headers_install_command(ctx);
-	fixvars_add(&fv, "kernel", ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)");
-	fixvars_add(&fv, "headers_install", headers);
-	fix_apply(res, ctx, "amdgpu_load", &fv);
-	fixvars_release(&fv);
-	free(headers);
 }
 
 bool amd_gpu_expected(const struct facts *f)
@@ -198,6 +180,47 @@ char *pci_seen_text(const struct facts *f)
 	return strbuf_detach(&sb);
 }
 
+/* "/dev/kfd and /dev/dri are not passed in", of the nodes known missing. */
+static void add_nodes_not_passed(struct strbuf *sb, const struct facts *f)
+{
+	const struct dev_node *kfd = facts_dev(f, "/dev/kfd"), *nv = facts_dev(f, "/dev/nvidiactl");
+	const char *gone[3];
+	size_t n = 0;
+	if (dev_known(kfd) && kfd->type == NODE_MISSING)
+		gone[n++] = "/dev/kfd";
+	if (!f->drm.nnodes)
+		gone[n++] = "/dev/dri";
+	if (dev_known(nv) && nv->type == NODE_MISSING)
+		gone[n++] = "/dev/nvidia*";
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(sb, "%s%s", i == 0 ? "; " : i + 1 == n ? " and " : ", ", gone[i]);
+	if (n)
+		strbuf_addf(sb, " %s not passed in", n == 1 ? "is" : "are");
+}
+
+char *container_no_gpu_text(const struct facts *f)
+{
+	if (f->sys.container == CONTAINER_NONE || f->npci || f->ngpus || amd_gpu_expected(f) || wsl_gpu(f))
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	if (f->npci_all)
+		strbuf_addf(&sb, "no GPU among the %zu PCI device%s visible in this container", f->npci_all,
+			    f->npci_all == 1 ? "" : "s");
+	else
+		strbuf_addstr(&sb, "no PCI device is visible in this container");
+	add_nodes_not_passed(&sb, f);
+	return strbuf_detach(&sb);
+}
+
+void container_no_gpu_fix(struct check_result *res, const struct check_ctx *ctx)
+{
+	struct fixvars fv = FIXVARS_INIT;
+	fix_apply(res, ctx, "container_devices", NULL);
+	fixvars_add(&fv, "nodes", "/dev/nvidiactl, /dev/nvidia0");
+	fix_apply(res, ctx, "container_nvidia", &fv);
+	fixvars_release(&fv);
+}
+
 const struct prof_rocm *rocm_release_judged(const struct check_ctx *ctx, bool *installed)
 {
 	const struct rocm_install *ri = rocm_active(ctx->facts);
@@ -254,10 +277,12 @@ const char *judged_user(const struct facts *f, bool *via_sudo)
 	if (!h)
 		return NULL;
 	bool root = h->uid == 0 || (h->user && !strcmp(h->user, "root"));
-	if (root && h->sudo_user && *h->sudo_user && strcmp(h->sudo_user, "root")) {
+	/* host.ini's sudo_user, else the caller a capture names in [env] */
+	const char *su = h->sudo_user && *h->sudo_user ? h->sudo_user : f->sys.sudo_user;
+	if (root && su && *su && strcmp(su, "root")) {
 		if (via_sudo)
 			*via_sudo = true;
-		return h->sudo_user;
+		return su;
 	}
 	return h->have_user || h->user ? h->user : NULL;
 }
@@ -528,6 +553,13 @@ void fix_move_to_rocm_release(struct check_result *res, const struct check_ctx *
 		newer = version_cmp_n(&target->ver, &ri->ver, 2) > 0;
 	else
 		newer = false; /* nothing installed: "install" */
+	if (!newer && ri && ri->version && rocm_beyond_db(ctx, &ri->ver) && target == profiles_newest_rocm(ctx->db)) {
+		/* "older" only because the database is: no downgrade to it */
+		char *what = xasprintf("ROCm %s", ri->version);
+		fix_profiles_update(res, ctx, what);
+		free(what);
+		return;
+	}
 	struct fixvars fv = FIXVARS_INIT;
 	fixvars_add(&fv, "rocm_version", target->version);
 	fixvars_add(&fv, "arch", arch);
@@ -632,4 +664,199 @@ void fix_igpu_hide(struct check_result *res, const struct check_ctx *ctx)
 	free(jidx);
 	strvec_release(&ids);
 	strvec_release(&idx);
+}
+
+/* ---- a machine newer than the profile database ---- */
+
+const char *db_date(const struct check_ctx *ctx)
+{
+	return ctx->db && ctx->db->db_version ? ctx->db->db_version : "unknown";
+}
+
+bool rocm_beyond_db(const struct check_ctx *ctx, const struct version *v)
+{
+	const struct prof_rocm *newest = ctx->db ? profiles_newest_rocm(ctx->db) : NULL;
+	return newest && v && v->nparts && version_cmp_n(v, &newest->ver, 2) > 0;
+}
+
+bool rocm_install_beyond_db(const struct check_ctx *ctx)
+{
+	const struct rocm_install *ri = rocm_active(ctx->facts);
+	return ri && rocm_beyond_db(ctx, &ri->ver);
+}
+
+bool cuda_beyond_db(const struct check_ctx *ctx, const char *version)
+{
+	struct version v;
+	const struct profiles *db = ctx->db;
+	if (!db || !db->ncuda || version_parse(version, &v) < 0)
+		return false;
+	return version_cmp_n(&v, &db->cuda[db->ncuda - 1].ver, 2) > 0;
+}
+
+/* Whether `version` is above every version of every list `pick` gives. */
+static bool above_all(const struct profiles *db, const char *version, int n,
+		      const struct strvec *(*pick)(const struct prof_rocm *))
+{
+	struct version v, w;
+	bool any = false;
+	if (!db || version_parse(version, &v) < 0)
+		return false;
+	for (size_t i = 0; i < db->nrocm; i++) {
+		const struct strvec *l = pick(&db->rocm[i]);
+		for (size_t j = 0; j < l->n; j++) {
+			if (version_parse(l->v[j], &w) < 0)
+				continue;
+			if (version_cmp_n(&v, &w, n) <= 0)
+				return false;
+			any = true;
+		}
+	}
+	return any;
+}
+
+static const struct strvec *rocm_dkms(const struct prof_rocm *r)
+{
+	return &r->dkms;
+}
+
+static const struct strvec *rocm_torch(const struct prof_rocm *r)
+{
+	return &r->torch_releases;
+}
+
+bool dkms_beyond_db(const struct check_ctx *ctx, const char *version)
+{
+	return above_all(ctx->db, version, 3, rocm_dkms);
+}
+
+bool torch_beyond_db(const struct check_ctx *ctx, const char *version)
+{
+	return above_all(ctx->db, version, 2, rocm_torch);
+}
+
+bool nvidia_driver_beyond_db(const struct check_ctx *ctx, const char *version)
+{
+	const struct profiles *db = ctx->db;
+	struct version v, w;
+	unsigned newest = 0;
+	if (!db || version_parse(version, &v) < 0)
+		return false;
+	for (size_t i = 0; i < db->ncuda; i++)
+		if (db->cuda[i].min_driver && version_parse(db->cuda[i].min_driver, &w) == 0 && w.part[0] > newest)
+			newest = w.part[0];
+	for (size_t i = 0; i < db->nos; i++)
+		if (db->os[i].nvidia_branch > newest)
+			newest = db->os[i].nvidia_branch;
+	return newest && v.part[0] > newest;
+}
+
+/* "gfx1250" -> 12, 0x50 (minor 5, stepping 0); false when not a gfx name. */
+static bool gfx_split(const char *arch, unsigned *gen, unsigned *rest)
+{
+	size_t n = arch ? strlen(arch) : 0;
+	if (n < 6 || strncmp(arch, "gfx", 3) || strspn(arch + 3, "0123456789") < n - 5 ||
+	    strspn(arch + n - 2, "0123456789abcdef") != 2)
+		return false;
+	*gen = 0;
+	for (size_t i = 3; i < n - 2; i++)
+		*gen = *gen * 10 + (unsigned)(arch[i] - '0');
+	*rest = (unsigned)strtoul(arch + n - 2, NULL, 16);
+	return true;
+}
+
+bool gfx_beyond_db(const struct check_ctx *ctx, const char *arch)
+{
+	const struct profiles *db = ctx->db;
+	unsigned gen, rest, kgen, krest;
+	if (!db || !db->ngfx || profiles_find_gfx(db, arch) || profiles_first_rocm_with_arch(db, arch) ||
+	    !gfx_split(arch, &gen, &rest))
+		return false;
+	for (size_t i = 0; i < db->ngfx; i++)
+		if (gfx_split(db->gfx[i].arch, &kgen, &krest) && (kgen > gen || (kgen == gen && krest > rest)))
+			return false;
+	return true;
+}
+
+bool gfx_below_release(const struct prof_rocm *rel, const char *arch)
+{
+	unsigned gen, rest, kgen, krest;
+	const struct strvec *lists[] = { &rel->gfx_instinct, &rel->gfx_radeon };
+	if (!gfx_split(arch, &gen, &rest))
+		return false;
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; i < lists[l]->n; i++)
+			if (gfx_split(lists[l]->v[i], &kgen, &krest) && (kgen < gen || (kgen == gen && krest <= rest)))
+				return false;
+	return true;
+}
+
+bool nvidia_pci_beyond_db(const struct check_ctx *ctx, unsigned device)
+{
+	const struct profiles *db = ctx->db;
+	bool any = false;
+	for (size_t i = 0; db && i < db->nmodels; i++) {
+		const struct prof_gpu_model *m = &db->models[i];
+		if (m->vendor != VENDOR_NVIDIA)
+			continue;
+		for (size_t j = 0; j < m->npci_ids; j++) {
+			if (m->pci_ids[j] >= device)
+				return false;
+			any = true;
+		}
+	}
+	return any;
+}
+
+bool kernel_beyond_db(const struct check_ctx *ctx, const struct prof_os *o, const struct version *kv,
+		      const char **newest)
+{
+	struct version best = { { 0 }, 0 }, v;
+	*newest = NULL;
+	for (size_t i = 0; o && ctx->db && i < ctx->db->nrocm; i++) {
+		const struct prof_rocm_os *ros = prof_rocm_os(&ctx->db->rocm[i], o->key);
+		for (size_t j = 0; ros && j < ros->kernels.n; j++)
+			if (version_parse(ros->kernels.v[j], &v) == 0 && (!best.nparts || version_cmp_n(&v, &best, 2) > 0)) {
+				best = v;
+				*newest = ros->kernels.v[j];
+			}
+	}
+	return best.nparts && version_cmp_n(kv, &best, 2) > 0;
+}
+
+void fix_profiles_update(struct check_result *res, const struct check_ctx *ctx, const char *what)
+{
+	result_evidence(res, "profile database", "version %s", db_date(ctx));
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "database", db_date(ctx));
+	fixvars_add(&fv, "what", what);
+	fix_apply(res, ctx, "profiles_update", &fv);
+	fixvars_release(&fv);
+}
+
+bool fw_beyond_db(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+		  const struct framework *fw, bool torch)
+{
+	struct strvec newer = STRVEC_INIT;
+	struct version bv;
+	bool have_bv = fw->backend_version && version_parse(fw->backend_version, &bv) == 0;
+	if (torch && fw->version && torch_beyond_db(ctx, fw->version))
+		strvec_pushf(&newer, "PyTorch %.*s", (int)strcspn(fw->version, "+"), fw->version);
+	if (fw->backend == FW_BACKEND_ROCM && have_bv && rocm_beyond_db(ctx, &bv))
+		strvec_pushf(&newer, "ROCm %s", fw->backend_version);
+	if (fw->backend == FW_BACKEND_CUDA && have_bv && cuda_beyond_db(ctx, fw->backend_version))
+		strvec_pushf(&newer, "CUDA %s", fw->backend_version);
+	if (!newer.n)
+		return false;
+	char *what = strvec_join(&newer, " and ");
+	struct check_result *res = report_add(r, def, ST_WARN, -1,
+		"%s %s is a build of %s, newer than the profile database (%s) knows: its wheel index, Pythons and driver needs are not judged; the database is older than this machine, run `rocmcheck profiles update`",
+		fw->name ? fw->name : "?", fw->version ? fw->version : "", what, db_date(ctx));
+	char *p = torch ? xasprintf("%s/version.py", fw->path ? fw->path : "torch") : xstrdup(fw->path ? fw->path : "?");
+	result_evidence(res, p, "%s %s", fw->name ? fw->name : "?", fw->version ? fw->version : "?");
+	fix_profiles_update(res, ctx, what);
+	free(p);
+	free(what);
+	strvec_release(&newer);
+	return true;
 }

@@ -56,8 +56,10 @@ bool amdgpu_live(const struct facts *f);
 /* Evidence: each GPU-class PCI device of `vendor` (0: every vendor), with
  * its ids, class and driver. Returns how many. */
 size_t pci_evidence(struct check_result *res, const struct facts *f, unsigned vendor);
-/* The amdgpu_load fix, filled for this machine's kernel and headers; the
- * mok_enroll fix instead when Secure Boot rejects an installed DKMS amdgpu. */
+/* The fix for amdgpu not loaded, for the cause the facts show (the kernel
+ * command line, modprobe.d, Secure Boot rejecting a DKMS module, a DKMS
+ * module built for other kernels, missing firmware), else amdgpu_load for
+ * this machine's kernel and headers (check_driver.c). */
 void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ctx);
 /* The mok_enroll fix with this OS's DKMS signing key (system.secure_boot,
  * and driver.amdgpu / device.present when Secure Boot rejects the module). */
@@ -147,6 +149,14 @@ void fix_igpu_hide(struct check_result *res, const struct check_ctx *ctx);
 /* "1a03:2000 (display controller, driver ast)" for every GPU-class PCI
  * device, or "nothing" when none. Caller frees. */
 char *pci_seen_text(const struct facts *f);
+/* In a container with no GPU at all (none on PCI, no KFD node, no NVIDIA
+ * device), what was seen, for system.container and device.present alike:
+ * "no GPU among the 6 PCI devices visible in this container; /dev/kfd and
+ * /dev/dri are not passed in". NULL outside a container or where a GPU is
+ * seen. Caller frees. */
+char *container_no_gpu_text(const struct facts *f);
+/* Its fixes: AMD's device nodes and NVIDIA's, either vendor's GPU may be on the host. */
+void container_no_gpu_fix(struct check_result *res, const struct check_ctx *ctx);
 
 /* Error evidence from facts->errors under `prefix`; true when one was found
  * (and the error result was added). */
@@ -161,6 +171,9 @@ char *human_bytes(unsigned long long bytes);
 /* check_framework_fix.c: whether the driver runs a CUDA release, and the
  * CUDA release whose PyTorch index fits this machine and `fw`'s Python. */
 bool cuda_driver_runs(const struct facts *f, const struct prof_cuda *pc);
+/* Whether the driver OS o's own packages install (their series stop at the
+ * profile's nvidia_branch; none named: the newest) runs CUDA release pc. */
+bool os_driver_runs(const struct prof_os *o, const struct prof_cuda *pc);
 const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx, const struct framework *fw,
 					   const char *py);
 /* The PyTorch fix for an install (check_framework_fix.c): the wheel for the
@@ -169,6 +182,60 @@ const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx, const st
 void fix_torch(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw, bool amd);
 /* The same for TensorFlow (check_framework_fix.c): tensorflow-rocm for the ROCm release, or the CUDA build. */
 void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw, bool amd);
+
+/* An install whose import fails (check_framework_fix.c): the library the
+ * error names when the loader could not use one (import_lib), and a
+ * reinstall of the same version in that environment with its own
+ * interpreter (fw->python, else `python`), from the PyTorch index its
+ * +local version names (torch_import) or as pip finds it (framework_import). */
+void fix_import(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw,
+		const char *python, const char *error);
+/* "libcudart.so.12" from "OSError: libcudart.so.12: cannot open shared
+ * object file: ..."; NULL when the error names no library it could not
+ * load. Caller frees. */
+char *import_error_library(const char *error);
+
+/* ---- a machine newer than the profile database ----
+ * What the database cannot know (a ROCm, CUDA, amdgpu DKMS, NVIDIA driver or
+ * PyTorch release newer than every one it lists, a gfx target or NVIDIA PCI
+ * id past the ones it knows, a kernel series past its newest) is not judged
+ * unsupported, and no fix downgrades to what the database knows: the check
+ * warns that the database is older than the machine (profiles_update). Each
+ * predicate is false for what the database knows, or for something older. */
+/* The database's date, its [database] version ("2026.11.29"), else "unknown". */
+const char *db_date(const struct check_ctx *ctx);
+/* A ROCm release (compared by major.minor) newer than every release listed. */
+bool rocm_beyond_db(const struct check_ctx *ctx, const struct version *v);
+/* The active ROCm install is such a release. */
+bool rocm_install_beyond_db(const struct check_ctx *ctx);
+/* A CUDA release ("13.2") newer than every [cuda] entry. */
+bool cuda_beyond_db(const struct check_ctx *ctx, const char *version);
+/* An amdgpu DKMS version ("6.20.3") newer than every one a release ships. */
+bool dkms_beyond_db(const struct check_ctx *ctx, const char *version);
+/* An NVIDIA driver ("600.20.03") of a branch newer than every CUDA release's
+ * minimum driver and every OS's nvidia_branch. */
+bool nvidia_driver_beyond_db(const struct check_ctx *ctx, const char *version);
+/* A PyTorch release ("2.12.0+rocm7.5") newer than every one a release lists. */
+bool torch_beyond_db(const struct check_ctx *ctx, const char *version);
+/* A gfx target ("gfx1250") the database does not know, newer than every
+ * known target of its generation (or of a newer generation than any). */
+bool gfx_beyond_db(const struct check_ctx *ctx, const char *arch);
+/* gfx target `arch` ranks below every target release rel lists (gfx803
+ * against ROCm 7.2's gfx908 and newer): no newer release will add it. */
+bool gfx_below_release(const struct prof_rocm *rel, const char *arch);
+/* An NVIDIA PCI device id no model lists, above every id the models list. */
+bool nvidia_pci_beyond_db(const struct check_ctx *ctx, unsigned device);
+/* Kernel series kv newer than every series any release lists for OS o; the
+ * newest listed in *newest (borrowed). False when o is NULL or lists none. */
+bool kernel_beyond_db(const struct check_ctx *ctx, const struct prof_os *o, const struct version *kv,
+		      const char **newest);
+/* framework.torch and .tensorflow: a build of a PyTorch, ROCm or CUDA release
+ * newer than the database knows gets its warn; false when not such a build. */
+bool fw_beyond_db(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+		  const struct framework *fw, bool torch);
+/* Evidence (the database's version) and the profiles_update fix, saying the
+ * database is older than this machine's `what` ("ROCm 7.5"). */
+void fix_profiles_update(struct check_result *res, const struct check_ctx *ctx, const char *what);
 
 /* system.tuning (check_health.c): the node settings health.md lists. */
 void check_system_tuning(const struct check_ctx *ctx, struct report *r, const struct check_def *def);

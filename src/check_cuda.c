@@ -10,8 +10,7 @@
  * pc needs (profile nvidia_branch): its route cannot do the upgrade. */
 static bool driver_beyond_os(const struct prof_os *o, const struct prof_cuda *pc)
 {
-	struct version v;
-	return o && o->nvidia_branch && version_parse(pc->min_driver, &v) == 0 && v.part[0] > o->nvidia_branch;
+	return !os_driver_runs(o, pc);
 }
 
 void fix_cuda_driver_upgrade(struct check_result *res, const struct check_ctx *ctx, const struct prof_cuda *pc)
@@ -35,6 +34,27 @@ void fix_cuda_driver_upgrade(struct check_result *res, const struct check_ctx *c
 	fix_apply(res, ctx, "cuda_driver_upgrade", &fv);
 	fixvars_release(&fv);
 	free(install);
+}
+
+/* A toolkit newer than every CUDA release the database knows: its driver
+ * requirement is not judged (the database is older than the machine). */
+static void toolkit_beyond_db(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+			      const struct cuda_toolkit *tk, const char *vpath)
+{
+	const struct facts *f = ctx->facts;
+	const char *drv = f->drv.nvidia_version;
+	bool new_drv = drv && nvidia_driver_beyond_db(ctx, drv);
+	struct check_result *res = report_add(r, def, ST_WARN, -1,
+		"CUDA toolkit %s at %s is newer than every CUDA release the profile database (%s) knows (newest: %s)%s%s%s: the driver it needs is not judged; the database is older than this machine, run `rocmcheck profiles update`",
+		tk->version, tk->path ? tk->path : "/usr/local/cuda", db_date(ctx), ctx->db->cuda[ctx->db->ncuda - 1].version,
+		new_drv ? ", and NVIDIA driver " : "", new_drv ? drv : "", new_drv ? " than every driver branch it knows" : "");
+	result_evidence(res, vpath, "%s", tk->version);
+	if (drv)
+		result_evidence(res, f->drv.nvidia_version_source ? f->drv.nvidia_version_source : "/proc/driver/nvidia/version",
+				"%s", drv);
+	char *what = xasprintf("CUDA %s", tk->version);
+	fix_profiles_update(res, ctx, what);
+	free(what);
 }
 
 static void check_cuda_toolkit(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
@@ -74,6 +94,11 @@ static void check_cuda_toolkit(const struct check_ctx *ctx, struct report *r, co
 		result_evidence(res, f->drv.nvidia_version_source ? f->drv.nvidia_version_source : "/proc/driver/nvidia/version",
 				"%s", drv);
 		fix_cuda_driver_upgrade(res, ctx, pc);
+		free(vpath);
+		return;
+	}
+	if (!pc && cuda_beyond_db(ctx, tk->version)) {
+		toolkit_beyond_db(ctx, r, def, tk, vpath);
 		free(vpath);
 		return;
 	}
@@ -212,7 +237,7 @@ const struct check_def check_cuda_defs[] = {
 	{ "cuda.toolkit", "cuda", "CUDA toolkit", check_cuda_toolkit, 0,
 	  "Reads /usr/local/cuda*/version.json (and whether nvcc exists) and the NVIDIA driver version.\n\n"
 	  "Each CUDA toolkit needs a minimum driver (the profile lists it); code it compiles for a newer PTX version than the driver knows fails with `CUDA_ERROR_UNSUPPORTED_PTX_VERSION` (`the provided PTX was compiled with an unsupported toolchain`). PyTorch wheels bring their own CUDA runtime, so the toolkit matters for nvcc and source builds.\n\n"
-	  "Fix: upgrade the driver to the toolkit's minimum, or use an older toolkit. Skips without a toolkit." },
+	  "Fix: upgrade the driver to the toolkit's minimum, or use an older toolkit. A toolkit newer than every CUDA release the profile database lists warns that the database is older than the machine (fix: `rocmcheck profiles update`). Skips without a toolkit." },
 	{ "cuda.fabric_manager", "cuda", "NVIDIA Fabric Manager on NVSwitch systems", check_cuda_fabric_manager, 0,
 	  "Reads the PCI devices for NVSwitches (vendor 0x10de, class 0x068000: HGX/DGX A100, H100, H200 baseboards), the driver version (/proc/driver/nvidia/version), Fabric Manager's package in the package database (nvidia-fabricmanager-<branch> before the 580 branch on Debian/Ubuntu, nvidia-fabric-manager on RHEL, nvidia-fabricmanager from 580), /usr/bin/nv-fabricmanager, the enablement link /etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service, and the pid file the unit names (PIDFile=; else /run/nvidia-fabricmanager/nv-fabricmanager.pid) with /proc/<pid>/comm.\n\n"
 	  "On NVSwitch systems the GPUs cannot be used until nv-fabricmanager has programmed the switches, and it runs only with the driver's exact version: it stops with `fabric manager NVIDIA GPU driver interface version 550.90.07 don't match with driver version 550.107.02. Please update with matching NVIDIA driver package.` Until then every CUDA program fails with error 802, `system not yet initialized` (`CUDA_ERROR_SYSTEM_NOT_READY`, `cudaErrorSystemNotReady`); PyTorch warns `CUDA initialization: Unexpected error from cudaGetDeviceCount() ... Error 802: system not yet initialized` and sees no GPU; `nvidia-smi -q` shows the GPU's Fabric State as not completed.\n\n"

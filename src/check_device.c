@@ -125,6 +125,7 @@ static bool present_expected(const struct check_ctx *ctx, struct report *r, cons
 				"Drain the node; check the BMC's event log, reseat the GPU and its riser or cables, and power-cycle the node (a cold boot, not a reboot).",
 				e->gpus - found, PLURAL(e->gpus - found), e->gpus, e->where[0] ? e->where : e->source,
 				e->gpus - found == 1 ? "is" : "are");
+		result_fix_manual(res, "a GPU missing from PCI is reseated, powered or replaced by hand");
 		return true;
 	}
 	if (b.unusable) {
@@ -139,6 +140,8 @@ static bool present_expected(const struct check_ctx *ctx, struct report *r, cons
 			fix_amdgpu_load(res, ctx);
 		else
 			result_fix_text(res, "An NVIDIA GPU is on PCI but no nvidia driver serves it: see driver.nvidia and the kernel log (`NVRM: ... probe routine failed`).");
+		if (!b.amd_unusable)
+			result_fix_manual(res, "driver.nvidia's fix has the commands");
 		return true;
 	}
 	if (found > e->gpus) {
@@ -146,11 +149,40 @@ static bool present_expected(const struct check_ctx *ctx, struct report *r, cons
 		boards_evidence(res, ctx);
 		result_fix_text(res, "The node has more GPUs than %s says: update it (Slurm schedules only the GPUs it is configured with) or the --expect-gpus given.",
 				e->where[0] ? e->where : e->source);
+		result_fix_manual(res, "the site's Slurm configuration is edited by its administrators");
 		return true;
 	}
 	res = report_add(r, def, ST_PASS, -1, "%zu GPU%s found (%zu AMD, %zu NVIDIA), as %s expects", amd + nv,
 			 PLURAL(amd + nv), amd, nv, e->source);
 	boards_evidence(res, ctx);
+	return true;
+}
+
+/* No GPU where Slurm configures this node without one (a CPU node): nothing
+ * to find. False when an expectation of none does not hold. */
+static bool present_none_expected(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	const struct expect_facts *e = &ctx->facts->expect;
+	if (e->gpus || !e->source[0])
+		return false;
+	struct check_result *res = report_add(r, def, ST_SKIP, -1, "no GPU, and %s gives node %s none", e->source,
+					      e->node[0] ? e->node : "?");
+	result_evidence(res, e->where[0] ? e->where : e->source, "%s", e->line[0] ? e->line : "0");
+	return true;
+}
+
+/* No GPU in a container: the words and fix of system.container, which fails
+ * alike. False when that is not the case. */
+static bool present_in_container(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
+{
+	char *none = container_no_gpu_text(ctx->facts);
+	if (!none)
+		return false;
+	struct check_result *res = report_add(r, def, ST_FAIL, -1, "no GPU found: %s", none);
+	result_evidence(res, "/sys/bus/pci/devices", "%zu devices, no display or compute-accelerator device",
+			ctx->facts->npci_all);
+	container_no_gpu_fix(res, ctx);
+	free(none);
 	return true;
 }
 
@@ -188,6 +220,8 @@ static void check_device_present(const struct check_ctx *ctx, struct report *r, 
 	}
 	if (report_fact_error(ctx, r, def, -1, "/sys/class/kfd", "KFD topology unreadable"))
 		return;
+	if (present_none_expected(ctx, r, def) || present_in_container(ctx, r, def))
+		return;
 	char *seen = pci_seen_text(f);
 	res = report_add(r, def, ST_FAIL, -1, "no GPU found: no KFD GPU node and no NVIDIA device; PCI shows %s", seen);
 	free(seen);
@@ -197,8 +231,10 @@ static void check_device_present(const struct check_ctx *ctx, struct report *r, 
 		fix_amdgpu_load(res, ctx);
 	} else if (pci_count_vendor(f, 0x10de)) {
 		result_fix_text(res, "An NVIDIA GPU is on PCI but no driver exposes it: see driver.nvidia.");
+		result_fix_manual(res, "driver.nvidia's fix has the commands");
 	} else {
 		result_fix_text(res, "No GPU is visible on PCI: check that the card is seated and powered, enabled in the firmware, or passed through to this virtual machine or container.");
+		result_fix_manual(res, "seating, power, firmware settings and pass-through are checked by hand");
 	}
 }
 
@@ -242,6 +278,17 @@ static void check_device_arch_nvidia(const struct check_ctx *ctx, struct report 
 {
 	const struct facts *f = ctx->facts;
 	struct check_result *res;
+	if (!g->cc_major && nvidia_pci_beyond_db(ctx, g->pci_device)) {
+		res = report_add(r, def, ST_WARN, g->index,
+				 "%04x:%04x is newer than every NVIDIA GPU the profile database (%s) knows: its compute capability is not judged; the database is older than this machine, run `rocmcheck profiles update`",
+				 g->pci_vendor, g->pci_device, db_date(ctx));
+		char path[64], what[48];
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", g->pci_addr ? g->pci_addr : "?");
+		result_evidence(res, path, "%04x:%04x", g->pci_vendor, g->pci_device);
+		snprintf(what, sizeof(what), "GPU %04x:%04x", g->pci_vendor, g->pci_device);
+		fix_profiles_update(res, ctx, what);
+		return;
+	}
 	if (!g->cc_major) {
 		report_add(r, def, ST_SKIP, g->index, "compute capability of %04x:%04x unknown (not in the profile)",
 			   g->pci_vendor, g->pci_device);
@@ -269,6 +316,8 @@ static void check_device_arch_nvidia(const struct check_ctx *ctx, struct report 
 		else
 			result_fix_text(res, "No CUDA release in the profile supports compute capability %u.%u.", g->cc_major,
 					g->cc_minor);
+		if (!ok)
+			result_fix_manual(res, "no CUDA release the profile database knows builds for this GPU");
 		return;
 	}
 	if (pc)
@@ -317,6 +366,7 @@ static void arch_deprecated(const struct check_ctx *ctx, struct report *r, const
 			 g->arch);
 	result_fix_text(res, "Nothing to change now (no downgrade): ROCm %s supports the %s. Upgrade no further than ROCm %s%s.",
 			rel->version, g->name ? g->name : g->arch, last ? last->version : rel->version, after);
+	result_fix_manual(res, "nothing to change now");
 }
 
 /* An iGPU beside a discrete GPU is left out: hidden, never overridden
@@ -384,6 +434,7 @@ static void arch_not_supported(const struct check_ctx *ctx, struct report *r, co
 		result_evidence(res, ri->rocblas_dir ? ri->rocblas_dir : "rocBLAS", "TensileLibrary files for %s", g->arch);
 		result_fix_text(res, "Keep this ROCm release for the %s (a downgrade to %s gains nothing the installed libraries lack); before upgrading, check that the new release's rocBLAS still ships %s kernels (ROCm 6.4 dropped gfx900, gfx906, gfx1010 and others).",
 				g->name ? g->name : g->arch, near->version, g->arch);
+		result_fix_manual(res, "nothing to change now");
 		return;
 	}
 	if (near) {
@@ -401,7 +452,39 @@ static void arch_not_supported(const struct check_ctx *ctx, struct report *r, co
 	} else {
 		result_fix_text(res, "No ROCm release supports %s: run on another GPU, or build the libraries from source with --offload-arch=%s.",
 				g->arch, g->arch);
+		result_fix_manual(res, "no ROCm release supports this GPU");
 	}
+}
+
+/* A target the database does not know, newer than every one it lists, or
+ * one no release it knows lists while the installed ROCm is newer than all
+ * of them: not judged (a newer release may support it), no downgrade. */
+static bool arch_beyond_db(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+			   const struct gpu *g, const struct prof_rocm *rel, const char *famtxt, const char *path)
+{
+	const struct rocm_install *ri = rocm_active(ctx->facts);
+	bool new_gfx = gfx_beyond_db(ctx, g->arch);
+	bool new_rocm = !new_gfx && rocm_install_beyond_db(ctx) && !profiles_newest_rocm_with_arch(ctx->db, g->arch) &&
+			!gfx_below_release(rel, g->arch);
+	if (!new_gfx && !new_rocm)
+		return false;
+	struct check_result *res;
+	char *what;
+	if (new_gfx) {
+		res = report_add(r, def, ST_WARN, g->index,
+				 "%s is newer than every gfx target the profile database (%s) knows: whether ROCm %s supports it is not judged; the database is older than this machine, run `rocmcheck profiles update`",
+				 g->arch, db_date(ctx), ri && ri->version ? ri->version : rel->version);
+		what = xasprintf("GPU (%s)", g->arch);
+	} else {
+		res = report_add(r, def, ST_WARN, g->index,
+				 "%s%s is in no release the profile database (%s) knows, and the installed ROCm %s is newer than all of them (newest: %s): whether it supports %s is not judged; the database is older than this machine, run `rocmcheck profiles update`",
+				 g->arch, famtxt, db_date(ctx), ri->version, rel->version, g->arch);
+		what = xasprintf("ROCm %s", ri->version);
+	}
+	result_evidence(res, path, "gfx_target_version %u", (unsigned)g->gfx_target_version);
+	fix_profiles_update(res, ctx, what);
+	free(what);
+	return true;
 }
 
 static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
@@ -466,7 +549,8 @@ static void check_device_arch_amd(const struct check_ctx *ctx, struct report *r,
 		free(path);
 		return;
 	}
-	arch_not_supported(ctx, r, def, g, rel, installed, famtxt, how, path);
+	if (!arch_beyond_db(ctx, r, def, g, rel, famtxt, path))
+		arch_not_supported(ctx, r, def, g, rel, installed, famtxt, how, path);
 	free(path);
 }
 
@@ -649,7 +733,7 @@ const struct check_def check_device_defs[] = {
 	{ "device.arch", "device", "GPU architecture supported", check_device_arch, CHECK_PER_GPU,
 	  "One result per GPU. For AMD: the gfx target from KFD's gfx_target_version (110000 -> gfx1100; minor and stepping are hex), judged against the profile's Instinct and Radeon lists of the installed ROCm release (the newest one when none is installed). For NVIDIA: the compute capability from the profile's model list, judged against the installed CUDA toolkit's minimum.\n\n"
 	  "An unsupported target has no code objects in ROCm's libraries: `rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1031`, `hipErrorNoBinaryForGpu: Unable to find code object for all current devices!`, `RuntimeError: HIP error: invalid device function`, or ollama's `amdgpu is not supported (supported types:[gfx1030 gfx1100 ...])`.\n\n"
-	  "Fix: for RDNA2 (gfx103x) and RDNA3 (gfx110x) cards, `HSA_OVERRIDE_GFX_VERSION=10.3.0` / `11.0.0` makes the runtime treat the GPU as the family's supported target (a warning: AMD describes it as a debugging aid, not a supported configuration); otherwise the nearest ROCm release that supports the target (it names it)." },
+	  "Fix: for RDNA2 (gfx103x) and RDNA3 (gfx110x) cards, `HSA_OVERRIDE_GFX_VERSION=10.3.0` / `11.0.0` makes the runtime treat the GPU as the family's supported target (a warning: AMD describes it as a debugging aid, not a supported configuration); otherwise the nearest ROCm release that supports the target (it names it). A gfx target or NVIDIA PCI id newer than every one the profile database knows, or a target no release lists under a ROCm newer than all of them, is not judged: the result warns that the database is older than the machine (fix: `rocmcheck profiles update`), never a downgrade." },
 	{ "device.igpu", "device", "Integrated GPU beside a discrete one", check_device_igpu, 0,
 	  "Reads every AMD GPU's gfx target, VRAM and GTT size, and the visible-devices variables (ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL).\n\n"
 	  "Integrated means an APU-only target per the profile (gfx90c, gfx1035, gfx1036, gfx1103, gfx1150, gfx1151, gfx1152, ...) - robust also for APUs with a large carve-out such as Strix Halo - or, for a target the profile does not know, VRAM <= 4 GiB with GTT >= 8 GiB and >= 4x VRAM. With an iGPU visible beside a dGPU, programs pick device 0 (often the iGPU), libraries lack code objects for it, and some crash.\n\n"

@@ -6,6 +6,185 @@
 
 #include "check_common.h"
 
+/* ---- why amdgpu is not loaded ----
+ * Installing headers and running modprobe is the fix only when nothing else
+ * keeps the driver off. The causes, in the order one hides the next: the
+ * kernel command line, modprobe.d, Secure Boot rejecting a DKMS module, a
+ * DKMS module built only for other kernels, firmware amdgpu could not load. */
+enum amdgpu_block { AB_NONE, AB_CMDLINE, AB_MODPROBE, AB_SECURE_BOOT, AB_DKMS_KERNEL, AB_FIRMWARE };
+
+/* The kernel log's missing amdgpu firmware, or NULL. */
+static const struct klog_event *amdgpu_firmware_missing(const struct facts *f)
+{
+	for (size_t i = 0; i < f->klog.nev; i++)
+		if (f->klog.ev[i].kind == KLOG_FIRMWARE_MISSING && str_startswith(f->klog.ev[i].detail, "amdgpu/"))
+			return &f->klog.ev[i];
+	return NULL;
+}
+
+/* A DKMS amdgpu built for kernels, none of them the running one, which has
+ * no amdgpu module file of its own (or its module tree is not captured). */
+static bool dkms_other_kernel(const struct facts *f)
+{
+	const struct system_facts *s = &f->sys;
+	return s->dkms_amdgpu_kernels.n && f->kernel.release &&
+	       !strvec_contains(&s->dkms_amdgpu_kernels, f->kernel.release) && s->amdgpu_ko != 1;
+}
+
+/* Whether amdgpu drives the AMD GPU at `addr` ("": some AMD GPU on PCI). */
+static bool amdgpu_bound(const struct facts *f, const char *addr)
+{
+	for (size_t i = 0; i < f->npci; i++) {
+		const struct pci_dev *p = &f->pci[i];
+		if (p->vendor != 0x1002 || !pci_is_gpu_class(p->class_code) || (*addr && (!p->addr || strcasecmp(p->addr, addr))))
+			continue;
+		if (p->driver && !strcmp(p->driver, "amdgpu"))
+			return true;
+	}
+	return false;
+}
+
+static enum amdgpu_block amdgpu_block_of(const struct facts *f)
+{
+	const struct module_block *b = &f->drv.amdgpu_block;
+	/* loaded, yet its probe gave up on every GPU: the module stays live */
+	const struct klog_event *fw = amdgpu_firmware_missing(f);
+	if (amdgpu_live(f))
+		return fw && !amdgpu_bound(f, fw->addr) ? AB_FIRMWARE : AB_NONE;
+	if (b->cmdline_arg)
+		return AB_CMDLINE;
+	if (b->conf_path)
+		return AB_MODPROBE;
+	if (f->sys.dkms_amdgpu && (f->sys.secure_boot == 1 || f->klog.modsig_line))
+		return AB_SECURE_BOOT;
+	if (dkms_other_kernel(f))
+		return AB_DKMS_KERNEL;
+	if (fw)
+		return AB_FIRMWARE;
+	return AB_NONE;
+}
+
+/* "; the kernel command line has nomodeset, ..." for the summary. */
+static void block_words(struct strbuf *sb, const struct facts *f, enum amdgpu_block why)
+{
+	const struct module_block *b = &f->drv.amdgpu_block;
+	const struct klog_event *fw = amdgpu_firmware_missing(f);
+	char *kernels = strvec_join(&f->sys.dkms_amdgpu_kernels, ", ");
+	switch (why) {
+	case AB_CMDLINE:
+		strbuf_addf(sb, "; the kernel command line has %s, which keeps amdgpu from loading", b->cmdline_arg);
+		break;
+	case AB_MODPROBE:
+		strbuf_addf(sb, "; %s line %u says \"%s\", which keeps amdgpu from loading", b->conf_path, b->conf_lineno,
+			    b->conf_line);
+		break;
+	case AB_SECURE_BOOT:
+		strbuf_addstr(sb, f->klog.modsig_line && f->sys.secure_boot != 1
+			? "; the kernel refused an unsigned or untrusted module and a DKMS amdgpu is installed: Secure Boot's lockdown rejects the module until its key is enrolled (see system.secure_boot)"
+			: "; Secure Boot is on and a DKMS amdgpu is installed: the kernel rejects the module until its key is enrolled (see system.secure_boot)");
+		break;
+	case AB_DKMS_KERNEL:
+		strbuf_addf(sb, "; the DKMS amdgpu is built for kernel %s, not the running %s, which has no amdgpu module of its own",
+			    kernels, f->kernel.release);
+		break;
+	case AB_FIRMWARE:
+		strbuf_addf(sb, "; amdgpu could not load its firmware %s: \"%s\"", fw->detail, fw->line);
+		break;
+	case AB_NONE:
+		break;
+	}
+	free(kernels);
+}
+
+static void block_evidence(struct check_result *res, const struct facts *f, enum amdgpu_block why)
+{
+	const struct module_block *b = &f->drv.amdgpu_block;
+	const struct klog_event *fw = amdgpu_firmware_missing(f);
+	char *kernels = strvec_join(&f->sys.dkms_amdgpu_kernels, " ");
+	if (why == AB_CMDLINE)
+		result_evidence(res, "/proc/cmdline", "%s", f->kernel.cmdline);
+	else if (why == AB_MODPROBE)
+		result_evidence(res, b->conf_path, "line %u: %s", b->conf_lineno, b->conf_line);
+	else if (why == AB_SECURE_BOOT && f->klog.modsig_line)
+		result_evidence(res, f->klog.source, "line %zu: %s", f->klog.modsig_line, f->klog.modsig_text);
+	else if (why == AB_DKMS_KERNEL)
+		result_evidence(res, "/var/lib/dkms/amdgpu", "built for %s; running %s", kernels, f->kernel.release);
+	else if (why == AB_FIRMWARE)
+		result_evidence(res, f->klog.source, "line %zu: %s", fw->last_line, fw->line);
+	free(kernels);
+}
+
+/* The fix that removes a command-line word or a modprobe.d line that
+ * keeps `module` off; false when neither does. */
+static bool fix_module_block(struct check_result *res, const struct check_ctx *ctx, const struct module_block *b,
+			     const char *module)
+{
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "module", module);
+	if (b->cmdline_arg) {
+		fixvars_add(&fv, "arg", b->cmdline_arg);
+		fixvars_add(&fv, "grub_update", grub_update_command(ctx));
+		fix_apply(res, ctx, "module_cmdline", &fv);
+	} else if (b->conf_path) {
+		fixvars_add(&fv, "file", b->conf_path);
+		fixvars_add(&fv, "what", b->conf_line);
+		fix_apply(res, ctx, "module_blacklist", &fv);
+	}
+	fixvars_release(&fv);
+	return b->cmdline_arg || b->conf_path;
+}
+
+/* The OS's install command for its firmware package (Debian:
+ * firmware-amd-graphics, else linux-firmware). */
+static void fix_amdgpu_firmware(struct check_result *res, const struct check_ctx *ctx)
+{
+	const struct prof_os *o = os_entry(ctx);
+	const char *pkg = o && o->firmware_package ? o->firmware_package : "linux-firmware";
+	const char *iv[] = { "packages", pkg, NULL };
+	char *install = NULL;
+	if (!o || !o->install || profiles_render_command(o->install, iv, &install) < 0) {
+		free(install);
+		install = xasprintf("# install %s the way your distribution does", pkg);
+	}
+	const struct klog_event *fw = amdgpu_firmware_missing(ctx->facts);
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "file", fw ? fw->detail : "");
+	fixvars_add(&fv, "firmware_package", pkg);
+	fixvars_add(&fv, "install", install);
+	fix_apply(res, ctx, "amdgpu_firmware", &fv);
+	fixvars_release(&fv);
+	free(install);
+}
+
+void fix_amdgpu_load(struct check_result *res, const struct check_ctx *ctx)
+{
+	const struct facts *f = ctx->facts;
+	enum amdgpu_block why = amdgpu_block_of(f);
+	if (why == AB_CMDLINE || why == AB_MODPROBE) {
+		fix_module_block(res, ctx, &f->drv.amdgpu_block, "amdgpu");
+		return;
+	}
+	if (why == AB_SECURE_BOOT) {
+		/* headers and modprobe fail with "Key was rejected by service"
+		 * until the key is enrolled, which is system.secure_boot's fix */
+		fix_mok_enroll(res, ctx);
+		return;
+	}
+	if (why == AB_FIRMWARE) {
+		fix_amdgpu_firmware(res, ctx);
+		return;
+	}
+	struct fixvars fv = FIXVARS_INIT;
+	char *headers = headers_install_command(ctx), *kernels = strvec_join(&f->sys.dkms_amdgpu_kernels, " ");
+	fixvars_add(&fv, "kernel", f->kernel.release ? f->kernel.release : "$(uname -r)");
+	fixvars_add(&fv, "headers_install", headers);
+	fixvars_add(&fv, "kernels", kernels);
+	fix_apply(res, ctx, why == AB_DKMS_KERNEL ? "amdgpu_dkms_kernel" : "amdgpu_load", &fv);
+	fixvars_release(&fv);
+	free(headers);
+	free(kernels);
+}
+
 static void check_driver_amdgpu(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -17,6 +196,23 @@ static void check_driver_amdgpu(const struct check_ctx *ctx, struct report *r, c
 		return;
 	}
 	struct check_result *res;
+	if (amdgpu_live(f) && amdgpu_block_of(f) == AB_FIRMWARE) {
+		struct strbuf cause = STRBUF_INIT;
+		block_words(&cause, f, AB_FIRMWARE);
+		const struct klog_event *fw = amdgpu_firmware_missing(f);
+		if (fw->addr[0])
+			res = report_add(r, def, ST_FAIL, -1, "amdgpu is loaded but does not drive the AMD GPU at %s%s", fw->addr,
+					 cause.len ? cause.buf : "");
+		else
+			res = report_add(r, def, ST_FAIL, -1, "amdgpu is loaded but drives none of the %zu AMD GPU%s on PCI%s", n,
+					 n == 1 ? "" : "s", cause.len ? cause.buf : "");
+		strbuf_release(&cause);
+		result_evidence(res, "/sys/module/amdgpu/initstate", "live");
+		block_evidence(res, f, AB_FIRMWARE);
+		pci_evidence(res, f, 0x1002);
+		fix_amdgpu_load(res, ctx);
+		return;
+	}
 	if (amdgpu_live(f)) {
 		if (f->drv.amdgpu_version) {
 			res = report_add(r, def, ST_PASS, -1, "amdgpu is loaded (DKMS %s)", f->drv.amdgpu_version);
@@ -32,19 +228,22 @@ static void check_driver_amdgpu(const struct check_ctx *ctx, struct report *r, c
 		if (report_fact_error(ctx, r, def, -1, "/sys/module/amdgpu", "amdgpu module state unreadable"))
 			return;
 	}
-	/* Secure Boot refusing the DKMS module is system.secure_boot's finding */
-	const char *sb = f->sys.secure_boot == 1 && f->sys.dkms_amdgpu ?
-			 "; Secure Boot is on and a DKMS amdgpu is installed: the kernel rejects the module until its key is enrolled (see system.secure_boot)" :
-			 "";
+	/* what keeps it off, named before the fix (Secure Boot refusing the
+	 * DKMS module is system.secure_boot's finding too) */
+	enum amdgpu_block why = amdgpu_block_of(f);
+	struct strbuf cause = STRBUF_INIT;
+	block_words(&cause, f, why);
 	if (!f->drv.amdgpu_module)
 		res = report_add(r, def, ST_FAIL, -1,
 				 "the amdgpu module is not loaded (%zu AMD GPU%s on PCI): rocminfo says \"ROCk module is NOT loaded, possibly no GPU devices\"%s",
-				 n, n == 1 ? "" : "s", sb);
+				 n, n == 1 ? "" : "s", cause.len ? cause.buf : "");
 	else
 		res = report_add(r, def, ST_FAIL, -1, "the amdgpu module is %s, not live%s",
-				 f->drv.amdgpu_initstate ? f->drv.amdgpu_initstate : "in an unknown state", sb);
+				 f->drv.amdgpu_initstate ? f->drv.amdgpu_initstate : "in an unknown state", cause.len ? cause.buf : "");
+	strbuf_release(&cause);
 	result_evidence(res, "/sys/module/amdgpu/initstate", "%s",
 			f->drv.amdgpu_initstate ? f->drv.amdgpu_initstate : "missing");
+	block_evidence(res, f, why);
 	pci_evidence(res, f, 0x1002);
 	fix_amdgpu_load(res, ctx);
 }
@@ -80,6 +279,10 @@ static void check_driver_kfd(const struct check_ctx *ctx, struct report *r, cons
 	}
 	if (!amdgpu_live(f)) {
 		report_add(r, def, ST_SKIP, -1, "amdgpu is not loaded (see driver.amdgpu)");
+		return;
+	}
+	if (amdgpu_block_of(f) == AB_FIRMWARE) {
+		report_add(r, def, ST_SKIP, -1, "amdgpu drives no GPU: it could not load its firmware (see driver.amdgpu)");
 		return;
 	}
 	struct check_result *res;
@@ -176,6 +379,31 @@ char *nvidia_install_command(const struct check_ctx *ctx, char **packages_out)
 	return prof_os_nvidia_install(os_entry(ctx), kernel, packages_out);
 }
 
+/* No nvidia module, and the kernel command line or modprobe.d keeps it
+ * off: named, with the fix that removes it. false when neither does. */
+static bool nvidia_blocked(const struct check_ctx *ctx, struct report *r, const struct check_def *def, size_t n)
+{
+	const struct facts *f = ctx->facts;
+	const struct module_block *b = &f->drv.nvidia_block;
+	struct check_result *res;
+	if (!b->cmdline_arg && !b->conf_path)
+		return false;
+	if (b->cmdline_arg)
+		res = report_add(r, def, ST_FAIL, -1, "no nvidia kernel module is loaded (%zu NVIDIA GPU%s on PCI): the kernel command line has %s, which keeps it from loading",
+				 n, n == 1 ? "" : "s", b->cmdline_arg);
+	else
+		res = report_add(r, def, ST_FAIL, -1, "no nvidia kernel module is loaded (%zu NVIDIA GPU%s on PCI): %s line %u says \"%s\", which keeps it from loading",
+				 n, n == 1 ? "" : "s", b->conf_path, b->conf_lineno, b->conf_line);
+	result_evidence(res, "/sys/module/nvidia", "missing");
+	if (b->cmdline_arg)
+		result_evidence(res, "/proc/cmdline", "%s", f->kernel.cmdline);
+	else
+		result_evidence(res, b->conf_path, "line %u: %s", b->conf_lineno, b->conf_line);
+	pci_evidence(res, f, 0x10de);
+	fix_module_block(res, ctx, b, "nvidia");
+	return true;
+}
+
 static void check_driver_nvidia(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -231,6 +459,8 @@ static void check_driver_nvidia(const struct check_ctx *ctx, struct report *r, c
 		result_evidence(res, "/sys/module/nvidia", "present");
 		return;
 	}
+	if (nvidia_blocked(ctx, r, def, n))
+		return;
 	res = report_add(r, def, ST_FAIL, -1, "no nvidia kernel module is loaded (%zu NVIDIA GPU%s on PCI)", n,
 			 n == 1 ? "" : "s");
 	result_evidence(res, "/sys/module/nvidia", "missing");
@@ -335,6 +565,7 @@ const struct check_def check_driver_defs[] = {
 	{ "driver.amdgpu", "driver", "amdgpu kernel driver loaded", check_driver_amdgpu, 0,
 	  "Reads the PCI devices (vendor 0x1002, class 0x03xxxx or 0x12xxxx), /sys/module/amdgpu/initstate and /sys/module/amdgpu/version.\n\n"
 	  "Every ROCm component talks to the GPU through the amdgpu kernel driver. `initstate` is `live` once it loaded; `version` exists only for AMD's DKMS driver, so its absence means the distribution's in-tree driver. Without it rocminfo prints `ROCk module is NOT loaded, possibly no GPU devices` and rocm-smi `Driver not initialized (amdgpu not found in modules)` (while exiting 0).\n\n"
+	  "Before that fix it reads what else keeps amdgpu off, names it and fixes that instead: a kernel command-line word (`nomodeset`, `modprobe.blacklist=amdgpu`, `module_blacklist=amdgpu`, `amdgpu.modeset=0` in /proc/cmdline: removed from /etc/default/grub and grubby's entries, the boot configuration regenerated with update-grub or grub2-mkconfig, a reboot); a modprobe.d line (`blacklist amdgpu`, `install amdgpu /bin/false` in /etc, /run, /usr/lib or /lib/modprobe.d: commented out, the initramfs rebuilt, the module loaded); Secure Boot rejecting a DKMS module (the EFI variable, or the kernel log's `Lockdown: modprobe: unsigned module loading is restricted`, `Loading of unsigned module is rejected`, `Key was rejected by service`: the MOK enrolment of system.secure_boot); a DKMS amdgpu built only for other kernels (/var/lib/dkms/amdgpu/VERSION/KERNEL) while the running kernel has no amdgpu.ko of its own (`dkms autoinstall -k` the running kernel); firmware amdgpu could not load (`Direct firmware load for amdgpu/... failed with error -2`, Debian's `firmware: failed to load amdgpu/...`): then the module is live but drives no GPU, and the fix installs the OS's firmware package (firmware-amd-graphics on Debian, else linux-firmware) and rebuilds the initramfs.\n\n"
 	  "Fix: `sudo modprobe amdgpu` and read `dmesg` for why it did not load; install the headers and extra modules for the running kernel (`linux-modules-extra-$(uname -r)` on Ubuntu). With Secure Boot, see system.secure_boot. Skips without an AMD GPU on PCI." },
 	{ "driver.kfd", "driver", "KFD device and topology", check_driver_kfd, 0,
 	  "Reads /dev/kfd and /sys/class/kfd/kfd/topology/nodes/*/properties (location_id, domain), and matches every discrete AMD GPU on PCI to a KFD GPU node.\n\n"
@@ -344,6 +575,7 @@ const struct check_def check_driver_defs[] = {
 	  "Reads the PCI devices (vendor 0x10de), /proc/driver/nvidia/version (`NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14 ...` or the Open Kernel Module form), /sys/module/nvidia/version and whether nouveau is loaded or bound.\n\n"
 	  "CUDA needs NVIDIA's kernel driver; the nouveau driver cannot run CUDA and blocks NVIDIA's module from binding. PyTorch then says `UserWarning: CUDA initialization: Found no NVIDIA driver on your system`. "
 	  "The user-space driver (libcuda.so.<version>, libnvidia-ml.so.<version> in /usr/lib/x86_64-linux-gnu, /usr/lib64 or /usr/lib) must be the loaded module's version: after a driver update without a reboot they differ, and nvidia-smi says `Failed to initialize NVML: Driver/library version mismatch`, CUDA `CUDA_ERROR_SYSTEM_DRIVER_MISMATCH` (fail, both versions shown).\n\n"
+	  "A kernel command-line word (`modprobe.blacklist=nvidia`, `module_blacklist=nvidia`) or a modprobe.d line (`blacklist nvidia`, `install nvidia /bin/false`) that keeps the module off is named, and the fix removes it.\n\n"
 	  "Fix: install NVIDIA's driver for this OS; blacklist nouveau (`modprobe.blacklist=nouveau` on the kernel command line), update the boot loader configuration and reboot; after a mismatch, reboot (or unload and reload the nvidia modules). Skips without an NVIDIA GPU." },
 	{ "driver.nvidia_uvm", "driver", "nvidia_uvm after suspend and resume", check_driver_nvidia_uvm, 0,
 	  "Reads /sys/module/nvidia_uvm, the kernel log of this boot (suspend and resume lines `PM: suspend entry`, `PM: suspend exit`, `PM: hibernation: hibernation exit`; `nvidia-uvm: Loaded the UVM driver`; NVRM failures and nvidia_uvm oops frames after a suspend), /proc/driver/nvidia/params (PreserveVideoMemoryAllocations, UseKernelSuspendNotifiers) and the enablement links of nvidia-suspend.service and nvidia-resume.service under /etc/systemd/system/systemd-suspend.service.wants (or .requires).\n\n"

@@ -101,13 +101,18 @@ static bool judge_rocm_wheel(const struct check_ctx *ctx, struct report *r, cons
 		free(p);
 		const char *ovv = first_ov ? NULL : arch_override_value(ctx, first->arch);
 		const char *ov_arch = ovv ? arch_override_target(ctx, first->arch) : "";
+		char *what = gfx_beyond_db(ctx, first_eff) ? xasprintf("GPU (%s)", first_eff) : NULL;
 		if (ov_arch[0] && strvec_contains(&fw->tensile_archs, ov_arch)) {
 			fix_override_set(res, ctx, first, ovv);
+		} else if (what) { /* no build the database knows is newer: no downgrade */
+			fix_profiles_update(res, ctx, what);
 		} else if (torch) {
 			fix_torch(res, ctx, fw, true);
 		} else {
 			result_fix_text(res, "Install a TensorFlow ROCm build that ships kernels for %s.", first_eff);
+			result_fix_manual(res, "the profile database has no TensorFlow ROCm build with kernels for this GPU");
 		}
+		free(what);
 	}
 	if (window_bad) {
 		result_evidence(res, "/sys/module/amdgpu/version", "%s", f->drv.amdgpu_version);
@@ -194,6 +199,8 @@ static void judge_framework(const struct check_ctx *ctx, struct report *r, const
 			fix_tensorflow(res, ctx, fw, want_amd);
 		return;
 	}
+	if (fw_beyond_db(ctx, r, def, fw, torch)) /* no index, Python or window to judge it by */
+		return;
 	if (fw->backend == FW_BACKEND_ROCM && amd && judge_rocm_wheel(ctx, r, def, fw, torch))
 		return;
 	if (fw->backend == FW_BACKEND_CUDA && nv && judge_cuda_wheel(ctx, r, def, fw, torch))
@@ -249,7 +256,7 @@ const struct check_def check_framework_defs[] = {
 	{ "framework.torch.runtime", "frameworks", "PyTorch computes on the GPU", check_framework_torch_runtime,
 	  CHECK_LIVE_ONLY | CHECK_RUNTIME,
 	  "Live only, at level standard and full: for every PyTorch install found, that environment's own interpreter (PREFIX/bin/python for a virtualenv or conda environment, else pythonX.Y of its site directory) runs a small script embedded in rocmcheck, in an isolated process under a 180 s watchdog (doctor --timeout sets another), started in / with only PATH, HOME, LD_LIBRARY_PATH and the GPU-selection, override and launch variables (HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, HSA_OVERRIDE_GFX_VERSION, HIP_LAUNCH_BLOCKING, AMD_SERIALIZE_KERNEL, CUDA_LAUNCH_BLOCKING, ...) as the user has them, and `-s` for an environment of its own. The script imports torch; reads torch.version.hip / torch.version.cuda and torch.cuda.is_available(); names each device and its arch (gcnArchName on ROCm); multiplies two 256x256 fp32 matrices on cuda:0 (the device name PyTorch uses on ROCm too) and checks the product against float64 on the CPU within the worst-case fp32 bound; trains one step of a small model under `torch.autocast(device_type=\"cuda\", dtype=torch.float16)` with a GradScaler, then one step whose loss is infinite, which the scaler must skip while halving its scale; and times 1024^3 matmuls in fp32 and fp16 (evidence, not a verdict).\n\n"
-	  "Pass: the build sees every GPU the report found usable and the results verify. Fail, with the cause: `import torch` fails (its first line: a missing libamdhip64 or libcudnn, an ABI mismatch), a CPU-only build or a build for the other vendor, is_available() False with a usable GPU (the likely reason from the static facts: /dev/kfd permissions, visible-devices variables, no kernels for the arch in the wheel), fewer devices than usable GPUs, a wrong product, an AMP step the scaler gets wrong (error for a hang or a crash, with its last words). Fix: for that environment, with its own interpreter (`PREFIX/bin/python -m pip install torch ... --index-url ...`), or the static checks' fix that names the cause; `plan` takes it from the report.\n\n"
+	  "Pass: the build sees every GPU the report found usable and the results verify. Fail, with the cause: `import torch` fails (its first line: a missing libamdhip64 or libcudnn, an ABI mismatch), a CPU-only build or a build for the other vendor, is_available() False with a usable GPU (the likely reason from the static facts: /dev/kfd permissions, visible-devices variables, no kernels for the arch in the wheel), fewer devices than usable GPUs, a wrong product, an AMP step the scaler gets wrong (error for a hang or a crash, with its last words). Fix: for that environment, with its own interpreter (`PREFIX/bin/python -m pip install torch ... --index-url ...`), or the static checks' fix that names the cause; `plan` takes it from the report. A failed import, whatever the machine's GPUs, is fixed as such: the library its message names when the loader could not use one (`libamdhip64.so`, `libcudart.so.12`), and the same version reinstalled with the environment's own interpreter (`pip install --force-reinstall`, from the index its +local version names); torch.version.hip and .cuda, never read, are not evidence.\n\n"
 	  "As root, an install is not run when anyone besides root may change what the run would execute: its interpreter, the environment's pyvenv.cfg, its site directory, its package directory or __init__.py, or a directory above one of them (owned by another uid, or writable by its group or by everyone; a root-owned sticky directory such as /tmp counts as root's). That user's code would run as root: the result is skip, naming the path, who may write it, and the command that runs the check as that user (`sudo -H -u USER [env VIRTUAL_ENV=PREFIX] rocmcheck doctor --only framework.torch.runtime`). As root, only an install in the user site (~/.local) runs without `-s`.\n\n"
 	  "On ROCm builds `torch.autocast(device_type=\"hip\")` is not a valid device type (RuntimeError: User specified an unsupported autocast device_type 'hip'): write device_type=\"cuda\". Setting HIP_LAUNCH_BLOCKING=1 or AMD_SERIALIZE_KERNEL \"for speed\" serialises every launch; the result repeats it as evidence. Turn the check off with `--skip framework.torch.runtime` (or `--level quick`)." },
 	{ "framework.tensorflow", "frameworks", "TensorFlow build matches the GPUs", check_framework_tensorflow, 0,

@@ -2,6 +2,7 @@
  * framework.tensorflow (check_framework.c) and their runtime checks
  * (probes/fw_runtime.c): which wheel index or release fits this machine and
  * the environment's Python, and the reinstall fix for an install. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,8 +66,25 @@ bool cuda_driver_runs(const struct facts *f, const struct prof_cuda *pc)
 	return version_cmp(&dv, &mv) >= 0;
 }
 
+bool os_driver_runs(const struct prof_os *o, const struct prof_cuda *pc)
+{
+	struct version v;
+	return !(o && o->nvidia_branch && pc->min_driver && version_parse(pc->min_driver, &v) == 0 &&
+		 v.part[0] > o->nvidia_branch);
+}
+
+/* The driver a wheel will meet: the installed one; where none is known (a
+ * described machine, or one whose fix installs it), the one the OS's route
+ * installs, so that a plan never pairs bookworm's 535 with a cu130 wheel. */
+static bool wheel_driver_runs(const struct check_ctx *ctx, const struct prof_cuda *pc)
+{
+	if (ctx->facts->drv.nvidia_version)
+		return cuda_driver_runs(ctx->facts, pc);
+	return os_driver_runs(os_entry(ctx), pc);
+}
+
 /* The PyTorch index for NVIDIA: the installed toolkit's, else the newest the
- * driver runs; never one the driver cannot run, never the release the
+ * driver runs (the OS route's driver where none is installed); never one the driver cannot run, never the release the
  * installed build `fw` (may be NULL) was made for, never one without wheels
  * for Python `py` (NULL: unknown). NULL when none fits. */
 const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx, const struct framework *fw,
@@ -78,13 +96,13 @@ const struct prof_cuda *torch_cuda_release(const struct check_ctx *ctx, const st
 		return NULL;
 	if (cuda_active(f)) {
 		const struct prof_cuda *pc = profiles_find_cuda(db, cuda_active(f)->version);
-		if (pc && pc->torch_index && cuda_driver_runs(f, pc) && !fw_built_for(fw, FW_BACKEND_CUDA, pc->version) &&
+		if (pc && pc->torch_index && wheel_driver_runs(ctx, pc) && !fw_built_for(fw, FW_BACKEND_CUDA, pc->version) &&
 		    cuda_serves(pc, py))
 			return pc;
 	}
 	for (size_t i = db->ncuda; i-- > 0;) {
 		const struct prof_cuda *c = &db->cuda[i];
-		if (c->torch_index && cuda_driver_runs(f, c) && !fw_built_for(fw, FW_BACKEND_CUDA, c->version) &&
+		if (c->torch_index && wheel_driver_runs(ctx, c) && !fw_built_for(fw, FW_BACKEND_CUDA, c->version) &&
 		    cuda_serves(c, py))
 			return c;
 	}
@@ -195,3 +213,76 @@ void fix_tensorflow(struct check_result *res, const struct check_ctx *ctx, const
 	fixvars_release(&fv);
 }
 
+
+/* ---- an install whose import fails ---- */
+
+/* The shared library an import error names ("libamdhip64.so",
+ * "libcudart.so.12") when the loader could not use it; NULL otherwise.
+ * Caller frees. */
+char *import_error_library(const char *error)
+{
+	if (!error || (!strstr(error, "cannot open shared object file") && !strstr(error, "not found")))
+		return NULL;
+	for (const char *p = strstr(error, "lib"); p; p = strstr(p + 3, "lib")) {
+		if (p != error && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+			continue;
+		size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-");
+		if (strncmp(p + n, ".so", 3))
+			continue;
+		n += 3;
+		n += strspn(p + n, ".0123456789");
+		while (n && p[n - 1] == '.')
+			n--;
+		return xstrndup(p, n);
+	}
+	return NULL;
+}
+
+/* The PyTorch index the installed build came from: the one whose wheels
+ * carry its +local version ("2.4.0+rocm6.1": .../whl/rocm6.1); NULL for a
+ * PyPI build or an index the profile does not know. */
+static const char *torch_index_of(const struct profiles *db, const char *version)
+{
+	const char *plus = version ? strchr(version, '+') : NULL;
+	for (size_t i = 0; plus && db && i < db->nrocm; i++)
+		if (db->rocm[i].torch_index && !strcmp(torch_index_backend(db->rocm[i].torch_index), plus + 1))
+			return db->rocm[i].torch_index;
+	for (size_t i = 0; plus && db && i < db->ncuda; i++)
+		if (db->cuda[i].torch_index && !strcmp(torch_index_backend(db->cuda[i].torch_index), plus + 1))
+			return db->cuda[i].torch_index;
+	return NULL;
+}
+
+void fix_import(struct check_result *res, const struct check_ctx *ctx, const struct framework *fw,
+		const char *python, const char *error)
+{
+	struct fixvars fv = FIXVARS_INIT;
+	char *lib = import_error_library(error);
+	if (lib) {
+		fixvars_add(&fv, "file", lib);
+		fix_apply(res, ctx, "import_lib", &fv);
+		fixvars_release(&fv);
+	}
+	const char *name = fw && fw->name ? fw->name : "torch";
+	/* {pip} is a command: the interpreter's path goes in as one word */
+	const char *pv[] = { "python", fw && fw->python ? fw->python : python ? python : "python3", NULL };
+	char *pip = NULL;
+	if (profiles_render_command("{python} -m pip", pv, &pip) < 0) {
+		char *w = shell_withheld(pip);
+		free(pip);
+		pip = w;
+	}
+	const char *index = !strcmp(name, "torch") ? torch_index_of(ctx->db, fw ? fw->version : NULL) : NULL;
+	fixvars_add(&fv, "site", fw && fw->site ? fw->site : "this environment");
+	fixvars_add(&fv, "what", error ? error : "");
+	fixvars_add(&fv, "pip", pip);
+	if (fw && fw->version && shell_plain_word(fw->version))
+		fixvars_addf(&fv, "packages", "%s==%s", name, fw->version);
+	else
+		fixvars_add(&fv, "packages", name);
+	fixvars_add(&fv, "torch_index", index);
+	fix_apply(res, ctx, index ? "torch_import" : "framework_import", &fv);
+	fixvars_release(&fv);
+	free(pip);
+	free(lib);
+}

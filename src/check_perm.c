@@ -8,6 +8,16 @@
 
 enum verdict { V_UNKNOWN, V_OK, V_DENIED };
 
+/* The groups of the sudo caller: host.ini's sudo_groups, else those the
+ * facts read from a capture's /etc/group for [env] SUDO_USER. */
+static const struct strvec *sudo_groups(const struct facts *f)
+{
+	const struct host_info *h = f->sr ? &f->sr->host : NULL;
+	if (h && h->sudo_user && *h->sudo_user)
+		return &h->sudo_groups;
+	return &f->sys.sudo_groups;
+}
+
 /* Judge read-write access to `d` for the user the checks judge. Running as
  * root via sudo, the recorded access is root's, so it is worked out from
  * the node's owner, group and mode and SUDO_USER's groups. */
@@ -24,8 +34,8 @@ static enum verdict judge(const struct facts *f, const struct dev_node *d, bool 
 		}
 		return V_UNKNOWN;
 	}
-	const struct strvec *groups = f->sr ? &f->sr->host.sudo_groups : NULL;
-	if (!groups || !groups->n || !d->mode)
+	const struct strvec *groups = sudo_groups(f);
+	if (!groups->n || !d->mode)
 		return V_UNKNOWN;
 	if ((d->mode & 06) == 06)
 		return V_OK;
@@ -50,8 +60,9 @@ static void user_evidence(struct check_result *res, const struct facts *f, bool 
 {
 	const struct host_info *h = f->sr ? &f->sr->host : NULL;
 	if (via_sudo) {
-		char *g = h ? strvec_join(&h->sudo_groups, " ") : xstrdup("");
-		result_evidence(res, "/etc/group", "%s: %s", h && h->sudo_user ? h->sudo_user : "?", g);
+		char *g = strvec_join(sudo_groups(f), " ");
+		const char *u = judged_user(f, NULL);
+		result_evidence(res, "/etc/group", "%s: %s", u ? u : "?", g);
 		free(g);
 	} else if (h && (h->user || h->groups.n)) {
 		char *g = strvec_join(&h->groups, " ");
@@ -469,7 +480,7 @@ static void check_perm_nvidia(const struct check_ctx *ctx, struct report *r, con
 
 const struct check_def check_perm_defs[] = {
 	{ "perm.kfd", "permissions", "Access to /dev/kfd", check_perm_kfd, 0,
-	  "Reads /dev/kfd's owner, group, mode and whether the user can open it read-write (open(2) on a live run, host.ini [device /dev/kfd] in a capture). Running as root via sudo, it judges for SUDO_USER from its groups in /etc/group, and says so.\n\n"
+	  "Reads /dev/kfd's owner, group, mode and whether the user can open it read-write (open(2) on a live run, host.ini [device /dev/kfd] in a capture). Running as root via sudo, it judges for SUDO_USER from its groups in /etc/group, and says so; a capture made so names the caller in host.ini's sudo_user, or only in [env] SUDO_USER with that user's groups in the captured /etc/group and /etc/passwd, and is judged for that user either way, never root.\n\n"
 	  "ROCm opens /dev/kfd for every compute queue; it is group `render` (older systems: `video`) with mode 0660. Outside that group the runtime says `Unable to open /dev/kfd read-write: Permission denied` and rocminfo `<user> is not member of \"render\" group, the default DRM access group`; PyTorch reports `No HIP GPUs are available`.\n\n"
 	  "Fix: `sudo usermod -aG render,video USER`, then log out and in again (the fix fills in the user). Skips without /dev/kfd or when the capture does not record it.\n\n"
 	  "Inside a container (system.container) it names why a node passed in cannot be opened, and the fix is how the container is started: the user is not in the GID that owns it (the host's render GID, which the image may call something else or nothing: `groups: cannot find name for group ID 993`; the image's /etc/group is read to tell), fixed with `--group-add GID` (Kubernetes: `supplementalGroups`); or the mode allows it (root, or a group the user is in) yet it is refused: the container's device cgroup (`Operation not permitted`; the node was mounted with -v instead of --device, or the host's `systemctl daemon-reload` rewrote the cgroup under the systemd cgroup driver), fixed by recreating the container with `--device` or Docker's cgroupfs driver. On a live run a read-only open(2) tells EPERM (the cgroup) from EACCES (the mode, or SELinux/AppArmor when the mode allows it)." },

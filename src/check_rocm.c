@@ -208,6 +208,7 @@ struct rocm_window {
 	const char *dver;                   /* the amdgpu version judged, or NULL */
 	char *dkms_dir;                     /* dver when it is an installed, unloaded DKMS package */
 	bool driver_bad;
+	bool dkms_newer;                    /* dver is newer than every DKMS the database knows */
 };
 
 /* The installed release is not in the profile: newer (not judged) or older
@@ -218,9 +219,14 @@ static void judge_unlisted_release(const struct check_ctx *ctx, struct report *r
 	const struct facts *f = ctx->facts;
 	struct check_result *res;
 	const struct prof_rocm *newest = ctx->db ? profiles_newest_rocm(ctx->db) : NULL;
-	if (newest && version_cmp_n(&ri->ver, &newest->ver, 2) > 0) {
-		res = report_add(r, def, ST_SKIP, -1, "ROCm %s is newer than the profile database knows (newest: %s)",
-				 ri->version, newest->version);
+	if (newest && rocm_beyond_db(ctx, &ri->ver)) {
+		res = report_add(r, def, ST_WARN, -1,
+				 "ROCm %s is newer than every release the profile database (%s) knows (newest: %s): its support window is not judged; the database is older than this machine, run `rocmcheck profiles update`",
+				 ri->version, db_date(ctx), newest->version);
+		install_evidence(res, ri);
+		char *what = xasprintf("ROCm %s", ri->version);
+		fix_profiles_update(res, ctx, what);
+		free(what);
 		return;
 	}
 	res = report_add(r, def, ST_WARN, -1, "ROCm %s is older than every release in the profile database", ri->version);
@@ -312,7 +318,9 @@ static void judge_driver_window(const struct check_ctx *ctx, const struct prof_r
 	}
 	if (w->dver) {
 		drel = profiles_rocm_for_dkms(ctx->db, w->dver);
-		if (!drel)
+		if (!drel && dkms_beyond_db(ctx, w->dver))
+			w->dkms_newer = true;
+		else if (!drel)
 			strvec_pushf(&w->notes, "amdgpu DKMS %s%s is not in the profile: driver window not judged", w->dver, dhow);
 		else if (!rocm_driver_compatible(ctx->db, rel, drel)) {
 			w->driver_bad = true;
@@ -365,7 +373,7 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 		judge_unlisted_release(ctx, r, def, ri);
 		return;
 	}
-	struct rocm_window w = { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, NULL, NULL, NULL, false };
+	struct rocm_window w = { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, NULL, NULL, NULL, false, false };
 	judge_gpu_window(ctx, rel, &w);
 	judge_driver_window(ctx, rel, &w);
 	char *pl = strvec_join(&w.problems, "; "), *nl = strvec_join(&w.notes, "; ");
@@ -380,6 +388,10 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 	}
 	if (w.problems.n)
 		res = report_add(r, def, ST_WARN, -1, "ROCm %s is outside its support window: %s", ri->version, pl);
+	else if (w.dkms_newer)
+		res = report_add(r, def, ST_WARN, -1,
+				 "amdgpu DKMS %s is newer than every driver the profile database (%s) knows, so its window with ROCm %s is not judged; the database is older than this machine, run `rocmcheck profiles update`",
+				 w.dver, db_date(ctx), ri->version);
 	else
 		res = report_add(r, def, ST_PASS, -1, "ROCm %s is within its support window%s%s%s%s", ri->version,
 				 ok.len ? ": " : "", strbuf_cstr(&ok), w.notes.n ? (ok.len ? "; " : ": ") : "", w.notes.n ? nl : "");
@@ -391,6 +403,11 @@ static void check_rocm_version(const struct check_ctx *ctx, struct report *r, co
 		result_evidence(res, "/var/lib/dkms/amdgpu", "%s", f->sys.dkms_amdgpu_versions.v[0]);
 	if (w.gpu_target)
 		fix_move_to_rocm_release(res, ctx, w.gpu_target, w.gpu_arch);
+	if (w.dkms_newer && !w.problems.n) {
+		char *what = xasprintf("amdgpu DKMS driver %s", w.dver);
+		fix_profiles_update(res, ctx, what);
+		free(what);
+	}
 	if (w.driver_bad) {
 		struct fixvars fv = FIXVARS_INIT;
 		fixvars_add(&fv, "rocm_version", rel->version);
@@ -483,9 +500,14 @@ static void check_rocm_rocblas(const struct check_ctx *ctx, struct report *r, co
 			fix_override_set(res, ctx, g, ovv);
 		} else if (rel) {
 			fix_move_to_rocm_release(res, ctx, rel, g->arch);
+		} else if (gfx_beyond_db(ctx, g->arch)) {
+			char *what = xasprintf("GPU (%s)", g->arch);
+			fix_profiles_update(res, ctx, what); /* a newer release may ship them */
+			free(what);
 		} else {
 			result_fix_text(res, "No ROCm release in the profile ships rocBLAS kernels for %s; build rocBLAS for it from source or use another GPU.",
 					g->arch);
+			result_fix_manual(res, "no ROCm release the profile database knows ships rocBLAS kernels for this GPU");
 		}
 	}
 	free(archs);
@@ -499,7 +521,7 @@ const struct check_def check_rocm_defs[] = {
 	{ "rocm.version", "rocm", "ROCm version within its support window", check_rocm_version, 0,
 	  "Reads the installed ROCm version, each AMD GPU's (effective) gfx target and the amdgpu DKMS version (/sys/module/amdgpu/version).\n\n"
 	  "Each target is supported from one release on and may be dropped later (6.4 dropped gfx906, gfx940, gfx941); the kernel driver must match user space: before ROCm 6.4 within two releases, from 6.4 within a year (the profile maps DKMS versions such as 6.7.0, 6.8.5, 6.10.5 and 6.12.12 to releases). Outside the window the runtime fails in odd ways (`hipErrorNoBinaryForGpu`, `HSA_STATUS_ERROR_OUT_OF_RESOURCES`, hangs). The in-tree driver is not judged.\n\n"
-	  "Fix: a ROCm release that supports the GPU (the fix names it), or a driver matching the installed release." },
+	  "Fix: a ROCm release that supports the GPU (the fix names it), or a driver matching the installed release. A ROCm release or amdgpu DKMS version newer than every one the profile database lists is not judged: the result warns that the database is older than the machine (fix: `rocmcheck profiles update`)." },
 	{ "rocm.runtime", "rocm", "HIP runtime initialises", check_rocm_runtime, CHECK_LIVE_ONLY | CHECK_RUNTIME,
 	  "Live only: dlopen of libamdhip64 (.so.7, .so.6, .so.5, .so), hipInit, hipGetDeviceCount, hipRuntimeGetVersion and hipDriverGetVersion. The device count must equal the KFD GPUs left visible by the *_VISIBLE_DEVICES variables.\n\n"
 	  "This is the first thing every HIP program does; when it fails, the HIP error name tells why: `hipErrorNoDevice` (no accessible GPU: permissions, containers), `hipErrorInvalidDevice`, `hipErrorNoBinaryForGpu`.\n\n"

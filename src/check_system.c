@@ -83,6 +83,33 @@ static void kernel_without_rocm(const struct check_ctx *ctx, struct report *r, c
 	fixvars_release(&fv);
 }
 
+/* A series newer than every one the database lists for this OS, judged by
+ * the newest release it knows (none installed, that one, or one newer than
+ * all): the database is older than the machine. No kernel to boot instead
+ * (a downgrade to what the database knows). An older installed release that
+ * does not list the series is judged as before. */
+static bool kernel_series_beyond_db(const struct check_ctx *ctx, struct report *r, const struct check_def *def,
+				    const struct prof_rocm *rel, const struct version *kv)
+{
+	const struct facts *f = ctx->facts;
+	const struct kernel_facts *k = &f->kernel;
+	const struct rocm_install *ri = rocm_active(f);
+	const char *newest = NULL;
+	if (!rel || rel != profiles_newest_rocm(ctx->db) || !kernel_beyond_db(ctx, os_entry(ctx), kv, &newest))
+		return false;
+	bool have = ri && ri->version;
+	struct check_result *res = report_add(r, def, ST_WARN, -1,
+		"kernel series %u.%u is newer than %s, the newest the profile database (%s) lists for %s: whether %s%s supports it (and whether the amdgpu DKMS module builds for it) is not judged; the database is older than this machine, run `rocmcheck profiles update`",
+		kv->part[0], kv->part[1], newest, db_date(ctx), os_display_name(ctx), have ? "ROCm " : "a ROCm release",
+		have ? ri->version : "");
+	result_evidence(res, k->release_source ? k->release_source : "uname(2)", "%s", k->release);
+	os_evidence(res, f);
+	char *what = xasprintf("kernel %s", k->release);
+	fix_profiles_update(res, ctx, what);
+	free(what);
+	return true;
+}
+
 static void check_system_kernel(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
@@ -145,6 +172,8 @@ static void check_system_kernel(const struct check_ctx *ctx, struct report *r, c
 				 series, floor_major(ctx), floor_minor(ctx),
 				 ros ? " and not a series the profile lists for this OS with " : "",
 				 ros ? lbl : "");
+	} else if (kernel_series_beyond_db(ctx, r, def, rel, &kv)) {
+		return;
 	} else if (newest_s && version_cmp_n(&kv, &newest, 2) > 0) {
 		st = ST_WARN;
 		res = report_add(r, def, ST_WARN, -1,
@@ -416,6 +445,15 @@ static void check_system_container(const struct check_ctx *ctx, struct report *r
 	const char *ev = f->sys.container_evidence ? f->sys.container_evidence : "container markers";
 	struct check_result *res;
 	char *nv_missing = container_nvidia_missing(f);
+	char *none = container_no_gpu_text(f);
+	if (none) { /* device.present fails with the same words */
+		res = report_add(r, def, ST_FAIL, -1, "running in a container (%s) with no GPU passed in: %s", kind, none);
+		result_evidence(res, ev, "present");
+		container_no_gpu_fix(res, ctx);
+		free(none);
+		free(nv_missing);
+		return;
+	}
 	if (!amd_gpu_expected(f)) {
 		if (nv_missing) {
 			container_nvidia_fail(r, def, ctx, kind, ev, nv_missing);
@@ -595,7 +633,7 @@ const struct check_def check_system_defs[] = {
 	  "Reads the kernel release (uname, or proc/sys/kernel/osrelease in a capture), /etc/os-release and the installed ROCm release (the newest one in the profile database when none is installed).\n\n"
 	  "ROCm's amdgpu driver and its DKMS packages are built and tested against the kernel series each OS ships. Kernels below 5.15 fail, except where the profile lists the series for the OS: RHEL 8 (4.18) and RHEL 9 (5.14) carry backports and ARE supported. A kernel newer than the newest series the release lists for this OS warns, because the DKMS build breaks there. For an OS the profile does not list, only the 5.15 floor applies. ROCm's series are judged only when an AMD GPU is present or AMD's ROCm is installed (a distribution's own ROCm packages run on its kernel): otherwise only the 5.15 floor applies, and a series the profile lists for this OS in any release (the OS's own kernel, RHEL 8's 4.18) passes. Inside a container the kernel is the host's: it is reported, never failed, and no headers or DKMS are advised for it.\n\n"
 	  "What users see when the kernel is too new: `Error! Bad return status for module build on kernel: 6.11.0-8-generic` or DKMS saying the kernel `is not supported`.\n\n"
-	  "Fix: boot one of the supported kernel series (the fix lists them), install the headers and modules for the running kernel, or use `amdgpu-install --usecase=rocm --no-dkms` with the in-tree driver." },
+	  "Fix: boot one of the supported kernel series (the fix lists them), install the headers and modules for the running kernel, or use `amdgpu-install --usecase=rocm --no-dkms` with the in-tree driver. A series newer than every one the profile database lists for the OS, judged by its newest release, warns that the database is older than the machine (fix: `rocmcheck profiles update`), with no kernel to boot instead." },
 	{ "system.os", "system", "Operating system supported", check_system_os, 0,
 	  "Reads /etc/os-release (ID and VERSION_ID) and judges it against the OS list of the installed ROCm release (the newest one when none is installed).\n\n"
 	  "VERSION_ID matches by major.minor: AMD lists point releases (22.04.5), which are shown, not required. Radeon cards have a narrower OS list than Instinct cards: from ROCm 6.4 on, Radeon GPUs are supported only on a few Ubuntu and RHEL releases, so a Radeon card on an OS listed only for Instinct warns.\n\n"

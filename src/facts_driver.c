@@ -147,6 +147,135 @@ static void read_nvidia_libs(struct facts *f)
 				d->nvidia_lib_version = nvidia_lib_in(f, dirs[i], libs[l], &d->nvidia_lib_path);
 }
 
+/* ---- what keeps a module off at boot ---- */
+
+/* Whether comma-separated `list` names `module` (modprobe treats - and _
+ * alike in module names). */
+static bool list_names(const char *list, size_t n, const char *module)
+{
+	size_t m = strlen(module);
+	for (size_t i = 0; i < n;) {
+		size_t len = 0;
+		while (i + len < n && list[i + len] != ',')
+			len++;
+		bool same = len == m;
+		for (size_t j = 0; same && j < m; j++) {
+			char a = list[i + j] == '-' ? '_' : list[i + j], b = module[j] == '-' ? '_' : module[j];
+			same = a == b;
+		}
+		if (same)
+			return true;
+		i += len + 1;
+	}
+	return false;
+}
+
+/* nomodeset (drm_firmware_drivers_only: amdgpu_init returns -EINVAL),
+ * modprobe.blacklist= (udev's modprobe skips it), module_blacklist= (the
+ * kernel refuses it), <module>.modeset=0 (amdgpu_init refuses it). */
+static bool arg_blocks(const char *w, size_t n, const char *module)
+{
+	bool kms = !strcmp(module, "amdgpu");
+	size_t m = strlen(module);
+	if (kms && n == 9 && !memcmp(w, "nomodeset", 9))
+		return true;
+	if (kms && n == m + 10 && !memcmp(w, module, m) && !memcmp(w + m, ".modeset=0", 10))
+		return true;
+	static const char *const lists[] = { "modprobe.blacklist=", "module_blacklist=" };
+	for (size_t i = 0; i < 2; i++) {
+		size_t l = strlen(lists[i]);
+		if (n > l && !memcmp(w, lists[i], l) && list_names(w + l, n - l, module))
+			return true;
+	}
+	return false;
+}
+
+char *cmdline_module_block(const char *cmdline, const char *module)
+{
+	for (const char *p = cmdline; p && *p;) {
+		p += strspn(p, " \t\n");
+		size_t n = strcspn(p, " \t\n");
+		if (n && arg_blocks(p, n, module))
+			return facts_printable(xstrndup(p, n));
+		p += n;
+	}
+	return NULL;
+}
+
+/* "install amdgpu /bin/false": a command that loads nothing (false or
+ * true, any directory); a wrapper that runs modprobe is no block. */
+static bool install_blocks(const char *cmd)
+{
+	size_t n = strcspn(cmd, " \t");
+	const char *base = cmd;
+	for (size_t i = 0; i < n; i++)
+		if (cmd[i] == '/')
+			base = cmd + i + 1;
+	size_t bn = n - (size_t)(base - cmd);
+	return (bn == 5 && !memcmp(base, "false", 5)) || (bn == 4 && !memcmp(base, "true", 4));
+}
+
+char *modprobe_conf_block(const char *text, const char *module, unsigned *lineno)
+{
+	unsigned no = 0;
+	for (const char *p = text; p && *p;) {
+		size_t n = strcspn(p, "\n");
+		char *line = xstrndup(p, n);
+		p += n;
+		if (*p)
+			p++;
+		no++;
+		char *t = str_trim(line), *save = NULL;
+		char *verb = strtok_r(t, " \t", &save), *mod = verb ? strtok_r(NULL, " \t", &save) : NULL;
+		char *rest = mod ? save : NULL;
+		bool hit = mod && list_names(mod, strlen(mod), module) && strlen(mod) == strlen(module) &&
+			   (!strcmp(verb, "blacklist") ||
+			    (!strcmp(verb, "install") && rest && install_blocks(rest + strspn(rest, " \t"))));
+		if (hit) {
+			/* the line as written, white space kept single */
+			char *out = rest && *rest ? xasprintf("%s %s %s", verb, mod, str_trim(rest)) : xasprintf("%s %s", verb, mod);
+			free(line);
+			*lineno = no;
+			return facts_printable(out);
+		}
+		free(line);
+	}
+	return NULL;
+}
+
+/* modprobe.d in the order kmod reads it: /etc, /run, then the
+ * distribution's /usr/lib and /lib; the first line that blocks wins. */
+static void read_modprobe_d(struct facts *f, const char *module, struct module_block *b)
+{
+	static const char *const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d",
+					    "/lib/modprobe.d" };
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]) && !b->conf_path; d++) {
+		struct strvec names = STRVEC_INIT;
+		if (sysroot_list(f->sr, dirs[d], &names) == 0) {
+			strvec_sort(&names);
+			for (size_t i = 0; i < names.n && !b->conf_path; i++) {
+				if (!str_endswith(names.v[i], ".conf"))
+					continue;
+				char *path = xasprintf("%s/%s", dirs[d], names.v[i]), *text = NULL;
+				if (sysroot_read(f->sr, path, &text, NULL) == 0)
+					b->conf_line = modprobe_conf_block(text, module, &b->conf_lineno);
+				if (b->conf_line)
+					b->conf_path = facts_printable(path);
+				else
+					free(path);
+				free(text);
+			}
+		}
+		strvec_release(&names);
+	}
+}
+
+static void read_module_block(struct facts *f, const char *module, struct module_block *b)
+{
+	b->cmdline_arg = cmdline_module_block(f->kernel.cmdline, module);
+	read_modprobe_d(f, module, b);
+}
+
 void facts_read_driver(struct facts *f)
 {
 	struct driver_facts *d = &f->drv;
@@ -167,4 +296,6 @@ void facts_read_driver(struct facts *f)
 
 	d->nouveau_module = sysroot_exists(f->sr, "/sys/module/nouveau") ||
 			    strvec_contains(&f->sys.modules, "nouveau");
+	read_module_block(f, "amdgpu", &d->amdgpu_block);
+	read_module_block(f, "nvidia", &d->nvidia_block);
 }

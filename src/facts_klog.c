@@ -203,14 +203,21 @@ static bool parse_xid(const char *l, size_t n, char addr[16], int *code)
 	return true;
 }
 
-/* "Direct firmware load for amdgpu/gc_12_0_0_pfp.bin failed with error -2" */
+/* "Direct firmware load for amdgpu/gc_12_0_0_pfp.bin failed with error -2",
+ * or Debian's kernels' "firmware: failed to load amdgpu/gc_11_0_0_pfp.bin (-2)"
+ * (its firmware_class patch logs every load against the device). */
 static void firmware_file(const char *l, size_t n, char out[64])
 {
 	const char *p = find(l, n, "firmware load for ");
+	size_t skip = 18;
+	if (!p) {
+		p = find(l, n, "firmware: failed to load ");
+		skip = 25;
+	}
 	out[0] = '\0';
 	if (!p)
 		return;
-	p += 18;
+	p += skip;
 	size_t i = 0;
 	while (p + i < l + n && p[i] != ' ' && i < 63) {
 		out[i] = p[i];
@@ -242,6 +249,17 @@ static bool link_limited(const char *l, size_t n, char addr[16], char detail[64]
 		return false;
 	snprintf(detail, 64, "x%u at %s, capable of x%u", w, at[0] ? at : "?", cw);
 	return true;
+}
+
+/* The kernel refused a module for its signature: lockdown under Secure Boot
+ * (kernel/module/signing.c, security/lockdown), or modprobe's EKEYREJECTED
+ * as systemd-modules-load logs it. "module verification failed ... tainting
+ * kernel" is not one: the module loaded, unenforced. */
+static bool module_rejected(const char *l, size_t n)
+{
+	return has(l, n, "unsigned module loading is restricted") || has(l, n, "Loading of unsigned module is rejected") ||
+	       has(l, n, "Loading of module with unavailable key is rejected") ||
+	       has(l, n, "Key was rejected by service");
 }
 
 /* What one line says, if anything: 0 or more events. `nv_gpu` carries the
@@ -285,11 +303,17 @@ static void classify(struct klog_facts *k, const char *l, size_t n, size_t linen
 			add_event(k, KLOG_LINK_LIMITED, 0, addr, detail, l, n, lineno, stamp);
 		return;
 	}
+	if (module_rejected(l, n)) {
+		free(k->modsig_text);
+		k->modsig_text = facts_printable(xstrndup(l, n < KLOG_LINE_MAX ? n : KLOG_LINE_MAX));
+		k->modsig_line = lineno;
+		return;
+	}
 	if (!has(l, n, "amdgpu"))
 		return;
 	first_bdf(l, n, addr);
 	enum klog_kind kind = KLOG_NKINDS;
-	if (has(l, n, "firmware load for ") && has(l, n, "failed")) {
+	if ((has(l, n, "firmware load for ") && has(l, n, "failed")) || has(l, n, "firmware: failed to load ")) {
 		firmware_file(l, n, detail);
 		kind = KLOG_FIRMWARE_MISSING;
 	} else if (has(l, n, "GPU reset(") || has(l, n, "GPU reset succeeded") || has(l, n, "GPU reset end with ret")) {

@@ -205,6 +205,51 @@ static void read_secure_boot(struct facts *f)
 	free(data);
 }
 
+/* /var/lib/dkms/amdgpu/<version>/<kernel>/: the kernels each version was
+ * built for (besides "source" and "build", DKMS keeps one directory per
+ * kernel release). */
+static void read_dkms_kernels(struct facts *f)
+{
+	struct system_facts *s = &f->sys;
+	for (size_t i = 0; i < s->dkms_amdgpu_versions.n; i++) {
+		struct strvec kernels = STRVEC_INIT;
+		char *dir = xasprintf("/var/lib/dkms/amdgpu/%s", s->dkms_amdgpu_versions.v[i]);
+		if (!strpbrk(s->dkms_amdgpu_versions.v[i], "/") && sysroot_list(f->sr, dir, &kernels) == 0)
+			for (size_t k = 0; k < kernels.n; k++)
+				if (isdigit((unsigned char)kernels.v[k][0]))
+					strvec_push_unique(&s->dkms_amdgpu_kernels, kernels.v[k]);
+		strvec_release(&kernels);
+		free(dir);
+	}
+}
+
+/* Whether the running kernel has an amdgpu module file at all: the
+ * distribution's (kernel/drivers/gpu/drm/amd/amdgpu) or a DKMS build
+ * (updates/dkms); -1 when /lib/modules/<release> is not captured. */
+static void read_amdgpu_ko(struct facts *f)
+{
+	static const char *const where[] = { "kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko*", "updates/dkms/amdgpu.ko*",
+					     "updates/amdgpu.ko*", "extra/amdgpu.ko*" };
+	const char *rel = f->kernel.release;
+	f->sys.amdgpu_ko = -1;
+	if (!rel || strpbrk(rel, "/*?["))
+		return;
+	char *dir = xasprintf("/lib/modules/%s", rel);
+	bool captured = sysroot_type(f->sr, dir) == NODE_DIR;
+	free(dir);
+	if (!captured)
+		return;
+	f->sys.amdgpu_ko = 0;
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]) && !f->sys.amdgpu_ko; i++) {
+		char *pat = xasprintf("/lib/modules/%s/%s", rel, where[i]);
+		struct strvec hits = STRVEC_INIT;
+		sysroot_glob(f->sr, pat, &hits);
+		f->sys.amdgpu_ko = hits.n > 0;
+		strvec_release(&hits);
+		free(pat);
+	}
+}
+
 static void read_dkms(struct facts *f)
 {
 	struct system_facts *s = &f->sys;
@@ -220,6 +265,8 @@ static void read_dkms(struct facts *f)
 						  facts_printable(xstrdup(names.v[i])));
 	}
 	strvec_release(&names);
+	read_dkms_kernels(f);
+	read_amdgpu_ko(f);
 	if (!f->kernel.release || strpbrk(f->kernel.release, "/*?[") || s->dkms_amdgpu)
 		return;
 	char *pat = xasprintf("/lib/modules/%s/updates/dkms/amdgpu.ko*", f->kernel.release);
@@ -396,6 +443,106 @@ void facts_read_container_devs(struct facts *f)
 	free(text);
 }
 
+/* ---- run as root through sudo: the caller whose permissions count ---- */
+
+/* Whether `user` is in the comma-separated member list `members`. */
+static bool member_of(const char *members, const char *user)
+{
+	size_t n = strlen(user);
+	for (const char *p = members; p && *p;) {
+		size_t len = strcspn(p, ",");
+		char *w = xstrndup(p, len);
+		bool hit = strlen(str_trim(w)) == n && !strcmp(str_trim(w), user);
+		free(w);
+		if (hit)
+			return true;
+		p += len;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+size_t etc_group_of_user(const char *text, const char *user, long primary_gid, struct strvec *out)
+{
+	size_t added = 0;
+	for (const char *p = text; p && *p && user && *user;) {
+		size_t n = strcspn(p, "\n");
+		char *line = xstrndup(p, n);
+		p += n;
+		if (*p)
+			p++;
+		/* name:password:GID:members */
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		char *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
+		long gid;
+		if (c3 && c1 != line && line[0] != '#' && line[0] != '+' && line[0] != '-') {
+			*c1 = *c3 = '\0';
+			*c2 = '\0';
+			bool primary = primary_gid >= 0 && gid_parse(str_trim(c2 + 1), &gid) && gid == primary_gid;
+			if ((primary || member_of(c3 + 1, user)) && !strvec_contains(out, line)) {
+				strvec_push_owned(out, facts_printable(xstrdup(line)));
+				added++;
+			}
+		}
+		free(line);
+	}
+	return added;
+}
+
+long etc_passwd_gid(const char *text, const char *user)
+{
+	size_t n = user ? strlen(user) : 0;
+	for (const char *p = text; p && *p && n;) {
+		size_t len = strcspn(p, "\n");
+		/* name:password:UID:GID:... */
+		if (len > n && !strncmp(p, user, n) && p[n] == ':') {
+			char *line = xstrndup(p, len);
+			char *c2 = strchr(line + n + 1, ':'), *c3 = c2 ? strchr(c2 + 1, ':') : NULL;
+			char *c4 = c3 ? strchr(c3 + 1, ':') : NULL;
+			long gid = -1;
+			if (c4) {
+				*c4 = '\0';
+				if (!gid_parse(c3 + 1, &gid))
+					gid = -1;
+			}
+			free(line);
+			return gid;
+		}
+		p += len;
+		if (*p)
+			p++;
+	}
+	return -1;
+}
+
+/* A capture made as root through sudo whose host.ini has no sudo_user
+ * (spec/sysroot.md allows both ways): SUDO_USER from [env], that user's
+ * groups from the capture's /etc/group and /etc/passwd. A live run and a
+ * capture with sudo_user have them in host.ini's facts already. */
+static void read_sudo_caller(struct facts *f)
+{
+	const struct host_info *h = &f->sr->host;
+	bool root = h->uid == 0 || (h->user && !strcmp(h->user, "root"));
+	if (f->sr->live || !root || (h->sudo_user && *h->sudo_user))
+		return;
+	const char *su = sysroot_getenv(f->sr, "SUDO_USER");
+	if (!su || !*su || !strcmp(su, "root"))
+		return;
+	f->sys.sudo_user = facts_printable(xstrdup(su));
+	char *passwd = NULL, *group = NULL;
+	long gid = -1;
+	if (sysroot_read(f->sr, "/etc/passwd", &passwd, NULL) == 0)
+		gid = etc_passwd_gid(passwd, su);
+	int r = sysroot_read(f->sr, "/etc/group", &group, NULL);
+	if (r == 0)
+		etc_group_of_user(group, su, gid, &f->sys.sudo_groups);
+	else if (r != -ENOENT)
+		fact_errors_add(&f->errors, "/etc/group", "cannot be read: %s", strerror(-r));
+	free(passwd);
+	free(group);
+}
+
 long facts_group_gid(const struct facts *f, const char *group)
 {
 	long gid;
@@ -429,4 +576,5 @@ void facts_read_system(struct facts *f)
 	read_dkms(f);
 	read_cpuinfo(f);
 	read_boot_config(f);
+	read_sudo_caller(f);
 }

@@ -364,6 +364,51 @@ static void add_boot_step(struct planner *pl, const char *fix_id, const char *wh
 	}
 }
 
+/* The fixes for what keeps a kernel driver off (driver.amdgpu, driver.nvidia):
+ * a step each, done when its guard (rendered from the fix's values, quoted
+ * like the fix) succeeds; a firmware package is done once installed. */
+static const struct module_step {
+	const char *id, *title, *guard;
+	int rank;
+} module_steps[] = {
+	/* the boot configuration, not /proc/cmdline: that changes at the reboot */
+	{ "module_cmdline", "Remove what keeps the driver off from the kernel command line",
+	  "! grep -qw -- {arg} /etc/default/grub", RANK_BOOT },
+	{ "module_blacklist", "Let modprobe load the driver",
+	  "! grep -qsE '^[[:space:]]*(blacklist|install)[[:space:]]+{module}([[:space:]]|$)' {file}", RANK_AMDGPU },
+	{ "amdgpu_dkms_kernel", "Build the DKMS amdgpu for the running kernel", "lsmod | grep -q '^amdgpu '", RANK_AMDGPU },
+	{ "amdgpu_firmware", "Install the GPU firmware", NULL, RANK_BOOT },
+};
+
+static const struct module_step *module_step_of(const char *fix_id)
+{
+	for (size_t i = 0; i < sizeof(module_steps) / sizeof(module_steps[0]); i++)
+		if (!strcmp(module_steps[i].id, fix_id))
+			return &module_steps[i];
+	return NULL;
+}
+
+static void add_module_step(struct planner *pl, const struct module_step *m, const char *why,
+			    const struct strvec *vars, const struct strvec *cmds, const char *text, bool reboot)
+{
+	struct plan_step *s = step_get(pl->p, m->id, m->rank, m->title);
+	strvec_push_unique(&s->why, why);
+	s->reboot |= reboot;
+	step_comment(s, text);
+	for (size_t i = 0; i < cmds->n; i++)
+		step_cmd(s, cmds->v[i]);
+	if (s->guard)
+		return;
+	if (m->guard) {
+		step_guard(s, render_cmd(m->guard, vars));
+	} else {
+		struct strvec pkgs = STRVEC_INIT;
+		strvec_push(&pkgs, plan_var(vars, "firmware_package") ? plan_var(vars, "firmware_package") : "linux-firmware");
+		step_guard(s, pkg_guard(pl->os, &pkgs));
+		strvec_release(&pkgs);
+	}
+}
+
 static void add_rocm_step(struct planner *pl, const char *why, const char *rocm, const struct strvec *cmds,
 			  const char *text)
 {
@@ -544,11 +589,22 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 		add_amdgpu_steps(pl, why, vars, cmds, text);
 	} else if (!strcmp(fix_id, "mok_enroll") || !strcmp(fix_id, "iommu_pt") || !strcmp(fix_id, "nouveau")) {
 		add_boot_step(pl, fix_id, why, cmds, text, reboot, relogin);
+	} else if (module_step_of(fix_id)) {
+		add_module_step(pl, module_step_of(fix_id), why, vars, cmds, text, reboot);
 	} else if (!strcmp(fix_id, "rocm_install") && cmds->n) {
 		pl->have_rocm_install_fix = true;
 		if (pl->o->rocm)
 			return; /* --rocm chose another release: plan_machine adds it */
 		add_rocm_step(pl, why, plan_var(vars, "rocm_version"), cmds, text);
+	} else if (!strcmp(fix_id, "torch_import") && pl->o->torch != 0) {
+		/* the same build again, through its environment's interpreter:
+		 * done once it imports */
+		add_torch_step(pl, why, vars, cmds, text);
+		struct plan_step *s = step_find(pl->p, "torch");
+		char *pip = cmds->n ? pip_of(cmds->v[0]) : NULL;
+		if (s && !s->guard && pip && str_endswith(pip, " -m pip"))
+			step_guard(s, xasprintf("%.*s -c 'import torch' 2>/dev/null", (int)(strlen(pip) - 7), pip));
+		free(pip);
 	} else if (!strcmp(fix_id, "torch_reinstall") || !strcmp(fix_id, "torch_reinstall_env")) {
 		if (pl->o->torch == 0) {
 			struct plan_note *n = note_add(pl->p, why, "PyTorch is left as it is (--no-torch). The doctor's fix:");
@@ -1149,7 +1205,7 @@ static int plan_nvidia_described(struct planner *pl, const struct plan_machine *
 {
 	unsigned maj, min;
 	cc_of(m, &maj, &min);
-	const struct prof_cuda *cu = choose_cuda(pl->db, maj, min, NULL);
+	const struct prof_cuda *cu = choose_cuda(pl->db, maj, min, NULL, pl->os ? pl->os->nvidia_branch : 0);
 	if (!cu && pl->o->torch != 0) {
 		strbuf_addf(msg, "no CUDA release with a PyTorch index supports compute capability %u.%u", maj, min);
 		return -ENOENT;
@@ -1375,7 +1431,8 @@ static void plan_this_nvidia_torch(struct planner *pl, const struct gpu *g)
 			maj = g->cc_major;
 			min = g->cc_minor;
 		}
-		const struct prof_cuda *cu = choose_cuda(pl->db, maj, min, f->drv.nvidia_version);
+		const struct prof_cuda *cu = choose_cuda(pl->db, maj, min, f->drv.nvidia_version,
+							 pl->os ? pl->os->nvidia_branch : 0);
 		if (cu)
 			add_cuda_torch(pl, cu);
 	}

@@ -120,6 +120,7 @@ struct prof_fix {
 	char *id;                  /* "groups", "modprobe", "mok", ... */
 	char *text;                /* template */
 	struct strvec commands;    /* templates */
+	char *manual;              /* why no command can do it: required without commands */
 	bool reboot, relogin;
 	struct prof_where where;
 };

@@ -20,7 +20,7 @@ const char *const profile_placeholders[] = {
 	"driver_version", "cuda_version", "min_driver", "vram", "min_vram",
 	"os_list", "other_rocm", "rocm_path", "rocm_paths", "pci_addr", "cc", "ok_cuda", "nodes", "mok_key",
 	"lib_version", "alternatives", "python", "installed", "nvidia_branch",
-	"python_version", "python_range", "python_newest", "site", "pip",
+	"python_version", "python_range", "python_newest", "site", "pip", "database",
 	/* filled for OS templates and install routes */
 	"packages", "codename", "rocm_full", "rocm_num", "os_version", "os_id", "no_dkms",
 	/* filled by the health checks */
@@ -29,6 +29,8 @@ const char *const profile_placeholders[] = {
 	"cap_default_w", "ngpus", "bar1", "partitions",
 	/* filled by the container checks of perm.* */
 	"gid",
+	/* filled by driver.amdgpu and driver.nvidia for what keeps a module off */
+	"module", "arg",
 	NULL
 };
 
@@ -42,6 +44,10 @@ static const struct fix_contract {
 	{ "groups", "user groups", false, true },
 	{ "amdgpu_load", "kernel headers_install", false, false },
 	{ "mok_enroll", "mok_key", true, false },
+	{ "module_cmdline", "module arg grub_update", true, false },
+	{ "module_blacklist", "module file what", false, false },
+	{ "amdgpu_dkms_kernel", "kernel kernels headers_install", false, false },
+	{ "amdgpu_firmware", "file firmware_package install", true, false },
 	{ "iommu_pt", "grub_update", true, false },
 	{ "kernel_supported", "kernel kernels os_name rocm_version", false, false },
 	{ "os_unsupported", "os_name rocm_version os_list other_rocm", false, false },
@@ -61,6 +67,9 @@ static const struct fix_contract {
 	{ "torch_no_python", "backend python_version python_range python_newest site", false, false },
 	{ "tf_reinstall", "packages rocm_version pip", false, false },
 	{ "tf_reinstall_cuda", "packages pip", false, false },
+	{ "framework_import", "site what pip packages", false, false },
+	{ "torch_import", "site what pip packages torch_index", false, false },
+	{ "import_lib", "file", false, false },
 	{ "container_devices", "", false, false },
 	{ "container_nvidia", "nodes", false, false },
 	{ "container_group_add", "user gid nodes", false, false },
@@ -84,6 +93,7 @@ static const struct fix_contract {
 	{ "rocm_upgrade", "rocm_version arch", false, false },
 	{ "rocm_older", "rocm_version arch", false, false },
 	{ "rocm_window", "rocm_version driver_version", false, false },
+	{ "profiles_update", "database what", false, false },
 	{ "pytorch_rocm_arch", "arch", false, false },
 	{ "cuda_driver_upgrade", "cuda_version min_driver install", true, false },
 	{ "cuda_driver_byhand", "cuda_version min_driver os_name nvidia_branch", false, false },
@@ -507,6 +517,12 @@ void prof_end_fix(struct loader *l)
 {
 	if (!l->have_text)
 		prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'text'", l->title);
+	const struct prof_fix *f = &l->db->fixes[l->idx];
+	if (!f->commands.n && !f->manual)
+		prof_err_at(l, l->file, l->sect_line,
+			    "[%s] has no 'command': say with 'manual' why none can be given", l->title);
+	if (f->commands.n && f->manual)
+		prof_err_at(l, l->file, l->sect_line, "[%s] has commands: 'manual' is only for a fix without", l->title);
 }
 
 void prof_end_route(struct loader *l)

@@ -563,9 +563,10 @@ static void key_fix(struct loader *l, const char *key, const char *value)
 		/* repeated text lines are joined: prose longer than a line fits */
 		prof_check_template(l, key, value, fc);
 		if (f->text) {
-			char *joined = xasprintf("%s %s", f->text, value);
-			free(f->text);
-			f->text = joined;
+			size_t a = strlen(f->text), b = strlen(value);
+			f->text = xrealloc(f->text, a + b + 2);
+			f->text[a] = ' ';
+			memcpy(f->text + a + 1, value, b + 1);
 		} else {
 			f->text = xstrdup(value);
 		}
@@ -573,6 +574,8 @@ static void key_fix(struct loader *l, const char *key, const char *value)
 	} else if (!strcmp(key, "command")) {
 		prof_check_template(l, key, value, fc);
 		strvec_push(&f->commands, value);
+	} else if (!strcmp(key, "manual")) {
+		set_str(l, &f->manual, key, value);
 	} else if (!strcmp(key, "reboot")) {
 		if (prof_once(l, key))
 			prof_get_bool(l, key, value, &f->reboot);
@@ -1024,7 +1027,8 @@ static int load_set(struct profiles **out, const char *dir, const struct embedde
 		load_dir(&l, dir);
 	} else {
 		for (size_t i = 0; i < nfiles; i++)
-			load_buffer(&l, files[i].name, files[i].data, files[i].len);
+			if (str_endswith(files[i].name, ".ini")) /* *.ids: facts_names.c's tables */
+				load_buffer(&l, files[i].name, files[i].data, files[i].len);
 		if (!nfiles)
 			prof_err_at(&l, "(embedded)", 0, "no profiles were embedded at build time");
 	}
@@ -1134,6 +1138,7 @@ void profiles_free(struct profiles *db)
 	for (size_t i = 0; i < db->nfixes; i++) {
 		free(db->fixes[i].id);
 		free(db->fixes[i].text);
+		free(db->fixes[i].manual);
 		strvec_release(&db->fixes[i].commands);
 	}
 	free(db->fixes);

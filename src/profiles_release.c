@@ -118,9 +118,10 @@ void explain_no_release(const struct profiles *db, const struct prof_os *os, con
 }
 
 /* The newest CUDA release with a PyTorch index that runs on compute
- * capability cc and (when known) on the installed driver. */
+ * capability cc and on the installed driver; where none is known, on the
+ * driver series the OS's route installs (branch; 0: the newest). */
 const struct prof_cuda *choose_cuda(const struct profiles *db, unsigned maj, unsigned min,
-					   const char *driver)
+					   const char *driver, unsigned branch)
 {
 	struct version dv;
 	bool have_driver = driver && version_parse(driver, &dv) == 0;
@@ -132,6 +133,9 @@ const struct prof_cuda *choose_cuda(const struct profiles *db, unsigned maj, uns
 			continue;
 		struct version mv;
 		if (have_driver && c->min_driver && version_parse(c->min_driver, &mv) == 0 && version_cmp(&dv, &mv) < 0)
+			continue;
+		if (!have_driver && branch && c->min_driver && version_parse(c->min_driver, &mv) == 0 &&
+		    mv.part[0] > branch)
 			continue;
 		return c;
 	}

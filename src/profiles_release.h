@@ -31,6 +31,7 @@ void explain_no_release(const struct profiles *db, const struct prof_os *os, con
 			struct strbuf *msg);
 /* The newest CUDA release with a PyTorch index that runs on compute
  * capability maj.min (0: unknown) and, when given, on that driver. */
-const struct prof_cuda *choose_cuda(const struct profiles *db, unsigned maj, unsigned min, const char *driver);
+const struct prof_cuda *choose_cuda(const struct profiles *db, unsigned maj, unsigned min, const char *driver,
+				    unsigned branch);
 
 #endif

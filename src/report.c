@@ -46,6 +46,7 @@ void report_init(struct report *r, const struct facts *f, const struct profiles 
 static void fix_release(struct fix *fx)
 {
 	free(fx->text);
+	free(fx->manual);
 	strvec_release(&fx->commands);
 	for (size_t i = 0; i < fx->nrefs; i++) {
 		free(fx->refs[i].id);
@@ -191,6 +192,8 @@ void result_fix_profile(struct check_result *res, const struct profiles *db,
 		}
 		strvec_push_owned(&res->fix.commands, cmd);
 	}
+	if (pf->manual && !res->fix.manual)
+		res->fix.manual = xstrdup(pf->manual);
 	res->fix.reboot = res->fix.reboot || pf->reboot;
 	res->fix.relogin = res->fix.relogin || pf->relogin;
 	res->fix.refs = xrealloc(res->fix.refs, (res->fix.nrefs + 1) * sizeof(*res->fix.refs));
@@ -201,6 +204,12 @@ void result_fix_profile(struct check_result *res, const struct profiles *db,
 		strvec_push(&ref->vars, vars[i]);
 		strvec_push(&ref->vars, vars[i + 1]);
 	}
+}
+
+void result_fix_manual(struct check_result *res, const char *why)
+{
+	free(res->fix.manual);
+	res->fix.manual = xstrdup(why);
 }
 
 void result_fix_text(struct check_result *res, const char *fmt, ...)

@@ -37,6 +37,7 @@ struct fix_ref {
 struct fix {
 	char *text;                /* NULL when the result has no fix */
 	struct strvec commands;
+	char *manual;              /* why no command can do it (set where commands is empty) */
 	bool reboot, relogin;
 	struct fix_ref *refs;      /* the profile fixes behind text and commands, in order */
 	size_t nrefs;
@@ -44,6 +45,7 @@ struct fix {
 
 struct check_def;              /* checks.h */
 struct policy;                 /* policy.h */
+struct profiles_origin;        /* profiles_update.h */
 
 /* What the repeat gate (state.h) made of a failing result: the runs in a row
  * it has failed and the runs it needs to fail; needed 0: no gate applied. */
@@ -128,6 +130,7 @@ struct report {
 	size_t checks_total;       /* checks in the catalog */
 	char *hint;                /* "run `rocmcheck plan` for a fix script"; NULL: none */
 	const struct policy *policy; /* the operator's policy the checks judged by; NULL none (borrowed) */
+	const struct profiles_origin *db_origin; /* which database db is (profiles_update.h); NULL unknown (borrowed) */
 };
 
 void report_init(struct report *r, const struct facts *f, const struct profiles *db);
@@ -148,6 +151,10 @@ void result_evidence(struct check_result *res, const char *path, const char *fmt
 void result_fix_profile(struct check_result *res, const struct profiles *db,
 			const char *fix_id, const char *const *vars);
 /* A fix written by the check itself (text only or plus commands). */
+/* Why the fix has no command: a physical action, a firmware setting, the
+ * container's run flags, nothing to change now. Every warn and fail carries
+ * commands or this. */
+void result_fix_manual(struct check_result *res, const char *why);
 void result_fix_text(struct check_result *res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void result_fix_command(struct check_result *res, const char *cmd);

@@ -86,7 +86,13 @@ assert_out_has "$v/bin/python -m pip install torch torchvision torchaudio --inde
 v=$(venv importerror importerror rocm)
 check "$v" 1
 assert_out_has "\`import torch\` fails: ImportError: libamdhip64.so: cannot open shared object file: No such file or directory"
-assert_out_has "$v/bin/python -m pip uninstall -y torch torchvision torchaudio"
+# the fix is about the import error, not the machine's GPUs (it has none): the
+# library it names, and the same build again with the environment's interpreter;
+# torch.version.hip, never read, is not evidence
+assert_out_has "The library libamdhip64.so cannot be loaded"
+assert_out_has "$v/bin/python -m pip install --force-reinstall --no-cache-dir torch==2.4.0+rocm6.1 --index-url https://download.pytorch.org/whl/rocm6.1"
+assert_out_lacks "torch.version.hip"
+assert_out_lacks "replace it with"
 
 # plan runs the runtime checks at --level standard (its default, quick, runs
 # no interpreter); here, without a GPU, no plan can work, but the check ran

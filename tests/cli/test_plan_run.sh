@@ -3,7 +3,8 @@
 # of every OS in the profiles (an AMD and an NVIDIA GPU each) run under
 # `sh -eu` among recording stand-ins (tests/plans/recorder.sh) for apt-get,
 # dnf, zypper, sudo, usermod, mokutil, pip, modprobe, wget, ... in a
-# throwaway directory:
+# throwaway directory (for a fixture, with its boot command line in
+# /etc/default/grub and its modprobe.d):
 #   1. a fresh machine: pip missing, USER unset: the script runs to its end;
 #   2. again, pip present but outside a virtual environment (it refuses with
 #      externally-managed-environment): nothing changes;
@@ -31,7 +32,8 @@
 PLANS=$TESTS_DIR/plans
 REGEN=${ROCMCHECK_REGEN:-}
 RECORDED="sudo apt-get dnf zypper crb dpkg-query rpm usermod id modprobe lsmod update-grub grub2-mkconfig
-	mokutil wget curl amdgpu-install ubuntu-drivers uname grep sed mktemp rm dpkg-deb tee sh"
+	mokutil wget curl amdgpu-install ubuntu-drivers uname grep sed mktemp rm dpkg-deb tee sh
+	update-initramfs dkms"
 
 # ---- isolation
 ISO=()
@@ -129,6 +131,19 @@ sandbox() {
 	: >"$sb/root/var/lib/shim-signed/mok/MOK.der"
 	os_release "${2:-ubuntu-22.04}" >"$sb/root/etc/os-release"
 	kernel_release "${2:-ubuntu-24.04}" >"$sb/root/.kernel-release"
+	# a fixture's machine (NAME fixture-FIXTURE[.run]): its boot command line,
+	# as /etc/default/grub holds it, and its modprobe.d, which the fixes for a
+	# driver kept off edit
+	case $1 in
+	fixture-*)
+		local fx=$TESTS_DIR/fixtures/${1#fixture-} words
+		fx=${fx%%.*}
+		if [ -f "$fx/proc/cmdline" ]; then
+			words=$(tr ' ' '\n' <"$fx/proc/cmdline" | grep -v -e '^BOOT_IMAGE=' -e '^root=' -e '^ro$' -e '^$' | tr '\n' ' ')
+			printf 'GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT="%s"\nGRUB_CMDLINE_LINUX=""\n' "${words% }" >"$sb/root/etc/default/grub"
+		fi
+		if [ -d "$fx/etc/modprobe.d" ]; then cp -r "$fx/etc/modprobe.d" "$sb/root/etc/"; fi ;;
+	esac
 	own "$sb"
 }
 
@@ -218,14 +233,14 @@ for entry in "${plans[@]}"; do
 	# P. an old PyTorch in the environment, and the new wheels cannot be
 	# downloaded: the step fails, the script says so, nothing is removed
 	if [ -n "$torch" ] && [ -z "$interp" ]; then
-		echo 2.4.0+cu121 >"$sb/state/torch"
+		echo 2.4.0+cpu >"$sb/state/torch"
 		own "$sb"
 		if run_plan "$sb" P VIRTUAL_ENV="$sb/venv" PIP_FAIL=download; then
 			fail "$name: the PyTorch download failed, but the script exited 0"
 		fi
 		grep -q 'rocmcheck plan: step torch failed (exit status [1-9][0-9]*)\. Done: .*\. Skipped: none\. Not run: none\.' "$sb/err.P" ||
 			{ fail "$name: a failed PyTorch step: no report of the steps"; cat "$sb/err.P" >&2; }
-		grep -qx 2.4.0+cu121 "$sb/state/torch" || fail "$name: the download failed, and the installed PyTorch is gone"
+		grep -qx 2.4.0+cpu "$sb/state/torch" || fail "$name: the download failed, and the installed PyTorch is gone"
 		grep -q 'uninstall' "$sb/changes.P" && fail "$name: PyTorch was uninstalled before the new wheels were here"
 		grep -v '^python -m pip download ' "$sb/changes.P" >&2 && fail "$name: run P changed more than it downloaded"
 		ntests=$((ntests + 1))

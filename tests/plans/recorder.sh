@@ -116,7 +116,7 @@ apt-get|dnf|zypper)
 		*) pkg_install "$a" ;;
 		esac
 	done ;;
-crb|update-grub|grub2-mkconfig) change "$@" ;;
+crb|update-grub|grub2-mkconfig|update-initramfs|dracut|dkms) change "$@" ;;
 wget|curl)
 	change "$@"
 	out=''

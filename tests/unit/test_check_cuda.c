@@ -37,10 +37,30 @@ static void test_toolkit_pass(void **state)
 	t = tl_new();
 	tl_nvidia(t, 0x2684, 24 * GIB);
 	tl_nvidia_driver(t, "470.1.1");
-	tl_cuda(t, "12.6.2");
+	tl_cuda(t, "12.1.1");
 	c = tl_one(t, "cuda.toolkit");
 	assert_status(c, ST_PASS);
 	assert_contains(c->summary, "not judged");
+	tl_free(t);
+	/* newer than every release it knows: the database is older than the machine */
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "600.20.03");
+	tl_cuda(t, "12.6.2");
+	c = tl_one(t, "cuda.toolkit");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "CUDA toolkit 12.6.2 at /usr/local/cuda-12.6.2 is newer than every CUDA release the profile database (2000.01.01) knows (newest: 12.4), and NVIDIA driver 600.20.03 than every driver branch it knows");
+	assert_contains(c->fix.text, "older than this machine's CUDA 12.6.2");
+	assert_true(tl_has_command(c, "rocmcheck profiles update"));
+	tl_free(t);
+	/* a driver of a branch the database knows is not "newer" */
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "550.90.07");
+	tl_cuda(t, "12.6.2");
+	c = tl_one(t, "cuda.toolkit");
+	assert_status(c, ST_WARN);
+	assert_null(strstr(c->summary, "driver branch"));
 	tl_free(t);
 }
 

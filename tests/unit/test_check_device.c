@@ -171,9 +171,10 @@ static void test_arch_not_supported_nearest_release(void **state)
 	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
 	assert_status(tl_one(t, "device.arch"), ST_WARN);
 	tl_free(t);
-	/* a target no release supports and no override family */
+	/* a target no release supports and no override family, older than
+	 * targets the database knows (so not one it is too old for) */
 	t = tl_new();
-	tl_amd(t, "gfx1201", 120001, 0x7550, 16 * GIB, 32 * GIB);
+	tl_amd(t, "gfx803", 80003, 0x67df, 8 * GIB, 32 * GIB);
 	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, NULL);
 	c = tl_one(t, "device.arch");
 	assert_status(c, ST_FAIL);
@@ -400,9 +401,67 @@ static void test_arch_nvidia(void **state)
 	assert_contains(c->summary, "sm_89 (compute capability 8.9)");
 	tl_free(t);
 
+	/* an id below the ones the database lists: not known, not judged */
+	t = tl_new();
+	tl_nvidia(t, 0x1111, 24 * GIB);
+	assert_status(tl_one(t, "device.arch"), ST_SKIP);
+	tl_free(t);
+	/* above every id it lists: the database is older than the machine */
 	t = tl_new();
 	tl_nvidia(t, 0x9999, 24 * GIB);
-	assert_status(tl_one(t, "device.arch"), ST_SKIP);
+	c = tl_one(t, "device.arch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "10de:9999 is newer than every NVIDIA GPU the profile database (2000.01.01) knows");
+	assert_true(tl_has_command(c, "rocmcheck profiles update"));
+	tl_free(t);
+}
+
+/* What the database cannot know is not failed, and nothing is downgraded to
+ * what it knows; what it knows to be unsupported still fails. */
+static void test_arch_beyond_db(void **state)
+{
+	(void)state;
+	/* a gfx target newer than every one it knows */
+	struct tl *t = tl_new();
+	tl_amd(t, "gfx1201", 120001, 0x7550, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, NULL);
+	const struct check_result *c = tl_one(t, "device.arch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "gfx1201 is newer than every gfx target the profile database (2000.01.01) knows");
+	assert_contains(c->fix.text, "older than this machine's GPU (gfx1201)");
+	assert_int_equal(c->fix.commands.n, 1);
+	assert_true(tl_has_command(c, "rocmcheck profiles update"));
+	tl_free(t);
+	/* a known target no release lists (and no override stands in for),
+	 * with a ROCm newer than all of them: a newer release may add it */
+	t = tl_new_with(tl_real_db());
+	tl_amd(t, "gfx1152", 110502, 0x1114, 2 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-9.1.0", "9.1.0", true, NULL);
+	c = tl_one(t, "device.arch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "gfx1152 (RDNA3.5) is in no release the profile database (2026.11.29) knows, and the installed ROCm 9.1.0 is newer than all of them");
+	assert_true(tl_has_command(c, "rocmcheck profiles update"));
+	tl_free(t);
+	/* the same with a release it knows: known and unsupported, as before */
+	t = tl_new_with(tl_real_db());
+	tl_amd(t, "gfx1152", 110502, 0x1114, 2 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-7.2.0", "7.2.0", true, NULL);
+	assert_status(tl_one(t, "device.arch"), ST_FAIL);
+	tl_free(t);
+	/* older than every target the newest release lists: no newer release
+	 * adds it back, so still a fail with ROCm 9.1 */
+	t = tl_new_with(tl_real_db());
+	tl_amd(t, "gfx803", 80003, 0x67df, 8 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-9.1.0", "9.1.0", true, NULL);
+	assert_status(tl_one(t, "device.arch"), ST_FAIL);
+	tl_free(t);
+	/* dropped by a release the database knows: still a fail with ROCm 9.1 */
+	t = tl_new();
+	tl_amd(t, "gfx906", 90006, 0x66a1, 32 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-9.1.0", "9.1.0", true, NULL);
+	c = tl_one(t, "device.arch");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "dropped after ROCm 6.3");
 	tl_free(t);
 }
 
@@ -532,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_arch_igpu_beside_dgpu),
 		cmocka_unit_test(test_wsl_skips),
 		cmocka_unit_test(test_arch_nvidia),
+		cmocka_unit_test(test_arch_beyond_db),
 		cmocka_unit_test(test_igpu),
 		cmocka_unit_test(test_vram),
 	};

@@ -131,6 +131,237 @@ static void test_amdgpu_absent_secure_boot(void **state)
 	tl_free(t);
 }
 
+/* An AMD GPU on PCI without amdgpu, on Ubuntu 22.04 with headers and a
+ * DKMS amdgpu built for the running kernel: what keeps it off is named. */
+static struct tl *amdgpu_off_box_with(struct profiles *db)
+{
+	struct tl *t = tl_new_with(db);
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_kernel(t, "6.8.0-40-generic");
+	tl_pci(t, "0000:03:00.0", 0x1002, 0x744c, NULL, 0, 0);
+	t->f.sys.secure_boot = 0;
+	t->f.sys.dkms_amdgpu = true;
+	t->f.sys.headers_installed = true;
+	t->f.sys.amdgpu_ko = 1;
+	strvec_push(&t->f.sys.dkms_amdgpu_kernels, "6.8.0-40-generic");
+	return t;
+}
+
+static struct tl *amdgpu_off_box(void)
+{
+	return amdgpu_off_box_with(tl_mini_db());
+}
+
+static void test_amdgpu_block_cmdline(void **state)
+{
+	(void)state;
+	static const char *const args[] = { "nomodeset", "modprobe.blacklist=amdgpu", "amdgpu.modeset=0",
+					    "module_blacklist=radeon,amdgpu" };
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		struct tl *t = amdgpu_off_box();
+		t->f.kernel.cmdline = xasprintf("BOOT_IMAGE=/boot/vmlinuz-6.8.0-40-generic ro quiet splash %s", args[i]);
+		t->f.drv.amdgpu_block.cmdline_arg = cmdline_module_block(t->f.kernel.cmdline, "amdgpu");
+		assert_string_equal(t->f.drv.amdgpu_block.cmdline_arg, args[i]);
+		const struct check_result *c = tl_one(t, "driver.amdgpu");
+		assert_status(c, ST_FAIL);
+		char *want = xasprintf("the kernel command line has %s, which keeps amdgpu from loading", args[i]);
+		assert_contains(c->summary, want);
+		free(want);
+		assert_true(tl_has_evidence(c, "/proc/cmdline", args[i]));
+		/* the word leaves the boot loader's configuration, then a reboot: no headers, no modprobe */
+		char *sed = xasprintf("sudo sed -i -E 's/[[:space:]]*\\<%s\\>//g' /etc/default/grub", args[i]);
+		assert_true(tl_has_command(c, sed));
+		free(sed);
+		char *grubby = xasprintf("! command -v grubby >/dev/null || sudo grubby --update-kernel=ALL --remove-args=%s", args[i]);
+		assert_true(tl_has_command(c, grubby));
+		free(grubby);
+		assert_true(tl_has_command(c, "sudo update-grub"));
+		assert_false(tl_has_command(c, "linux-headers"));
+		assert_false(tl_has_command(c, "sudo modprobe amdgpu"));
+		assert_true(c->fix.reboot);
+		tl_free(t);
+	}
+	/* RHEL: grub2-mkconfig regenerates the configuration */
+	struct tl *t = amdgpu_off_box();
+	tl_os(t, "rhel", "9", "Red Hat Enterprise Linux 9.4");
+	t->f.drv.amdgpu_block.cmdline_arg = xstrdup("nomodeset");
+	t->f.kernel.cmdline = xstrdup("ro nomodeset");
+	const struct check_result *c = tl_one(t, "driver.amdgpu");
+	assert_true(tl_has_command(c, "sudo grub2-mkconfig -o /boot/grub2/grub.cfg"));
+	tl_free(t);
+}
+
+static void test_amdgpu_block_modprobe(void **state)
+{
+	(void)state;
+	struct tl *t = amdgpu_off_box();
+	t->f.drv.amdgpu_block.conf_path = xstrdup("/etc/modprobe.d/blacklist-amdgpu.conf");
+	t->f.drv.amdgpu_block.conf_line = xstrdup("blacklist amdgpu");
+	t->f.drv.amdgpu_block.conf_lineno = 2;
+	const struct check_result *c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "/etc/modprobe.d/blacklist-amdgpu.conf line 2 says \"blacklist amdgpu\", which keeps amdgpu from loading");
+	assert_true(tl_has_evidence(c, "/etc/modprobe.d/blacklist-amdgpu.conf", "line 2: blacklist amdgpu"));
+	assert_true(tl_has_command(c, "sudo sed -i -E 's/^[[:space:]]*(blacklist|install)[[:space:]]+amdgpu([[:space:]]|$)/# &/' /etc/modprobe.d/blacklist-amdgpu.conf"));
+	assert_true(tl_has_command(c, "update-initramfs -u"));
+	assert_true(tl_has_command(c, "sudo modprobe amdgpu"));
+	assert_false(tl_has_command(c, "linux-headers"));
+	tl_free(t);
+	/* a file name the shell must not read as code is quoted */
+	t = amdgpu_off_box();
+	t->f.drv.amdgpu_block.conf_path = xstrdup("/etc/modprobe.d/my gpu;x.conf");
+	t->f.drv.amdgpu_block.conf_line = xstrdup("install amdgpu /bin/false");
+	t->f.drv.amdgpu_block.conf_lineno = 1;
+	c = tl_one(t, "driver.amdgpu");
+	assert_true(tl_has_command(c, "([[:space:]]|$)/# &/' '/etc/modprobe.d/my gpu;x.conf'"));
+	tl_free(t);
+}
+
+static void test_amdgpu_block_secure_boot_log(void **state)
+{
+	(void)state;
+	/* Secure Boot not recorded, but the kernel log shows lockdown refusing a module */
+	struct tl *t = amdgpu_off_box();
+	t->f.sys.secure_boot = -1;
+	t->f.klog.read = true;
+	t->f.klog.source = xstrdup("/.rocmcheck/kernel.log");
+	t->f.klog.modsig_line = 812;
+	t->f.klog.modsig_text = xstrdup("Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7");
+	const struct check_result *c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "the kernel refused an unsigned or untrusted module and a DKMS amdgpu is installed");
+	assert_true(tl_has_evidence(c, "/.rocmcheck/kernel.log", "line 812: Lockdown: modprobe"));
+	assert_true(tl_has_command(c, "sudo mokutil --import /var/lib/dkms/mok.pub"));
+	assert_false(tl_has_command(c, "sudo modprobe amdgpu"));
+	tl_free(t);
+}
+
+static void test_amdgpu_block_dkms_kernel(void **state)
+{
+	(void)state;
+	struct tl *t = amdgpu_off_box();
+	t->f.sys.amdgpu_ko = 0;
+	strvec_release(&t->f.sys.dkms_amdgpu_kernels);
+	strvec_push(&t->f.sys.dkms_amdgpu_kernels, "6.5.0-45-generic");
+	const struct check_result *c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "the DKMS amdgpu is built for kernel 6.5.0-45-generic, not the running 6.8.0-40-generic");
+	assert_true(tl_has_evidence(c, "/var/lib/dkms/amdgpu", "built for 6.5.0-45-generic; running 6.8.0-40-generic"));
+	assert_true(tl_has_command(c, "sudo apt-get install -y linux-headers-6.8.0-40-generic linux-modules-extra-6.8.0-40-generic"));
+	assert_true(tl_has_command(c, "sudo dkms autoinstall -k 6.8.0-40-generic"));
+	assert_true(tl_has_command(c, "sudo modprobe amdgpu"));
+	tl_free(t);
+	/* the running kernel has an amdgpu of its own: not the cause, the usual fix */
+	t = amdgpu_off_box();
+	strvec_release(&t->f.sys.dkms_amdgpu_kernels);
+	strvec_push(&t->f.sys.dkms_amdgpu_kernels, "6.5.0-45-generic");
+	c = tl_one(t, "driver.amdgpu");
+	assert_null(strstr(c->summary, "DKMS amdgpu is built for"));
+	assert_false(tl_has_command(c, "dkms autoinstall"));
+	tl_free(t);
+}
+
+static void add_firmware_event(struct tl *t, const char *file, const char *line)
+{
+	t->f.klog.read = true;
+	t->f.klog.source = xstrdup("/.rocmcheck/kernel.log");
+	t->f.klog.ev = xcalloc(1, sizeof(*t->f.klog.ev));
+	t->f.klog.nev = 1;
+	t->f.klog.ev[0].kind = KLOG_FIRMWARE_MISSING;
+	snprintf(t->f.klog.ev[0].detail, sizeof(t->f.klog.ev[0].detail), "%s", file);
+	t->f.klog.ev[0].line = xstrdup(line);
+	t->f.klog.ev[0].count = 1;
+	t->f.klog.ev[0].first_line = t->f.klog.ev[0].last_line = 14;
+}
+
+static void test_amdgpu_block_firmware(void **state)
+{
+	(void)state;
+	/* the module loaded but its probe gave up: live, no GPU bound (the
+	 * shipped profile names Debian's firmware package) */
+	struct tl *t = amdgpu_off_box_with(tl_real_db());
+	tl_os(t, "debian", "12", "Debian GNU/Linux 12 (bookworm)");
+	tl_amdgpu_live(t, NULL);
+	add_firmware_event(t, "amdgpu/gc_11_0_0_pfp.bin",
+			   "amdgpu 0000:03:00.0: firmware: failed to load amdgpu/gc_11_0_0_pfp.bin (-2)");
+	const struct check_result *c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "amdgpu is loaded but drives none of the 1 AMD GPU on PCI; amdgpu could not load its firmware amdgpu/gc_11_0_0_pfp.bin");
+	assert_true(tl_has_evidence(c, "/.rocmcheck/kernel.log", "line 14: amdgpu 0000:03:00.0: firmware: failed to load"));
+	assert_true(tl_has_command(c, "sudo apt-get install -y firmware-amd-graphics"));
+	assert_true(tl_has_command(c, "update-initramfs -u"));
+	assert_false(tl_has_command(c, "sudo modprobe amdgpu"));
+	assert_true(c->fix.reboot);
+	tl_free(t);
+	/* elsewhere the package is linux-firmware, through the OS's own installer */
+	t = amdgpu_off_box_with(tl_real_db());
+	tl_os(t, "rhel", "9", "Red Hat Enterprise Linux 9.4");
+	add_firmware_event(t, "amdgpu/gc_11_0_0_pfp.bin", "amdgpu 0000:03:00.0: Direct firmware load for amdgpu/gc_11_0_0_pfp.bin failed with error -2");
+	c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "amdgpu could not load its firmware amdgpu/gc_11_0_0_pfp.bin");
+	assert_true(tl_has_command(c, "sudo dnf install -y linux-firmware"));
+	tl_free(t);
+	/* the iGPU is bound, the GPU the log names is not: still the firmware */
+	t = amdgpu_off_box_with(tl_real_db());
+	tl_amdgpu_live(t, NULL);
+	tl_pci(t, "0000:0c:00.0", 0x1002, 0x164e, "amdgpu", 0, 0);
+	add_firmware_event(t, "amdgpu/psp_13_0_0_sos.bin", "amdgpu 0000:03:00.0: Direct firmware load for amdgpu/psp_13_0_0_sos.bin failed with error -2");
+	snprintf(t->f.klog.ev[0].addr, sizeof(t->f.klog.ev[0].addr), "0000:03:00.0");
+	c = tl_one(t, "driver.amdgpu");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "amdgpu is loaded but does not drive the AMD GPU at 0000:03:00.0; amdgpu could not load its firmware amdgpu/psp_13_0_0_sos.bin");
+	tl_free(t);
+	/* a GPU that amdgpu drives: a firmware line is health.kernel_log's, not a load failure */
+	t = tl_new();
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_amdgpu_live(t, NULL);
+	add_firmware_event(t, "amdgpu/gc_11_0_0_pfp.bin", "x");
+	assert_status(tl_one(t, "driver.amdgpu"), ST_PASS);
+	tl_free(t);
+}
+
+/* Nothing keeps it off: the headers and modprobe, as before. */
+static void test_amdgpu_block_none(void **state)
+{
+	(void)state;
+	struct tl *t = amdgpu_off_box();
+	t->f.kernel.cmdline = xstrdup("BOOT_IMAGE=/boot/vmlinuz ro quiet splash amdgpu.ppfeaturemask=0xffffffff amdgpu.runpm=0");
+	t->f.drv.amdgpu_block.cmdline_arg = cmdline_module_block(t->f.kernel.cmdline, "amdgpu");
+	assert_null(t->f.drv.amdgpu_block.cmdline_arg);
+	const struct check_result *c = tl_one(t, "driver.amdgpu");
+	assert_string_equal(c->summary, "the amdgpu module is not loaded (1 AMD GPU on PCI): rocminfo says \"ROCk module is NOT loaded, possibly no GPU devices\"");
+	assert_true(tl_has_command(c, "sudo modprobe amdgpu"));
+	tl_free(t);
+}
+
+/* nvidia kept off by modprobe.d or the command line: named, and that fix. */
+static void test_nvidia_blocked(void **state)
+{
+	(void)state;
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.4 LTS");
+	tl_pci(t, "0000:01:00.0", 0x10de, 0x2684, NULL, 0, 0);
+	t->f.drv.nvidia_block.conf_path = xstrdup("/lib/modprobe.d/blacklist-nvidia.conf");
+	t->f.drv.nvidia_block.conf_line = xstrdup("blacklist nvidia");
+	t->f.drv.nvidia_block.conf_lineno = 3;
+	const struct check_result *c = tl_one(t, "driver.nvidia");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "/lib/modprobe.d/blacklist-nvidia.conf line 3 says \"blacklist nvidia\", which keeps it from loading");
+	assert_true(tl_has_command(c, "[[:space:]]+nvidia([[:space:]]|$)/# &/' /lib/modprobe.d/blacklist-nvidia.conf"));
+	assert_true(tl_has_command(c, "sudo modprobe nvidia"));
+	assert_false(tl_has_command(c, "ubuntu-drivers"));
+	tl_free(t);
+	t = tl_new();
+	tl_pci(t, "0000:01:00.0", 0x10de, 0x2684, NULL, 0, 0);
+	t->f.kernel.cmdline = xstrdup("ro modprobe.blacklist=nvidia,nvidia_drm");
+	t->f.drv.nvidia_block.cmdline_arg = cmdline_module_block(t->f.kernel.cmdline, "nvidia");
+	c = tl_one(t, "driver.nvidia");
+	assert_contains(c->summary, "the kernel command line has modprobe.blacklist=nvidia,nvidia_drm");
+	assert_true(c->fix.reboot);
+	tl_free(t);
+}
+
 /* A mainline or self-built kernel: no linux-headers-<release> from the
  * distribution's archive, which does not carry it. */
 static void test_amdgpu_mainline_kernel_headers(void **state)
@@ -341,6 +572,13 @@ int main(void)
 		cmocka_unit_test(test_kfd_integrated_pci_not_required),
 		cmocka_unit_test(test_nvidia),
 		cmocka_unit_test(test_amdgpu_absent_secure_boot),
+		cmocka_unit_test(test_amdgpu_block_cmdline),
+		cmocka_unit_test(test_amdgpu_block_modprobe),
+		cmocka_unit_test(test_amdgpu_block_secure_boot_log),
+		cmocka_unit_test(test_amdgpu_block_dkms_kernel),
+		cmocka_unit_test(test_amdgpu_block_firmware),
+		cmocka_unit_test(test_amdgpu_block_none),
+		cmocka_unit_test(test_nvidia_blocked),
 		cmocka_unit_test(test_amdgpu_mainline_kernel_headers),
 		cmocka_unit_test(test_wsl_skips),
 	};

@@ -183,6 +183,52 @@ static void test_torch_wheel_tensile(void **state)
 	tl_free(t);
 }
 
+/* Builds newer than the database: a warn that it is older than the machine,
+ * never a reinstall of a build it knows. */
+static void test_torch_beyond_db(void **state)
+{
+	(void)state;
+	struct tl *t = amd();
+	tl_framework(t, "torch", "2.9.0+rocm6.4", FW_BACKEND_ROCM, "6.4", "gfx1100");
+	const struct check_result *c = tl_one(t, "framework.torch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "torch 2.9.0+rocm6.4 is a build of PyTorch 2.9.0, newer than the profile database (2000.01.01) knows");
+	assert_int_equal(c->fix.commands.n, 1);
+	assert_true(tl_has_command(c, "rocmcheck profiles update"));
+	tl_free(t);
+	t = amd();
+	tl_framework(t, "torch", "2.8.0+rocm9.1", FW_BACKEND_ROCM, "9.1", "gfx1100");
+	c = tl_one(t, "framework.torch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "a build of ROCm 9.1");
+	tl_free(t);
+	t = tl_new();
+	tl_nvidia(t, 0x2684, 24 * GIB);
+	tl_nvidia_driver(t, "550.54.14");
+	tl_framework(t, "torch", "2.8.0+cu130", FW_BACKEND_CUDA, "13.0", NULL);
+	c = tl_one(t, "framework.torch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "a build of CUDA 13.0");
+	assert_null(strstr(c->fix.text, "pip install"));
+	tl_free(t);
+	/* the releases it knows: judged as before */
+	t = amd();
+	tl_framework(t, "torch", "2.8.0+rocm6.4", FW_BACKEND_ROCM, "6.4", "gfx1100");
+	assert_status(tl_one(t, "framework.torch"), ST_PASS);
+	tl_free(t);
+	/* a known wheel without kernels for a gfx target newer than the
+	 * database: no reinstall of another index it knows */
+	t = tl_new();
+	tl_amd(t, "gfx1250", 120500, 0x75ff, 16 * GIB, 32 * GIB);
+	tl_framework(t, "torch", "2.8.0+rocm6.4", FW_BACKEND_ROCM, "6.4", "gfx1100");
+	c = tl_one(t, "framework.torch");
+	assert_status(c, ST_WARN);
+	assert_contains(c->fix.text, "older than this machine's GPU (gfx1250)");
+	assert_null(strstr(c->fix.text, "replace it"));
+	assert_false(tl_has_command(c, "pip install"));
+	tl_free(t);
+}
+
 static void test_torch_dkms_window(void **state)
 {
 	(void)state;
@@ -389,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_torch_index_for_the_python),
 		cmocka_unit_test(test_torch_wsl),
 		cmocka_unit_test(test_torch_dkms_window),
+		cmocka_unit_test(test_torch_beyond_db),
 		cmocka_unit_test(test_torch_cuda_driver_too_old),
 		cmocka_unit_test(test_torch_fix_not_the_installed_build),
 		cmocka_unit_test(test_torch_unknown_backend_error),

@@ -97,6 +97,55 @@ static void test_kfd_via_sudo(void **state)
 	tl_free(t);
 }
 
+/* A capture that names the sudo caller only in [env] SUDO_USER: the facts
+ * give the caller and its groups (from the capture's /etc/group), and the
+ * node is judged for that user, never root: the fix adds that user. */
+static void test_kfd_via_sudo_env(void **state)
+{
+	(void)state;
+	struct tl *t = amd_box();
+	tl_user(t, "root", 0, "root");
+	tl_env(t, "SUDO_USER", "alice");
+	t->f.sys.sudo_user = xstrdup("alice");
+	strvec_split(&t->f.sys.sudo_groups, "adm sudo alice", " ");
+	tl_dev(t, "/dev/kfd", NODE_CHAR, 0660, "render", ACCESS_RW); /* root's access */
+	const struct check_result *c = tl_one(t, "perm.kfd");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "user alice (SUDO_USER: running as root via sudo");
+	assert_true(tl_has_command(c, "sudo usermod -aG render,video alice"));
+	assert_false(tl_has_command(c, " root"));
+	assert_true(tl_has_evidence(c, "/etc/group", "alice: adm sudo alice"));
+	tl_free(t);
+
+	t = amd_box();
+	tl_user(t, "root", 0, "root");
+	t->f.sys.sudo_user = xstrdup("alice");
+	strvec_split(&t->f.sys.sudo_groups, "alice render", " ");
+	tl_dev(t, "/dev/kfd", NODE_CHAR, 0660, "render", ACCESS_RW);
+	c = tl_one(t, "perm.kfd");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "user alice (SUDO_USER");
+	tl_free(t);
+
+	/* the caller's groups not in the capture: cannot tell, never root's pass */
+	t = amd_box();
+	tl_user(t, "root", 0, "root");
+	t->f.sys.sudo_user = xstrdup("alice");
+	tl_dev(t, "/dev/kfd", NODE_CHAR, 0660, "render", ACCESS_RW);
+	assert_status(tl_one(t, "perm.kfd"), ST_SKIP);
+	tl_free(t);
+
+	/* host.ini's sudo_user wins over what the facts derived */
+	t = amd_box();
+	tl_sudo(t, "bob", "bob render");
+	t->f.sys.sudo_user = xstrdup("alice");
+	tl_dev(t, "/dev/kfd", NODE_CHAR, 0660, "render", ACCESS_RW);
+	c = tl_one(t, "perm.kfd");
+	assert_status(c, ST_PASS);
+	assert_contains(c->summary, "user bob (SUDO_USER");
+	tl_free(t);
+}
+
 static void test_kfd_skips(void **state)
 {
 	(void)state;
@@ -400,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_kfd_rw),
 		cmocka_unit_test(test_kfd_denied),
 		cmocka_unit_test(test_kfd_via_sudo),
+		cmocka_unit_test(test_kfd_via_sudo_env),
 		cmocka_unit_test(test_kfd_skips),
 		cmocka_unit_test(test_render_per_gpu),
 		cmocka_unit_test(test_nvidia_nodes),

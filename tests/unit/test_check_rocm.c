@@ -277,10 +277,21 @@ static void test_version_window(void **state)
 	tl_free(t);
 	t = xtx();
 	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
-	tl_amdgpu_live(t, "9.9.9");
+	tl_amdgpu_live(t, "6.9.1"); /* between releases the profile knows */
 	c = tl_one(t, "rocm.version");
 	assert_status(c, ST_PASS);
 	assert_contains(c->summary, "not in the profile");
+	tl_free(t);
+	/* newer than every DKMS the database knows: it is older than the machine */
+	t = xtx();
+	tl_rocm(t, "/opt/rocm-6.2.0", "6.2.0", true, "gfx1100");
+	tl_amdgpu_live(t, "9.9.9");
+	c = tl_one(t, "rocm.version");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "amdgpu DKMS 9.9.9 is newer than every driver the profile database (2000.01.01) knows");
+	assert_contains(c->fix.text, "The profile database (2000.01.01) is older than this machine's amdgpu DKMS driver 9.9.9");
+	assert_true(tl_has_command(c, "rocmcheck profiles update"));
+	assert_true(tl_has_evidence(c, "profile database", "version 2000.01.01"));
 	tl_free(t);
 }
 
@@ -317,16 +328,47 @@ static void test_version_skips_and_unknown(void **state)
 	tl_free(t);
 	t = xtx();
 	tl_rocm(t, "/opt/rocm-9.1.0", "9.1.0", true, NULL);
-	assert_status(tl_one(t, "rocm.version"), ST_SKIP); /* newer than the profile */
+	/* newer than the profile: the database is older than the machine */
+	const struct check_result *c = tl_one(t, "rocm.version");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "ROCm 9.1.0 is newer than every release the profile database (2000.01.01) knows (newest: 6.4)");
+	assert_contains(c->summary, "rocmcheck profiles update");
+	assert_contains(c->fix.text, "older than this machine's ROCm 9.1.0");
+	assert_int_equal(c->fix.commands.n, 1);
+	assert_true(tl_has_command(c, "rocmcheck profiles update"));
 	tl_free(t);
 	t = xtx();
 	tl_rocm(t, "/opt/rocm-5.0.0", "5.0.0", true, NULL);
-	const struct check_result *c = tl_one(t, "rocm.version");
+	c = tl_one(t, "rocm.version");
 	assert_status(c, ST_WARN);
 	assert_contains(c->summary, "older than every release");
 	assert_contains(c->fix.text, "gfx1100");
 	/* the release to install is not where support began: no "from ... on" claim */
 	assert_null(strstr(c->fix.text, "supported from"));
+	tl_free(t);
+}
+
+/* A machine newer than the database: no downgrade to what it knows. */
+static void test_rocblas_beyond_db(void **state)
+{
+	(void)state;
+	/* ROCm 9.1 without gfx1100 kernels: not "install 6.4, the newest" */
+	struct tl *t = xtx();
+	tl_rocm(t, "/opt/rocm-9.1.0", "9.1.0", true, "gfx90a");
+	const struct check_result *c = tl_one(t, "rocm.rocblas");
+	assert_status(c, ST_FAIL);
+	assert_null(strstr(c->fix.text, "6.4"));
+	assert_contains(c->fix.text, "older than this machine's ROCm 9.1.0");
+	assert_true(tl_has_command(c, "rocmcheck profiles update"));
+	tl_free(t);
+	/* a gfx target newer than every one it knows */
+	t = tl_new();
+	tl_amd(t, "gfx1250", 120500, 0x75ff, 16 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.4.1", "6.4.1", true, "gfx1100");
+	c = tl_one(t, "rocm.rocblas");
+	assert_status(c, ST_FAIL); /* the files say so, whatever the database knows */
+	assert_contains(c->fix.text, "older than this machine's GPU (gfx1250)");
+	assert_true(tl_has_command(c, "rocmcheck profiles update"));
 	tl_free(t);
 }
 
@@ -463,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_rocblas),
 		cmocka_unit_test(test_rocblas_igpu),
 		cmocka_unit_test(test_rocblas_skips),
+		cmocka_unit_test(test_rocblas_beyond_db),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,6 +139,48 @@ static void test_kernel_newest_release_when_none_installed(void **state)
 	tl_free(t);
 }
 
+/* A series past every one the database lists for the OS, judged by its
+ * newest release: the database is older than the machine, and no kernel
+ * to boot instead (the kernel_supported fix would be a downgrade). */
+static void test_kernel_beyond_db(void **state)
+{
+	(void)state;
+	/* 6.4, the newest, lists 6.8 and 6.11 for 24.04 */
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.2 LTS");
+	tl_kernel(t, "6.14.0-37-generic");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	const struct check_result *c = tl_one(t, "system.kernel");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "kernel series 6.14 is newer than 6.11, the newest the profile database (2000.01.01) lists for Ubuntu 24.04 LTS");
+	assert_contains(c->fix.text, "older than this machine's kernel 6.14.0-37-generic");
+	assert_null(strstr(c->fix.text, "boot a supported kernel"));
+	assert_int_equal(c->fix.commands.n, 1);
+	assert_true(tl_has_command(c, "rocmcheck profiles update"));
+	tl_free(t);
+	/* the same with ROCm 9.1 installed, newer than every release */
+	t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.2 LTS");
+	tl_kernel(t, "6.14.0-37-generic");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-9.1.0", "9.1.0", true, NULL);
+	c = tl_one(t, "system.kernel");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "whether ROCm 9.1.0 supports it");
+	tl_free(t);
+	/* an older release it knows does not list it: judged as before */
+	t = tl_new();
+	tl_os(t, "ubuntu", "24.04", "Ubuntu 24.04.2 LTS");
+	tl_kernel(t, "6.14.0-37-generic");
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	tl_rocm(t, "/opt/rocm-6.2.4", "6.2.4", true, NULL);
+	c = tl_one(t, "system.kernel");
+	assert_status(c, ST_WARN);
+	assert_contains(c->summary, "DKMS amdgpu builds fail there");
+	assert_contains(c->fix.text, "ROCm 6.2");
+	tl_free(t);
+}
+
 static void test_kernel_unparseable_is_error(void **state)
 {
 	(void)state;
@@ -448,9 +490,23 @@ static void test_container(void **state)
 	assert_status(tl_one(t, "system.container"), ST_SKIP);
 	t->f.sys.container = CONTAINER_DOCKER;
 	t->f.sys.container_evidence = xstrdup("/.dockerenv");
+	/* no GPU at all in the container: it fails with device.present, in its words */
+	t->f.npci_all = 6;
+	tl_dev(t, "/dev/kfd", NODE_MISSING, 0, NULL, ACCESS_MISSING);
 	const struct check_result *c = tl_one(t, "system.container");
-	assert_status(c, ST_PASS);
-	assert_contains(c->summary, "no GPU expected");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "with no GPU passed in: no GPU among the 6 PCI devices visible in this container; "
+			"/dev/kfd and /dev/dri are not passed in");
+	assert_contains(c->fix.text, "--device /dev/kfd --device /dev/dri");
+	assert_contains(c->fix.text, "--gpus all");
+	c = tl_one(t, "device.present");
+	assert_status(c, ST_FAIL);
+	assert_contains(c->summary, "no GPU found: no GPU among the 6 PCI devices visible in this container");
+	tl_free(t);
+
+	t = tl_new();
+	t->f.sys.container = CONTAINER_DOCKER;
+	t->f.sys.container_evidence = xstrdup("/.dockerenv");
 	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
 	c = tl_one(t, "system.container");
 	assert_status(c, ST_PASS);
@@ -686,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_os_nvidia_only_not_judged),
 		cmocka_unit_test(test_os_unsupported_fix),
 		cmocka_unit_test(test_kernel_without_amd_or_rocm),
+		cmocka_unit_test(test_kernel_beyond_db),
 		cmocka_unit_test(test_wsl_skips),
 		cmocka_unit_test(test_wsl),
 		cmocka_unit_test(test_container),

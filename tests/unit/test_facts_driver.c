@@ -94,6 +94,119 @@ static void test_amd_dkms(void **state)
 	tree_free(&t);
 }
 
+static void test_module_block_parse(void **state)
+{
+	(void)state;
+	char *w;
+	/* what keeps amdgpu off; words that merely tune it do not */
+	static const char *const off[][2] = {
+		{ "BOOT_IMAGE=/vmlinuz ro quiet nomodeset", "nomodeset" },
+		{ "ro modprobe.blacklist=nouveau,amdgpu splash", "modprobe.blacklist=nouveau,amdgpu" },
+		{ "module_blacklist=amdgpu", "module_blacklist=amdgpu" },
+		{ "ro\tamdgpu.modeset=0\n", "amdgpu.modeset=0" },
+	};
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+		w = cmdline_module_block(off[i][0], "amdgpu");
+		assert_non_null(w);
+		assert_string_equal(w, off[i][1]);
+		free(w);
+	}
+	static const char *const on[] = {
+		"ro amdgpu.runpm=0 amdgpu.ppfeaturemask=0xffffffff amdgpu.modeset=1", "modprobe.blacklist=amdgpu_x,radeon",
+		"xnomodeset", "nomodeset2", "", NULL,
+	};
+	for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); i++)
+		assert_null(cmdline_module_block(on[i], "amdgpu"));
+	/* nomodeset keeps KMS drivers off, not nvidia.ko; a blacklist does, - and _ alike */
+	assert_null(cmdline_module_block("nomodeset", "nvidia"));
+	w = cmdline_module_block("modprobe.blacklist=nvidia-drm,nvidia", "nvidia");
+	assert_string_equal(w, "modprobe.blacklist=nvidia-drm,nvidia");
+	free(w);
+	assert_null(cmdline_module_block("modprobe.blacklist=nvidia_drm", "nvidia"));
+
+	unsigned line = 0;
+	w = modprobe_conf_block("# comment\noptions amdgpu ppfeaturemask=0\n  blacklist   amdgpu  \n", "amdgpu", &line);
+	assert_string_equal(w, "blacklist amdgpu");
+	assert_int_equal(line, 3);
+	free(w);
+	w = modprobe_conf_block("install amdgpu /bin/false\n", "amdgpu", &line);
+	assert_string_equal(w, "install amdgpu /bin/false");
+	assert_int_equal(line, 1);
+	free(w);
+	w = modprobe_conf_block("install amdgpu true", "amdgpu", &line);
+	assert_string_equal(w, "install amdgpu true");
+	free(w);
+	/* a wrapper that loads it, another module, a comment: no block */
+	assert_null(modprobe_conf_block("install amdgpu /sbin/modprobe --ignore-install amdgpu $CMDLINE_OPTS\n"
+					"blacklist amdgpu_extra\n#blacklist amdgpu\nblacklist radeon\nblacklist\n",
+					"amdgpu", &line));
+	assert_null(modprobe_conf_block("", "amdgpu", &line));
+}
+
+/* modprobe.d in kmod's order, the first blocking line wins; /proc/cmdline */
+static void test_module_block_read(void **state)
+{
+	(void)state;
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, "usr/lib/modprobe.d/nvidia-blacklist.conf", "blacklist nvidia\n");
+	tree_put(&t, "etc/modprobe.d/alsa.conf", "options snd-hda-intel model=auto\n");
+	tree_put(&t, "etc/modprobe.d/zz-amdgpu.conf", "blacklist amdgpu\n");
+	tree_put(&t, "etc/modprobe.d/aa-amdgpu.conf", "install amdgpu /bin/false\n");
+	tree_put(&t, "etc/modprobe.d/amdgpu.conf.bak", "blacklist amdgpu\n");
+	tree_put(&t, "proc/cmdline", "BOOT_IMAGE=/vmlinuz ro nomodeset\n");
+	struct facts *f = tree_open(&t);
+	facts_read_system(f);
+	facts_read_driver(f);
+	assert_string_equal(f->drv.amdgpu_block.cmdline_arg, "nomodeset");
+	assert_string_equal(f->drv.amdgpu_block.conf_path, "/etc/modprobe.d/aa-amdgpu.conf");
+	assert_string_equal(f->drv.amdgpu_block.conf_line, "install amdgpu /bin/false");
+	assert_int_equal(f->drv.amdgpu_block.conf_lineno, 1);
+	assert_null(f->drv.nvidia_block.cmdline_arg);
+	assert_string_equal(f->drv.nvidia_block.conf_path, "/usr/lib/modprobe.d/nvidia-blacklist.conf");
+	tree_close(&t);
+	/* nothing there: nothing named */
+	tree_rm(&t, "etc");
+	tree_rm(&t, "usr");
+	tree_rm(&t, "proc");
+	f = tree_open(&t);
+	facts_read_system(f);
+	facts_read_driver(f);
+	assert_null(f->drv.amdgpu_block.cmdline_arg);
+	assert_null(f->drv.amdgpu_block.conf_path);
+	assert_null(f->drv.nvidia_block.conf_path);
+	tree_free(&t);
+}
+
+/* DKMS builds by kernel, and whether the running kernel has an amdgpu.ko */
+static void test_dkms_kernels(void **state)
+{
+	(void)state;
+	static const char ini[] = "[capture]\nformat = 1\nsource = test\n[uname]\nrelease = 6.8.0-45-generic\n";
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, ".rocmcheck/host.ini", ini);
+	tree_put(&t, "var/lib/dkms/amdgpu/6.8.5-2041575.24.04/6.8.0-41-generic/x86_64/module/amdgpu.ko.zst", "");
+	tree_put(&t, "var/lib/dkms/amdgpu/6.8.5-2041575.24.04/source/dkms.conf", "");
+	tree_mkdirs(&t, "lib/modules/6.8.0-45-generic");
+	struct facts *f = tree_open(&t);
+	facts_read_system(f);
+	assert_int_equal(f->sys.dkms_amdgpu_kernels.n, 1);
+	assert_string_equal(f->sys.dkms_amdgpu_kernels.v[0], "6.8.0-41-generic");
+	assert_int_equal(f->sys.amdgpu_ko, 0);
+	tree_close(&t);
+	tree_put(&t, "lib/modules/6.8.0-45-generic/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.zst", "");
+	f = tree_open(&t);
+	facts_read_system(f);
+	assert_int_equal(f->sys.amdgpu_ko, 1);
+	tree_close(&t);
+	tree_rm(&t, "lib");
+	f = tree_open(&t);
+	facts_read_system(f);
+	assert_int_equal(f->sys.amdgpu_ko, -1);   /* not captured: cannot tell */
+	tree_free(&t);
+}
+
 static void test_nvidia(void **state)
 {
 	(void)state;
@@ -187,6 +300,9 @@ int main(void)
 		cmocka_unit_test(test_nvidia_libs),
 		cmocka_unit_test(test_amd_dkms),
 		cmocka_unit_test(test_nvidia),
+		cmocka_unit_test(test_module_block_parse),
+		cmocka_unit_test(test_module_block_read),
+		cmocka_unit_test(test_dkms_kernels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

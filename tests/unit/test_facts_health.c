@@ -50,6 +50,35 @@ static void test_xid(void **state)
 	klog_facts_release(&k);
 }
 
+/* Debian's firmware_class line counts as the upstream one; a module the
+ * kernel refused for its signature is kept for driver.amdgpu, not an event. */
+static void test_firmware_debian_and_module_signature(void **state)
+{
+	(void)state;
+	struct klog_facts k;
+	parse("[    3.902217] amdgpu 0000:03:00.0: firmware: failed to load amdgpu/psp_13_0_0_sos.bin (-2)\n"
+	      "[    3.902221] amdgpu 0000:03:00.0: firmware: direct-loading firmware amdgpu/si58_mc.bin\n"
+	      "[   20.100000] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7\n"
+	      "[   21.100000] module verification failed: signature and/or required key missing - tainting kernel\n", &k);
+	const struct klog_event *e = find(&k, KLOG_FIRMWARE_MISSING, "0000:03:00.0");
+	assert_non_null(e);
+	assert_string_equal(e->detail, "amdgpu/psp_13_0_0_sos.bin");
+	assert_int_equal(k.nev, 1);      /* a firmware loaded is no event */
+	assert_int_equal(k.modsig_line, 3);
+	assert_string_equal(k.modsig_text, "Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7");
+	klog_facts_release(&k);
+	/* the last refusal is kept; "Key was rejected by service" from modprobe too */
+	parse("[ 1.0] Loading of unsigned module is rejected\n"
+	      "[ 2.0] systemd-modules-load[412]: Failed to insert module 'amdgpu': Key was rejected by service\n", &k);
+	assert_int_equal(k.modsig_line, 2);
+	assert_non_null(strstr(k.modsig_text, "Key was rejected by service"));
+	klog_facts_release(&k);
+	parse("[ 1.0] amdgpu 0000:03:00.0: amdgpu: Fetched VBIOS from VFCT\n", &k);
+	assert_int_equal(k.modsig_line, 0);
+	assert_null(k.modsig_text);
+	klog_facts_release(&k);
+}
+
 static void test_fallen_off_multiline(void **state)
 {
 	(void)state;
@@ -255,6 +284,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xid),
 		cmocka_unit_test(test_fallen_off_multiline),
+		cmocka_unit_test(test_firmware_debian_and_module_signature),
 		cmocka_unit_test(test_amdgpu),
 		cmocka_unit_test(test_aer_and_link),
 		cmocka_unit_test(test_hostile),

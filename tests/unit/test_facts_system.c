@@ -304,6 +304,79 @@ static void test_etc_group_parse(void **state)
 	container_devs_release(&c);
 }
 
+static void test_etc_group_of_user(void **state)
+{
+	(void)state;
+	struct strvec g = STRVEC_INIT;
+	const char *group = "root:x:0:\nadm:x:4:syslog,alice\nsudo:x:27:alice\nvideo:x:44:bob\n"
+			    "render:x:109:\nalice:x:1000:\n# alice:x:5:alice\nrenderers:x:7: bob , alice \n";
+	assert_int_equal(etc_group_of_user(group, "alice", 1000, &g), 4);
+	char *j = strvec_join(&g, " ");
+	assert_string_equal(j, "adm sudo alice renderers");  /* file order; primary by GID */
+	free(j);
+	strvec_release(&g);
+	/* no primary group known; a prefix of a member is not that member */
+	assert_int_equal(etc_group_of_user(group, "ali", -1, &g), 0);
+	assert_int_equal(etc_group_of_user("", "alice", 1000, &g), 0);
+	strvec_release(&g);
+	assert_int_equal(etc_passwd_gid("root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1001:,,,:/home/alice:/bin/bash\n",
+					"alice"), 1001);
+	assert_int_equal(etc_passwd_gid("alicex:x:1:2::/:/bin/sh\nalice:x:1000\n", "alice"), -1);
+	assert_int_equal(etc_passwd_gid("bob:x:1:2::/:/bin/sh\n", "alice"), -1);
+}
+
+/* A capture made as root through sudo that names the caller only in [env]
+ * SUDO_USER (spec/sysroot.md): its groups come from the capture's /etc/group
+ * and /etc/passwd; host.ini's sudo_user, when there, wins. */
+static void test_sudo_caller(void **state)
+{
+	(void)state;
+	static const char ini[] = "[capture]\nformat = 1\nsource = test\n"
+				  "[user]\nname = root\nuid = 0\ngid = 0\ngroups = root\n"
+				  "[env]\nSUDO_USER = alice\n";
+	struct tree t;
+	tree_new(&t);
+	tree_put(&t, ".rocmcheck/host.ini", ini);
+	tree_put(&t, "etc/group", "root:x:0:\nadm:x:4:syslog,alice\nrender:x:109:\nalice:x:1000:\n");
+	tree_put(&t, "etc/passwd", "alice:x:1000:1000:Alice:/home/alice:/bin/bash\n");
+	struct facts *f = tree_open(&t);
+	facts_read_system(f);
+	assert_string_equal(f->sys.sudo_user, "alice");
+	char *j = strvec_join(&f->sys.sudo_groups, " ");
+	assert_string_equal(j, "adm alice");
+	free(j);
+	tree_close(&t);
+	/* sudo_user in host.ini: nothing is derived */
+	char *with = xasprintf("%s[user]\nsudo_user = bob\nsudo_groups = bob render\n", ini);
+	tree_put(&t, ".rocmcheck/host.ini", with);
+	free(with);
+	f = tree_open(&t);
+	facts_read_system(f);
+	assert_null(f->sys.sudo_user);
+	assert_int_equal(f->sys.sudo_groups.n, 0);
+	tree_close(&t);
+	/* not root, or SUDO_USER root: no caller */
+	tree_put(&t, ".rocmcheck/host.ini", "[user]\nname = carol\nuid = 1001\n[env]\nSUDO_USER = alice\n");
+	f = tree_open(&t);
+	facts_read_system(f);
+	assert_null(f->sys.sudo_user);
+	tree_close(&t);
+	tree_put(&t, ".rocmcheck/host.ini", "[user]\nname = root\nuid = 0\n[env]\nSUDO_USER = root\n");
+	f = tree_open(&t);
+	facts_read_system(f);
+	assert_null(f->sys.sudo_user);
+	tree_close(&t);
+	/* no /etc/group in the capture: the caller, no groups (perm.* cannot tell) */
+	tree_rm(&t, "etc/group");
+	tree_put(&t, ".rocmcheck/host.ini", ini);
+	f = tree_open(&t);
+	facts_read_system(f);
+	assert_string_equal(f->sys.sudo_user, "alice");
+	assert_int_equal(f->sys.sudo_groups.n, 0);
+	tree_close(&t);
+	tree_free(&t);
+}
+
 static const char container_host_ini[] =
 	"[capture]\nformat = 1\nsource = test\n"
 	"[user]\nname = app\nuid = 1000\ngid = 1000\ngroups = app video\n"
@@ -368,6 +441,8 @@ int main(void)
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_etc_group_parse),
 		cmocka_unit_test(test_container_devs),
+		cmocka_unit_test(test_etc_group_of_user),
+		cmocka_unit_test(test_sudo_caller),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

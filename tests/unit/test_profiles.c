@@ -31,6 +31,10 @@ static const struct {
 	{ "groups", { "user", "groups" }, false, true },
 	{ "amdgpu_load", { "kernel", "headers_install" }, false, false },
 	{ "mok_enroll", { "mok_key", NULL }, true, false },
+	{ "module_cmdline", { "module", "arg", "grub_update" }, true, false },
+	{ "module_blacklist", { "module", "file", "what" }, false, false },
+	{ "amdgpu_dkms_kernel", { "kernel", "kernels", "headers_install" }, false, false },
+	{ "amdgpu_firmware", { "file", "firmware_package", "install" }, true, false },
 	{ "iommu_pt", { "grub_update" }, true, false },
 	{ "kernel_supported", { "kernel", "kernels", "os_name", "rocm_version" }, false, false },
 	{ "os_unsupported", { "os_name", "rocm_version", "os_list", "other_rocm" }, false, false },
@@ -46,6 +50,9 @@ static const struct {
 	{ "torch_no_index", { "backend" }, false, false },
 	{ "tf_reinstall", { "packages", "rocm_version", "pip" }, false, false },
 	{ "tf_reinstall_cuda", { "packages", "pip" }, false, false },
+	{ "framework_import", { "site", "what", "pip", "packages" }, false, false },
+	{ "torch_import", { "site", "what", "pip", "packages", "torch_index" }, false, false },
+	{ "import_lib", { "file" }, false, false },
 	{ "container_devices", { NULL }, false, false },
 	{ "kfd_missing_node", { "pci_addr" }, false, false },
 	{ "nvidia_driver", { "install", "packages", "os_name" }, true, false },
@@ -58,6 +65,7 @@ static const struct {
 	{ "rocm_upgrade", { "rocm_version", "arch" }, false, false },
 	{ "rocm_older", { "rocm_version", "arch" }, false, false },
 	{ "rocm_window", { "rocm_version", "driver_version" }, false, false },
+	{ "profiles_update", { "database", "what" }, false, false },
 	{ "pytorch_rocm_arch", { "arch" }, false, false },
 	{ "cuda_driver_upgrade", { "cuda_version", "min_driver", "install" }, true, false },
 	{ "cuda_cc_low", { "cc", "cuda_version", "ok_cuda", "install" }, false, false },
@@ -90,7 +98,11 @@ static void test_embedded_loads(void **state)
 	assert_string_equal(db->amd_groups.v[0], "render");
 	assert_string_equal(db->amd_groups.v[1], "video");
 	assert_int_equal(db->nvidia_groups.n, 1);
-	assert_int_equal(db->files.n, embedded_profiles_count);
+	size_t ini = 0; /* the *.ids name tables are embedded beside the profiles */
+	for (size_t i = 0; i < embedded_profiles_count; i++)
+		ini += str_endswith(embedded_profiles[i].name, ".ini");
+	assert_int_equal(db->files.n, ini);
+	assert_true(ini + 2 == embedded_profiles_count);
 	assert_true(db->nos >= 8);
 	assert_int_equal(db->nrocm, 10);
 	assert_true(db->ngfx >= 28);
@@ -996,8 +1008,10 @@ static void test_cmd_profiles(void **state)
 		j = json_loads(r.out, 0, &je);
 		if (!j)
 			fail_msg("show %s --json: %s", jnames[i], je.text);
-		assert_int_equal(json_array_size(j), 1);
-		assert_non_null(json_object_get(json_array_get(j, 0), "where"));
+		assert_string_equal(json_string_value(json_object_get(j, "schema")), "rocmcheck.profiles-show/1");
+		json_t *entries = json_object_get(j, "entries");
+		assert_int_equal(json_array_size(entries), 1);
+		assert_non_null(json_object_get(json_array_get(entries, 0), "where"));
 		json_decref(j);
 		run_free(&r);
 	}

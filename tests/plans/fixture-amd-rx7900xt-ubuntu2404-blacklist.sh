@@ -1,0 +1,63 @@
+#!/bin/sh
+# rocmcheck plan for this machine on Ubuntu 24.04 LTS (the machine rocmcheck
+# read). Target: ROCm 6.2. Profile database 2026.11.29.
+#
+# rocmcheck wrote this script and ran none of it. Review it, then run it as
+# your user: the commands that need root run through sudo (as_root), or
+# directly when the script runs as root; as root, ROCMCHECK_USER=NAME names
+# the user it is for (SUDO_USER does under sudo). Every step is guarded, so
+# running it again changes nothing. A failed step stops it with a non-zero
+# exit status, and it says which steps are done and which are not.
+set -eu
+
+# as_root COMMAND...: COMMAND as root: directly when the script runs as root
+# (minimal images and containers have no sudo), else through sudo.
+as_root() {
+	if [ "$(id -u)" = 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo "$@"
+	else
+		echo "rocmcheck plan: $1 needs root, and sudo is not installed: run the script as root" >&2
+		return 1
+	fi
+}
+
+# Which steps are done, and which are left: said when the script ends,
+# however it ends (a failed command stops it, under set -e).
+plan_steps='module_blacklist'
+plan_step='' plan_done='' plan_skipped=''
+plan_finish() {
+	plan_rc=$?
+	trap - EXIT
+	if [ "$plan_rc" != 0 ]; then
+		plan_left=
+		for plan_s in $plan_steps; do
+			case " $plan_done $plan_skipped $plan_step " in
+			*" $plan_s "*) ;;
+			*) plan_left="$plan_left $plan_s" ;;
+			esac
+		done
+		echo "rocmcheck plan: step ${plan_step:-?} failed (exit status $plan_rc). Done:${plan_done:- none}. Skipped:${plan_skipped:- none}. Not run:${plan_left:- none}." >&2
+	else
+		echo "rocmcheck plan: done:${plan_done:- none}${plan_skipped:+; skipped (cannot run here):$plan_skipped}" >&2
+	fi
+	exit "$plan_rc"
+}
+trap plan_finish EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Step 1 of 1 (module_blacklist): Let modprobe load the driver
+# Fixes: driver.amdgpu, device.present
+# /etc/modprobe.d/blacklist-amdgpu.conf keeps the amdgpu driver from loading
+# ("blacklist amdgpu"). Comment that line out, rebuild the initramfs (it holds
+# a copy of modprobe.d) and load the driver.
+plan_step=module_blacklist
+if grep -qsE '^[[:space:]]*(blacklist|install)[[:space:]]+amdgpu([[:space:]]|$)' /etc/modprobe.d/blacklist-amdgpu.conf; then
+	as_root sed -i -E 's/^[[:space:]]*(blacklist|install)[[:space:]]+amdgpu([[:space:]]|$)/# &/' /etc/modprobe.d/blacklist-amdgpu.conf
+	as_root sh -c 'if command -v update-initramfs >/dev/null; then update-initramfs -u; else dracut -f; fi'
+	as_root modprobe amdgpu
+fi
+plan_done="$plan_done module_blacklist"
