@@ -1,6 +1,7 @@
-# Writes OUT, a C file holding every DIR/*.ini as a string (embedded_profiles[]).
+# Writes OUT, a C file holding every DIR/*.ini as a string (embedded_profiles[]),
+# and the name tables DIR/*.ids (facts_names.c; profiles_load skips them).
 # Run with: cmake -DOUT=file.c -DDIR=profiles -P embed.cmake
-file(GLOB files ${DIR}/*.ini)
+file(GLOB files ${DIR}/*.ini ${DIR}/*.ids)
 list(SORT files)
 set(body "/* Generated from the profiles directory by profiles/embed.cmake. Do not edit. */\n#include <stddef.h>\n#include \"profiles.h\"\n\n")
 set(table "")

@@ -1,8 +1,9 @@
 /* The GPU inventory: KFD GPU nodes in node order (the order ROCr and
  * ROCR_VISIBLE_DEVICES use), each joined to its PCI device and render
  * node, then NVIDIA display devices by PCI address; annotated afterwards
- * with the profile's names, families and integrated flag and with the
- * visibility the *_VISIBLE_DEVICES variables leave (inventory_annotate). */
+ * with names (the profile's, amdgpu.ids', pci.ids'), the profile's families
+ * and integrated flag, and the visibility the *_VISIBLE_DEVICES variables
+ * leave (inventory_annotate). */
 #include "facts.h"
 
 #include <ctype.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "facts_names.h"
 #include "profiles.h"
 
 static enum vendor vendor_from_id(unsigned id)
@@ -74,6 +76,7 @@ static void add_kfd_gpu(struct facts *f, const struct kfd_node *n, int kfd_index
 	if (!d && p)
 		d = drm_by_pci(f, p->addr);
 	g->kfd_node = n->id;
+	g->vendor_index = kfd_index; /* ROCr numbers the KFD GPU nodes in order */
 	g->pci_vendor = p ? p->vendor : n->vendor_id;
 	g->pci_device = p ? p->device : n->device_id;
 	g->pci_revision = p ? p->revision : -1;
@@ -117,6 +120,7 @@ static void add_nvidia_gpu(struct facts *f, const struct pci_dev *p, int nv_inde
 	struct gpu *g = gpu_add(f);
 
 	g->vendor = VENDOR_NVIDIA;
+	g->vendor_index = nv_index;
 	g->pci_addr = xstrdup(p->addr);
 	g->pci_vendor = p->vendor;
 	g->pci_device = p->device;
@@ -290,55 +294,132 @@ static void annotate_visibility(struct facts *f, enum vendor v)
 	free(cand);
 }
 
+/* ---- names ----
+ * The most specific source names a GPU (README "GPU names", rocmcheck(1)):
+ *  1. the profile's model when its revision or compute-unit count picked it
+ *     among boards sharing the id (the model the peaks come from);
+ *  2. amdgpu.ids' exact (device, revision) row, as rocminfo and Mesa say;
+ *  3. the profile's model matched by the PCI id alone;
+ *  4. the board's own product_name (amdgpu's FRU);
+ *  5. pci.ids' subsystem name (the board), then its device name (the chip
+ *     and the boards it may be), as lspci says;
+ *  6. the family with "board not known" where boards share the id, else
+ *     the generic "AMD GPU gfx942 (1002:74b5)". */
+
+static bool model_pinned(const struct prof_gpu_model *m, const struct gpu *g)
+{
+	return (m->nrevisions && g->pci_revision >= 0) || (m->cus && g->compute_units);
+}
+
+static const char *vendor_word(const struct gpu *g, const struct name_ask *q)
+{
+	switch (g->vendor) {
+	case VENDOR_AMD: return "AMD";
+	case VENDOR_NVIDIA: return "NVIDIA";
+	case VENDOR_INTEL: return "Intel";
+	default: return q->pci_vendor;
+	}
+}
+
+/* Sources 1 to 4; NULL when none names it. */
+static const char *name_known(const struct gpu *g, const struct prof_gpu_model *m, const struct name_ask *q)
+{
+	if (m && m->name && model_pinned(m, g))
+		return m->name;
+	if (q->amdgpu)
+		return q->amdgpu;
+	if (m && m->name)
+		return m->name;
+	if (g->board_name && *g->board_name)
+		return g->board_name;
+	return NULL;
+}
+
+/* Sources 5 and 6. */
+static char *name_fallback(const struct gpu *g, const struct name_ask *q)
+{
+	unsigned ven = g->pci_vendor ? g->pci_vendor : g->vendor == VENDOR_AMD ? 0x1002 : 0x10de;
+	const char *vw = vendor_word(g, q);
+	if (q->pci_subsystem)
+		return xstrdup(q->pci_subsystem);
+	if (g->model_ambiguous && g->vendor == VENDOR_AMD)
+		/* boards share the id and the facts cannot tell: the family only */
+		return xasprintf("AMD %s%sGPU %s (%04x:%04x, board not known)", g->family ? g->family : "",
+				 g->family ? " " : "", g->arch[0] ? g->arch : "gfx?", ven, g->pci_device);
+	if (q->pci_device)
+		return xasprintf("%s%s%s", vw ? vw : "", vw ? " " : "", q->pci_device);
+	if (g->vendor == VENDOR_AMD)
+		return xasprintf("AMD GPU %s (%04x:%04x)", g->arch[0] ? g->arch : "gfx?", ven, g->pci_device);
+	if (g->vendor == VENDOR_NVIDIA)
+		return xasprintf("NVIDIA GPU (%04x:%04x)", ven, g->pci_device);
+	return xasprintf("GPU (%04x:%04x)", g->pci_vendor, g->pci_device);
+}
+
+/* The profile's knowledge of one GPU: compute capability, family,
+ * integrated. Returns its model (NULL: none, or several). */
+static const struct prof_gpu_model *annotate_one(struct gpu *g, const struct profiles *db)
+{
+	bool ambiguous = false;
+	const struct prof_gpu_model *m = profiles_model_for_gpu(db, g, &ambiguous);
+	g->visible = true;
+	g->model_ambiguous = ambiguous;
+	if (g->vendor == VENDOR_NVIDIA && m) {
+		g->cc_major = m->cc_major;
+		g->cc_minor = m->cc_minor;
+		if (m->arch && str_startswith(m->arch, "sm_"))
+			snprintf(g->arch, sizeof(g->arch), "%s", m->arch);
+		else if (m->cc_major)
+			snprintf(g->arch, sizeof(g->arch), "sm_%u%u", m->cc_major, m->cc_minor);
+	}
+	if (g->vendor != VENDOR_AMD)
+		return m;
+	const struct prof_gfx *x = db && g->arch[0] ? profiles_find_gfx(db, g->arch) : NULL;
+	free(g->family);
+	g->family = x && x->family ? xstrdup(x->family) : NULL;
+	g->integrated = gpu_is_integrated(db, g->arch, g->vram_bytes, g->gtt_bytes);
+	return m;
+}
+
+/* Names for the GPUs sources 1 to 4 left unnamed; pci.ids is read only then. */
+static void name_the_rest(struct facts *f, struct name_ask *q)
+{
+	bool need = false;
+	for (size_t i = 0; i < f->ngpus; i++)
+		need = need || !f->gpus[i].name;
+	if (!need)
+		return;
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (f->gpus[i].name)
+			q[i].vendor = 0; /* named: not looked up */
+	/* a name is no verdict: a table that cannot be read leaves the next source */
+	(void)names_pci(f->sr, q, f->ngpus);
+	for (size_t i = 0; i < f->ngpus; i++)
+		if (!f->gpus[i].name)
+			f->gpus[i].name = name_fallback(&f->gpus[i], &q[i]);
+}
+
 void inventory_annotate(struct facts *f, const struct profiles *db)
 {
+	struct name_ask *q = xcalloc(f->ngpus + 1, sizeof(*q));
+	const struct prof_gpu_model **m = xcalloc(f->ngpus + 1, sizeof(*m));
 	for (size_t i = 0; i < f->ngpus; i++) {
 		struct gpu *g = &f->gpus[i];
-		g->visible = true;
-		bool ambiguous = false;
-		const struct prof_gpu_model *m = profiles_model_for_gpu(db, g, &ambiguous);
-		g->model_ambiguous = ambiguous;
-		if (g->vendor == VENDOR_NVIDIA && m) {
-			g->cc_major = m->cc_major;
-			g->cc_minor = m->cc_minor;
-			if (m->arch && str_startswith(m->arch, "sm_"))
-				snprintf(g->arch, sizeof(g->arch), "%s", m->arch);
-			else if (m->cc_major)
-				snprintf(g->arch, sizeof(g->arch), "sm_%u%u", m->cc_major, m->cc_minor);
-		}
-		if (m && m->name) {
-			free(g->name);
-			g->name = xstrdup(m->name);
-		} else if (g->board_name && *g->board_name) {
-			/* the card's own product name (facts.h: profile, else board name) */
-			free(g->name);
-			g->name = xstrdup(g->board_name);
-		} else if (!g->name || !*g->name || str_startswith(g->name, "AMD GPU ") ||
-			   str_startswith(g->name, "NVIDIA GPU ")) {
-			free(g->name);
-			if (g->vendor == VENDOR_AMD)
-				g->name = xasprintf("AMD GPU %s (%04x:%04x)", g->arch[0] ? g->arch : "gfx?",
-						    g->pci_vendor ? g->pci_vendor : 0x1002, g->pci_device);
-			else if (g->vendor == VENDOR_NVIDIA)
-				g->name = xasprintf("NVIDIA GPU (%04x:%04x)",
-						    g->pci_vendor ? g->pci_vendor : 0x10de, g->pci_device);
-			else
-				g->name = xasprintf("GPU (%04x:%04x)", g->pci_vendor, g->pci_device);
-		}
-		if (g->vendor != VENDOR_AMD)
-			continue;
-		const struct prof_gfx *x = db && g->arch[0] ? profiles_find_gfx(db, g->arch) : NULL;
-		free(g->family);
-		g->family = x && x->family ? xstrdup(x->family) : NULL;
-		if (ambiguous && !(g->board_name && *g->board_name)) {
-			/* boards share the id and the facts cannot tell: the family only */
-			free(g->name);
-			g->name = xasprintf("AMD %s%sGPU %s (%04x:%04x, board not known)", g->family ? g->family : "",
-					    g->family ? " " : "", g->arch[0] ? g->arch : "gfx?",
-					    g->pci_vendor ? g->pci_vendor : 0x1002, g->pci_device);
-		}
-		g->integrated = gpu_is_integrated(db, g->arch, g->vram_bytes, g->gtt_bytes);
+		m[i] = annotate_one(g, db);
+		name_ask_for(f, g, &q[i]);
+		if (m[i] && m[i]->name && model_pinned(m[i], g))
+			q[i].revision = -1; /* named by source 1: amdgpu.ids is not read for it */
 	}
+	(void)names_amdgpu(f->sr, q, f->ngpus);
+	for (size_t i = 0; i < f->ngpus; i++) {
+		const char *name = name_known(&f->gpus[i], m[i], &q[i]);
+		free(f->gpus[i].name);
+		f->gpus[i].name = name ? xstrdup(name) : NULL;
+	}
+	name_the_rest(f, q);
+	for (size_t i = 0; i < f->ngpus; i++)
+		name_ask_release(&q[i]);
+	free(m);
+	free(q);
 	annotate_visibility(f, VENDOR_AMD);
 	annotate_visibility(f, VENDOR_NVIDIA);
 }
