@@ -10,6 +10,7 @@
 #include "out.h"
 #include "plan.h"
 #include "profiles.h"
+#include "profiles_update.h"
 
 static const char about[] =
 	"The profile database: support matrices, GPU models, fixes and install\n"
@@ -25,9 +26,19 @@ static const char about[] =
 	"  validate [DIR]  check DIR (default: --profiles DIR, else the embedded copy):\n"
 	"                  prints one OK line, or every problem as FILE:LINE: message on\n"
 	"                  stderr and exits 1\n"
+	"  update          fetch a signed profile archive (--url, default the project's)\n"
+	"                  and install it for later runs when it verifies, validates and\n"
+	"                  is newer than the database in use and not expired\n"
 	"\n"
-	"Exit status: 0 ok, 1 validation problems or no such entry, 2 usage error,\n"
-	"3 the database does not load.\n";
+	"Runs use the newest of the embedded database and those `update` installed\n"
+	"that verify (/var/lib/rocmcheck/profiles, $XDG_DATA_HOME/rocmcheck/profiles).\n"
+	"\n"
+	"With --json, one object of schema rocmcheck.profiles-list/1, -show/1,\n"
+	"-validate/1 or -update/1 (show: the entries found, none with exit status 1).\n"
+	"\n"
+	"Exit status: 0 ok, 1 validation problems, no such entry or an update refused,\n"
+	"2 usage error, 3 the database does not load or the update cannot be fetched\n"
+	"or installed.\n";
 
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
@@ -65,17 +76,21 @@ static const char *src_label(const char *dir)
 	return dir ? dir : "embedded";
 }
 
-/* Load, or print why not (to stderr) and return NULL. */
-static struct profiles *load_or_report(const char *dir)
+/* The database in use (--profiles DIR, else the newest of embedded and
+ * installed), or print why not (to stderr) and return NULL. *label: which. */
+static struct profiles *load_or_report(const char *dir, struct profiles_origin *o)
 {
 	struct profiles *db = NULL;
-	struct strvec errors = STRVEC_INIT;
-	if (profiles_load(&db, dir, &errors) < 0) {
+	struct strvec errors = STRVEC_INIT, warnings = STRVEC_INIT;
+	if (profiles_load_chosen(dir, &db, o, &warnings, &errors) < 0) {
 		fprintf(stderr, "rocmcheck: the profile database (%s) does not load:\n", src_label(dir));
 		for (size_t i = 0; i < errors.n; i++)
 			fprintf(stderr, "%s\n", errors.v[i]);
 	}
+	for (size_t i = 0; i < warnings.n; i++)
+		fprintf(stderr, "rocmcheck: warning: %s\n", warnings.v[i]);
 	strvec_release(&errors);
+	strvec_release(&warnings);
 	return db;
 }
 
@@ -114,9 +129,13 @@ static void count_file(const struct profiles *db, const char *file, struct kind_
 
 static int do_list(struct cli *cli)
 {
-	struct profiles *db = load_or_report(cli->profiles_dir);
-	if (!db)
+	struct profiles_origin origin;
+	struct profiles *db = load_or_report(cli->profiles_dir, &origin);
+	const char *label = origin.path ? origin.path : origin.kind;
+	if (!db) {
+		profiles_origin_release(&origin);
 		return EXIT_TROUBLE;
+	}
 	struct kind_count k[8];
 	if (cli->format == FMT_JSON) {
 		json_t *files = json_array();
@@ -132,11 +151,13 @@ static int do_list(struct cli *cli)
 			json_array_append_new(files, json_pack("{s:s, s:I, s:o}", "file", db->files.v[i],
 							       "entries", (json_int_t)total, "kinds", counts));
 		}
-		print_json(json_pack("{s:s, s:s, s:o, s:o}", "database_version", db->db_version,
-				     "source", src_label(cli->profiles_dir), "files", files,
+		print_json(json_pack("{s:s, s:o, s:o, s:o, s:o}", "schema", "rocmcheck.profiles-list/1",
+				     "database_version", out_json_str(db->db_version),
+				     "source", out_json_str(label), "files", files,
 				     "sources", out_json_strvec(&db->sources)));
 	} else {
-		printf("Profile database %s (%s)\n\n", db->db_version, src_label(cli->profiles_dir));
+		printf("Profile database %s (%s%s)\n\n", db->db_version,
+		       !strcmp(origin.kind, "installed") ? "installed in " : "", label);
 		for (size_t i = 0; i < db->files.n; i++) {
 			size_t total = 0, kinds = 0;
 			struct strbuf sb = STRBUF_INIT;
@@ -163,6 +184,7 @@ static int do_list(struct cli *cli)
 		       db->sources.n);
 	}
 	profiles_free(db);
+	profiles_origin_release(&origin);
 	return EXIT_OK;
 }
 
@@ -298,10 +320,10 @@ static json_t *show_model(const struct prof_gpu_model *m, bool json)
 			snprintf(buf, sizeof(buf), "0x%04x", m->pci_ids[i]);
 			json_array_append_new(ids, json_string(buf));
 		}
-		json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:f, s:f, s:f, s:I, s:i, s:b, s:o}",
+		json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:I, s:i, s:b, s:o}",
 				      "kind", "gpu", "key", m->key, "name", m->name,
 				      "vendor", m->vendor == VENDOR_NVIDIA ? "nvidia" : "amd",
-				      "arch", m->arch ? m->arch : "", "pci_ids", ids,
+				      "arch", out_json_str(m->arch), "pci_ids", ids,
 				      "fp32_tflops", m->fp32_tflops, "fp16_tflops", m->fp16_tflops,
 				      "bandwidth_gbs", m->bandwidth_gbs, "vram_bytes", (json_int_t)m->vram_bytes,
 				      "board_power_w", (int)m->board_power_w, "datacenter", m->instinct,
@@ -377,6 +399,17 @@ static bool version_exact(const char *name)
 	return !version_parse(name, &v) && v.nparts >= 2 && strspn(name, "0123456789.") == strlen(name);
 }
 
+/* rocmcheck.profiles-show/1: what was asked and the entries found (none:
+ * an empty list, exit status 1), so that a script always gets one object. */
+static void print_show_json(const char *kind, int argc, char **argv, json_t *entries)
+{
+	json_t *query = json_array();
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(query, out_json_str(argv[i]));
+	print_json(json_pack("{s:s, s:o, s:o, s:o}", "schema", "rocmcheck.profiles-show/1", "kind",
+			     out_json_str(kind), "query", query, "entries", entries));
+}
+
 static int do_show(struct cli *cli, int argc, char **argv)
 {
 	static const char *const kinds[] = { "os", "rocm", "gfx", "gpu", "cuda", "fix", "route" };
@@ -395,7 +428,9 @@ static int do_show(struct cli *cli, int argc, char **argv)
 					 ? "show route needs an OS key and a ROCm release (or *)"
 					 : "show needs one NAME");
 	const char *name = argv[i];
-	struct profiles *db = load_or_report(cli->profiles_dir);
+	struct profiles_origin origin;
+	struct profiles *db = load_or_report(cli->profiles_dir, &origin);
+	profiles_origin_release(&origin);
 	if (!db)
 		return EXIT_TROUBLE;
 	bool json = cli->format == FMT_JSON;
@@ -447,12 +482,8 @@ static int do_show(struct cli *cli, int argc, char **argv)
 			kind && !strcmp(kind, "route") ? argv[1] : name, kind ? " of kind " : "", kind ? kind : "");
 		rc = EXIT_PROBLEMS;
 	}
-	if (json) {
-		if (found)
-			print_json(out);
-		else
-			json_decref(out);
-	}
+	if (json)
+		print_show_json(kind, argc - i, argv + i, out);
 	profiles_free(db);
 	return rc;
 }
@@ -465,7 +496,8 @@ static int do_validate(struct cli *cli, const char *dir)
 	struct strvec errors = STRVEC_INIT;
 	int rc = profiles_load(&db, dir, &errors) < 0 ? EXIT_PROBLEMS : EXIT_OK;
 	if (cli->format == FMT_JSON) {
-		json_t *j = json_pack("{s:s, s:b, s:o, s:o}", "source", src_label(dir), "valid", rc == EXIT_OK,
+		json_t *j = json_pack("{s:s, s:o, s:b, s:o, s:o}", "schema", "rocmcheck.profiles-validate/1",
+				      "source", out_json_str(src_label(dir)), "valid", rc == EXIT_OK,
 				      "database_version", out_json_str(db ? db->db_version : NULL),
 				      "errors", out_json_strvec(&errors));
 		print_json(j);
@@ -485,11 +517,75 @@ static int do_validate(struct cli *cli, const char *dir)
 	return rc;
 }
 
-static int run_sub(struct cli *cli, int argc, char **argv)
+/* ---- update */
+
+static const char *const outcome_words[] = {
+	[UPD_INSTALLED] = "installed", [UPD_CURRENT] = "current", [UPD_REFUSED] = "refused",
+	[UPD_FAILED] = "failed", [UPD_USAGE] = "usage",
+};
+
+static json_t *str_or_null(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+static void update_json(const struct profiles_update_result *r)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "schema", json_string("rocmcheck.profiles-update/1"));
+	json_object_set_new(j, "outcome", json_string(outcome_words[r->outcome]));
+	json_object_set_new(j, "url", str_or_null(r->url));
+	json_object_set_new(j, "dir", str_or_null(r->dir));
+	json_object_set_new(j, "previous_version", str_or_null(r->before));
+	json_object_set_new(j, "version", str_or_null(r->version));
+	json_object_set_new(j, "expires", str_or_null(r->expires));
+	json_object_set_new(j, "key", str_or_null(r->key));
+	json_object_set_new(j, "error", r->error.len ? json_string(r->error.buf) : json_null());
+	print_json(j);
+}
+
+static void update_text(const struct profiles_update_result *r)
+{
+	if (r->outcome == UPD_INSTALLED)
+		printf("profiles update: installed database %s (signed by key %s, expires %s) in %s; it was %s\n",
+		       r->version, r->key, r->expires, r->dir, r->before);
+	else if (r->outcome == UPD_CURRENT)
+		printf("profiles update: database %s from %s is the one in use already; nothing installed\n",
+		       r->version, r->url);
+	else
+		fprintf(stderr, "rocmcheck profiles update: %s%s\n", r->outcome == UPD_REFUSED ? "refused: " : "",
+			r->error.buf);
+}
+
+static int do_update(struct cli *cli, const struct profiles_update_opts *o)
+{
+	struct profiles_update_result r;
+	enum profiles_update_outcome oc = profiles_update(o, &r);
+	if (oc == UPD_USAGE) {
+		usage_error("%s", r.error.buf);
+		profiles_update_result_release(&r);
+		return EXIT_USAGE;
+	}
+	if (cli->format == FMT_JSON)
+		update_json(&r);
+	if (cli->format != FMT_JSON || oc == UPD_REFUSED || oc == UPD_FAILED)
+		update_text(&r);
+	profiles_update_result_release(&r);
+	return oc == UPD_REFUSED ? EXIT_PROBLEMS : oc == UPD_FAILED ? EXIT_TROUBLE : EXIT_OK;
+}
+
+static int run_sub(struct cli *cli, int argc, char **argv, const struct profiles_update_opts *uo)
 {
 	if (argc < 1)
-		return usage_error("%s", "missing subcommand: list, show or validate");
+		return usage_error("%s", "missing subcommand: list, show, validate or update");
 	const char *sub = argv[0];
+	if (strcmp(sub, "update") && (uo->url || uo->cacert || uo->timeout_s))
+		return usage_error("%s", "--url, --cacert and --timeout are for `profiles update`");
+	if (!strcmp(sub, "update")) {
+		if (argc != 1)
+			return usage_error("update takes no arguments (got \"%s\"; a URL goes in --url)", argv[1]);
+		return do_update(cli, uo);
+	}
 	if (!strcmp(sub, "list")) {
 		if (argc != 1)
 			return usage_error("list takes no arguments (got \"%s\")", argv[1]);
@@ -502,18 +598,28 @@ static int run_sub(struct cli *cli, int argc, char **argv)
 			return usage_error("validate takes at most one DIR (got \"%s\")", argv[2]);
 		return do_validate(cli, argc == 2 ? argv[1] : cli->profiles_dir);
 	}
-	return usage_error("unknown subcommand \"%s\" (expected list, show or validate)", sub);
+	return usage_error("unknown subcommand \"%s\" (expected list, show, validate or update)", sub);
 }
 
 int cmd_profiles(struct cli *cli, int argc, char **argv)
 {
-	static const struct cli_option opts[] = { CLI_END };
+	struct profiles_update_opts uo = { 0 };
+	int timeout = 0;
+	const struct cli_option opts[] = {
+		CLI_STRING(0, "url", &uo.url, "URL", "update: the archive to fetch, https:// or file://\n"
+						     "(its signature: URL.sig)"),
+		CLI_STRING(0, "cacert", &uo.cacert, "FILE", "update: trust this CA bundle (a private mirror)"),
+		CLI_NUMBER("timeout", &timeout, 1, 3600, "SECONDS", "update: give up the download after this long\n"
+									  "(default 120; a stall of 30 s ends it sooner)"),
+		CLI_END
+	};
 	struct strvec args = STRVEC_INIT;
 	int status = cli_parse(cli, "profiles", opts, argc, argv, &args);
+	uo.timeout_s = timeout;
 	if (!status && cli->help)
-		cli_help(cli, "profiles", "list | show NAME | validate [DIR]", about, opts);
+		cli_help(cli, "profiles", "list | show NAME | validate [DIR] | update [--url URL]", about, opts);
 	else if (!status && !(status = cli_check_format(cli, "profiles")))
-		status = run_sub(cli, (int)args.n, args.v);
+		status = run_sub(cli, (int)args.n, args.v, &uo);
 	strvec_release(&args);
 	return status;
 }

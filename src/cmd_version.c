@@ -8,8 +8,9 @@
 static const char about[] =
 	"Print the version of rocmcheck, the GPU targets its probe kernels were\n"
 	"built for, and the version of the profile database in use. With --json,\n"
-	"one object: version, kernel_targets (per runtime: the targets and the\n"
-	"toolkit that built them), profiles (version and source).\n";
+	"one object (schema rocmcheck.version/1): version, kernel_targets (per\n"
+	"runtime: the targets and the toolkit that built them), profiles (version,\n"
+	"source and origin: embedded, installed by `profiles update`, or --profiles).\n";
 
 static void print_json(const struct cli *cli)
 {
@@ -30,7 +31,13 @@ static void print_json(const struct cli *cli)
 	json_object_set_new(doc, "kernel_targets", kt);
 	json_t *p = json_object();
 	json_object_set_new(p, "version", cli->db->db_version ? json_string(cli->db->db_version) : json_null());
-	json_object_set_new(p, "source", json_string(cli->profiles_dir ? cli->profiles_dir : "embedded"));
+	const struct profiles_origin *o = &cli->db_origin;
+	json_object_set_new(p, "source", json_string(o->path ? o->path : "embedded"));
+	json_object_set_new(p, "origin", json_string(o->kind ? o->kind : "embedded"));
+	if (*o->key) {
+		json_object_set_new(p, "key", json_string(o->key));
+		json_object_set_new(p, "expires", json_string(o->expires));
+	}
 	json_object_set_new(doc, "profiles", p);
 	out_json_write(stdout, doc);
 	json_decref(doc);
@@ -63,7 +70,11 @@ int cmd_version(struct cli *cli, int argc, char **argv)
 	fputc('\n', stdout);
 	for (size_t i = 0; targets && targets[i]; i++)
 		printf("  %s\n", targets[i]);
-	printf("profiles: %s (%s%s)\n", cli->db->db_version ? cli->db->db_version : "unversioned",
-	       cli->profiles_dir ? "from " : "embedded", cli->profiles_dir ? cli->profiles_dir : "");
+	const struct profiles_origin *o = &cli->db_origin;
+	printf("profiles: %s (", cli->db->db_version ? cli->db->db_version : "unversioned");
+	if (*o->key)
+		printf("installed in %s, signed by key %s, expires %s)\n", o->path, o->key, o->expires);
+	else
+		printf("%s%s)\n", o->path ? "from " : "embedded", o->path ? o->path : "");
 	return EXIT_OK;
 }

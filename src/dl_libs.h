@@ -1,7 +1,8 @@
 /* libarchive, libcurl, libcrypto, libdrm and NVML, loaded with dlopen on first use.
  *
- * Only `bundle`, `--replay`, `--upload` and the net.repos check need the
- * first three, and linking them costs every run ~40 libraries through the
+ * Only `bundle`, `--replay`, `--upload`, the net.repos check and `profiles
+ * update` need the first three (libcrypto also a run on an installed
+ * update), and linking them costs every run ~40 libraries through the
  * dynamic loader (most of a quick doctor's start-up time and memory). libdrm
  * only adds to a live run what sysfs cannot tell, and a portable binary
  * (ci/release) must not need it to start: Debian's libdrm.a calls stat64,
@@ -112,8 +113,12 @@
 	X(EVP_DigestFinal_ex)                   \
 	X(EVP_DigestInit_ex)                    \
 	X(EVP_DigestUpdate)                     \
+	X(EVP_DigestVerify)                     \
+	X(EVP_DigestVerifyInit)                 \
 	X(EVP_MD_CTX_free)                      \
 	X(EVP_MD_CTX_new)                       \
+	X(EVP_PKEY_free)                        \
+	X(EVP_PKEY_new_raw_public_key)          \
 	X(EVP_sha256)
 
 #define DL_DRM_FUNCS(X)                         \

@@ -87,8 +87,12 @@
 #define EVP_DigestFinal_ex (dl_crypto.EVP_DigestFinal_ex)
 #define EVP_DigestInit_ex (dl_crypto.EVP_DigestInit_ex)
 #define EVP_DigestUpdate (dl_crypto.EVP_DigestUpdate)
+#define EVP_DigestVerify (dl_crypto.EVP_DigestVerify)
+#define EVP_DigestVerifyInit (dl_crypto.EVP_DigestVerifyInit)
 #define EVP_MD_CTX_free (dl_crypto.EVP_MD_CTX_free)
 #define EVP_MD_CTX_new (dl_crypto.EVP_MD_CTX_new)
+#define EVP_PKEY_free (dl_crypto.EVP_PKEY_free)
+#define EVP_PKEY_new_raw_public_key (dl_crypto.EVP_PKEY_new_raw_public_key)
 #define EVP_sha256 (dl_crypto.EVP_sha256)
 
 #define drmFreeDevices (dl_drm.drmFreeDevices)
