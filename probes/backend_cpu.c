@@ -386,7 +386,7 @@ static void cpu_amp_sgd(const unsigned grid[3], const unsigned block[3], void **
 	if (found_inf[0] != 0.0f)
 		return;
 	for (int i = 0; i < n; i++)
-		w[i] = fmaf(-lr, g[i], w[i]);
+		w[i] = fma_f32(-lr, g[i], w[i]);
 }
 
 /* amp_update_scale(scale, tracker, found_inf, hist, step, interval) */

@@ -172,7 +172,7 @@ void gemm_dev_check(struct probe_ctx *pc, struct gemm_dev *g, struct verify_resu
 {
 	struct matmul_check mc = {
 		.m = g->m, .n = g->n, .k = g->k, .a = in_a, .b = in_b, .ctx = g, .c = g->c,
-		.unit_roundoff = ldexp(1.0, -24), .truncating = g->fp16, .vectors = 4, .samples = 64,
+		.unit_roundoff = 0x1p-24, .truncating = g->fp16, .vectors = 4, .samples = 64,
 		.seed = pc->job->seed,
 	};
 	verify_matmul(&mc, v);

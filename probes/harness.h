@@ -16,6 +16,16 @@ struct probe_ctx;
 /* ---- fp16 and deterministic inputs ---- */
 float half_to_float(uint16_t h);
 uint16_t float_to_half(float f);   /* round to nearest even */
+float fma_f32(float a, float b, float c);   /* fmaf, without libm */
+/* fmin and fmax (a NaN argument yields the other), without libm. */
+static inline double min_d(double a, double b)
+{
+	return (b < a || a != a) ? b : a;
+}
+static inline double max_d(double a, double b)
+{
+	return (b > a || a != a) ? b : a;
+}
 
 struct prng {
 	uint64_t s;

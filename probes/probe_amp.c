@@ -237,7 +237,7 @@ static void amp_host_step(struct amp_host *h, const struct amp_data *a, int step
 	for (size_t bi = 0; bi < m->b; bi++)
 		for (size_t j = 0; j < m->h; j++) {
 			size_t e = bi * m->h + j;
-			if (!(fabs((double)h->z1[e]) <= ldexp(h->az1[e], -10)) || !isfinite(h->dh1[e]))
+			if (!(fabs((double)h->z1[e]) <= (h->az1[e] * 0x1p-10)) || !isfinite(h->dh1[e]))
 				continue;
 			for (size_t i = 0; i < m->d; i++)
 				h->flip1[i * m->h + j] += fabs((double)h->xh[bi * m->d + i] * h->dh1[e]);
@@ -253,14 +253,14 @@ static void amp_host_step(struct amp_host *h, const struct amp_data *a, int step
 		found = found || !isfinite(h->dw2[i]);
 	}
 	if (!found) {
-		const double per = AMP_LR * ldexp(1.0, -6) / h->scale;
+		const double per = AMP_LR * 0x1p-6 / h->scale;
 		for (size_t i = 0; i < n1; i++) {
-			h->w1[i] = fmaf(-AMP_LR, h->dw1[i], h->w1[i]);
-			h->bound1[i] += per * h->a1[i] + AMP_LR * h->flip1[i] / h->scale + ldexp(fabs(h->w1[i]), -23);
+			h->w1[i] = fma_f32(-AMP_LR, h->dw1[i], h->w1[i]);
+			h->bound1[i] += per * h->a1[i] + AMP_LR * h->flip1[i] / h->scale + fabs(h->w1[i]) * 0x1p-23;
 		}
 		for (size_t i = 0; i < n2; i++) {
-			h->w2[i] = fmaf(-AMP_LR, h->dw2[i], h->w2[i]);
-			h->bound2[i] += per * h->a2[i] + ldexp(fabs(h->w2[i]), -23);
+			h->w2[i] = fma_f32(-AMP_LR, h->dw2[i], h->w2[i]);
+			h->bound2[i] += per * h->a2[i] + fabs(h->w2[i]) * 0x1p-23;
 		}
 		if (++h->tracker >= AMP_INTERVAL) {
 			h->scale *= 2.0f;

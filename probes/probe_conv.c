@@ -225,7 +225,7 @@ static void conv_run(struct probe_ctx *pc, struct probe_outcome *out, bool fp16)
 	if (peak > 0 && !cpu)
 		out->expected_tflops = peak;
 	struct verify_result v;
-	struct conv_rounding rd = { .unit = ldexp(1.0, -24), .truncating = fp16 };
+	struct conv_rounding rd = { .unit = 0x1p-24, .truncating = fp16 };
 	conv_verify(&d, &rd, pc->job->seed, &v);
 	char what[200];
 	bool same = !strcmp(pc->props.arch, out->variant); /* the host: "(cpu)", not "(cpu, cpu)" */

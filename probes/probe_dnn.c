@@ -367,9 +367,9 @@ static void dnn_judge(struct probe_ctx *pc, struct conv_data *d, const struct vd
 	struct verify_result vr;
 	bool transform = transform_algo(v->rocm, algo);
 	struct conv_rounding rd = {
-		.unit = ldexp(1.0, -24) * (transform ? TRANSFORM_FACTOR : 1),
+		.unit = 0x1p-24 * (transform ? TRANSFORM_FACTOR : 1),
 		.truncating = d->fp16,
-		.out_unit = d->fp16 ? ldexp(1.0, -11) : 0,
+		.out_unit = d->fp16 ? 0x1p-11 : 0,
 	};
 	conv_verify(d, &rd, pc->job->seed, &vr);
 	char what[200];

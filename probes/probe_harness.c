@@ -19,16 +19,41 @@
 
 /* ---- fp16 ---- */
 
+/* The few float operations the references need, exact and without libm:
+ * the binary does not link libm, whose start-up cost (IFUNC resolution,
+ * about 350 KiB resident) every doctor run would otherwise pay. */
+
+/* 2^n as a float, for n in [-126, 127]: multiplying by it is exact (or
+ * rounds once, as ldexpf does, where the result is subnormal). */
+static float pow2f(int n)
+{
+	uint32_t bits = (uint32_t)(n + 127) << 23;
+	float f;
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+/* a = m * 2^e with m in [0.5, 1), for a positive normal float. */
+static float frac_exp(float a, int *e)
+{
+	uint32_t bits;
+	memcpy(&bits, &a, sizeof(bits));
+	*e = (int)((bits >> 23) & 0xff) - 126;
+	bits = (bits & 0x807fffffu) | (126u << 23);
+	memcpy(&a, &bits, sizeof(a));
+	return a;
+}
+
 float half_to_float(uint16_t h)
 {
 	unsigned sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
 	float v;
 	if (exp == 0)
-		v = ldexpf((float)mant, -24);                 /* zero and subnormals */
+		v = (float)mant * pow2f(-24);                 /* zero and subnormals */
 	else if (exp == 31)
 		v = mant ? NAN : INFINITY;
 	else
-		v = ldexpf((float)(mant | 0x400), (int)exp - 25);
+		v = (float)(mant | 0x400) * pow2f((int)exp - 25);
 	return sign ? -v : v;
 }
 
@@ -40,13 +65,13 @@ uint16_t float_to_half(float f)
 		return sign | 0x7e00;
 	if (a >= 65520.0f)                                  /* rounds to infinity */
 		return sign | 0x7c00;
-	if (a < ldexpf(1.0f, -14)) {
+	if (a < 0x1p-14f) {
 		/* subnormal: units of 2^-24, rounded to nearest even by rintf */
-		return sign | (uint16_t)rintf(ldexpf(a, 24));
+		return sign | (uint16_t)rintf(a * 0x1p24f);
 	}
 	int e;
-	float m = frexpf(a, &e);                            /* a = m * 2^e, m in [0.5, 1) */
-	unsigned q = (unsigned)rintf(ldexpf(m, 11));        /* 11 significant bits */
+	float m = frac_exp(a, &e);                          /* a = m * 2^e, m in [0.5, 1) */
+	unsigned q = (unsigned)rintf(m * 0x1p11f);          /* 11 significant bits */
 	if (q == 2048) {
 		q = 1024;
 		e++;
@@ -55,6 +80,28 @@ uint16_t float_to_half(float f)
 	if (exp >= 31)
 		return sign | 0x7c00;
 	return sign | (uint16_t)((exp << 10) | (q & 0x3ff));
+}
+
+/* a * b + c rounded once, as fmaf (and a GPU's FMA) rounds it. The product
+ * of two floats is exact in a double; the sum is taken in a double rounded
+ * to odd (its rounding error, exact by TwoSum, sets the last bit), and a
+ * double rounded to odd then rounds to float exactly as the exact sum would:
+ * 53 bits are more than float's 24 + 2. */
+float fma_f32(float a, float b, float c)
+{
+	double p = (double)a * (double)b;
+	double s = p + (double)c;
+	if (!isfinite(s))
+		return (float)s;
+	double bv = s - p;
+	double err = (p - (s - bv)) + ((double)c - bv);
+	uint64_t u;
+	memcpy(&u, &s, sizeof(u));
+	if (err != 0.0 && !(u & 1)) {
+		u += ((err > 0) == (s > 0)) ? 1 : (uint64_t)-1;
+		memcpy(&s, &u, sizeof(s));
+	}
+	return (float)s;
 }
 
 /* ---- inputs ---- */
@@ -282,7 +329,7 @@ static bool freivalds_row(const struct matmul_check *mc, const struct freivalds 
 			outs = mc->out_unit * lhs_abs * fv->shape[v];
 		double stat = VERIFY_ROW_SIGMAS * u * scale * fv->shape[v] + VERIFY_ROW_SIGMAS * outs;
 		double worst = tol_gamma(mc->k, u) * scale + mc->out_unit * lhs_abs;
-		double tol = fmin(stat, worst) + 1e-12 * (lhs_abs + scale) + 1e-300;
+		double tol = min_d(stat, worst) + 1e-12 * (lhs_abs + scale) + 1e-300;
 		if (fabs(lhs - rhs) / tol > out->max_row_ratio)
 			out->max_row_ratio = fabs(lhs - rhs) / tol;
 		if (fabs(lhs - rhs) > tol) {
@@ -317,10 +364,10 @@ static bool sample_ok(const struct matmul_check *mc, size_t i, size_t j, struct 
 	double s = mc->truncating ? VERIFY_SAMPLE_TRUNC : VERIFY_SAMPLE_RN;
 	/* the larger of the two allowances (see the top), never above the
 	 * worst case */
-	double tol = fmin(fmax(s * u * absum, VERIFY_SAMPLE_PREFIX * u * sqrt(prefix2)), tol_gamma(mc->k, u) * absum);
+	double tol = min_d(max_d(s * u * absum, VERIFY_SAMPLE_PREFIX * u * sqrt(prefix2)), tol_gamma(mc->k, u) * absum);
 	/* fp16 output: half an ulp of 2^-10 in the normal range, 2^-25 below */
 	if (mc->out_unit > 0)
-		tol += mc->out_unit * (fabs(exact) + ldexp(1.0, -14));
+		tol += mc->out_unit * (fabs(exact) + 0x1p-14);
 	if (err <= tol + 1e-12 * absum + 1e-300)
 		return true;
 	if (out->wrong == 0)

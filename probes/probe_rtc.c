@@ -23,7 +23,7 @@ static double axpy_expect(const void *ctx, size_t i, double *bound)
 {
 	const struct axpy *p = ctx;
 	double ax = (double)p->a * p->x[i];
-	*bound = 2.0 * ldexp(1.0, -24) * (fabs(ax) + fabs((double)p->y0[i])) + 1e-300;
+	*bound = 2.0 * 0x1p-24 * (fabs(ax) + fabs((double)p->y0[i])) + 1e-300;
 	return ax + p->y0[i];
 }
 

@@ -70,8 +70,8 @@ int sustained_stats_compute(const double *seconds, size_t n, double flops, struc
 	st->n = k;
 	st->min = st->max = tf[0];
 	for (size_t i = 1; i < k; i++) {
-		st->min = fmin(st->min, tf[i]);
-		st->max = fmax(st->max, tf[i]);
+		st->min = min_d(st->min, tf[i]);
+		st->max = max_d(st->max, tf[i]);
 	}
 	st->median = median_of(tf, k);
 	st->spread = (st->max - st->min) / st->median;
@@ -173,7 +173,7 @@ static void sensors_sample(struct sensors *s, bool last)
 	const char *label = s->label;
 	double t = s->label[0] && strcmp(s->label, "temp") ? hwmon_temp(&h, s->label) : hwmon_hot_temp(&h, &label);
 	if (!isnan(t))
-		s->t_max = isnan(s->t_max) ? t : fmax(s->t_max, t);
+		s->t_max = isnan(s->t_max) ? t : max_d(s->t_max, t);
 	if (!isnan(h.power_w)) {
 		s->p_sum += h.power_w;
 		s->p_n++;
@@ -288,7 +288,7 @@ static unsigned batch_size(double per_launch, double left)
 {
 	if (!(per_launch > 0))
 		return 1;
-	double want = fmin(BATCH_S, left) / per_launch;
+	double want = min_d(BATCH_S, left) / per_launch;
 	if (want < 1)
 		return 1;
 	return want > BATCH_MAX ? BATCH_MAX : (unsigned)ceil(want);

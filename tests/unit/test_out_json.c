@@ -222,6 +222,59 @@ static void test_write_roundtrip(void **state)
 	free(f.gpus);
 }
 
+/* doctor writes the report member by member: the bytes of the whole
+ * document dumped at once, with checks and probes, with none, with a
+ * string that jansson escapes */
+static char *dump_tree(const struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	json_t *doc = out_json_report(r);
+	assert_int_equal(out_json_write(fp, doc), 0);
+	json_decref(doc);
+	fclose(fp);
+	return buf;
+}
+
+static char *dump_streamed(const struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	assert_int_equal(out_json_report_write(fp, r), 0);
+	fclose(fp);
+	return buf;
+}
+
+static void test_streamed_same_bytes(void **state)
+{
+	(void)state;
+	struct report r;
+	struct facts f;
+	build(&r, &f);
+	char *a = dump_tree(&r), *b = dump_streamed(&r);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	report_release(&r);
+	free(f.gpus);
+
+	/* no GPU, no check, no probe: empty arrays as jansson writes them */
+	struct facts g;
+	memset(&g, 0, sizeof(g));
+	g.rocm.active = g.cuda.active = -1;
+	report_init(&r, &g, NULL);
+	report_finish(&r);
+	a = dump_tree(&r);
+	b = dump_streamed(&r);
+	assert_string_equal(a, b);
+	assert_non_null(strstr(b, "\"checks\": []"));
+	free(a);
+	free(b);
+	report_release(&r);
+}
+
 static void test_devices_shape(void **state)
 {
 	(void)state;
@@ -307,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_json_str),
 		cmocka_unit_test(test_report_shape),
 		cmocka_unit_test(test_write_roundtrip),
+		cmocka_unit_test(test_streamed_same_bytes),
 		cmocka_unit_test(test_devices_shape),
 		cmocka_unit_test(test_host_and_stack),
 	};

@@ -48,6 +48,124 @@ static void test_half(void **state)
 	}
 }
 
+/* The float operations the binary does without libm match libm's. */
+static uint32_t f_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static float bits_f(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* float_to_half as it was written with libm: the reference. */
+static uint16_t half_ref(float f)
+{
+	uint16_t sign = signbit(f) ? 0x8000 : 0;
+	float a = fabsf(f);
+	if (isnan(f))
+		return sign | 0x7e00;
+	if (a >= 65520.0f)
+		return sign | 0x7c00;
+	if (a < ldexpf(1.0f, -14))
+		return sign | (uint16_t)rintf(ldexpf(a, 24));
+	int e;
+	float m = frexpf(a, &e);
+	unsigned q = (unsigned)rintf(ldexpf(m, 11));
+	if (q == 2048) {
+		q = 1024;
+		e++;
+	}
+	unsigned exp = (unsigned)(e - 1 + 15);
+	if (exp >= 31)
+		return sign | 0x7c00;
+	return sign | (uint16_t)((exp << 10) | (q & 0x3ff));
+}
+
+static void test_half_vs_libm(void **state)
+{
+	(void)state;
+	struct prng p;
+	prng_seed(&p, 11);
+	/* every float whose exponent a half can reach or round to, sampled, and
+	 * the edges of each binade exactly */
+	for (uint32_t i = 0; i < 2000000; i++) {
+		uint32_t u = (uint32_t)prng_next(&p);
+		uint32_t e = 100 + (u >> 24) % 50;               /* 2^-27 .. 2^22 */
+		u = (u & 0x807fffffu) | (e << 23);
+		assert_int_equal(float_to_half(bits_f(u)), half_ref(bits_f(u)));
+		assert_int_equal(float_to_half(bits_f(u & 0xff800000u)), half_ref(bits_f(u & 0xff800000u)));
+		assert_int_equal(float_to_half(bits_f(u | 0x007fffffu)), half_ref(bits_f(u | 0x007fffffu)));
+	}
+	for (unsigned h = 0; h < 0x10000; h++) {
+		float f = half_to_float((uint16_t)h);
+		unsigned e = (h >> 10) & 0x1f, m = h & 0x3ff;
+		float want = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY)
+			: ldexpf((float)(m | 0x400), (int)e - 25);
+		if (h & 0x8000)
+			want = -want;
+		assert_true(isnan(f) ? isnan(want) : f_bits(f) == f_bits(want));
+	}
+}
+
+/* A float with a random sign, an exponent in [lo, lo + span) and a mantissa
+ * of one of the shapes where rounding is hard: random, all ones, one bit. */
+static float shaped(struct prng *p, int lo, int span)
+{
+	uint64_t r = prng_next(p);
+	uint32_t mant = (uint32_t)r & 0x7fffffu;
+	switch ((r >> 32) & 3) {
+	case 1: mant = 0x7fffffu; break;
+	case 2: mant = 1; break;
+	case 3: mant &= 0x7ff000u; break;
+	default: break;
+	}
+	uint32_t e = (uint32_t)(lo + (int)((r >> 40) % (uint64_t)span));
+	return bits_f((uint32_t)((r >> 63) << 31) | (e << 23) | mant);
+}
+
+static void test_fma_vs_libm(void **state)
+{
+	(void)state;
+	struct prng p;
+	prng_seed(&p, 12);
+	unsigned naive_wrong = 0;
+	for (unsigned i = 0; i < 4000000; i++) {
+		float a = shaped(&p, 100, 50), b = shaped(&p, 100, 50);
+		int pe = (int)((f_bits(a) >> 23) & 0xff) + (int)((f_bits(b) >> 23) & 0xff) - 127;
+		/* c from far below the product to far above it, where double
+		 * rounding of a*b+c would first land on a float tie */
+		int lo = pe - 30 < 1 ? 1 : pe - 30;
+		float c = shaped(&p, lo, 80);
+		float want = fmaf(a, b, c), got = fma_f32(a, b, c);
+		if (isnan(want))
+			assert_true(isnan(got));
+		else if (f_bits(got) != f_bits(want)) {
+			fprintf(stderr, "fma(%a, %a, %a): %a, libm %a\n", a, b, c, got, want);
+			fail();
+		}
+		naive_wrong += f_bits((float)((double)a * b + c)) != f_bits(want);
+	}
+	/* the inputs reach the cases a plain double sum gets wrong */
+	assert_true(naive_wrong > 0);
+	fprintf(stderr, "%u of 4M inputs round wrongly through a plain double sum\n", naive_wrong);
+	/* specials */
+	float sp[] = { 0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 0x1p-149f, 0x1p127f, 3.0f };
+	for (size_t x = 0; x < 10; x++)
+		for (size_t y = 0; y < 10; y++)
+			for (size_t z = 0; z < 10; z++) {
+				float want = fmaf(sp[x], sp[y], sp[z]), got = fma_f32(sp[x], sp[y], sp[z]);
+				assert_true(isnan(want) ? isnan(got) : f_bits(got) == f_bits(want));
+			}
+	assert_true(min_d(NAN, 2.0) == 2.0 && min_d(2.0, NAN) == 2.0 && min_d(1.0, 2.0) == 1.0);
+	assert_true(max_d(NAN, 2.0) == 2.0 && max_d(2.0, NAN) == 2.0 && max_d(1.0, 2.0) == 2.0);
+}
+
 struct mats {
 	unsigned m, n, k;
 	float *a, *b, *c;
@@ -425,6 +543,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_half),
+		cmocka_unit_test(test_half_vs_libm),
+		cmocka_unit_test(test_fma_vs_libm),
 		cmocka_unit_test(test_verify_matmul),
 		cmocka_unit_test(test_verify_elementwise),
 		cmocka_unit_test(test_judge),
