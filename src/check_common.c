@@ -637,9 +637,8 @@ bool cmdline_has(const char *cmdline, const char *token)
 
 char *human_bytes(unsigned long long bytes)
 {
-	const double gib = 1024.0 * 1024 * 1024;
-	if (bytes >= 1024ull * 1024 * 1024)
-		return xasprintf("%.1f GiB", (double)bytes / gib);
+	/* whole MiB, as devices, device.vram, amdgpu, rocm-smi and nvidia-smi
+	 * print memory: one unit for one quantity everywhere */
 	return xasprintf("%llu MiB", bytes / (1024ull * 1024));
 }
 

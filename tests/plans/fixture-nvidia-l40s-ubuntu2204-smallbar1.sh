@@ -11,7 +11,7 @@
 set -eu
 
 # Note (health.bar): GPU 0000:01:00.0 (NVIDIA L40S): BAR1, the CPU's window on
-# its VRAM, is only 256 MiB of 48.0 GiB: peer-to-peer and GPUDirect RDMA
+# its VRAM, is only 256 MiB of 49152 MiB: peer-to-peer and GPUDirect RDMA
 # transfers go through the small window or fail. In the firmware setup, enable
 # "Above 4G Decoding" and "Re-Size BAR Support" (in a VM: give the guest a
 # 64-bit MMIO window larger than the GPU's memory); a board with a display

@@ -250,14 +250,14 @@ static void test_bar_nvidia(void **state)
 	assert_int_equal(n, 4);
 	const struct check_result *c = tl_for_gpu(t, n, 0);
 	assert_status(c, ST_WARN);
-	assert_contains(c->summary, "BAR1 is 256 MiB of its 48.0 GiB of VRAM: large BAR is off");
+	assert_contains(c->summary, "BAR1 is 256 MiB of its 49152 MiB of VRAM: large BAR is off");
 	assert_contains(c->fix.text, "Above 4G Decoding");
 	assert_contains(c->fix.text, "Display Mode Selector");
 	assert_true(c->fix.reboot);
 	assert_true(tl_has_evidence(c, "/sys/bus/pci/devices/0000:41:00.0/resource", "BAR1 268435456 bytes"));
 	c = tl_for_gpu(t, n, 1);
 	assert_status(c, ST_PASS);
-	assert_contains(c->summary, "BAR1 is 128.0 GiB, all of its 80.0 GiB of VRAM");
+	assert_contains(c->summary, "BAR1 is 131072 MiB, all of its 81920 MiB of VRAM");
 	c = tl_for_gpu(t, n, 2);
 	assert_status(c, ST_PASS);
 	assert_contains(c->summary, "judged for data-center boards only");
