@@ -30,7 +30,7 @@ if [ ! -s "$OLD/.rocmcheck-oldroot" ]; then
 fi
 echo "userland: $(cat "$OLD/.rocmcheck-oldroot"), Debian $(cat "$OLD/etc/debian_version"), $(basename "$(ls "$OLD"/lib/x86_64-linux-gnu/libc-*.so)")"
 
-fixture=$(fixtures | head -n1)
+fixture=$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy # one whose doctor exits 0
 W=$(mktemp -d "$OLD/tmp/rocmcheck-test.XXXXXX")
 M=$T/min
 trap 'rm -rf "$T" "$W"' EXIT
