@@ -202,6 +202,9 @@ static void tl_free(struct tl *t)
 		free(t->sr.devs[i].group);
 	}
 	free(t->sr.devs);
+	/* what reads through the fake sysroot recorded (the name tables) */
+	strvec_release(&t->sr.recorded);
+	free(t->sr.rec_slots);
 	host_info_release(&t->sr.host);
 	free(t->sr.path);
 	profiles_free(t->db);
