@@ -46,11 +46,55 @@ void fixvars_release(struct fixvars *fv)
 	memset(fv, 0, sizeof(*fv));
 }
 
+/* The commands of a host-side fix, rendered and quoted for prose (" There:
+ * `a`, then `b`.", "" without one); a command withheld for an unsafe value is
+ * left out. Caller frees. */
+static char *host_commands(const struct prof_fix *pf, const char *const *vars)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < pf->commands.n; i++) {
+		char *cmd = NULL;
+		if (profiles_render_command(pf->commands.v[i], vars, &cmd) == 0)
+			strbuf_addf(&sb, "%s`%s`", sb.len ? ", then " : " There: ", cmd);
+		free(cmd);
+	}
+	if (sb.len)
+		strbuf_addstr(&sb, ".");
+	return strbuf_detach(&sb);
+}
+
+/* Inside a container the kernel, its modules and the boot are the host's: a
+ * fix marked host = yes becomes a host-side step, by hand, and recreating
+ * the container with its run flags (container_host_amd/_nvidia). False when
+ * it does not apply (not a container, not a host fix, unrenderable). */
+static bool fix_apply_host(struct check_result *res, const struct check_ctx *ctx, const char *id,
+			   const char *const *vars)
+{
+	const struct prof_fix *pf = ctx->db ? profiles_find_fix(ctx->db, id) : NULL;
+	char *text = NULL;
+	if (ctx->facts->sys.container == CONTAINER_NONE || !pf || !pf->host || profiles_render(pf->text, vars, &text) < 0) {
+		free(text);
+		return false;
+	}
+	char *cmds = host_commands(pf, vars);
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "host_fix", text);
+	fixvars_add(&fv, "host_commands", cmds);
+	bool nv = nvidia_gpu_expected(ctx->facts) && !amd_gpu_expected(ctx->facts);
+	result_fix_profile(res, ctx->db, nv ? "container_host_nvidia" : "container_host_amd", fv.v);
+	fixvars_release(&fv);
+	free(cmds);
+	free(text);
+	return true;
+}
+
 void fix_apply(struct check_result *res, const struct check_ctx *ctx, const char *id,
 	       const struct fixvars *fv)
 {
 	static const char *const none[] = { NULL };
-	result_fix_profile(res, ctx->db, id, fv && fv->n ? fv->v : none);
+	const char *const *vars = fv && fv->n ? fv->v : none;
+	if (!fix_apply_host(res, ctx, id, vars))
+		result_fix_profile(res, ctx->db, id, vars);
 }
 
 /* ---- the machine ---- */
@@ -492,33 +536,13 @@ bool rocm_driver_compatible(const struct profiles *db, const struct prof_rocm *u
 	return d <= user->driver_window_releases;
 }
 
-/* Whether the distribution's archive can carry packages for this kernel:
- * not for a release without an ABI part ("6.10.0", self-built) or with a
- * "+" (built from a tree), nor for Ubuntu's mainline builds, whose ABI is
- * the version itself ("6.9.3-060903-generic", kernel.ubuntu.com). */
 bool kernel_from_archive(const struct kernel_facts *k)
 {
-	if (!k->release || !k->parsed)
-		return true; /* nothing to say otherwise */
-	const char *dash = strchr(k->release, '-');
-	if (!dash || strchr(k->release, '+'))
-		return false;
-	char mainline[16];
-	snprintf(mainline, sizeof(mainline), "%02u%02u%02u", k->major % 100, k->minor % 100, k->patch % 100);
-	size_t n = strcspn(dash + 1, "-.");
-	return !(n == strlen(mainline) && !strncmp(dash + 1, mainline, n));
+	return !k->release || !k->parsed || kernel_release_from_archive(k->release);
 }
 
 char *headers_install_command(const struct check_ctx *ctx)
 {
-	const char *kernel = ctx->facts->kernel.release ? ctx->facts->kernel.release : "$(uname -r)";
-	if (ctx->facts->kernel.release && !shell_plain_word(kernel))
-		return shell_withheld(kernel);
-	if (!kernel_from_archive(&ctx->facts->kernel))
-		return xasprintf("# %s is not a kernel from the distribution's archive (a mainline or self-built one): "
-				 "install its headers from where it came from (kernel.ubuntu.com ships linux-headers-%s "
-				 "beside each mainline build), or boot a distribution kernel",
-				 kernel, kernel);
 	return route_headers_command(os_entry(ctx), ctx->facts->kernel.release);
 }
 

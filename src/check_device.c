@@ -102,6 +102,29 @@ static void boards_evidence(struct check_result *res, const struct check_ctx *ct
 
 #define PLURAL(n) ((n) == 1 ? "" : "s")
 
+/* "2 AMD", "1 NVIDIA" or "1 AMD, 1 NVIDIA" into buf: only the vendors
+ * present are named (an NVIDIA-only machine reads no AMD wording). */
+static const char *vendor_counts(char *buf, size_t size, size_t amd, size_t nv)
+{
+	if (amd && nv)
+		snprintf(buf, size, "%zu AMD, %zu NVIDIA", amd, nv);
+	else
+		snprintf(buf, size, "%zu %s", amd ? amd : nv, amd ? "AMD" : "NVIDIA");
+	return buf;
+}
+
+/* What was looked for and not found, for the vendors on PCI (both when
+ * neither is there). */
+static const char *no_device_words(const struct facts *f)
+{
+	bool amd = amd_gpu_expected(f), nv = nvidia_gpu_expected(f);
+	if (amd && !nv)
+		return "no KFD GPU node";
+	if (nv && !amd)
+		return "no NVIDIA device";
+	return "no KFD GPU node and no NVIDIA device";
+}
+
 /* device.present against f->expect: fewer GPUs than expected fail, more
  * warn (the expectation is out of date), as many pass unless one is not
  * usable. Returns false when the expectation cannot be judged here. */
@@ -152,8 +175,9 @@ static bool present_expected(const struct check_ctx *ctx, struct report *r, cons
 		result_fix_manual(res, "the site's Slurm configuration is edited by its administrators");
 		return true;
 	}
-	res = report_add(r, def, ST_PASS, -1, "%zu GPU%s found (%zu AMD, %zu NVIDIA), as %s expects", amd + nv,
-			 PLURAL(amd + nv), amd, nv, e->source);
+	char by[64];
+	res = report_add(r, def, ST_PASS, -1, "%zu GPU%s found (%s), as %s expects", amd + nv, PLURAL(amd + nv),
+			 vendor_counts(by, sizeof(by), amd, nv), e->source);
 	boards_evidence(res, ctx);
 	return true;
 }
@@ -200,8 +224,9 @@ static void check_device_present(const struct check_ctx *ctx, struct report *r, 
 	if (present_expected(ctx, r, def, amd, nv))
 		return;
 	if (amd || nv) {
-		res = report_add(r, def, ST_PASS, -1, "%zu GPU%s found (%zu AMD, %zu NVIDIA)", amd + nv,
-				 amd + nv == 1 ? "" : "s", amd, nv);
+		char by[64];
+		res = report_add(r, def, ST_PASS, -1, "%zu GPU%s found (%s)", amd + nv, amd + nv == 1 ? "" : "s",
+				 vendor_counts(by, sizeof(by), amd, nv));
 		for (size_t i = 0; i < f->ngpus; i++) {
 			const struct gpu *g = &f->gpus[i];
 			if (g->vendor != VENDOR_AMD && g->vendor != VENDOR_NVIDIA)
@@ -223,7 +248,7 @@ static void check_device_present(const struct check_ctx *ctx, struct report *r, 
 	if (present_none_expected(ctx, r, def) || present_in_container(ctx, r, def))
 		return;
 	char *seen = pci_seen_text(f);
-	res = report_add(r, def, ST_FAIL, -1, "no GPU found: no KFD GPU node and no NVIDIA device; PCI shows %s", seen);
+	res = report_add(r, def, ST_FAIL, -1, "no GPU found: %s; PCI shows %s", no_device_words(ctx->facts), seen);
 	free(seen);
 	if (!pci_evidence(res, f, 0))
 		result_evidence(res, "/sys/bus/pci/devices", "no display or compute-accelerator device");

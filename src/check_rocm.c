@@ -58,21 +58,41 @@ static void install_evidence(struct check_result *res, const struct rocm_install
 			ri->version ? ri->version : "(no version)");
 }
 
-/* The install every tool should use: the newest HIP install whose release
- * supports the GPUs (the profile's lists), else the newest HIP install. */
+/* How well the rest of the machine fits an install's release, in order of
+ * weight: it supports every AMD GPU here (4), the loaded amdgpu DKMS driver
+ * is within its driver window (2: the in-tree driver, or none, counts as
+ * fitting), it lists this OS (1). -1: not in the profile. */
+static int install_fit(const struct check_ctx *ctx, const struct rocm_install *ri)
+{
+	const struct facts *f = ctx->facts;
+	const struct prof_rocm *rel = ctx->db ? profiles_find_rocm(ctx->db, ri->version) : NULL;
+	if (!rel)
+		return -1;
+	const struct prof_rocm *drel = f->drv.amdgpu_version ? profiles_rocm_for_dkms(ctx->db, f->drv.amdgpu_version)
+							     : NULL;
+	const struct prof_os *o = os_entry(ctx);
+	return (rocm_release_fits_gpus(f, rel) ? 4 : 0) + (rocm_driver_compatible(ctx->db, rel, drel) ? 2 : 0) +
+	       (!o || prof_rocm_os(rel, o->key) ? 1 : 0);
+}
+
+/* The install every tool should use: the HIP install the rest of the machine
+ * fits best (install_fit), the newest among equals; else the newest. */
 static const struct rocm_install *rocm_install_wanted(const struct check_ctx *ctx)
 {
 	const struct facts *f = ctx->facts;
 	const struct rocm_install *best = NULL, *newest = NULL;
+	int best_fit = -1;
 	for (size_t i = 0; i < f->rocm.ninstalls; i++) {
 		const struct rocm_install *ri = &f->rocm.installs[i];
 		if (!ri->has_hip || !ri->ver.nparts)
 			continue;
 		if (!newest || version_cmp(&ri->ver, &newest->ver) > 0)
 			newest = ri;
-		const struct prof_rocm *rel = ctx->db ? profiles_find_rocm(ctx->db, ri->version) : NULL;
-		if (rel && rocm_release_fits_gpus(f, rel) && (!best || version_cmp(&ri->ver, &best->ver) > 0))
+		int fit = install_fit(ctx, ri);
+		if (fit >= 0 && (fit > best_fit || (fit == best_fit && version_cmp(&ri->ver, &best->ver) > 0))) {
 			best = ri;
+			best_fit = fit;
+		}
 	}
 	return best ? best : newest;
 }

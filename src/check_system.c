@@ -40,6 +40,57 @@ static bool kernel_below_floor(const struct check_ctx *ctx, const struct kernel_
 	return k->major < floor_major(ctx) || (k->major == floor_major(ctx) && k->minor < floor_minor(ctx));
 }
 
+/* Why ROCm's support lists (what: "kernel series", "OS list") are not
+ * judged, worded for the GPUs present: ROCm is named only beside an AMD GPU
+ * (one ROCm does not support), never on an NVIDIA-only machine. */
+static const char *no_list_words(char *buf, size_t size, const struct facts *f, const char *what)
+{
+	if (amd_gpu_expected(f))
+		snprintf(buf, size, "no AMD GPU that ROCm supports and no ROCm from AMD installed: ROCm's %s not judged", what);
+	else if (nvidia_gpu_expected(f))
+		snprintf(buf, size, "no %s applies to the NVIDIA GPUs here: not judged", what);
+	else
+		snprintf(buf, size, "no GPU here that a %s applies to: not judged", what);
+	return buf;
+}
+
+/* A kernel below every series the release supports here (or below the
+ * floor): a newer series from the archive, never --no-dkms or an older ROCm.
+ * The OS's hardware-enablement kernel when its series is one ROCm supports
+ * (ros lists it, or it meets the floor where the OS is not listed), else a
+ * release upgrade. */
+static void fix_kernel_old(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm_os *ros,
+			   const char *rocm_version, const char *kernels)
+{
+	const struct prof_os *o = os_entry(ctx);
+	bool hwe = o && o->hwe_package && o->hwe_series && o->install;
+	if (hwe && ros) {
+		hwe = strvec_contains(&ros->kernels, o->hwe_series);
+	} else if (hwe) {
+		struct version v;
+		hwe = version_parse(o->hwe_series, &v) == 0 &&
+		      (v.part[0] > floor_major(ctx) || (v.part[0] == floor_major(ctx) && v.part[1] >= floor_minor(ctx)));
+	}
+	struct fixvars fv = FIXVARS_INIT;
+	fixvars_add(&fv, "kernel", ctx->facts->kernel.release);
+	fixvars_add(&fv, "kernels", kernels);
+	fixvars_add(&fv, "os_name", os_display_name(ctx));
+	fixvars_add(&fv, "rocm_version", rocm_version);
+	char *install = NULL;
+	if (hwe) {
+		const char *iv[] = { "packages", o->hwe_package, NULL };
+		if (profiles_render_command(o->install, iv, &install) < 0) {
+			free(install);
+			install = xasprintf("# install %s with your package manager", o->hwe_package);
+		}
+		fixvars_add(&fv, "hwe_series", o->hwe_series);
+		fixvars_add(&fv, "install", install);
+	}
+	fix_apply(res, ctx, hwe ? "kernel_hwe" : "kernel_old", &fv);
+	fixvars_release(&fv);
+	free(install);
+}
+
 /* No AMD GPU and no ROCm install: ROCm's kernel series say nothing about this
  * machine. Only the kernel floor applies, and a series the profile lists for
  * this OS in any release (the OS's own kernel, such as RHEL 8's 4.18) passes. */
@@ -51,6 +102,7 @@ static void kernel_without_rocm(const struct check_ctx *ctx, struct report *r, c
 	const struct prof_os *os = os_entry(ctx);
 	const char *osname = os_display_name(ctx);
 	bool own = false;
+	char why[160];
 	for (size_t i = 0; os && ctx->db && i < ctx->db->nrocm && !own; i++) {
 		const struct prof_rocm_os *ros = prof_rocm_os(&ctx->db->rocm[i], os->key);
 		own = ros && strvec_contains(&ros->kernels, series);
@@ -58,13 +110,16 @@ static void kernel_without_rocm(const struct check_ctx *ctx, struct report *r, c
 	struct check_result *res;
 	if (!kernel_below_floor(ctx, k)) {
 		res = report_add(r, def, ST_PASS, -1,
-				 "kernel %s (series %s) meets the %u.%u floor; with no AMD GPU %sand no ROCm from AMD installed, ROCm's kernel series are not judged",
-				 k->release, series, floor_major(ctx), floor_minor(ctx),
-				 amd_gpu_expected(f) ? "that ROCm supports " : "");
+				 "kernel %s (series %s) meets the %u.%u floor; %s", k->release, series, floor_major(ctx),
+				 floor_minor(ctx), no_list_words(why, sizeof(why), f, "kernel series list"));
 	} else if (own) {
 		res = report_add(r, def, ST_PASS, -1,
 				 "kernel %s (series %s) is below %u.%u but is a series the profile lists for %s (its own kernel, with backports)",
 				 k->release, series, floor_major(ctx), floor_minor(ctx), osname);
+	} else if (nvidia_gpu_expected(f) && !amd_gpu_expected(f)) {
+		/* the floor is ROCm's: NVIDIA's driver has its own, far lower one */
+		res = report_add(r, def, ST_PASS, -1, "kernel %s (series %s); %s", k->release, series,
+				 no_list_words(why, sizeof(why), f, "kernel series list"));
 	} else {
 		res = report_add(r, def, ST_FAIL, -1, "kernel %s (series %s) is older than %u.%u", k->release, series,
 				 floor_major(ctx), floor_minor(ctx));
@@ -74,13 +129,9 @@ static void kernel_without_rocm(const struct check_ctx *ctx, struct report *r, c
 	if (res->status == ST_PASS)
 		return;
 	const struct prof_rocm *newest = ctx->db ? profiles_newest_rocm(ctx->db) : NULL;
-	struct fixvars fv = FIXVARS_INIT;
-	fixvars_add(&fv, "kernel", k->release);
-	fixvars_addf(&fv, "kernels", "%u.%u or newer", floor_major(ctx), floor_minor(ctx));
-	fixvars_add(&fv, "os_name", osname);
-	fixvars_add(&fv, "rocm_version", newest ? newest->version : "");
-	fix_apply(res, ctx, "kernel_supported", &fv);
-	fixvars_release(&fv);
+	char kl[32];
+	snprintf(kl, sizeof(kl), "%u.%u or newer", floor_major(ctx), floor_minor(ctx));
+	fix_kernel_old(res, ctx, NULL, newest ? newest->version : "", kl);
 }
 
 /* A series newer than every one the database lists for this OS, judged by
@@ -108,6 +159,27 @@ static bool kernel_series_beyond_db(const struct check_ctx *ctx, struct report *
 	fix_profiles_update(res, ctx, what);
 	free(what);
 	return true;
+}
+
+/* The fix of a kernel series outside the release's: older (below the
+ * floor) moves to a newer kernel, newer boots a listed one or leaves DKMS out. */
+static void fix_kernel_series(struct check_result *res, const struct check_ctx *ctx, const struct prof_rocm *rel,
+			      const struct prof_rocm_os *ros, bool older)
+{
+	char *kernels = ros && ros->kernels.n ? strvec_join(&ros->kernels, ", ")
+					      : xasprintf("%u.%u or newer", floor_major(ctx), floor_minor(ctx));
+	if (older) {
+		fix_kernel_old(res, ctx, ros && ros->kernels.n ? ros : NULL, rel ? rel->version : "", kernels);
+	} else {
+		struct fixvars fv = FIXVARS_INIT;
+		fixvars_add(&fv, "kernel", ctx->facts->kernel.release);
+		fixvars_add(&fv, "kernels", kernels);
+		fixvars_add(&fv, "os_name", os_display_name(ctx));
+		fixvars_add(&fv, "rocm_version", rel ? rel->version : "");
+		fix_apply(res, ctx, "kernel_supported", &fv);
+		fixvars_release(&fv);
+	}
+	free(kernels);
 }
 
 static void check_system_kernel(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
@@ -194,21 +266,8 @@ static void check_system_kernel(const struct check_ctx *ctx, struct report *r, c
 				os ? os->key : "(OS not listed)", *ks ? ks : "not listed");
 		free(ks);
 	}
-	if (st == ST_PASS)
-		return;
-	struct fixvars fv = FIXVARS_INIT;
-	fixvars_add(&fv, "kernel", k->release);
-	if (ros && ros->kernels.n) {
-		char *joined = strvec_join(&ros->kernels, ", ");
-		fixvars_addf(&fv, "kernels", "%s", joined);
-		free(joined);
-	} else {
-		fixvars_addf(&fv, "kernels", "%u.%u or newer", floor_major(ctx), floor_minor(ctx));
-	}
-	fixvars_add(&fv, "os_name", osname);
-	fixvars_add(&fv, "rocm_version", rel ? rel->version : "");
-	fix_apply(res, ctx, "kernel_supported", &fv);
-	fixvars_release(&fv);
+	if (st != ST_PASS)
+		fix_kernel_series(res, ctx, rel, ros, st == ST_FAIL);
 }
 
 /* A Radeon (not Instinct) GPU is among the AMD GPUs the OS list is judged for. */
@@ -296,8 +355,8 @@ static void check_system_os(const struct check_ctx *ctx, struct report *r, const
 		 os->version_id ? ")" : "");
 	struct check_result *res;
 	if (!rocm_relevant(ctx) && nvidia_gpu_expected(f)) {
-		res = report_add(r, def, ST_PASS, -1, "%s (no AMD GPU %sand no ROCm from AMD installed: ROCm's OS list not judged)", shown,
-				 amd_gpu_expected(f) ? "that ROCm supports " : "");
+		char why[160];
+		res = report_add(r, def, ST_PASS, -1, "%s (%s)", shown, no_list_words(why, sizeof(why), f, "OS list"));
 		os_evidence(res, f);
 		return;
 	}
@@ -459,7 +518,7 @@ static void check_system_container(const struct check_ctx *ctx, struct report *r
 			container_nvidia_fail(r, def, ctx, kind, ev, nv_missing);
 		} else {
 			res = report_add(r, def, ST_PASS, -1, "running in a container (%s); %s", kind,
-					 nvidia_gpu_expected(f) ? "no AMD GPU expected, the NVIDIA device nodes are passed in or not recorded" :
+					 nvidia_gpu_expected(f) ? "the NVIDIA device nodes are passed in or not recorded" :
 								  "no GPU expected");
 			result_evidence(res, ev, "present");
 		}
@@ -633,7 +692,7 @@ const struct check_def check_system_defs[] = {
 	  "Reads the kernel release (uname, or proc/sys/kernel/osrelease in a capture), /etc/os-release and the installed ROCm release (the newest one in the profile database when none is installed).\n\n"
 	  "ROCm's amdgpu driver and its DKMS packages are built and tested against the kernel series each OS ships. Kernels below 5.15 fail, except where the profile lists the series for the OS: RHEL 8 (4.18) and RHEL 9 (5.14) carry backports and ARE supported. A kernel newer than the newest series the release lists for this OS warns, because the DKMS build breaks there. For an OS the profile does not list, only the 5.15 floor applies. ROCm's series are judged only when an AMD GPU is present or AMD's ROCm is installed (a distribution's own ROCm packages run on its kernel): otherwise only the 5.15 floor applies, and a series the profile lists for this OS in any release (the OS's own kernel, RHEL 8's 4.18) passes. Inside a container the kernel is the host's: it is reported, never failed, and no headers or DKMS are advised for it.\n\n"
 	  "What users see when the kernel is too new: `Error! Bad return status for module build on kernel: 6.11.0-8-generic` or DKMS saying the kernel `is not supported`.\n\n"
-	  "Fix: boot one of the supported kernel series (the fix lists them), install the headers and modules for the running kernel, or use `amdgpu-install --usecase=rocm --no-dkms` with the in-tree driver. A series newer than every one the profile database lists for the OS, judged by its newest release, warns that the database is older than the machine (fix: `rocmcheck profiles update`), with no kernel to boot instead." },
+	  "Fix: a kernel older than every series the release lists moves to the distribution's hardware-enablement kernel when the release lists its series (Ubuntu 20.04: `sudo apt-get install -y linux-generic-hwe-20.04`, then reboot), else to a release upgrade; never to `--no-dkms` or an older ROCm, because the old kernel's own amdgpu is older than ROCm's. A newer one: boot one of the supported kernel series (the fix lists them), or use `amdgpu-install --usecase=rocm --no-dkms` with the in-tree driver. A series newer than every one the profile database lists for the OS, judged by its newest release, warns that the database is older than the machine (fix: `rocmcheck profiles update`), with no kernel to boot instead." },
 	{ "system.os", "system", "Operating system supported", check_system_os, 0,
 	  "Reads /etc/os-release (ID and VERSION_ID) and judges it against the OS list of the installed ROCm release (the newest one when none is installed).\n\n"
 	  "VERSION_ID matches by major.minor: AMD lists point releases (22.04.5), which are shown, not required. Radeon cards have a narrower OS list than Instinct cards: from ROCm 6.4 on, Radeon GPUs are supported only on a few Ubuntu and RHEL releases, so a Radeon card on an OS listed only for Instinct warns.\n\n"

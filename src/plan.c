@@ -253,6 +253,44 @@ static void add_headers_step(struct planner *pl, const char *why, const char *cm
 	strvec_release(&pkgs);
 }
 
+/* A newer kernel from the archive (kernel_hwe): before the ROCm install, so
+ * that DKMS builds for it; done once its package is installed (it runs at
+ * the reboot the plan asks for). */
+static void add_kernel_step(struct planner *pl, const char *why, const struct strvec *cmds, const char *text,
+			    bool reboot)
+{
+	struct plan_step *s = step_get(pl->p, "kernel_hwe", RANK_KERNEL, "Install a kernel series ROCm supports here");
+	strvec_push_unique(&s->why, why);
+	s->reboot |= reboot;
+	step_comment(s, text);
+	struct strvec pkgs = STRVEC_INIT;
+	for (size_t i = 0; i < cmds->n; i++) {
+		step_cmd(s, cmds->v[i]);
+		install_packages(pl->os, cmds->v[i], &pkgs);
+	}
+	if (!s->guard)
+		step_guard(s, pkg_guard(pl->os, &pkgs));
+	strvec_release(&pkgs);
+}
+
+/* /opt/rocm switched to the install the machine fits (rocm_switch): with
+ * --set, which needs no answer at a prompt; done once /opt/rocm resolves
+ * to it. */
+static void add_switch_step(struct planner *pl, const char *why, const struct strvec *vars, const struct strvec *cmds,
+			    const char *text)
+{
+	const char *path = plan_var(vars, "rocm_path");
+	char *title = xasprintf("Point /opt/rocm at %s", path ? path : "the ROCm install to use");
+	struct plan_step *s = step_get(pl->p, "rocm_switch", RANK_ROCM + 1, title);
+	free(title);
+	strvec_push_unique(&s->why, why);
+	step_comment(s, text);
+	for (size_t i = 0; i < cmds->n; i++)
+		step_cmd(s, cmds->v[i]);
+	if (path && !s->guard)
+		step_guard(s, render_cmd("[ \"$(readlink -f /opt/rocm)\" = \"$(readlink -f {rocm_path})\" ]", vars));
+}
+
 static void add_persist_step(struct planner *pl, const char *why, const char *export_cmd, const char *text)
 {
 	/* "export NAME=VALUE" */
@@ -419,8 +457,9 @@ static void add_rocm_step(struct planner *pl, const char *why, const char *rocm,
 	for (size_t i = 0; i < cmds->n; i++)
 		step_cmd(s, cmds->v[i]);
 	step_comment(s, text);
-	if (pl->os && !pl->os->community) {
-		/* AMD's guide: reboot after the install, so the amdgpu-dkms driver is the one loaded */
+	if (pl->os && !pl->os->community && !(pl->f && pl->f->sys.container != CONTAINER_NONE)) {
+		/* AMD's guide: reboot after the install, so the amdgpu-dkms driver is the one loaded
+		 * (a container installs no driver: it runs the host's) */
 		s->reboot = true;
 		step_comment(s, "Reboot afterwards: the amdgpu driver it builds is loaded at the next boot.");
 	}
@@ -589,6 +628,10 @@ static void apply_fix(struct planner *pl, const char *why, const char *fix_id, c
 		add_amdgpu_steps(pl, why, vars, cmds, text);
 	} else if (!strcmp(fix_id, "mok_enroll") || !strcmp(fix_id, "iommu_pt") || !strcmp(fix_id, "nouveau")) {
 		add_boot_step(pl, fix_id, why, cmds, text, reboot, relogin);
+	} else if (!strcmp(fix_id, "rocm_switch")) {
+		add_switch_step(pl, why, vars, cmds, text);
+	} else if (!strcmp(fix_id, "kernel_hwe")) {
+		add_kernel_step(pl, why, cmds, text, reboot);
 	} else if (module_step_of(fix_id)) {
 		add_module_step(pl, module_step_of(fix_id), why, vars, cmds, text, reboot);
 	} else if (!strcmp(fix_id, "rocm_install") && cmds->n) {
@@ -1021,6 +1064,41 @@ static void described_os_notes(struct planner *pl, const struct plan_machine *m,
 	}
 }
 
+/* A described Ubuntu whose release lists no series older than its HWE
+ * kernel's (20.04 under ROCm 6.1: 5.15 only): its GA kernel is below the
+ * window, so the HWE kernel is installed, unless the running kernel is
+ * already a listed series (guard). */
+static void described_hwe(struct planner *pl, const struct prof_rocm *rel, const struct prof_rocm_os *ros,
+			  const char *guard)
+{
+	const struct prof_os *os = pl->os;
+	struct version hv, v;
+	if (!os->hwe_package || !os->hwe_series || !os->install || !strvec_contains(&ros->kernels, os->hwe_series) ||
+	    version_parse(os->hwe_series, &hv) < 0)
+		return;
+	for (size_t i = 0; i < ros->kernels.n; i++)
+		if (version_parse(ros->kernels.v[i], &v) < 0 || version_cmp_n(&v, &hv, 2) < 0)
+			return; /* a series older than HWE's is listed: the GA kernel may be one */
+	char *install = NULL, *kl = strvec_join(&ros->kernels, ", ");
+	const char *iv[] = { "packages", os->hwe_package, NULL };
+	if (profiles_render_command(os->install, iv, &install) == 0) {
+		struct plan_step *s = step_get(pl->p, "kernel_hwe", RANK_KERNEL, "Install a kernel series ROCm supports here");
+		if (!s->guard)
+			step_guard(s, xstrdup(guard));
+		struct strvec v2 = STRVEC_INIT;
+		var_set(&v2, "kernel", "$(uname -r)");
+		var_set(&v2, "kernels", kl);
+		var_set(&v2, "os_name", os->name);
+		var_set(&v2, "rocm_version", rel->version);
+		var_set(&v2, "hwe_series", os->hwe_series);
+		var_set(&v2, "install", install);
+		apply_profile_fix(pl, "system.kernel", "kernel_hwe", &v2);
+		strvec_release(&v2);
+	}
+	free(install);
+	free(kl);
+}
+
 /* The kernel series: checked when the script runs (an advisory step). */
 static void add_kernel_check(struct planner *pl, const struct prof_rocm *rel)
 {
@@ -1067,6 +1145,7 @@ static void add_kernel_check(struct planner *pl, const struct prof_rocm *rel)
 			step_guard(s, strbuf_detach(&g));
 			step_comment(s, "Only a warning: the DKMS build of the amdgpu driver may fail on other series.");
 			strbuf_release(&e);
+			described_hwe(pl, rel, ros, s->guard);
 		}
 		strbuf_release(&g);
 		free(text);

@@ -46,6 +46,8 @@ struct prof_os {
 	char *grub_update;         /* "sudo update-grub" / "sudo grub2-mkconfig -o /boot/grub2/grub.cfg" */
 	char *mok_key;             /* the key DKMS signs modules with, or NULL: the database's */
 	char *firmware_package;    /* the package that ships amdgpu's firmware files, or NULL: "linux-firmware" */
+	char *hwe_package;         /* the hardware-enablement kernel's metapackage ("linux-generic-hwe-20.04"), or NULL */
+	char *hwe_series;          /* the kernel series it installs ("5.15"), or NULL */
 	struct strvec nvidia_packages; /* NVIDIA driver packages the distribution documents ({packages}) */
 	struct strvec nvidia_install;  /* command templates that install them, in order ({packages},
 	                                * {kernel}); empty: the `install` template */
@@ -122,6 +124,7 @@ struct prof_fix {
 	struct strvec commands;    /* templates */
 	char *manual;              /* why no command can do it: required without commands */
 	bool reboot, relogin;
+	bool host;                 /* changes the kernel, its modules or boot: inside a container, the host's */
 	struct prof_where where;
 };
 
@@ -184,6 +187,13 @@ struct profiles {
  * dir is NULL. On any problem nothing is loaded: returns a negative value and
  * appends one "FILE:LINE: message" per problem to `errors`. */
 int profiles_load(struct profiles **out, const char *dir, struct strvec *errors);
+/* The embedded database for a run. The build validated these very files
+ * (`rocmcheck profiles validate` after linking: CMakeLists.txt), so the rules
+ * that only report (placeholders against the fix contract, duplicate
+ * sections, cross-references, the contract's fixes present) are not checked
+ * again; values are read as profiles_load reads them. `profiles validate` and
+ * every other set (a directory, an update) get every check. */
+int profiles_load_embedded(struct profiles **out, struct strvec *errors);
 void profiles_free(struct profiles *db);
 
 /* The embedded files (generated at build time). */

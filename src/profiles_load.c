@@ -271,6 +271,16 @@ static void key_os(struct loader *l, const char *key, const char *value)
 			prof_err(l, "bad value for 'firmware_package': \"%s\" (expected one package name)", value);
 		else
 			set_str(l, &o->firmware_package, key, value);
+	} else if (!strcmp(key, "hwe_package")) {
+		if (!shell_plain_word(value))
+			prof_err(l, "bad value for 'hwe_package': \"%s\" (expected one package name)", value);
+		else
+			set_str(l, &o->hwe_package, key, value);
+	} else if (!strcmp(key, "hwe_series")) {
+		if (!prof_version_form(value, 2))
+			prof_err(l, "bad value for 'hwe_series': \"%s\" (expected a kernel series like 5.15)", value);
+		else
+			set_str(l, &o->hwe_series, key, value);
 	} else if (!strcmp(key, "nvidia_branch")) {
 		char *end = NULL;
 		unsigned long n = strtoul(value, &end, 10);
@@ -558,7 +568,7 @@ static void key_cuda(struct loader *l, const char *key, const char *value)
 static void key_fix(struct loader *l, const char *key, const char *value)
 {
 	struct prof_fix *f = &l->db->fixes[l->idx];
-	const struct fix_contract *fc = prof_fix_contract(f->id);
+	const struct fix_contract *fc = l->trusted ? NULL : prof_fix_contract(f->id);
 	if (!strcmp(key, "text")) {
 		/* repeated text lines are joined: prose longer than a line fits */
 		prof_check_template(l, key, value, fc);
@@ -582,6 +592,9 @@ static void key_fix(struct loader *l, const char *key, const char *value)
 	} else if (!strcmp(key, "relogin")) {
 		if (prof_once(l, key))
 			prof_get_bool(l, key, value, &f->relogin);
+	} else if (!strcmp(key, "host")) {
+		if (prof_once(l, key))
+			prof_get_bool(l, key, value, &f->host);
 	} else {
 		unknown_key(l, key);
 	}
@@ -774,7 +787,7 @@ static void section_begin(struct loader *l, const char *title)
 		prof_err(l, "malformed section [%s] (expected %s)", title, k->usage);
 		goto out;
 	}
-	const struct prof_where *prev = where_seen(l, kind, a, b);
+	const struct prof_where *prev = l->trusted ? NULL : where_seen(l, kind, a, b);
 	if (prev) {
 		prof_err(l, "duplicate [%s] (first defined at %s:%d)", title, prev->file, prev->line);
 		goto out;
@@ -1007,9 +1020,9 @@ static int cmp_cuda(const void *a, const void *b)
 /* profiles_load and profiles_load_buffers: from `dir` when it is not NULL,
  * else from the `nfiles` buffers. */
 static int load_set(struct profiles **out, const char *dir, const struct embedded_file *files,
-		    size_t nfiles, struct strvec *errors)
+		    size_t nfiles, bool trusted, struct strvec *errors)
 {
-	struct loader l = { 0 };
+	struct loader l = { .trusted = trusted };
 	struct strvec scratch = STRVEC_INIT;
 
 	*out = NULL;
@@ -1032,7 +1045,7 @@ static int load_set(struct profiles **out, const char *dir, const struct embedde
 		if (!nfiles)
 			prof_err_at(&l, "(embedded)", 0, "no profiles were embedded at build time");
 	}
-	if (l.db->files.n)
+	if (l.db->files.n && !trusted)
 		prof_resolve(&l);
 
 	free(l.title);
@@ -1061,13 +1074,18 @@ static int load_set(struct profiles **out, const char *dir, const struct embedde
 
 int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)
 {
-	return load_set(out, dir, embedded_profiles, embedded_profiles_count, errors);
+	return load_set(out, dir, embedded_profiles, embedded_profiles_count, false, errors);
+}
+
+int profiles_load_embedded(struct profiles **out, struct strvec *errors)
+{
+	return load_set(out, NULL, embedded_profiles, embedded_profiles_count, true, errors);
 }
 
 int profiles_load_buffers(struct profiles **out, const struct embedded_file *files, size_t n,
 			  struct strvec *errors)
 {
-	return load_set(out, NULL, files, n, errors);
+	return load_set(out, NULL, files, n, false, errors);
 }
 
 void profiles_free(struct profiles *db)
@@ -1091,6 +1109,8 @@ void profiles_free(struct profiles *db)
 		free(o->grub_update);
 		free(o->mok_key);
 		free(o->firmware_package);
+		free(o->hwe_package);
+		free(o->hwe_series);
 		strvec_release(&o->nvidia_packages);
 		strvec_release(&o->nvidia_install);
 	}

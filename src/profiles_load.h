@@ -46,6 +46,7 @@ struct loader {
 	int arch_line;              /* [gpu] arch line, resolved at section end */
 	bool lost_line;             /* a line of this section was rejected unread */
 	bool have_text;
+	bool trusted;               /* validated at build time: report-only rules skipped */
 
 	struct ref *refs;
 	size_t nrefs;

@@ -422,7 +422,7 @@ int profiles_load_chosen(const char *dir, struct profiles **db, struct profiles_
 	free(ev);
 	if (!best.db) {
 		origin->kind = "embedded";
-		return profiles_load(db, NULL, errors);
+		return profiles_load_embedded(db, errors);
 	}
 	origin->kind = "installed";
 	origin->path = best_dir;

@@ -13,6 +13,24 @@ void route_target_of(const struct facts *f, struct route_target *t)
 	t->os_id = f ? f->os.id : NULL;
 	t->codename = f ? f->os.version_codename : NULL;
 	t->described = !f;
+	t->container = f && f->sys.container != CONTAINER_NONE;
+}
+
+bool kernel_release_from_archive(const char *release)
+{
+	unsigned maj, min, patch = 0;
+	if (!release || sscanf(release, "%u.%u", &maj, &min) != 2)
+		return true; /* nothing to say otherwise */
+	const char *dash = strchr(release, '-');
+	if (!dash || strchr(release, '+'))
+		return false;
+	const char *dot = strchr(release, '.');
+	if (dot && (dot = strchr(dot + 1, '.')) && dot < dash)
+		sscanf(dot + 1, "%u", &patch);
+	char mainline[16];
+	snprintf(mainline, sizeof(mainline), "%02u%02u%02u", maj % 100, min % 100, patch % 100);
+	size_t n = strcspn(dash + 1, "-.");
+	return !(n == strlen(mainline) && !strncmp(dash + 1, mainline, n));
 }
 
 char *route_headers_command(const struct prof_os *o, const char *kernel)
@@ -21,6 +39,11 @@ char *route_headers_command(const struct prof_os *o, const char *kernel)
 		kernel = ROUTE_SHELL_KERNEL;
 	else if (strcmp(kernel, ROUTE_SHELL_KERNEL) && !shell_plain_word(kernel))
 		return shell_withheld(kernel);   /* a machine's value: only a plain word goes in */
+	else if (strcmp(kernel, ROUTE_SHELL_KERNEL) && !kernel_release_from_archive(kernel))
+		return xasprintf("# %s is not a kernel from the distribution's archive (a mainline or self-built one): "
+				 "install its headers from where it came from (kernel.ubuntu.com ships linux-headers-%s "
+				 "beside each mainline build), or boot a distribution kernel",
+				 kernel, kernel);
 	if (!o || !o->install || !o->headers.n)
 		return xasprintf("# install the kernel headers and modules for %s with your package manager", kernel);
 	struct strbuf pkgs = STRBUF_INIT;
@@ -60,6 +83,20 @@ bool route_dkms_fails(const struct prof_os *o, const struct prof_rocm *rel, cons
 	return newest.nparts && version_cmp_n(&kv, &newest, 2) > 0;
 }
 
+bool route_kernel_below(const struct prof_os *o, const struct prof_rocm *rel, const char *kernel)
+{
+	const struct prof_rocm_os *ros = o && rel ? prof_rocm_os(rel, o->key) : NULL;
+	struct version kv = { { 0 }, 2 };
+	if (!ros || !ros->kernels.n || !kernel || sscanf(kernel, "%u.%u", &kv.part[0], &kv.part[1]) != 2)
+		return false;
+	for (size_t i = 0; i < ros->kernels.n; i++) {
+		struct version v;
+		if (version_parse(ros->kernels.v[i], &v) < 0 || version_cmp_n(&kv, &v, 2) >= 0)
+			return false;
+	}
+	return true;
+}
+
 /* "cmd " with its trailing blanks cut ({no_dkms} empty at the end). */
 static void push_trimmed(struct strvec *cmds, char *cmd)
 {
@@ -79,8 +116,12 @@ int route_render(const struct profiles *db, const struct prof_os *o, const struc
 	char full[32], num[32];
 	prof_rocm_route_versions(rel, full, num);
 	const char *kernel = t->kernel ? t->kernel : ROUTE_SHELL_KERNEL;
-	bool no_dkms = rt->no_dkms && route_dkms_fails(o, rel, t->kernel);
-	char *headers = no_dkms ? xstrdup("") : route_headers_command(o, kernel);
+	/* a container installs the user space only: the driver is the host's */
+	bool no_dkms = rt->no_dkms && (t->container || route_dkms_fails(o, rel, t->kernel));
+	/* below every series: the kernel system.kernel's fix moves to brings its
+	 * own headers, and DKMS builds for that one */
+	bool below = route_kernel_below(o, rel, t->kernel);
+	char *headers = no_dkms || below || t->container ? xstrdup("") : route_headers_command(o, kernel);
 	const char *codename = o->codename ? o->codename : t->codename;
 	const char *vars[] = {
 		"rocm_version", rel->version,

@@ -33,7 +33,7 @@ PLANS=$TESTS_DIR/plans
 REGEN=${ROCMCHECK_REGEN:-}
 RECORDED="sudo apt-get dnf zypper crb dpkg-query rpm usermod id modprobe lsmod update-grub grub2-mkconfig
 	mokutil wget curl amdgpu-install ubuntu-drivers uname grep sed mktemp rm dpkg-deb tee sh
-	update-initramfs dkms"
+	update-initramfs dkms readlink update-alternatives alternatives"
 
 # ---- isolation
 ISO=()

@@ -40,7 +40,11 @@ trap 'exit 143' TERM
 # every new shell (~/.profile)
 # Fixes: device.arch, device.igpu, rocm.rocblas
 # An integrated GPU is visible next to the discrete one: ROCm programs may
-# pick it and crash or crawl. Restrict ROCm to the discrete GPU (index 0).
+# pick it and crash or crawl. Restrict ROCm to the discrete GPU (index 0). Or,
+# by hand in the firmware (UEFI/BIOS) setup, when no display is connected to
+# the integrated GPU: turn it off (the option is called Integrated Graphics,
+# iGPU or UMA Frame Buffer, set to Disabled; on some boards Primary Display =
+# PCIe first), so that no program sees it at all.
 plan_step=env_set_ROCR_VISIBLE_DEVICES
 if ! grep -qsxF 'export ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f' ~/.profile; then
 	printf '%s\n' 'export ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f' >> ~/.profile

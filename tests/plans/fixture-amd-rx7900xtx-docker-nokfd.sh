@@ -11,9 +11,9 @@
 set -eu
 
 # Note (system.container, driver.kfd): Inside a container the GPU device nodes
-# must be passed in: run it with --device /dev/kfd --device /dev/dri
-# --group-add video (on SELinux hosts also: setsebool -P container_use_devices
-# 1).
+# must be passed in: recreate the container with docker run (or podman run)
+# --device /dev/kfd --device /dev/dri --group-add video --group-add render (on
+# SELinux hosts also, on the host: setsebool -P container_use_devices 1).
 
 # Nothing to do: no step is needed (the notes above say what a script cannot
 # do).

@@ -13,7 +13,9 @@ set -eu
 # Note (system.kernel): Kernel 6.11.0-19-generic is not a series ROCm 6.2
 # supports on Ubuntu 24.04 LTS (supported: 6.8). The amdgpu DKMS build fails
 # on newer kernels: boot a supported kernel, or install ROCm without DKMS
-# (amdgpu-install --no-dkms) to use the in-tree driver.
+# (amdgpu-install --no-dkms) to use the in-tree driver. An older kernel needs
+# a newer series from the distribution (Ubuntu: its HWE kernel), not
+# --no-dkms.
 
 # Nothing to do: no step is needed (the notes above say what a script cannot
 # do).

@@ -259,6 +259,13 @@ pip)
 		fi ;;
 	esac
 	pip_cmd "$@" ;;
+readlink)
+	# readlink -f PATH: /opt/rocm resolves to what update-alternatives set
+	p=${2:-}
+	if [ "$p" = /opt/rocm ] && [ -f "$STATE/rocm-alternative" ]; then /bin/cat "$STATE/rocm-alternative"; else printf '%s\n' "$p"; fi ;;
+update-alternatives|alternatives)
+	change "$@"
+	if [ "${1:-}" = --set ] && [ "${2:-}" = rocm ]; then printf '%s\n' "$3" >"$STATE/rocm-alternative"; fi ;;
 uname)
 	# the sandbox's kernel release, else Ubuntu 24.04's
 	if [ "${1:-}" = -r ]; then

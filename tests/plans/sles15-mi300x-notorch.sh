@@ -72,7 +72,7 @@ trap 'exit 143' TERM
 # series.
 plan_step=kernel_check
 if ! uname -r | grep -q -e '^6\.4\.'; then
-	echo "rocmcheck plan: warning: Kernel $(uname -r) is not a series ROCm 7.2 supports on SUSE Linux Enterprise Server 15 (supported: 6.4). The amdgpu DKMS build fails on newer kernels: boot a supported kernel, or install ROCm without DKMS (amdgpu-install --no-dkms) to use the in-tree driver." >&2
+	echo "rocmcheck plan: warning: Kernel $(uname -r) is not a series ROCm 7.2 supports on SUSE Linux Enterprise Server 15 (supported: 6.4). The amdgpu DKMS build fails on newer kernels: boot a supported kernel, or install ROCm without DKMS (amdgpu-install --no-dkms) to use the in-tree driver. An older kernel needs a newer series from the distribution (Ubuntu: its HWE kernel), not --no-dkms." >&2
 fi
 plan_done="$plan_done kernel_check"
 

@@ -72,7 +72,7 @@ trap 'exit 143' TERM
 # series.
 plan_step=kernel_check
 if ! uname -r | grep -q -e '^6\.8\.' -e '^6\.14\.'; then
-	echo "rocmcheck plan: warning: Kernel $(uname -r) is not a series ROCm 7.1 supports on Ubuntu 24.04 LTS (supported: 6.8, 6.14). The amdgpu DKMS build fails on newer kernels: boot a supported kernel, or install ROCm without DKMS (amdgpu-install --no-dkms) to use the in-tree driver." >&2
+	echo "rocmcheck plan: warning: Kernel $(uname -r) is not a series ROCm 7.1 supports on Ubuntu 24.04 LTS (supported: 6.8, 6.14). The amdgpu DKMS build fails on newer kernels: boot a supported kernel, or install ROCm without DKMS (amdgpu-install --no-dkms) to use the in-tree driver. An older kernel needs a newer series from the distribution (Ubuntu: its HWE kernel), not --no-dkms." >&2
 fi
 plan_done="$plan_done kernel_check"
 

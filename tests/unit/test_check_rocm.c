@@ -1,4 +1,5 @@
 #include "checks_testlib.h"
+#include "route.h"
 
 static struct tl *xtx(void)
 {
@@ -486,11 +487,45 @@ static void test_rocblas_skips(void **state)
 	tl_free(t);
 }
 
+/* The install route on a kernel no archive carries headers for (an Ubuntu
+ * mainline build in the release's window) or on one below every series the
+ * release lists (system.kernel moves it to a newer kernel first): no
+ * linux-headers-<that kernel>, and DKMS is left in (never --no-dkms there). */
+static void route_headers_for(const char *kernel, const char *pkg, bool comment)
+{
+	struct tl *t = tl_new();
+	tl_os(t, "ubuntu", "22.04", "Ubuntu 22.04.3 LTS");
+	tl_kernel(t, kernel);
+	tl_amd(t, "gfx1100", 110000, 0x744c, 24 * GIB, 32 * GIB);
+	const struct check_result *c = tl_one(t, "rocm.install");
+	assert_status(c, ST_FAIL);
+	assert_true(tl_has_command(c, "sudo amdgpu-install -y --usecase=rocm"));
+	for (size_t i = 0; i < c->fix.commands.n; i++) {
+		assert_null(strstr(c->fix.commands.v[i], pkg));
+		assert_null(strstr(c->fix.commands.v[i], "--no-dkms"));
+	}
+	if (comment)
+		assert_true(tl_has_command(c, "# 6.2.0-060200-generic is not a kernel from the distribution's archive"));
+	tl_free(t);
+}
+
+static void test_install_route_kernel_headers(void **state)
+{
+	(void)state;
+	route_headers_for("6.2.0-060200-generic", "-y linux-headers-6.2.0-060200-generic", true);
+	route_headers_for("5.4.0-216-generic", "linux-headers-5.4.0-216-generic", false);
+	assert_false(kernel_release_from_archive("6.2.0-060200-generic"));
+	assert_false(kernel_release_from_archive("5.13.11-051311-generic"));
+	assert_true(kernel_release_from_archive("6.2.0-39-generic"));
+	assert_true(kernel_release_from_archive("6.8.0-1012-azure"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_install_found),
 		cmocka_unit_test(test_install_missing_route),
+		cmocka_unit_test(test_install_route_kernel_headers),
 		cmocka_unit_test(test_install_only_bundled),
 		cmocka_unit_test(test_install_several),
 		cmocka_unit_test(test_install_igpu_no_target),

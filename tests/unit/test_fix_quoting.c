@@ -237,7 +237,7 @@ static void test_every_route(void **state)
 									    : profiles_newest_rocm(db);
 			if (!o || !rel)
 				continue;
-			struct route_target t = { hostile[b], hostile[b], hostile[b], hostile[b], false };
+			struct route_target t = { hostile[b], hostile[b], hostile[b], hostile[b], false, false };
 			struct strvec cmds = STRVEC_INIT;
 			if (route_render(db, o, rel, &t, &cmds) == 0) {
 				for (size_t c = 0; c < cmds.n; c++) {

@@ -25,7 +25,7 @@
  * the loader must both agree with the header. */
 static const struct {
 	const char *id;
-	const char *vars[5];
+	const char *vars[6];
 	bool reboot, relogin;
 } contract[] = {
 	{ "groups", { "user", "groups" }, false, true },
@@ -37,6 +37,8 @@ static const struct {
 	{ "amdgpu_firmware", { "file", "firmware_package", "install" }, true, false },
 	{ "iommu_pt", { "grub_update" }, true, false },
 	{ "kernel_supported", { "kernel", "kernels", "os_name", "rocm_version" }, false, false },
+	{ "kernel_hwe", { "kernel", "kernels", "os_name", "rocm_version", "hwe_series", "install" }, true, false },
+	{ "kernel_old", { "kernel", "kernels", "os_name", "rocm_version" }, false, false },
 	{ "os_unsupported", { "os_name", "rocm_version", "os_list", "other_rocm" }, false, false },
 	{ "rocm_install", { "os_name", "rocm_version" }, false, false },
 	{ "rocm_multiple", { "rocm_path", "rocm_paths" }, false, false },
@@ -54,6 +56,8 @@ static const struct {
 	{ "torch_import", { "site", "what", "pip", "packages", "torch_index" }, false, false },
 	{ "import_lib", { "file" }, false, false },
 	{ "container_devices", { NULL }, false, false },
+	{ "container_host_amd", { "host_fix", "host_commands" }, false, false },
+	{ "container_host_nvidia", { "host_fix", "host_commands" }, false, false },
 	{ "kfd_missing_node", { "pci_addr" }, false, false },
 	{ "nvidia_driver", { "install", "packages", "os_name" }, true, false },
 	{ "nvidia_uvm", { NULL }, false, false },
@@ -432,7 +436,7 @@ static void test_route_no_dkms(void **state)
 	assert_false(route_dkms_fails(noble, r72, NULL));
 	assert_false(route_dkms_fails(noble, r72, "not-a-kernel"));
 
-	struct route_target t = { "6.18.14-061814-generic", "24.04", "ubuntu", "noble", false };
+	struct route_target t = { "6.18.14-061814-generic", "24.04", "ubuntu", "noble", false, false };
 	struct strvec cmds = STRVEC_INIT;
 	assert_int_equal(route_render(db, noble, r72, &t, &cmds), 0);
 	assert_true(has_line(&cmds, "sudo amdgpu-install -y --usecase=rocm --no-dkms"));
@@ -780,6 +784,69 @@ static void test_load_buffers(void **state)
 	strvec_release(&errors);
 }
 
+static void assert_strvec_equal(const struct strvec *a, const struct strvec *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++)
+		assert_string_equal(a->v[i], b->v[i]);
+}
+
+#define assert_same_str(a, b) \
+	do { \
+		if ((a) || (b)) \
+			assert_string_equal((a) ? (a) : "(null)", (b) ? (b) : "(null)"); \
+	} while (0)
+
+/* A run reads the embedded set without the report-only rules the build
+ * already checked: the database it gets is the one profiles_load gives. */
+static void test_load_embedded(void **state)
+{
+	(void)state;
+	struct profiles *full = NULL, *fast = NULL;
+	struct strvec errors = STRVEC_INIT;
+	assert_int_equal(profiles_load(&full, NULL, &errors), 0);
+	assert_int_equal(profiles_load_embedded(&fast, &errors), 0);
+	assert_int_equal(errors.n, 0);
+	assert_string_equal(full->db_version, fast->db_version);
+	assert_int_equal(full->nos, fast->nos);
+	for (size_t i = 0; i < full->nos; i++) {
+		assert_string_equal(full->os[i].key, fast->os[i].key);
+		assert_same_str(full->os[i].install, fast->os[i].install);
+		assert_strvec_equal(&full->os[i].nvidia_install, &fast->os[i].nvidia_install);
+	}
+	assert_int_equal(full->nrocm, fast->nrocm);
+	for (size_t i = 0; i < full->nrocm; i++) {
+		assert_string_equal(full->rocm[i].version, fast->rocm[i].version);
+		assert_int_equal(full->rocm[i].nos, fast->rocm[i].nos);
+		assert_strvec_equal(&full->rocm[i].gfx_instinct, &fast->rocm[i].gfx_instinct);
+	}
+	assert_int_equal(full->ngfx, fast->ngfx);
+	assert_int_equal(full->nmodels, fast->nmodels);
+	for (size_t i = 0; i < full->nmodels; i++) {
+		assert_string_equal(full->models[i].key, fast->models[i].key);
+		assert_same_str(full->models[i].arch, fast->models[i].arch);
+	}
+	assert_int_equal(full->ncuda, fast->ncuda);
+	assert_int_equal(full->nfixes, fast->nfixes);
+	for (size_t i = 0; i < full->nfixes; i++) {
+		const struct prof_fix *a = &full->fixes[i], *b = &fast->fixes[i];
+		assert_string_equal(a->id, b->id);
+		assert_same_str(a->text, b->text);
+		assert_same_str(a->manual, b->manual);
+		assert_strvec_equal(&a->commands, &b->commands);
+		assert_int_equal(a->reboot, b->reboot);
+		assert_int_equal(a->relogin, b->relogin);
+		assert_string_equal(a->where.file, b->where.file);
+		assert_int_equal(a->where.line, b->where.line);
+	}
+	assert_int_equal(full->nroutes, fast->nroutes);
+	for (size_t i = 0; i < full->nroutes; i++)
+		assert_strvec_equal(&full->routes[i].commands, &fast->routes[i].commands);
+	assert_strvec_equal(&full->sources, &fast->sources);
+	profiles_free(full);
+	profiles_free(fast);
+}
+
 static void test_contract_violations(void **state)
 {
 	(void)state;
@@ -1072,6 +1139,7 @@ int main(void)
 		cmocka_unit_test(test_line_limit_boundary),
 		cmocka_unit_test(test_hostile_input),
 		cmocka_unit_test(test_load_buffers),
+		cmocka_unit_test(test_load_embedded),
 		cmocka_unit_test(test_contract_violations),
 		cmocka_unit_test(test_missing_dir),
 		cmocka_unit_test(test_cmd_profiles),
