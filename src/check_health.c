@@ -23,6 +23,14 @@ struct subject {
 };
 #define MAX_SUBJECTS (2 * FACTS_MAX_GPUS)
 
+/* Room for subjects_of(f): each GPU and PCI device gives one at most (a
+ * table of MAX_SUBJECTS is 100 KiB, most of a quick doctor's heap). */
+static size_t subjects_cap(const struct facts *f)
+{
+	size_t n = f->ngpus + f->npci;
+	return n < 1 ? 1 : n < MAX_SUBJECTS ? n : MAX_SUBJECTS;
+}
+
 static size_t subjects_of(const struct facts *f, struct subject *s)
 {
 	size_t n = 0;
@@ -340,7 +348,7 @@ static void check_health_kernel_log(const struct check_ctx *ctx, struct report *
 		report_add(r, def, ST_SKIP, -1, "the kernel log cannot be read: %s", k->why ? k->why : "unknown");
 		return;
 	}
-	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	struct subject *s = xcalloc(subjects_cap(f), sizeof(*s));
 	size_t n = subjects_of(f, s);
 	bool *tied = xcalloc(k->nev + 1, sizeof(*tied));
 	bool *any = xcalloc(k->nev + 1, sizeof(*any));
@@ -738,7 +746,7 @@ static void nv_power(const struct check_ctx *ctx, struct report *r, const struct
 
 static void check_health_ecc(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
-	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	struct subject *s = xcalloc(subjects_cap(ctx->facts), sizeof(*s));
 	size_t n = subjects_of(ctx->facts, s);
 	for (size_t j = 0; j < n; j++) {
 		const struct subject *x = &s[j];
@@ -824,7 +832,7 @@ static const struct klog_event *limited_line(const struct facts *f, const struct
 
 static void check_health_pcie_link(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
-	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	struct subject *s = xcalloc(subjects_cap(ctx->facts), sizeof(*s));
 	size_t n = subjects_of(ctx->facts, s);
 	for (size_t j = 0; j < n; j++) {
 		const struct subject *x = &s[j];
@@ -927,7 +935,7 @@ static enum status throttle_verdict(const struct gpu_metrics_facts *m, bool idle
 static void check_health_thermal(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct prof_health *ph = &ctx->db->health;
-	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	struct subject *s = xcalloc(subjects_cap(ctx->facts), sizeof(*s));
 	size_t n = subjects_of(ctx->facts, s);
 	for (size_t j = 0; j < n; j++) {
 		const struct subject *x = &s[j];
@@ -1044,7 +1052,7 @@ static bool perf_level_low(const char *level)
 
 static void check_health_power(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
-	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	struct subject *s = xcalloc(subjects_cap(ctx->facts), sizeof(*s));
 	size_t n = subjects_of(ctx->facts, s);
 	for (size_t j = 0; j < n; j++) {
 		const struct subject *x = &s[j];
@@ -1160,7 +1168,7 @@ static void nv_bar(const struct check_ctx *ctx, struct report *r, const struct c
 
 static void check_health_bar(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
-	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
+	struct subject *s = xcalloc(subjects_cap(ctx->facts), sizeof(*s));
 	size_t n = subjects_of(ctx->facts, s);
 	for (size_t j = 0; j < n; j++) {
 		const struct subject *x = &s[j];
@@ -1263,8 +1271,8 @@ static int partitions_add_up(const struct facts *f, const struct pci_dev *p, uns
 static void check_health_partition(const struct check_ctx *ctx, struct report *r, const struct check_def *def)
 {
 	const struct facts *f = ctx->facts;
-	struct subject *s = xcalloc(MAX_SUBJECTS, sizeof(*s));
-	const struct pci_dev **judged = xcalloc(MAX_SUBJECTS, sizeof(*judged));
+	struct subject *s = xcalloc(subjects_cap(f), sizeof(*s));
+	const struct pci_dev **judged = xcalloc(subjects_cap(f), sizeof(*judged));
 	size_t n = subjects_of(f, s), njudged = 0;
 	const char *first = NULL, *first_mem = NULL;
 	bool mixed = false;

@@ -43,11 +43,20 @@ json_t *out_json_str(const char *s)
 {
 	if (!s)
 		return json_null();
-	struct strbuf sb = STRBUF_INIT;
+	/* nearly always valid UTF-8 already: taken as it is, checked once */
 	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	size_t n;
+	while (*p && (n = out_utf8_next(p, &cp)))
+		p += n;
+	if (!*p) {
+		json_t *j = json_stringn_nocheck(s, (size_t)(p - (const unsigned char *)s));
+		return j ? j : json_null();
+	}
+	struct strbuf sb = STRBUF_INIT;
+	p = (const unsigned char *)s;
 	while (*p) {
-		uint32_t cp;
-		size_t n = out_utf8_next(p, &cp);
+		n = out_utf8_next(p, &cp);
 		if (n == 0) {
 			strbuf_addstr(&sb, "\xef\xbf\xbd"); /* U+FFFD */
 			p++;
@@ -707,6 +716,19 @@ static void add_string(struct strbuf *sb, const char *s, size_t len)
 	strbuf_addch(sb, '"');
 }
 
+/* What "%" JSON_INTEGER_FORMAT writes, without printf's machinery */
+static void add_integer(struct strbuf *sb, json_int_t v)
+{
+	char buf[24], *e = buf + sizeof(buf), *p = e;
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	strbuf_add(sb, p, (size_t)(e - p));
+}
+
 static void add_json(struct strbuf *sb, const json_t *j, int depth)
 {
 	if (json_is_object(j)) {
@@ -747,7 +769,7 @@ static void add_json(struct strbuf *sb, const json_t *j, int depth)
 	} else if (json_is_string(j)) {
 		add_string(sb, json_string_value(j), json_string_length(j));
 	} else if (json_is_integer(j)) {
-		strbuf_addf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
+		add_integer(sb, json_integer_value(j));
 	} else if (json_is_true(j) || json_is_false(j) || json_is_null(j)) {
 		strbuf_addstr(sb, json_is_true(j) ? "true" : json_is_false(j) ? "false" : "null");
 	} else {
@@ -757,75 +779,100 @@ static void add_json(struct strbuf *sb, const json_t *j, int depth)
 	}
 }
 
+/* The report's bytes gather in one buffer, handed to stdio a few KiB at a
+ * time: no member's text is built apart from the rest. */
+struct jw {
+	FILE *fp;
+	struct strbuf sb;
+};
+
+#define JW_FLUSH 4096
+
+static void jw_flush(struct jw *w)
+{
+	if (w->sb.len)
+		fwrite(w->sb.buf, 1, w->sb.len, w->fp);
+	w->sb.len = 0;
+}
+
 /* `j` (consumed) as a value at `depth` */
-static void put_value(FILE *fp, json_t *j, int depth)
+static void put_value(struct jw *w, json_t *j, int depth)
 {
-	struct strbuf sb = STRBUF_INIT;
-	add_json(&sb, j, depth);
+	add_json(&w->sb, j, depth);
 	json_decref(j);
-	fwrite(sb.buf, 1, sb.len, fp);
-	strbuf_release(&sb);
+	if (w->sb.len >= JW_FLUSH)
+		jw_flush(w);
 }
 
-static void put_key(FILE *fp, const char *key, bool *first)
+static void put_key(struct jw *w, const char *key, bool *first)
 {
-	fputs(*first ? "\n  " : ",\n  ", fp);
+	strbuf_addstr(&w->sb, *first ? "\n  " : ",\n  ");
 	*first = false;
-	json_t *k = json_string(key);
-	put_value(fp, k, 1);
-	fputs(": ", fp);
+	add_string(&w->sb, key, strlen(key));
+	strbuf_add(&w->sb, ": ", 2);
 }
 
-static void put_member(FILE *fp, const char *key, json_t *v, bool *first)
+static void put_member(struct jw *w, const char *key, json_t *v, bool *first)
 {
-	put_key(fp, key, first);
-	put_value(fp, v, 1);
+	put_key(w, key, first);
+	put_value(w, v, 1);
 }
 
-static void put_checks(FILE *fp, const struct report *r, bool *first)
+/* an array member written one element at a time: elem(i) for i < n */
+static void put_array(struct jw *w, const char *key, size_t n, json_t *(*elem)(const struct report *, size_t),
+		      const struct report *r, bool *first)
 {
-	put_key(fp, "checks", first);
-	fputs(r->nresults ? "[" : "[]", fp);
-	for (size_t i = 0; i < r->nresults; i++) {
-		fputs(i ? ",\n    " : "\n    ", fp);
-		put_value(fp, json_check(&r->results[i]), 2);
+	put_key(w, key, first);
+	strbuf_addstr(&w->sb, n ? "[" : "[]");
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addstr(&w->sb, i ? ",\n    " : "\n    ");
+		put_value(w, elem(r, i), 2);
 	}
-	if (r->nresults)
-		fputs("\n  ]", fp);
+	if (n)
+		strbuf_addstr(&w->sb, "\n  ]");
 }
 
-static void put_probes(FILE *fp, const struct report *r, bool *first)
+static json_t *gpu_elem(const struct report *r, size_t i)
 {
-	put_key(fp, "probes", first);
-	fputs(r->nprobes ? "[" : "[]", fp);
-	for (size_t i = 0; i < r->nprobes; i++) {
-		fputs(i ? ",\n    " : "\n    ", fp);
-		put_value(fp, json_probe(&r->probes[i]), 2);
-	}
-	if (r->nprobes)
-		fputs("\n  ]", fp);
+	const struct facts *f = r->facts;
+	json_t *g = json_gpu(&f->gpus[i]);
+	set(g, "telemetry", json_telemetry(f, &f->gpus[i]));
+	return g;
+}
+
+static json_t *check_elem(const struct report *r, size_t i)
+{
+	return json_check(&r->results[i]);
+}
+
+static json_t *probe_elem(const struct report *r, size_t i)
+{
+	return json_probe(&r->probes[i]);
 }
 
 int out_json_report_write(FILE *fp, const struct report *r)
 {
 	bool first = true;
+	struct jw w = { fp, STRBUF_INIT };
 	json_t *head = json_head(r);
-	fputc('{', fp);
+	strbuf_addch(&w.sb, '{');
 	const char *key;
 	json_t *v;
 	json_object_foreach(head, key, v)
-		put_member(fp, key, json_incref(v), &first);
+		put_member(&w, key, json_incref(v), &first);
 	json_decref(head);
-	put_member(fp, "level", json_string(level_name(r->level)), &first);
-	put_member(fp, "host", json_host(r->facts), &first);
-	put_member(fp, "gpus", json_gpus(r->facts), &first);
-	put_member(fp, "stack", json_stack(r), &first);
-	put_checks(fp, r, &first);
-	put_probes(fp, r, &first);
-	put_member(fp, "summary", json_summary(r), &first);
+	put_member(&w, "level", json_string(level_name(r->level)), &first);
+	put_member(&w, "host", json_host(r->facts), &first);
+	put_array(&w, "gpus", r->facts ? r->facts->ngpus : 0, gpu_elem, r, &first);
+	put_member(&w, "stack", json_stack(r), &first);
+	put_array(&w, "checks", r->nresults, check_elem, r, &first);
+	put_array(&w, "probes", r->nprobes, probe_elem, r, &first);
+	put_member(&w, "summary", json_summary(r), &first);
 	if (r->policy)
-		put_member(fp, "policy", json_policy(r->policy), &first);
-	fputs("\n}", fp);
+		put_member(&w, "policy", json_policy(r->policy), &first);
+	strbuf_addstr(&w.sb, "\n}");
+	jw_flush(&w);
+	strbuf_release(&w.sb);
 	int e = 0;
 	if (fputc('\n', fp) == EOF)
 		e = errno ? errno : EIO;

@@ -162,7 +162,7 @@ const struct strvec *sysroot_recorded(const struct sysroot *sr)
  * run never holds many descriptors. The tree is taken not to change under
  * a run (a cached directory renamed meanwhile is still the one walked). */
 #define DIRCACHE_MAX 256
-#define DIRCACHE_SLOTS 1024      /* a power of two, well above 2 * DIRCACHE_MAX */
+#define DIRCACHE_SLOTS 512       /* a power of two, 2 * DIRCACHE_MAX: probes stay short at half full */
 
 struct dircache_entry {
 	char *path;              /* canonical path, "/sys/class" */
@@ -1431,7 +1431,9 @@ static void devs_reserve(struct sysroot *sr)
 {
 	if (sr->devs_cap >= SYSROOT_MAX_DEVS)
 		return;
-	struct dev_node *t = xcalloc(SYSROOT_MAX_DEVS, sizeof(*t));
+	/* not cleared: dev_add() sets each entry as it is taken, so the pages
+	 * of a table mostly unused (40 KiB) are never touched */
+	struct dev_node *t = xmalloc(SYSROOT_MAX_DEVS * sizeof(*t));
 	size_t n = sr->ndevs < SYSROOT_MAX_DEVS ? sr->ndevs : SYSROOT_MAX_DEVS;
 	if (n)
 		memcpy(t, sr->devs, n * sizeof(*t));
