@@ -66,10 +66,12 @@ static const char *skip_blank(const char *s, const char *end)
 	return s;
 }
 
-/* The rest of the line, trimmed; false when empty. */
+/* The rest of the line, trimmed of all white space (a \v or \f before a
+ * name too: fuzz_amdgpu_ids); false when empty. */
 static bool rest_name(const char *s, const char *end, const char **name, size_t *nlen)
 {
-	s = skip_blank(s, end);
+	while (s < end && isspace((unsigned char)*s))
+		s++;
 	while (end > s && isspace((unsigned char)end[-1]))
 		end--;
 	*name = s;
@@ -189,9 +191,16 @@ static const struct embedded_file *builtin(const char *name)
 	return NULL;
 }
 
+/* A name stops at a NUL byte, as in libdrm and lspci (C strings): what is
+ * left is trimmed again, and an empty one names nothing (fuzz_pci_ids). */
 static void set_name(char **field, const char *name, size_t n)
 {
-	if (!*field)
+	const char *nul = memchr(name, '\0', n);
+	if (nul)
+		n = (size_t)(nul - name);
+	while (n && isspace((unsigned char)name[n - 1]))
+		n--;
+	if (!*field && n)
 		*field = facts_printable(xstrndup(name, n));
 }
 
