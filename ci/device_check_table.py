@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """The table of ci/device-check, from the files it leaves in its work
 directory: probe-small.json (every probe), probe-medium.json (gemm, blas,
-conv, dnn at medium size), sustained.json (probe.sustained for 10 s; the row
+conv, dnn at medium size), variant-VARIANT.json (gemm.fp16 and blas.fp16 at
+medium size with probe --variant wgmma, mma, simt), banks.txt (the kernel
+emulator's `banks: KERNEL VARIANT SITE N-way` lines; absent: no model),
+sustained.json (probe.sustained for 10 s; the row
 says n/a when the file is absent), cublas.txt (ci/cublas_bench),
 doctor.json, and the *.err files.
 
@@ -98,6 +101,49 @@ for pid in ("probe.blas.fp32", "probe.blas.fp16"):
         row(pid + " 4096^3 in rocmcheck", "%s %.1f, ours %.1f TFLOP/s = %.0f%%, verified" % (p.get("variant"), v, o, pct(o, v)))
     else:
         row(pid + " 4096^3 in rocmcheck", "n/a: " + (p or {}).get("summary", "no result")[:160], "", "n/a")
+
+# every fp16 GEMM variant beside cuBLAS, with the emulator's predicted
+# shared-memory bank conflicts for its kernel: the worst site
+banks = []
+try:
+    for line in open(os.path.join(work, "banks.txt")):
+        f = line.split()
+        if len(f) >= 5 and f[0] == "banks:" and f[4].endswith("-way"):
+            banks.append((f[1], f[2], f[3], int(f[4][:-4])))
+except (OSError, ValueError):
+    banks = None
+# our variant -> the emulator's kernel and build (None: any build)
+EMU = {"wgmma": ("gemm_fp16", "wgmma"), "mma": ("gemm_fp16", "cuda"), "simt": ("gemm_fp16_simt", None)}
+
+def predicted(v):
+    if banks is None:
+        return "model: none (no banks.txt)"
+    kernel, build = EMU[v]
+    sites = [(n, site) for k, b, site, n in banks if k == kernel and build in (None, b)]
+    if not sites:
+        return "model: no %s sites" % kernel
+    n, site = max(sites)
+    return "model: worst %d-way (line %s) over %d sites" % (n, site, len(sites))
+
+for v in EMU:
+    rep = load("variant-%s.json" % v)
+    ps = by_id(rep)
+    g, bl = ps.get("probe.gemm.fp16"), ps.get("probe.blas.fp16")
+    item = "probe.gemm.fp16 --variant %s 4096^3" % v
+    if "error" in rep:
+        row(item, "no report: " + first_line("variant-%s.err" % v), "verified", "n/a")
+    elif g and g.get("tflops") and g["status"] in ("pass", "warn"):
+        vendor = metric(bl, "vendor_tflops") or cublas.get("hgemm_tflops")
+        val = "%.1f TFLOP/s (%s)" % (g["tflops"], g.get("variant"))
+        if vendor:
+            val += " = %.0f%% of cuBLAS %.1f" % (pct(g["tflops"], vendor), vendor)
+        row(item, val + "; " + predicted(v), "verified", g["status"])
+    elif g and g["status"] == "error" and "not available" in g.get("summary", ""):
+        row(item, "n/a: " + g["summary"][:160], "verified", "n/a")
+    else:
+        ok = False
+        row(item, "%s; %s" % ((g or {}).get("summary", "no result")[:160], predicted(v)), "verified",
+            (g or {}).get("status", "fail"))
 
 # our convolution beside cuDNN's, batch 16
 for prec in ("fp32", "fp16"):

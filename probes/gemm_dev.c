@@ -55,12 +55,86 @@ int gemm_dev_setup(struct probe_ctx *pc, struct gemm_dev *g, bool fp16, struct p
 	return probe_poison(pc, g->dc, nc * sizeof(float), "C", out);
 }
 
+/* gemm_fp16_info of the loaded module into info: 0, or -1 with out failed. */
+static int gemm16_info(struct probe_ctx *pc, int info[4], struct probe_outcome *out)
+{
+	struct backend *b = pc->b;
+	const struct backend_ops *ops = b->ops;
+	unsigned one[3] = { 1, 1, 1 };
+	bk_ptr dinfo = 0;
+	void *ifn;
+	int ret = -1;
+	if (ops->alloc(b, 4 * sizeof(int), &dinfo) < 0) {
+		probe_backend_fail(pc, out, "device allocation");
+		return -1;
+	}
+	void *iargs[] = { &dinfo };
+	if (ops->get_function(b, pc->module, "gemm_fp16_info", &ifn) < 0 ||
+	    ops->launch(b, ifn, one, one, 0, iargs) < 0 || ops->synchronize(b) < 0 ||
+	    ops->copy_d2h(b, info, dinfo, 4 * sizeof(int)) < 0)
+		probe_backend_fail(pc, out, "gemm_fp16_info");
+	else
+		ret = 0;
+	ops->free(b, dinfo);
+	return ret;
+}
+
+/* --variant WANT where this device's kernels have `have` instead (and the
+ * SIMT tile beside it when `simt`): an error naming what they have.
+ * Returns -1. */
+static int gemm16_unavailable(struct probe_ctx *pc, int want, int have, bool simt, struct probe_outcome *out)
+{
+	out->status = ST_ERROR;
+	snprintf(out->summary, sizeof(out->summary),
+		 "--variant %s: not available on %.60s (%s); its fp16 GEMM variants: %s%s%s", gemm16_variant_name(want),
+		 pc->props.name[0] ? pc->props.name : pc->b->ops->name, pc->props.arch, gemm16_variant_name(have),
+		 have == GEMM16_VARIANT_WGMMA ? ", mma" : "", simt && have != GEMM16_VARIANT_PLAIN ? ", simt" : "");
+	snprintf(out->fix, sizeof(out->fix),
+		 "`rocmcheck probe gemm.fp16 --variant %s` runs the one it has; without --variant the probe "
+		 "runs the best this device has.", gemm16_variant_name(have));
+	return -1;
+}
+
+/* The fp16 kernel and its launch shape: the variant compiled for this arch
+ * (gemm_fp16, whose info kernel tells its shape), or with --variant simt the
+ * SIMT tile beside it (gemm_fp16_simt, gemm_fp32's shape; the host
+ * reference has none); --variant naming another than the module's is an
+ * error. 0 or -1 with out failed. */
+static int gemm16_pick(struct probe_ctx *pc, struct gemm_dev *g, const char **fn, struct probe_outcome *out)
+{
+	int info[4] = { -1, 0, 0, 0 };
+	int want = gemm16_variant_find(pc->job->variant);
+	void *simt_fn;
+	if (gemm16_info(pc, info, out) < 0)
+		return -1;
+	bool simt = pc->b->ops->get_function(pc->b, pc->module, "gemm_fp16_simt", &simt_fn) == 0;
+	*fn = "gemm_fp16";
+	if (want == GEMM16_VARIANT_PLAIN && simt) {
+		info[0] = GEMM16_VARIANT_PLAIN, info[1] = GEMM32_THREADS, info[2] = info[3] = GEMM32_TILE;
+		*fn = "gemm_fp16_simt";
+	} else if (want >= 0 && want != info[0]) {
+		return gemm16_unavailable(pc, want, info[0], simt, out);
+	}
+	if (info[1] <= 0 || info[1] > 1024 || info[2] <= 0 || info[3] <= 0 || g->m % (unsigned)info[2] ||
+	    g->n % (unsigned)info[3]) {
+		out->status = ST_ERROR;
+		snprintf(out->summary, sizeof(out->summary),
+			 "gemm_fp16_info returned a bad launch shape (%d threads, tile %dx%d)", info[1], info[2],
+			 info[3]);
+		return -1;
+	}
+	snprintf(out->variant, sizeof(out->variant), "%s", gemm16_variant_name(info[0]));
+	g->block[0] = (unsigned)info[1];
+	g->grid[0] = g->n / (unsigned)info[3];
+	g->grid[1] = g->m / (unsigned)info[2];
+	return 0;
+}
+
 int gemm_dev_prepare(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out)
 {
 	struct backend *b = pc->b;
 	const struct backend_ops *ops = b->ops;
-	bk_ptr dinfo = 0;
-	int ret = -1;
+	const char *fn = "gemm_fp32";
 	if (probe_load_kernels(pc) < 0) {
 		probe_kernels_fail(pc, out);
 		return -1;
@@ -68,51 +142,22 @@ int gemm_dev_prepare(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outc
 	for (int i = 0; i < 3; i++)
 		g->grid[i] = g->block[i] = 1;
 	if (g->fp16) {
-		/* the variant compiled for this arch tells its own launch shape */
-		int info[4] = { -1, 0, 0, 0 };
-		void *ifn;
-		if (ops->alloc(b, sizeof(info), &dinfo) < 0) {
-			probe_backend_fail(pc, out, "device allocation");
-			goto out;
-		}
-		void *iargs[] = { &dinfo };
-		if (ops->get_function(b, pc->module, "gemm_fp16_info", &ifn) < 0 ||
-		    ops->launch(b, ifn, g->grid, g->block, 0, iargs) < 0 || ops->synchronize(b) < 0 ||
-		    ops->copy_d2h(b, info, dinfo, sizeof(info)) < 0) {
-			probe_backend_fail(pc, out, "gemm_fp16_info");
-			goto out;
-		}
-		if (info[1] <= 0 || info[1] > 1024 || info[2] <= 0 || info[3] <= 0 ||
-		    g->m % (unsigned)info[2] || g->n % (unsigned)info[3]) {
-			out->status = ST_ERROR;
-			snprintf(out->summary, sizeof(out->summary),
-				 "gemm_fp16_info returned a bad launch shape (%d threads, tile %dx%d)", info[1],
-				 info[2], info[3]);
-			goto out;
-		}
-		snprintf(out->variant, sizeof(out->variant), "%s", gemm16_variant_name(info[0]));
-		g->block[0] = (unsigned)info[1];
-		g->grid[0] = g->n / (unsigned)info[3];
-		g->grid[1] = g->m / (unsigned)info[2];
+		if (gemm16_pick(pc, g, &fn, out) < 0)
+			return -1;
 	} else {
 		snprintf(out->variant, sizeof(out->variant), "%s", backend_is_reference(ops) ? "cpu" : "tiled");
 		g->block[0] = GEMM32_THREADS;
 		g->grid[0] = g->n / GEMM32_TILE;
 		g->grid[1] = g->m / GEMM32_TILE;
 	}
-	if (ops->get_function(b, pc->module, g->fp16 ? "gemm_fp16" : "gemm_fp32", &g->fn) < 0) {
+	if (ops->get_function(b, pc->module, fn, &g->fn) < 0) {
 		g->fn = NULL;
-		probe_backend_fail(pc, out, "kernel lookup");
-		goto out;
+		return probe_backend_fail(pc, out, "kernel lookup");
 	}
 	g->dims[0] = (int)g->m;
 	g->dims[1] = (int)g->n;
 	g->dims[2] = (int)g->k;
-	ret = 0;
-out:
-	if (dinfo)
-		ops->free(b, dinfo);
-	return ret;
+	return 0;
 }
 
 int gemm_dev_launch(struct probe_ctx *pc, struct gemm_dev *g, struct probe_outcome *out)
@@ -209,15 +254,18 @@ void gemm_dev_release(struct probe_ctx *pc, struct gemm_dev *g)
 	memset(g, 0, sizeof(*g));
 }
 
+/* indexed by enum gemm16_variant */
+const char *const gemm16_variant_words[] = { "simt", "wmma", "mfma", "mma", "cpu", "wgmma", NULL };
+
 const char *gemm16_variant_name(int v)
 {
-	switch (v) {
-	case GEMM16_VARIANT_PLAIN: return "plain";
-	case GEMM16_VARIANT_WMMA: return "wmma";
-	case GEMM16_VARIANT_MFMA: return "mfma";
-	case GEMM16_VARIANT_MMA: return "mma";
-	case GEMM16_VARIANT_CPU: return "cpu";
-	case GEMM16_VARIANT_WGMMA: return "wgmma";
-	}
-	return "unknown";
+	return v >= 0 && v < (int)ARRAY_SIZE(gemm16_variant_words) - 1 ? gemm16_variant_words[v] : "unknown";
+}
+
+int gemm16_variant_find(const char *name)
+{
+	for (int v = 0; name && *name && gemm16_variant_words[v]; v++)
+		if (!strcmp(name, gemm16_variant_words[v]))
+			return v;
+	return -1;
 }

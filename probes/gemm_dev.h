@@ -44,15 +44,22 @@ int gemm_dev_verify(struct probe_ctx *pc, struct gemm_dev *g, const char *probe,
 		    struct probe_outcome *out);
 void gemm_dev_release(struct probe_ctx *pc, struct gemm_dev *g);
 
-/* Variants of gemm_fp16 as the info kernel reports them. */
+/* Variants of gemm_fp16 as the info kernel reports them (and probe
+ * --variant names them). */
 enum gemm16_variant {
-	GEMM16_VARIANT_PLAIN = 0,
+	GEMM16_VARIANT_PLAIN = 0,  /* SIMT: "simt" */
 	GEMM16_VARIANT_WMMA = 1,   /* RDNA3/RDNA4 v_wmma_f32_16x16x16_f16 */
 	GEMM16_VARIANT_MFMA = 2,   /* CDNA v_mfma_f32_16x16x16f16 */
 	GEMM16_VARIANT_MMA = 3,    /* NVIDIA tensor cores (wmma / mma.sync) */
 	GEMM16_VARIANT_CPU = 4,
 	GEMM16_VARIANT_WGMMA = 5,  /* Hopper sm_90a wgmma.mma_async */
 };
+/* Their names, indexed by the enum and NULL-terminated (probe --variant's
+ * words). */
+extern const char *const gemm16_variant_words[];
+/* "wmma" for GEMM16_VARIANT_WMMA; "unknown" out of range. */
 const char *gemm16_variant_name(int v);
+/* The variant a name says, or -1 (also for NULL and ""). */
+int gemm16_variant_find(const char *name);
 
 #endif

@@ -57,6 +57,10 @@ struct probe_job {
 	/* a launch-serialising variable the environment sets true
 	 * (facts: env.blocking_vars), "" none */
 	char blocking_var[64];
+	/* probe --variant: the fp16 GEMM kernel to run, as gemm16_variant_name
+	 * says it ("mma" on Hopper also loads the sm_90 image, not sm_90a),
+	 * "" the best the device has */
+	char variant[16];
 };
 
 /* What a running probe sees (inside the child). */
@@ -76,6 +80,8 @@ enum probe_flag {
 	 * allows that much more, doctor runs it at --level full only, and
 	 * `probe` without names leaves it out */
 	PROBE_TIMED = 1u << 1,
+	/* runs our fp16 GEMM kernel, which probe --variant chooses */
+	PROBE_GEMM16 = 1u << 2,
 };
 
 struct probe_def {
@@ -161,6 +167,10 @@ void probe_kernels_forget(void);
  * Borrowed from `imgs`. */
 struct rc_kernel_image;
 const struct rc_kernel_image *cuda_image_pick(const struct rc_kernel_image *imgs, int major, int minor);
+/* The same, never an arch-specific image when !specific_ok (probe --variant
+ * mma on Hopper). */
+const struct rc_kernel_image *cuda_image_pick_for(const struct rc_kernel_image *imgs, int major, int minor,
+						  bool specific_ok);
 /* "cuda: NVRTC 12.0.76: sm_70,...", "hip:gfx900,...", "rtc:source"; NULL-terminated. */
 const char *const *probe_embedded_targets(void);
 

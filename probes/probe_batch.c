@@ -4,6 +4,7 @@
 #include "probe_batch.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "checks.h"
 #include "harness.h"
@@ -30,6 +31,7 @@ static size_t batch_jobs(const struct probe_batch *b, const struct facts *f, con
 		j.size = b->base.size;
 		j.iterations = b->base.iterations;
 		j.duration_s = b->base.duration_s;
+		memcpy(j.variant, b->base.variant, sizeof(j.variant));
 		job_gpu[n] = g->index;
 		jobs[n++] = j;
 	}

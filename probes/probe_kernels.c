@@ -350,6 +350,12 @@ static int image_sm(const char *target, bool *ptx, bool *specific)
 
 const struct rc_kernel_image *cuda_image_pick(const struct rc_kernel_image *imgs, int major, int minor)
 {
+	return cuda_image_pick_for(imgs, major, minor, true);
+}
+
+const struct rc_kernel_image *cuda_image_pick_for(const struct rc_kernel_image *imgs, int major, int minor,
+						  bool specific_ok)
+{
 	const struct rc_kernel_image *cubin = NULL, *ptx = NULL;
 	int cubin_sm = -1, ptx_sm = -1, dev = major * 10 + minor;
 	for (; imgs && imgs->target; imgs++) {
@@ -363,7 +369,7 @@ const struct rc_kernel_image *cuda_image_pick(const struct rc_kernel_image *imgs
 			continue;
 		}
 		/* SASS runs on later minors of its major only; "a" code on its own SM only */
-		if (sm / 10 != major || (specific && sm != dev))
+		if (sm / 10 != major || (specific && (sm != dev || !specific_ok)))
 			continue;
 		if (sm > cubin_sm || (sm == cubin_sm && specific))
 			cubin = imgs, cubin_sm = sm;
@@ -414,7 +420,11 @@ static int cuda_kernels(struct probe_ctx *pc)
 			 "this rocmcheck was built without CUDA kernels: %s", rc_kernels_cuda_built_by);
 		return -ENOENT;
 	}
-	const struct rc_kernel_image *img = cuda_image_pick(rc_kernels_cuda, pc->props.cc_major, pc->props.cc_minor);
+	/* --variant mma: the portable cubin, whose gemm_fp16 is mma.sync, where
+	 * the arch-specific one would run wgmma */
+	bool specific_ok = !pc->job || strcmp(pc->job->variant, "mma") != 0;
+	const struct rc_kernel_image *img =
+		cuda_image_pick_for(rc_kernels_cuda, pc->props.cc_major, pc->props.cc_minor, specific_ok);
 	if (!img) {
 		snprintf(pc->module_error, sizeof(pc->module_error),
 			 "no embedded CUDA kernel image runs on compute capability %d.%d", pc->props.cc_major,

@@ -5,6 +5,7 @@
 
 #include "checks.h"
 #include "cli.h"
+#include "gemm_dev.h"
 #include "probe_batch.h"
 #include "out.h"
 #include "probe.h"
@@ -65,7 +66,7 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 	struct check_filter sel = { STRVEC_INIT, STRVEC_INIT };
 	struct probe_batch b = { .sel = &sel, .base.size = PROBE_SMALL, .timeout_s = 60 };
 	struct strvec names = STRVEC_INIT;
-	int backend = -1, duration = 0;
+	int backend = -1, duration = 0, variant = -1;
 	const struct cli_option opts[] = {
 		CLI_STRING(0, "gpu", &b.gpus, "N[,N...]", "probe only these GPUs (as `rocmcheck devices` numbers them)"),
 		CLI_WORD("backend", &backend, backend_words, "BACKEND", "hip, cuda, or cpu (the host reference)"),
@@ -73,20 +74,30 @@ int cmd_probe(struct cli *cli, int argc, char **argv)
 		CLI_NUMBER("iterations", &b.base.iterations, 1, 100000, "N", "timed launches of each probe"),
 		CLI_OPT_TIMEOUT(&b.timeout_s),
 		CLI_NUMBER("duration", &duration, 1, PROBE_SUSTAINED_MAX_S, "SECONDS", "how long sustained runs (default 10)"),
+		CLI_WORD("variant", &variant, gemm16_variant_words, "VARIANT",
+			 "the fp16 GEMM kernel: simt, wmma, mfma, mma, cpu or wgmma (default: the device's best)"),
 		CLI_END,
 	};
 	int status = cli_parse(cli, "probe", opts, argc, argv, &names);
 	if (!status)
 		status = select_names(&names, &sel);
 	bool timed = false;          /* a timed probe (sustained) is selected */
-	for (const struct probe_def *d = probe_defs; d->name && sel.only.n; d++)
-		timed = timed || (probe_timed(d) && probe_batch_selects(&sel, d));
+	bool gemm16 = false;         /* a probe that runs our fp16 GEMM is */
+	for (const struct probe_def *d = probe_defs; d->name; d++) {
+		timed = timed || (sel.only.n && probe_timed(d) && probe_batch_selects(&sel, d));
+		gemm16 = gemm16 || ((d->flags & PROBE_GEMM16) && probe_batch_selects(&sel, d));
+	}
+	if (variant >= 0)
+		snprintf(b.base.variant, sizeof(b.base.variant), "%s", gemm16_variant_words[variant]);
 	b.only = backend >= 0 ? backend_find(backend_words[backend]) : NULL;
 	b.base.duration_s = duration;
 	bool host = backend_is_reference(b.only);
 	if (status || cli->help) {
 		if (!status)
 			cli_help(cli, "probe", "[NAME...] [OPTIONS]", about, opts);
+	} else if (variant >= 0 && !gemm16) {
+		status = cli_usage_error("probe", "--variant applies to the fp16 GEMM: "
+					 "`rocmcheck probe gemm.fp16 --variant %s`", b.base.variant);
 	} else if (duration && !timed) {
 		status = cli_usage_error("probe", "--duration applies to the sustained probe: "
 					 "`rocmcheck probe sustained --duration %d`", duration);

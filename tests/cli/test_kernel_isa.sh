@@ -33,6 +33,7 @@ cat >"$T/kernargs" <<'EOF'
 gemm_fp32 8 8 8 4 4 4
 gemm_fp16 8 8 8 4 4 4
 gemm_fp16_info 8
+gemm_fp16_simt 8 8 8 4 4 4
 conv_fp32 8 8 8 4 4 4 4 4
 conv_fp16 8 8 8 4 4 4 4 4
 conv_fp16_info 8

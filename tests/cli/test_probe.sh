@@ -120,11 +120,31 @@ PYEOF
 
 for bad in "--size huge" "--backend opencl" "--iterations 0" "--timeout x" "nosuchprobe" "--frobnicate" \
 	"sustained --duration 0" "sustained --duration 601" "sustained --duration 1.5" "sustained --duration x" \
-	"sustained --duration" "gemm --duration 5" "--duration 5"; do
+	"sustained --duration" "gemm --duration 5" "--duration 5" "--variant tensor" "--variant" \
+	"conv --variant simt" "gemm.fp32 --variant cpu"; do
 	# shellcheck disable=SC2086
 	"$ROCMCHECK" probe --backend cpu $bad >/dev/null 2>&1; rc=$?
 	[ $rc -eq 2 ] || fail "probe $bad exited $rc, want 2"
 done
+
+# --variant: the fp16 GEMM kernel it names runs, and the report says so; one
+# the device lacks is an error naming those it has (exit 1)
+json=$("$ROCMCHECK" probe gemm blas.fp16 --backend cpu --variant cpu --json 2>/dev/null); rc=$?
+[ $rc -eq 0 ] || fail "probe gemm --variant cpu exited $rc: $json"
+$PY - "$json" <<'PYEOF' || fail "probe --variant cpu: $json"
+import json, sys
+r = json.loads(sys.argv[1])
+v = {p["id"]: p["variant"] for p in r["probes"]}
+assert v["probe.gemm.fp16"] == "cpu" and v["probe.gemm.fp32"] == "cpu", v
+PYEOF
+json=$("$ROCMCHECK" probe gemm.fp16 --backend cpu --variant wgmma --json 2>/dev/null); rc=$?
+[ $rc -eq 1 ] || fail "probe --variant wgmma on the host exited $rc, want 1: $json"
+$PY - "$json" <<'PYEOF' || fail "probe --variant wgmma: $json"
+import json, sys
+p = json.loads(sys.argv[1])["probes"][0]
+assert p["status"] == "error", p
+assert "--variant wgmma: not available" in p["summary"] and "variants: cpu" in p["summary"], p
+PYEOF
 
 # doctor's renderer: the header, a "probes" section, the counts line and the verdict
 out=$("$ROCMCHECK" probe --backend cpu 2>/dev/null)

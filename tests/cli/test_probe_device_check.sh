@@ -94,6 +94,34 @@ grep -q 'probe.blas.fp32 (small) *| s *| verified *| skip' <<<"$out" || fail "a 
 grep -q 'doctor --level standard wall time *| 3.50 s for 1 GPU(s) (3.50 s/GPU), status pass *| < 5 s per GPU *| met' \
 	<<<"$out" || fail "doctor row: $out"
 grep -q 'build from a clean tree *| 60 s' <<<"$out" || fail "build row: $out"
+grep -q 'probe.gemm.fp16 --variant wgmma 4096^3 *| no report: *| verified *| n/a' <<<"$out" || fail "no variant row: $out"
+
+# every fp16 GEMM variant beside cuBLAS, with the emulator's bank conflicts:
+# one the GPU lacks is n/a, a wrong one fails the check
+variant() { # variant status tflops summary
+	printf '{"probes":[{"id":"probe.gemm.fp16","gpu":0,"status":"%s","summary":"%s","tflops":%s,"variant":"%s"},%s]}' \
+		"$2" "$4" "$3" "$1" "$(probe probe.blas.fp16 pass 600 ',"metrics":{"vendor_tflops":600,"own_tflops":1}')" \
+		>"$w/variant-$1.json"
+}
+variant wgmma pass 420 s
+variant mma error null "--variant mma: not available on H100 (sm_90); its fp16 GEMM variants: wgmma, simt"
+variant simt pass 60 s
+printf '%s\n' 'banks: gemm_fp16 wgmma 230 16-way (store, 4 B/lane, 64 accesses)' \
+	'banks: gemm_fp16 wgmma 225 2-way (store, 16 B/lane, 64 accesses)' \
+	'banks: gemm_fp16 cuda 390 2-way (load, 16 B/lane, 9 accesses)' \
+	'banks: gemm_fp16_simt plain 77 1-way (load, 4 B/lane, 8 accesses)' >"$w/banks.txt"
+out=$($PY "$SOURCE_DIR/ci/device_check_table.py" "$w" 0 100 160 200 203.5); rc=$?
+[ $rc -eq 0 ] || fail "table with variants exited $rc: $out"
+grep -q 'probe.gemm.fp16 --variant wgmma 4096^3 *| 420.0 TFLOP/s (wgmma) = 70% of cuBLAS 600.0; model: worst 16-way (line 230) over 2 sites *| verified *| pass' \
+	<<<"$out" || fail "wgmma row: $out"
+grep -q 'probe.gemm.fp16 --variant mma 4096^3 *| n/a: --variant mma: not available on H100' <<<"$out" || fail "mma row: $out"
+grep -q 'probe.gemm.fp16 --variant simt 4096^3 *| 60.0 TFLOP/s (simt) = 10% of cuBLAS 600.0; model: worst 1-way (line 77) over 1 sites' \
+	<<<"$out" || fail "simt row: $out"
+variant simt fail 60 "12 elements wrong"
+out=$($PY "$SOURCE_DIR/ci/device_check_table.py" "$w" 0 100 160 200 203.5); rc=$?
+[ $rc -eq 1 ] || fail "a wrong variant must fail the check: $out"
+grep -q 'probe.gemm.fp16 --variant simt 4096^3 *| 12 elements wrong; model: worst 1-way .* *| fail' <<<"$out" || fail "simt fail row: $out"
+rm "$w"/variant-*.json "$w/banks.txt"
 
 # a link below its maximum and an overflow the device missed: missed, and
 # the failed AMP probe fails the check

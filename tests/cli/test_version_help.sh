@@ -76,7 +76,7 @@ assert_err_has "unknown command 'frobnicate'"
 usage_error help doctor plan
 # every command's help lists its options from its rows, one per line
 run 0 help probe
-for opt in --gpu --backend --size --iterations --timeout --duration; do
+for opt in --gpu --backend --size --iterations --timeout --duration --variant; do
 	grep -q "^  $opt " "$OUT" || fail "probe --help lacks the row $opt"
 done
 # help wins over a broken sysroot: nothing is read for it

@@ -130,9 +130,9 @@ emu_f8 emu_wmma_gfx11(emu_h16 a, emu_h16 b, emu_f8 c)
 	return d;
 }
 
-/* The split-k layouts: lane l holds row (A) or column (B) l % 16 at
- * k = KPL (l/16) + t, t < KPL; result e of lane l is D[KPL (l/16) + e][l % 16].
- * gfx12 WMMA has KPL 8 (wave32), v_mfma_f32_16x16x16f16 KPL 4 (wave64). */
+/* The split-k layout of v_mfma_f32_16x16x16f16 (KPL 4, wave64): lane l holds
+ * row (A) or column (B) l % 16 at k = KPL (l/16) + t, t < KPL; result e of
+ * lane l is D[KPL (l/16) + e][l % 16]. */
 template <int KPL, typename H, typename F> static F split_k_mma(H a, H b, F c)
 {
 	auto &s = wave_gather(a, b, c);
@@ -149,7 +149,27 @@ template <int KPL, typename H, typename F> static F split_k_mma(H a, H b, F c)
 	return d;
 }
 
-emu_f8 emu_wmma_gfx12(emu_h8 a, emu_h8 b, emu_f8 c) { return split_k_mma<8>(a, b, c); }
+/* gfx12 (AMD matrix instruction calculator, -a rdna4 -i
+ * v_wmma_f32_16x16x16_f16): element t of lane l holds row (A) or column (B)
+ * l % 16 at k = 8 (t/4) + 4 (l/16) + t%4, so k sits in lane half (k/4) % 2
+ * as element 4 (k/8) + k%4; result e of lane l is D[8 (l/16) + e][l % 16]. */
+emu_f8 emu_wmma_gfx12(emu_h8 a, emu_h8 b, emu_f8 c)
+{
+	auto &s = wave_gather(a, b, c);
+	unsigned l = emu_lane(), j = l % 16;
+	emu_f8 d;
+	for (int e = 0; e < 8; e++) {
+		unsigned r = 8 * (l / 16) + e;
+		float acc = c[e];
+		for (int k = 0; k < 16; k++) {
+			unsigned h = 16 * ((k / 4) % 2), t = 4 * (k / 8) + k % 4;
+			acc += (float)s.a[h + r][t] * (float)s.b[h + j][t];
+		}
+		d[e] = acc;
+	}
+	emu_wave_sync();
+	return d;
+}
 
 emu_f4 emu_mfma_16x16x16f16(emu_h4 a, emu_h4 b, emu_f4 c, int cbsz, int abid, int blgp)
 {
@@ -207,8 +227,36 @@ static void wgmma_read(unsigned long long desc, int rows, _Float16 (*out)[16])
 void rc_wgmma_fence(void) { fenced = true; }
 void rc_fence_proxy_async(void) {}
 
-void rc_wgmma_m64n128k16_f16(float (&d)[64], unsigned long long da, unsigned long long db)
+#if defined(EMU_COST)
+/* wgmma's operand reads, for the cost model: assumed one shared-memory
+ * wavefront per 8x8 core matrix (8 rows of 16 bytes; the hardware's order
+ * is not documented) */
+static void wgmma_cost(unsigned long long desc, int rows, const char *what, const char *fn, const char *file, int line)
 {
+	unsigned start = (unsigned)(desc & 0x3FFF) << 4, lbo = (unsigned)((desc >> 16) & 0x3FFF) << 4,
+		 sbo = (unsigned)((desc >> 32) & 0x3FFF) << 4;
+	for (int r0 = 0; r0 < rows; r0 += 8)
+		for (int k0 = 0; k0 < 16; k0 += 8) {
+			const void *a[8];
+			for (int r = 0; r < 8; r++)
+				a[r] = smem_at(start + (r0 / 8) * sbo + (k0 / 8) * lbo + r * 16);
+			emu_cost_group(fn, file, line, what, a, 8, 16, false);
+		}
+}
+#endif
+
+void rc_wgmma_m64n128k16_f16(float (&d)[64], unsigned long long da, unsigned long long db EMU_SITE_DEF)
+{
+#if defined(EMU_COST)
+	if (emu_thread_idx.x % 128 == 0) {
+		wgmma_cost(da, 64, "wgmma-A", emu_fn, emu_file, emu_line);
+		wgmma_cost(db, 128, "wgmma-B", emu_fn, emu_file, emu_line);
+	}
+	struct quiet {   /* the descriptor reads below are the emulator's */
+		quiet() { EMU_QUIET(true); }
+		~quiet() { EMU_QUIET(false); }
+	} q;
+#endif
 	if (!fenced || npending == 4) {
 		__atomic_add_fetch(&layout_errors, 1, __ATOMIC_RELAXED);
 		return;
@@ -231,6 +279,12 @@ void rc_wgmma_commit(void)
 
 void rc_wgmma_wait0(void)
 {
+#if defined(EMU_COST)
+	struct quiet {
+		quiet() { EMU_QUIET(true); }
+		~quiet() { EMU_QUIET(false); }
+	} q;
+#endif
 	static thread_local _Float16 a[64][16], b[128][16];
 	unsigned t = emu_thread_idx.x % 128, w = t / 32, l = t % 32;
 	for (int p = 0; p < npending; p++) {
@@ -367,5 +421,9 @@ int main(int argc, char **argv)
 	c.assign(c.size(), NAN);
 	emu_launch(N / ST_BN, M / ST_BM, ST_THREADS, [&] { gemm_fp32(a32.data(), b32.data(), c.data(), M, N, K); });
 	fails += check("gemm_fp32", c, want, N);
+
+	c.assign(c.size(), NAN);
+	emu_launch(N / ST_BN, M / ST_BM, ST_THREADS, [&] { gemm_fp16_simt(a16.data(), b16.data(), c.data(), M, N, K); });
+	fails += check("gemm_fp16_simt", c, want, N);
 	return fails + conv_test(next) ? 1 : 0;
 }

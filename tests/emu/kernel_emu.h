@@ -12,8 +12,8 @@
  *    its operands, the wave meets at a barrier, each lane computes its own
  *    result elements from the operands of all lanes under the documented
  *    operand layout, and the wave meets again. The layouts are the ones
- *    kernels/gemm.hip cites (AMD's RDNA3 WMMA article, the RDNA4 ISA's dense
- *    matrix layouts, AMD's matrix instruction calculator for
+ *    kernels/gemm.hip cites (AMD's RDNA3 WMMA article; AMD's matrix
+ *    instruction calculator for RDNA4's v_wmma_f32_16x16x16_f16 and for
  *    v_mfma_f32_16x16x16f16); for nvcuda::wmma, whose fragments are opaque,
  *    every thread holds the whole 16x16 tile.
  *
@@ -31,7 +31,8 @@
  * GPU.
  *
  * Build with exactly one of EMU_GFX11, EMU_GFX12, EMU_CDNA, EMU_CUDA,
- * EMU_WGMMA, EMU_PLAIN defined. */
+ * EMU_WGMMA, EMU_PLAIN defined (EMU_SEED_KORDER with EMU_GFX12: the seeded
+ * fault of feeding A and B in different k orders). */
 #ifndef ROCMCHECK_KERNEL_EMU_H
 #define ROCMCHECK_KERNEL_EMU_H
 #define ROCMCHECK_PORTABLE_H 1
@@ -43,7 +44,25 @@
 
 #define __global__
 #define __device__
+#if defined(EMU_COST)
+/* the cost model (emu_cost.cpp) knows shared memory by this section */
+#define __shared__ static __attribute__((section("emu_shared")))
+/* a wave-wide access of the emulator's collectives, for the cost model:
+ * n lanes' addresses, size bytes each; SITE names the kernel source line */
+void emu_cost_group(const char *kernel, const char *file, int line, const char *what, const void *const *addr, int n,
+		    int size, bool store);
+#define EMU_SITE_DECL , const char *emu_fn = __builtin_FUNCTION(), const char *emu_file = __builtin_FILE(), \
+		int emu_line = __builtin_LINE()
+#define EMU_SITE_DEF , const char *emu_fn, const char *emu_file, int emu_line
+/* the emulator's own accesses inside a collective are not the kernel's */
+void emu_cost_quiet(bool quiet);
+#define EMU_QUIET(q) emu_cost_quiet(q)
+#else
+#define EMU_QUIET(q)
 #define __shared__ static
+#define EMU_SITE_DECL
+#define EMU_SITE_DEF
+#endif
 #define __launch_bounds__(n)
 #define __restrict__ __restrict
 #define __align__(n) __attribute__((aligned(n)))
@@ -110,7 +129,18 @@ emu_f4 emu_mfma_16x16x16f16(emu_h4 a, emu_h4 b, emu_f4 c, int cbsz, int abid, in
 #elif defined(EMU_GFX12)
 #define RC_GEMM16_WMMA 1
 #define RC_GEMM16_WMMA_GFX12 1
+#if defined(EMU_SEED_KORDER)
+/* The seeded fault: B's two groups of 4 k fed in the other order than A's,
+ * as a kernel that loaded one operand by another belief of the layout
+ * would; the GEMM must fail. */
+inline emu_f8 emu_wmma_gfx12_korder(emu_h8 a, emu_h8 b, emu_f8 c)
+{
+	return emu_wmma_gfx12(a, __builtin_shufflevector(b, b, 4, 5, 6, 7, 0, 1, 2, 3), c);
+}
+#define __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12 emu_wmma_gfx12_korder
+#else
 #define __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12 emu_wmma_gfx12
+#endif
 #elif defined(EMU_CDNA)
 #define RC_GEMM16_MFMA 1
 #define __builtin_amdgcn_mfma_f32_16x16x16f16 emu_mfma_16x16x16f16
@@ -131,7 +161,7 @@ void rc_wgmma_fence(void);
 void rc_fence_proxy_async(void);
 void rc_wgmma_commit(void);
 void rc_wgmma_wait0(void);
-void rc_wgmma_m64n128k16_f16(float (&d)[64], unsigned long long da, unsigned long long db);
+void rc_wgmma_m64n128k16_f16(float (&d)[64], unsigned long long da, unsigned long long db EMU_SITE_DECL);
 #endif
 
 /* ---- nvcuda::wmma: fragments hold the whole tile in every thread ---- */
@@ -161,12 +191,24 @@ inline void fill_fragment(fragment<Use, 16, 16, 16, T, L> &f, T v)
 
 /* row-major loads only: the kernels use no other */
 template <typename Use, typename T>
-inline void load_matrix_sync(fragment<Use, 16, 16, 16, T, row_major> &f, const T *p, unsigned ld)
+inline void load_matrix_sync(fragment<Use, 16, 16, 16, T, row_major> &f, const T *p, unsigned ld EMU_SITE_DECL)
 {
+#if defined(EMU_COST)
+	/* costed as ldmatrix.x4: lane i brings the 16 bytes of row i%8 of
+	 * 8x8 matrix i/8 (rows +8, then k +8), a phase per matrix */
+	if (emu_lane() == 0) {
+		const void *a[32];
+		for (int i = 0; i < 32; i++)
+			a[i] = p + (size_t)((i % 8) + 8 * ((i / 8) % 2)) * ld + 8 * (i / 16);
+		emu_cost_group(emu_fn, emu_file, emu_line, "wmma", a, 32, 16, false);
+	}
+#endif
 	emu_wave_sync();
+	EMU_QUIET(true);
 	for (int i = 0; i < 16; i++)
 		for (int j = 0; j < 16; j++)
 			f.x[i][j] = p[(size_t)i * ld + j];
+	EMU_QUIET(false);
 	emu_wave_sync();
 }
 
@@ -176,6 +218,7 @@ inline void mma_sync(fragment<accumulator, 16, 16, 16, float> &d, const fragment
 		     const fragment<accumulator, 16, 16, 16, float> &c)
 {
 	float r[16][16];
+	EMU_QUIET(true);   /* registers on the GPU */
 	for (int i = 0; i < 16; i++)
 		for (int j = 0; j < 16; j++) {
 			float s = c.x[i][j];
@@ -184,12 +227,27 @@ inline void mma_sync(fragment<accumulator, 16, 16, 16, float> &d, const fragment
 			r[i][j] = s;
 		}
 	memcpy(d.x, r, sizeof(r));
+	EMU_QUIET(false);
 }
 
 /* one lane writes what the whole warp holds */
-inline void store_matrix_sync(float *p, const fragment<accumulator, 16, 16, 16, float> &f, unsigned ld, layout_t l)
+inline void store_matrix_sync(float *p, const fragment<accumulator, 16, 16, 16, float> &f, unsigned ld,
+			      layout_t l EMU_SITE_DECL)
 {
+#if defined(EMU_COST)
+	/* costed as mma.sync's accumulators (PTX ISA, m16n8k16): lane i holds
+	 * columns 2 (i%4) .. +1 of rows i/4 and i/4 + 8 of each 16x8 half,
+	 * one 8-byte store each (row-major) */
+	if (emu_lane() == 0 && l == mem_row_major)
+		for (int h = 0; h < 4; h++) {
+			const void *a[32];
+			for (int i = 0; i < 32; i++)
+				a[i] = p + (size_t)(i / 4 + 8 * (h % 2)) * ld + 8 * (h / 2) + 2 * (i % 4);
+			emu_cost_group(emu_fn, emu_file, emu_line, "wmma", a, 32, 8, true);
+		}
+#endif
 	emu_wave_sync();
+	EMU_QUIET(true);
 	if (emu_lane() == 0)
 		for (int i = 0; i < 16; i++)
 			for (int j = 0; j < 16; j++) {
@@ -198,6 +256,7 @@ inline void store_matrix_sync(float *p, const fragment<accumulator, 16, 16, 16, 
 				else
 					p[(size_t)j * ld + i] = f.x[i][j];
 			}
+	EMU_QUIET(false);
 	emu_wave_sync();
 }
 } // namespace wmma

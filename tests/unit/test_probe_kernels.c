@@ -25,7 +25,7 @@ static int skipped, ran;
 
 /* every kernel a probe launches (the kernels/ sources) */
 static const char *const kernel_names[] = {
-	"gemm_fp32", "gemm_fp16", "gemm_fp16_info", "conv_fp32", "conv_fp16", "conv_fp16_info",
+	"gemm_fp32", "gemm_fp16", "gemm_fp16_info", "gemm_fp16_simt", "conv_fp32", "conv_fp16", "conv_fp16_info",
 	"amp_cast_f16", "amp_transpose_f16", "amp_transpose_f32", "amp_relu_f16", "amp_relu_f32",
 	"amp_loss_grad_f16", "amp_loss_grad_f32", "amp_mask_f16", "amp_mask_f32", "amp_unscale_check",
 	"amp_sgd", "amp_update_scale", "stream_init", "stream_copy", "stream_triad",
@@ -173,6 +173,11 @@ static void test_cuda_image_pick(void **state)
 	static const struct rc_kernel_image only_a[] = { { "sm_90a", x, 1 }, { NULL, NULL, 0 } };
 	assert_null(cuda_image_pick(only_a, 9, 1));
 	assert_non_null(cuda_image_pick(only_a, 9, 0));
+	/* probe --variant mma on Hopper: the portable sm_90 cubin, never "a" code */
+	assert_string_equal(cuda_image_pick_for(imgs, 9, 0, false)->target, "sm_90");
+	assert_string_equal(cuda_image_pick_for(imgs, 9, 0, true)->target, "sm_90a");
+	assert_string_equal(cuda_image_pick_for(imgs, 8, 6, false)->target, "sm_86");
+	assert_null(cuda_image_pick_for(only_a, 9, 0, false));
 	/* the newest PTX not above the GPU; unreadable names are ignored */
 	static const struct rc_kernel_image ptxs[] = {
 		{ "compute_70", x, 1 }, { "compute_90", x, 1 }, { "sm_x", x, 1 }, { "fatbin", x, 1 }, { NULL, NULL, 0 },

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "conv_dev.h"
+#include "gemm_dev.h"
 #include "harness.h"
 #include "pcie.h"
 #include "probe.h"
@@ -598,6 +599,97 @@ static void test_job_blocking_var(void **state)
 	strvec_release(&f.env.blocking_vars);
 }
 
+/* ---- probe --variant: which fp16 GEMM kernel runs ---- */
+
+/* The cpu backend, but its gemm_fp16_info says `variant_info`, its
+ * gemm_fp16_simt is the table's gemm_fp16, and with `no_default` gemm_fp16
+ * itself is refused: a variant that looked up the wrong kernel cannot pass. */
+static struct backend_ops variant_ops;
+static int variant_info;
+static bool no_default;
+static const void *info_fn;
+
+static int variant_get_function(struct backend *b, void *mod, const char *name, void **fn)
+{
+	if (no_default && !strcmp(name, "gemm_fp16"))
+		return -ENOENT;
+	int rc = backend_cpu_ops.get_function(b, mod, !strcmp(name, "gemm_fp16_simt") ? "gemm_fp16" : name, fn);
+	if (rc == 0 && !strcmp(name, "gemm_fp16_info"))
+		info_fn = *fn;
+	return rc;
+}
+
+static int variant_launch(struct backend *b, void *fn, const unsigned grid[3], const unsigned block[3],
+			  unsigned shared_bytes, void **args)
+{
+	int rc = backend_cpu_ops.launch(b, fn, grid, block, shared_bytes, args);
+	if (rc == 0 && fn == info_fn) {
+		int *info = (int *)(uintptr_t)*(bk_ptr *)args[0];
+		info[0] = variant_info;
+		info[1] = 128, info[2] = 64, info[3] = 128;   /* a shape of its own, not the SIMT tile's */
+	}
+	return rc;
+}
+
+static struct probe_outcome run_variant(int have, const char *want, bool forbid_default)
+{
+	variant_ops = backend_cpu_ops;
+	variant_ops.get_function = variant_get_function;
+	variant_ops.launch = variant_launch;
+	variant_info = have;
+	no_default = forbid_default;
+	struct probe_job job = cpu_job();
+	job.ops = &variant_ops;
+	snprintf(job.variant, sizeof(job.variant), "%s", want);
+	struct probe_outcome o = run("gemm.fp16", &job);
+	if (o.status != ST_PASS)
+		print_message("gemm.fp16 with variant %d, --variant '%s': %s\n", have, want, o.summary);
+	return o;
+}
+
+static void test_gemm_variant(void **state)
+{
+	(void)state;
+	/* the names --variant takes are the names the report records */
+	for (int v = 0; gemm16_variant_words[v]; v++)
+		assert_int_equal(gemm16_variant_find(gemm16_variant_name(v)), v);
+	assert_string_equal(gemm16_variant_name(GEMM16_VARIANT_PLAIN), "simt");
+	assert_int_equal(gemm16_variant_find("tensor"), -1);
+	assert_int_equal(gemm16_variant_find(""), -1);
+	/* no --variant: what the module's gemm_fp16 says it is */
+	struct probe_outcome o = run_variant(GEMM16_VARIANT_WGMMA, "", false);
+	assert_int_equal(o.status, ST_PASS);
+	assert_string_equal(o.variant, "wgmma");
+	/* the variant the module has, by name */
+	o = run_variant(GEMM16_VARIANT_MFMA, "mfma", false);
+	assert_int_equal(o.status, ST_PASS);
+	assert_string_equal(o.variant, "mfma");
+	/* simt: gemm_fp16_simt, never gemm_fp16, and verified */
+	o = run_variant(GEMM16_VARIANT_WMMA, "simt", true);
+	assert_int_equal(o.status, ST_PASS);
+	assert_string_equal(o.variant, "simt");
+	assert_non_null(strstr(o.summary, "simt"));
+	/* one this device lacks: an error naming those it has */
+	o = run_variant(GEMM16_VARIANT_MFMA, "wmma", false);
+	assert_int_equal(o.status, ST_ERROR);
+	assert_non_null(strstr(o.summary, "--variant wmma: not available"));
+	assert_non_null(strstr(o.summary, "variants: mfma, simt"));
+	assert_non_null(strstr(o.fix, "--variant mfma"));
+	o = run_variant(GEMM16_VARIANT_WGMMA, "cpu", false);
+	assert_int_equal(o.status, ST_ERROR);
+	assert_non_null(strstr(o.summary, "variants: wgmma, mma, simt"));
+	/* the host reference has its own only */
+	struct probe_job job = cpu_job();
+	snprintf(job.variant, sizeof(job.variant), "simt");
+	o = run("gemm.fp16", &job);
+	assert_int_equal(o.status, ST_ERROR);
+	assert_non_null(strstr(o.summary, "variants: cpu"));
+	snprintf(job.variant, sizeof(job.variant), "cpu");
+	o = run("gemm.fp16", &job);
+	assert_int_equal(o.status, ST_PASS);
+	assert_string_equal(o.variant, "cpu");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -612,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_probe_set_runtime),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_job_blocking_var),
+		cmocka_unit_test(test_gemm_variant),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
