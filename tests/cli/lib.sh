@@ -82,46 +82,56 @@ assert_err_has() {
 	grep -q -- "$1" "$ERR" || { fail "stderr lacks '$1'"; last; }
 }
 
-# validate_json FILE: FILE holds exactly one JSON document, valid against the
-# rocmcheck.report/1 schema; for a report with checks, the summary counts every
-# entry and exit_status agrees with the statuses.
+# validate_json FILE...: each FILE holds exactly one JSON document, valid
+# against the rocmcheck.report/1 schema; for a report with checks, the summary
+# counts every entry and exit_status agrees with the statuses. Many files in
+# one call share one Python (its start and the schema's load are most of the
+# time of one file); with more than one, a message names its file.
 validate_json() {
-	"$PYTHON" - "$SCHEMA" "$1" <<'PY'
+	"$PYTHON" - "$SCHEMA" "$@" <<'PY'
 import json, sys
 try:
     import jsonschema
 except ImportError:
     print("python3-jsonschema is not installed", file=sys.stderr)
     sys.exit(2)
-schema = json.load(open(sys.argv[1]))
-text = open(sys.argv[2], encoding="utf-8").read()
-try:
-    doc = json.loads(text)  # rejects trailing text: one document only
-except ValueError as e:
-    print(f"not one JSON document: {e}", file=sys.stderr)
-    sys.exit(1)
-errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
-for e in errors[:10]:
-    print(f"schema: {'/'.join(map(str, e.path))}: {e.message}", file=sys.stderr)
-if errors:
-    sys.exit(1)
-if "checks" in doc:
+validator = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))
+
+
+def problems(path):
+    text = open(path, encoding="utf-8").read()
+    try:
+        doc = json.loads(text)  # rejects trailing text: one document only
+    except ValueError as e:
+        return [f"not one JSON document: {e}"]
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+    if errors:
+        return [f"schema: {'/'.join(map(str, e.path))}: {e.message}" for e in errors[:10]]
+    if "checks" not in doc:
+        return []
     # observe-only results that did not pass are counted apart (policy.ini)
     observed = [c for c in doc["checks"] if c.get("observe") and c["status"] not in ("pass", "skip")]
     entries = [c for c in doc["checks"] if c not in observed] + doc["probes"]
     s = doc["summary"]
     if len(observed) != s.get("observed", 0):
-        print(f"summary.observed is {s.get('observed')}, entries say {len(observed)}", file=sys.stderr)
-        sys.exit(1)
+        return [f"summary.observed is {s.get('observed')}, entries say {len(observed)}"]
     for st in ("pass", "warn", "fail", "skip", "error"):
         n = sum(1 for c in entries if c["status"] == st)
         if n != s[st]:
-            print(f"summary.{st} is {s[st]}, entries say {n}", file=sys.stderr)
-            sys.exit(1)
+            return [f"summary.{st} is {s[st]}, entries say {n}"]
     bad = any(c["status"] in ("fail", "error") for c in entries)
     if bad and s["exit_status"] != 1:
-        print("a fail/error entry but exit_status 0", file=sys.stderr)
-        sys.exit(1)
+        return ["a fail/error entry but exit_status 0"]
+    return []
+
+
+failed = 0
+for path in sys.argv[2:]:
+    msgs = problems(path)
+    for m in msgs:
+        print((f"{path}: " if len(sys.argv) > 3 else "") + m, file=sys.stderr)
+    failed += bool(msgs)
+sys.exit(1 if failed else 0)
 PY
 }
 
@@ -137,6 +147,12 @@ fixtures() {
 		[ -d "$d.rocmcheck" ] && echo "${d%/}"
 	done
 	return 0
+}
+
+# True for a sanitizer build (ROCMCHECK_SANITIZE=ON in BUILD_DIR): a test
+# whose sizes show nothing more there may run smaller ones.
+sanitized() {
+	grep -q '^ROCMCHECK_SANITIZE:BOOL=ON$' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null
 }
 
 # True when this machine has a GPU that rocmcheck could find.

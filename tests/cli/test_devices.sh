@@ -47,20 +47,28 @@ json_get "$OUT" '"\n".join(c["summary"] for c in d["checks"])' | grep -c -- "$se
 
 # The readings of a JSON report: every GPU has its telemetry, and a reading
 # the files lack is null, never 0 (busy_percent and the RAS counts can be 0).
-telemetry_ok() { # FILE
-	"$PYTHON" - "$1" <<'PY'
+# Each FILE has a FILE.rows: the number of GPUs the text listed.
+telemetry_ok() { # FILE...
+	"$PYTHON" - "$@" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
-for g in d["gpus"]:
-    t = g["telemetry"]
-    vals = [t["temperature"]["celsius"], t["temperature"]["critical_celsius"], t["power"]["cap_watts"],
-            t["power"]["default_cap_watts"], t["vram"]["used_bytes"], t["vram"]["total_bytes"],
-            t["vram"]["visible_bytes"]]
-    for link in [t["pcie"]] + t["pcie"]["path"]:
-        vals += [link["width"], link["max_width"], link["speed_gts"], link["max_speed_gts"]]
-    if any(v == 0 for v in vals):
-        print(f"GPU {g['index']}: a 0 reading: {t}", file=sys.stderr)
-        sys.exit(1)
+bad = 0
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    rows = int(open(f + ".rows").read())
+    if len(d["gpus"]) != rows:
+        print(f"{f}: devices text ({rows} GPUs) and JSON ({len(d['gpus'])}) disagree on the GPUs", file=sys.stderr)
+        bad = 1
+    for g in d["gpus"]:
+        t = g["telemetry"]
+        vals = [t["temperature"]["celsius"], t["temperature"]["critical_celsius"], t["power"]["cap_watts"],
+                t["power"]["default_cap_watts"], t["vram"]["used_bytes"], t["vram"]["total_bytes"],
+                t["vram"]["visible_bytes"]]
+        for link in [t["pcie"]] + t["pcie"]["path"]:
+            vals += [link["width"], link["max_width"], link["speed_gts"], link["max_speed_gts"]]
+        if any(v == 0 for v in vals):
+            print(f"{f}: GPU {g['index']}: a 0 reading: {t}", file=sys.stderr)
+            bad = 1
+sys.exit(bad)
 PY
 }
 
@@ -71,20 +79,34 @@ tel() {
 
 # every fixture: devices fails exactly when doctor's device.present does, the
 # JSON's gpus are the text's indexed rows (the first table; the readings
-# follow a blank line, a row per GPU), and the JSON validates
-for fx in $(fixtures); do
+# follow a blank line, a row per GPU), and the JSON validates. The reports
+# are read by one Python for all fixtures (one per report was most of the
+# time of this test).
+mapfile -t fxs < <(fixtures)
+for fx in "${fxs[@]}"; do
+	"$ROCMCHECK" --sysroot "$fx" --json doctor --level quick --only device.present >"$T/$(basename "$fx").d.json" 2>/dev/null
+done
+"$PYTHON" - "$T" "${fxs[@]}" >"$T/wants" <<'PY' || fail "doctor --only device.present: a report without its result"
+import json, os, sys
+for fx in sys.argv[2:]:
+    d = json.load(open(os.path.join(sys.argv[1], os.path.basename(fx) + ".d.json")))
+    print(fx, 1 if d["checks"][0]["status"] in ("fail", "error") else 0)
+PY
+devs=()
+while read -r fx want; do
 	name=$(basename "$fx")
-	"$ROCMCHECK" --sysroot "$fx" --json doctor --level quick --only device.present >"$T/d.json" 2>/dev/null
-	want=$(json_get "$T/d.json" "1 if d['checks'][0]['status'] in ('fail', 'error') else 0")
 	run "$want" --sysroot "$fx" devices
 	rows=$(awk 'NF == 0 { exit } /^[0-9]/' "$OUT" | wc -l)
 	readings=$(sed -n '/^GPU TEMP/,/^$/p' "$OUT" | grep -c '^[0-9]')
 	[ "$readings" = 0 ] || [ "$readings" = "$rows" ] || fail "$name: $rows GPUs but $readings rows of readings"
 	run "$want" --sysroot "$fx" --json devices
-	[ "$(json_get "$OUT" 'len(d["gpus"])')" = "$rows" ] || fail "$name: devices text and JSON disagree on the GPUs"
-	validate_json "$OUT" || fail "$name: devices --json is not a valid report"
-	telemetry_ok "$OUT" || fail "$name: devices --json telemetry"
-done
+	mv "$OUT" "$T/$name.devices.json"
+	echo "$rows" >"$T/$name.devices.json.rows"
+	devs+=("$T/$name.devices.json")
+done <"$T/wants"
+[ "${#devs[@]}" = "${#fxs[@]}" ] || fail "devices of ${#fxs[@]} fixtures, ${#devs[@]} run"
+validate_json "${devs[@]}" || fail "a fixture's devices --json is not a valid report (above)"
+telemetry_ok "${devs[@]}" || fail "a fixture's devices --json: GPUs or telemetry (above)"
 
 # files only: no GPU runtime, management library or libdrm on a sysroot
 # (LD_DEBUG=files lists what the loader opened), and milliseconds (it takes

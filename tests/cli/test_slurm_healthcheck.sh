@@ -181,6 +181,17 @@ wait_for() {
 	return 1
 }
 
+# after_runs FIXTURE N: N more health checks have ended on FIXTURE than when
+# called (within 30 s): what a fixed sleep hoped for, without its wait.
+after_runs() {
+	local want=$(($(grep -c "^$1 exit" "$S/hc.runs") + $2))
+	for _ in $(seq 150); do
+		[ "$(grep -c "^$1 exit" "$S/hc.runs")" -ge "$want" ] && return 0
+		sleep 0.2
+	done
+	fail "$2 more health checks on $1: not within 30 s"
+}
+
 # A CPU node: two health checks pass and leave it up.
 cpu_runs() { grep -c '^none-server-debian12-slurmcpu exit 0' "$S/hc.runs"; }
 for _ in $(seq 50); do [ "$(cpu_runs)" -ge 2 ] && break; sleep 0.2; done
@@ -203,7 +214,7 @@ grep -q "$node passes again; resumed" "$S/hc.log" || fail "the wrapper did not s
 ln -sfn "$TESTS_DIR/fixtures/nvidia-rtx4090-ubuntu2204-xid79" "$S/node"
 wait_for "xid79 drain reason" \
 	'Reason=rocmcheck: health\.kernel_log: gpu 0 \(0000:01:00\.0\): Xid 79: "NVRM: Xid \(PCI:0000:01:00\): 79, .*GPU has fallen off the bus\." \['
-sleep 5
+after_runs nvidia-rtx4090-ubuntu2204-xid79 2
 ntests=$((ntests + 1))
 [ "$(grep -c 'drained .*Xid 79' "$S/hc.log")" = 1 ] || fail "the Xid 79 drain was made again: $(grep 'Xid 79' "$S/hc.log")"
 # A hot idle GPU: the thermal finding replaces it.
@@ -255,10 +266,10 @@ wait_for "node up after the job" 'State=IDLE '
 # An admin's drain is left alone, whatever the check says.
 scontrol update nodename="$node" state=drain reason="admin maintenance"
 ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-norender" "$S/node"
-sleep 5
+after_runs amd-rx7900xtx-ubuntu2204-norender 2 # the second began after the link changed
 wait_for "admin drain kept (failing)" 'Reason=admin maintenance'
 ln -sfn "$TESTS_DIR/fixtures/amd-rx7900xtx-ubuntu2204-healthy" "$S/node"
-sleep 5
+after_runs amd-rx7900xtx-ubuntu2204-healthy 2
 wait_for "admin drain kept (healthy)" 'Reason=admin maintenance'
 grep -q 'already drained by someone else (admin maintenance)' "$S/hc.log" || fail "the wrapper did not name the admin's drain"
 finish
