@@ -370,7 +370,10 @@ void facts_read_rocm(struct facts *f)
 		if (n > 1)
 			rocm_path = xstrndup(env, n);
 	}
-	if (sysroot_realpath(f->sr, "/opt/rocm", &default_real))
+	/* sysroot_type records the path (realpath does not), so that a bundle
+	 * keeps /opt/rocm and the link chain behind it (/etc/alternatives) */
+	if (sysroot_type(f->sr, "/opt/rocm") == NODE_MISSING ||
+	    sysroot_realpath(f->sr, "/opt/rocm", &default_real))
 		default_real = NULL;
 
 	strvec_push(&dirs, "/opt/rocm");

@@ -499,9 +499,9 @@ static void test_fix_contract(void **state)
 		const struct prof_fix *f = profiles_find_fix(db, contract[i].id);
 		if (!f)
 			fail_msg("fix %s missing", contract[i].id);
-		const char *vars[12] = { NULL };
+		const char *vars[14] = { NULL };
 		size_t n = 0;
-		for (size_t j = 0; j < 5 && contract[i].vars[j]; j++) {
+		for (size_t j = 0; j < ARRAY_SIZE(contract[i].vars) && contract[i].vars[j]; j++) {
 			vars[n++] = contract[i].vars[j];
 			vars[n++] = "VALUE";
 		}
