@@ -39,65 +39,61 @@ static const char *const stack_names[] = {
 	"kernel", "kmod-nvidia*",
 };
 
-bool package_is_gpu_stack(const char *name)
+/* package_is_gpu_stack() of the first len bytes of name. */
+static bool stack_name(const char *name, size_t len)
 {
-	if (!name)
-		return false;
 	for (size_t i = 0; i < ARRAY_SIZE(stack_names); i++) {
 		const char *pat = stack_names[i];
+		if (!len || pat[0] != name[0])
+			continue;
 		size_t n = strlen(pat);
 		bool any = pat[n - 1] == '*';
 		if (any)
 			n--;
-		if (strncmp(name, pat, n))
+		if (len < n || memcmp(name, pat, n))
 			continue;
-		if (any || !name[n] || name[n] == '-' || name[n] == '.' || name[n] == '+' ||
+		if (any || len == n || name[n] == '-' || name[n] == '.' || name[n] == '+' ||
 		    isdigit((unsigned char)name[n]))
 			return true;
 	}
 	return false;
 }
 
-/* ---- dpkg's status file: stanzas of "Field: value" lines ---- */
-
-struct stanza {
-	const char *start, *end;     /* the stanza's text, blank line excluded */
-	char *package, *version, *arch, *status;
-};
-
-/* The value of a one-line field at `line` (which starts with `field:`). */
-static char *field_value(const char *line, const char *eol, size_t field_len)
+bool package_is_gpu_stack(const char *name)
 {
-	const char *v = line + field_len + 1;
-	while (v < eol && (*v == ' ' || *v == '\t'))
-		v++;
-	const char *e = eol;
-	while (e > v && isspace((unsigned char)e[-1]))
-		e--;
-	return facts_printable(xstrndup(v, (size_t)(e - v)));
+	return name && stack_name(name, strlen(name));
 }
 
-static void stanza_release(struct stanza *s)
+/* ---- dpkg's status file: stanzas of "Field: value" lines ---- */
+
+enum { F_PACKAGE, F_VERSION, F_ARCH, F_STATUS, F_COUNT };
+
+/* A stanza as spans of the text: nothing is copied until a caller keeps it
+ * (most of a machine's packages are not the GPU stack's). */
+struct stanza {
+	const char *start, *end;     /* the stanza's text, blank line excluded */
+	const char *val[F_COUNT];    /* each field's value, trimmed; NULL when absent */
+	size_t len[F_COUNT];
+};
+
+/* A field's value as a printable string of its own; NULL when absent. */
+static char *stanza_value(const struct stanza *s, int f)
 {
-	free(s->package);
-	free(s->version);
-	free(s->arch);
-	free(s->status);
-	memset(s, 0, sizeof(*s));
+	return s->val[f] ? facts_printable(xstrndup(s->val[f], s->len[f])) : NULL;
 }
 
 /* Read the stanza starting at *pos (blank lines before it skipped); false at
- * the end of the text. */
+ * the end of the text. The first of each field counts. */
 static bool stanza_next(const char **pos, const char *end, struct stanza *s)
 {
 	static const struct {
 		const char *name;
-		size_t off;
-	} fields[] = {
-		{ "Package", offsetof(struct stanza, package) },
-		{ "Version", offsetof(struct stanza, version) },
-		{ "Architecture", offsetof(struct stanza, arch) },
-		{ "Status", offsetof(struct stanza, status) },
+		size_t n;
+	} fields[F_COUNT] = {
+		[F_PACKAGE] = { "package", 7 },
+		[F_VERSION] = { "version", 7 },
+		[F_ARCH] = { "architecture", 12 },
+		[F_STATUS] = { "status", 6 },
 	};
 	const char *p = *pos;
 	memset(s, 0, sizeof(*s));
@@ -112,11 +108,20 @@ static bool stanza_next(const char **pos, const char *end, struct stanza *s)
 			eol = end;
 		if (eol == p || (eol == p + 1 && *p == '\r'))
 			break;                   /* the blank line that ends it */
-		for (size_t i = 0; i < ARRAY_SIZE(fields) && *p != ' ' && *p != '\t'; i++) {
-			size_t n = strlen(fields[i].name);
-			char **slot = (char **)((char *)s + fields[i].off);
-			if ((size_t)(eol - p) > n && !strncasecmp(p, fields[i].name, n) && p[n] == ':' && !*slot)
-				*slot = field_value(p, eol, n);
+		char c = (char)tolower((unsigned char)*p);
+		for (int i = 0; i < F_COUNT; i++) {
+			size_t n = fields[i].n;
+			if (c != fields[i].name[0] || s->val[i] || (size_t)(eol - p) <= n || p[n] != ':' ||
+			    strncasecmp(p, fields[i].name, n))
+				continue;
+			const char *v = p + n + 1, *e = eol;
+			while (v < e && (*v == ' ' || *v == '\t'))
+				v++;
+			while (e > v && isspace((unsigned char)e[-1]))
+				e--;
+			const char *nul = memchr(v, '\0', (size_t)(e - v));
+			s->val[i] = v;
+			s->len[i] = (size_t)((nul ? nul : e) - v);
 		}
 		p = eol < end ? eol + 1 : end;
 	}
@@ -125,13 +130,18 @@ static bool stanza_next(const char **pos, const char *end, struct stanza *s)
 	return true;
 }
 
+/* The stanza names a GPU-stack package. */
+static bool stanza_gpu_stack(const struct stanza *s)
+{
+	return s->val[F_PACKAGE] && stack_name(s->val[F_PACKAGE], s->len[F_PACKAGE]);
+}
+
 /* "install ok installed", "hold ok installed": the last word is the state. */
 static bool stanza_installed(const struct stanza *s)
 {
-	if (!s->status)
-		return false;
-	const char *last = strrchr(s->status, ' ');
-	return last && !strcmp(last + 1, "installed");
+	static const char word[] = " installed";
+	size_t n = s->len[F_STATUS], w = sizeof(word) - 1;
+	return s->val[F_STATUS] && n >= w && !memcmp(s->val[F_STATUS] + n - w, word, w);
 }
 
 static int cmp_package(const void *a, const void *b)
@@ -161,13 +171,10 @@ static void dpkg_stanzas(const char *text, size_t len, struct package_facts *p)
 {
 	const char *pos = text, *end = text + len;
 	struct stanza s;
-	while (stanza_next(&pos, end, &s)) {
-		if (s.package && package_is_gpu_stack(s.package) && stanza_installed(&s)) {
-			package_push(p, (struct package){ s.package, s.version, s.arch });
-			s.package = s.version = s.arch = NULL;
-		}
-		stanza_release(&s);
-	}
+	while (stanza_next(&pos, end, &s))
+		if (stanza_gpu_stack(&s) && stanza_installed(&s))
+			package_push(p, (struct package){ stanza_value(&s, F_PACKAGE), stanza_value(&s, F_VERSION),
+							  stanza_value(&s, F_ARCH) });
 }
 
 int dpkg_status_parse(const char *text, size_t len, struct package_facts *p)
@@ -178,32 +185,58 @@ int dpkg_status_parse(const char *text, size_t len, struct package_facts *p)
 	return 0;
 }
 
-/* dpkg's database as it is read: whole stanzas are parsed as soon as a
- * blank line ends them, so only the stanza being read is held (a desktop's
- * database is 2-4 MiB; the quick doctor keeps its footprint under 3 MiB). */
+/* dpkg's database as it is read: whole stanzas are parsed in the piece that
+ * holds them as soon as a blank line ends them, and only a stanza cut by
+ * the end of a piece is copied (a desktop's database is 2-4 MiB; the quick
+ * doctor keeps its footprint under 3 MiB). */
 struct dpkg_stream {
-	struct strbuf carry;
+	struct strbuf carry;         /* the start of a stanza the last piece cut */
 	struct package_facts *p;
 };
+
+/* Where the first blank line in buf ends (the offset after its newline),
+ * counting a blank line that starts in the carried text; SIZE_MAX when buf
+ * has none. */
+static size_t first_blank_end(const struct strbuf *carry, const char *buf, size_t n)
+{
+	for (const char *q = buf; (q = memchr(q, '\n', n - (size_t)(q - buf))); q++) {
+		size_t j = (size_t)(q - buf);
+		char c1 = j >= 1 ? buf[j - 1] : carry->len >= 1 ? carry->buf[carry->len - 1] : 0;
+		char c2 = j >= 2 ? buf[j - 2] : carry->len >= 2 - j ? carry->buf[carry->len - (2 - j)] : 0;
+		if (c1 == '\n' || (c1 == '\r' && c2 == '\n'))
+			return j + 1;
+	}
+	return SIZE_MAX;
+}
 
 static int dpkg_piece(const char *buf, size_t n, void *ctx)
 {
 	struct dpkg_stream *st = ctx;
-	strbuf_add(&st->carry, buf, n);
-	const char *b = st->carry.buf;
-	size_t len = st->carry.len;
-	/* the last blank line ("\n\n" or "\n\r\n") */
-	for (size_t i = len; i-- > 0;) {
-		if (b[i] != '\n' || i + 1 >= len)
+	if (st->carry.len) {
+		size_t k = first_blank_end(&st->carry, buf, n);
+		if (k == SIZE_MAX) {
+			strbuf_add(&st->carry, buf, n);    /* still inside the cut stanza */
+			return 0;
+		}
+		strbuf_add(&st->carry, buf, k);
+		dpkg_stanzas(st->carry.buf, st->carry.len, st->p);
+		strbuf_setlen(&st->carry, 0);
+		buf += k;
+		n -= k;
+	}
+	/* the rest up to its last blank line ("\n\n" or "\n\r\n") in place */
+	size_t whole = 0;
+	for (size_t i = n; i-- > 0;) {
+		if (buf[i] != '\n' || i + 1 >= n)
 			continue;
-		if (b[i + 1] == '\n' || (b[i + 1] == '\r' && i + 2 < len && b[i + 2] == '\n')) {
-			dpkg_stanzas(b, i + 1, st->p);
-			size_t rest = len - (i + 1);
-			memmove(st->carry.buf, b + i + 1, rest);
-			strbuf_setlen(&st->carry, rest);
+		if (buf[i + 1] == '\n' || (buf[i + 1] == '\r' && i + 2 < n && buf[i + 2] == '\n')) {
+			whole = i + 1;
 			break;
 		}
 	}
+	if (whole)
+		dpkg_stanzas(buf, whole, st->p);
+	strbuf_add(&st->carry, buf + whole, n - whole);
 	return 0;
 }
 
@@ -213,13 +246,12 @@ char *dpkg_status_filter(const char *text, size_t len)
 	struct stanza s;
 	struct strbuf out = STRBUF_INIT;
 	while (stanza_next(&pos, end, &s)) {
-		if (s.package && package_is_gpu_stack(s.package)) {
+		if (stanza_gpu_stack(&s)) {
 			strbuf_add(&out, s.start, (size_t)(s.end - s.start));
 			if (s.end[-1] != '\n')
 				strbuf_addch(&out, '\n');
 			strbuf_addch(&out, '\n');
 		}
-		stanza_release(&s);
 	}
 	if (!out.buf)
 		strbuf_addstr(&out, "");

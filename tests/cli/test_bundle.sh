@@ -152,6 +152,16 @@ for c in cmds:
     assert c["argv"], c
     assert "skipped" in c or ("exit_status" in c and "timed_out" in c and "truncated" in c), c
 PY
+	# the kernel log read from /dev/kmsg carries dmesg's "[seconds.micro]"
+	# stamps: the first 20 records' stamps as dmesg prints them
+	if tar -xzOf "$work/live.tar.gz" sysroot/.rocmcheck/kernel.log >"$work/klog" 2>/dev/null &&
+		[ -s "$work/klog" ] && dmesg >"$work/dmesg" 2>/dev/null && [ -s "$work/dmesg" ]; then
+		head -n 20 "$work/klog" | sed 's/\].*/]/' >"$work/klog.stamps"
+		head -n 20 "$work/dmesg" | sed 's/\].*/]/' | cmp -s - "$work/klog.stamps" ||
+			fail "live bundle: kernel.log stamps differ from dmesg's: $(head -n 3 "$work/klog.stamps" | tr '\n' ' ')"
+	else
+		echo "note: no live kernel log or no dmesg here: the kernel.log stamps are not compared"
+	fi
 fi
 
 # 2b. an RPM machine: its packages come from `rpm -qa` (this machine is a dpkg

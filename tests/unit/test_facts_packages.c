@@ -241,7 +241,7 @@ static void test_big_database(void **state)
 	strbuf_release(&sb);
 }
 
-/* The database is read in 64 KiB pieces: stanzas that straddle a piece
+/* The database is read in pieces (16 or 64 KiB): stanzas that straddle a piece
  * boundary, CRLF files and a last stanza without its blank line give the
  * same packages as parsing the whole text. */
 static void test_streamed_database(void **state)
@@ -276,6 +276,42 @@ static void test_streamed_database(void **state)
 	}
 }
 
+/* A blank line that a piece boundary cuts ("\n|\n", "\n\r|\n", "\n|\r\n"
+ * and every neighbour; 64 KiB is a boundary for any piece size up to it):
+ * each stanza is still read whole. */
+static void test_blank_line_at_piece_boundary(void **state)
+{
+	(void)state;
+	static const char *const nl[] = { "\n", "\r\n" };
+	for (size_t k = 0; k < ARRAY_SIZE(nl); k++) {
+		for (int delta = -4; delta <= 4; delta++) {
+			struct strbuf sb = STRBUF_INIT;
+			strbuf_addf(&sb, "Package: hip-dev%sStatus: install ok installed%sVersion: 1%sDescription: ",
+				    nl[k], nl[k], nl[k]);
+			/* the first stanza's last line ends so that its blank line
+			 * starts delta bytes around the boundary */
+			while (sb.len + strlen(nl[k]) < (size_t)(65536 + delta))
+				strbuf_addch(&sb, 'x');
+			strbuf_addf(&sb, "%s%s", nl[k], nl[k]);
+			strbuf_addf(&sb, "Package: rocm-core%sStatus: install ok installed%sVersion: 6.2.0%s%s",
+				    nl[k], nl[k], nl[k], nl[k]);
+			struct tree t;
+			tree_new(&t);
+			tree_put(&t, "var/lib/dpkg/status", sb.buf);
+			struct facts *f = tree_open(&t);
+			facts_read_packages(f);
+			assert_int_equal(f->pkg.n, 2);
+			assert_string_equal(f->pkg.v[0].name, "hip-dev");
+			assert_string_equal(f->pkg.v[0].version, "1");
+			assert_string_equal(f->pkg.v[1].name, "rocm-core");
+			assert_string_equal(f->pkg.v[1].version, "6.2.0");
+			tree_close(&t);
+			tree_free(&t);
+			strbuf_release(&sb);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_read_packages),
 		cmocka_unit_test(test_big_database),
 		cmocka_unit_test(test_streamed_database),
+		cmocka_unit_test(test_blank_line_at_piece_boundary),
 		cmocka_unit_test(test_rpm_qa_parse),
 		cmocka_unit_test(test_host_packages),
 	};
