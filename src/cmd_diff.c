@@ -15,8 +15,9 @@ static const char about[] =
 	"`rocmcheck --json doctor` report or a support bundle. Prints the verdicts\n"
 	"that differ, each with the differences in the facts its check reads\n"
 	"(kernel, driver, ROCm/CUDA, wheels, GPUs; from bundles also environment\n"
-	"variables, the user's groups and the device nodes), then the other\n"
-	"differences; --format json the same for machines.\n"
+	"variables, the user's groups, the device nodes, and every captured file\n"
+	"a check read that differs, readings that change between runs left out),\n"
+	"then the other differences; --format json the same for machines.\n"
 	"\n"
 	"Exit status: 0 nothing differs, 1 something does, 2 usage error, 3 an\n"
 	"input could not be read.\n";
@@ -81,11 +82,12 @@ static void side_close(struct side *s)
 
 static struct diff_side side_view(const struct side *s)
 {
-	struct diff_side v = { s->report, NULL, NULL, 0 };
+	struct diff_side v = { s->report, NULL, NULL, 0, NULL };
 	if (s->have_sr) {
 		v.host = &s->sr.host;
 		v.devs = s->sr.devs;
 		v.ndevs = s->sr.ndevs;
+		v.files = s->sr.mem;
 	}
 	return v;
 }

@@ -245,10 +245,68 @@ static void fact_diff(struct diff *d, const struct flat *a, const struct flat *b
 			df->a = va ? xstrdup(va) : NULL;
 			df->b = vb ? xstrdup(vb) : NULL;
 			df->explains = false;
+			df->file = false;
 		}
 	}
 	strmap_release(&ma);
 	strmap_release(&mb);
+}
+
+/* ---- captured files ---- */
+
+static void put_file(enum diff_area area, char *what, const char *value, void *ctx)
+{
+	put(ctx, area, what, value);
+}
+
+/* By area, then by path: a capper keeps the kernel's and the driver's few
+ * files before the many of a wheel or of sysfs. */
+static int by_area_what(const void *x, const void *y)
+{
+	const struct diff_fact *fx = x, *fy = y;
+	if (fx->area != fy->area)
+		return fx->area < fy->area ? -1 : 1;
+	return strcmp(fx->what, fy->what);
+}
+
+/* Append a captured file's fact that takes what, va and vb. */
+static void add_file_fact(struct diff *d, enum diff_area area, char *what, char *va, char *vb)
+{
+	d->facts = grow(d->facts, d->nfacts, sizeof(*d->facts));
+	d->facts[d->nfacts++] = (struct diff_fact){ area, what, va, vb, false, true };
+}
+
+static void fact_release(struct diff_fact *f)
+{
+	free(f->what);
+	free(f->a);
+	free(f->b);
+}
+
+/* The captured files of two bundles that differ: the first
+ * DIFF_MAX_FILE_FACTS, then one fact for the rest (two machines of
+ * different vendors differ in hundreds of sysfs and wheel files). */
+static void file_diff(struct diff *d, const struct diff_side *a, const struct diff_side *b)
+{
+	if (!a->files || !b->files)
+		return;
+	struct flat fa = { 0 }, fb = { 0 };
+	struct diff t = { 0 };
+	diff_files_each(a->files, put_file, &fa);
+	diff_files_each(b->files, put_file, &fb);
+	fact_diff(&t, &fa, &fb);
+	flat_release(&fa);
+	flat_release(&fb);
+	if (t.nfacts)
+		qsort(t.facts, t.nfacts, sizeof(*t.facts), by_area_what);
+	for (size_t i = 0; i < t.nfacts && i < DIFF_MAX_FILE_FACTS; i++)
+		add_file_fact(d, t.facts[i].area, t.facts[i].what, t.facts[i].a, t.facts[i].b);
+	if (t.nfacts > DIFF_MAX_FILE_FACTS)
+		add_file_fact(d, t.facts[DIFF_MAX_FILE_FACTS].area,
+			      xasprintf("files: %zu more differ", t.nfacts - DIFF_MAX_FILE_FACTS), NULL, NULL);
+	for (size_t i = DIFF_MAX_FILE_FACTS; i < t.nfacts; i++)
+		fact_release(&t.facts[i]);
+	free(t.facts);
 }
 
 /* ---- verdicts ---- */
@@ -392,6 +450,7 @@ void diff_build(struct diff *d, const struct diff_side *a, const struct diff_sid
 	fact_diff(d, &fa, &fb);
 	flat_release(&fa);
 	flat_release(&fb);
+	file_diff(d, a, b);
 	verdict_diff(d, a->report, b->report, "checks");
 	verdict_diff(d, a->report, b->report, "probes");
 	/* a fact explains a verdict when any verdict reads its area */
@@ -404,11 +463,8 @@ void diff_build(struct diff *d, const struct diff_side *a, const struct diff_sid
 
 void diff_release(struct diff *d)
 {
-	for (size_t i = 0; i < d->nfacts; i++) {
-		free(d->facts[i].what);
-		free(d->facts[i].a);
-		free(d->facts[i].b);
-	}
+	for (size_t i = 0; i < d->nfacts; i++)
+		fact_release(&d->facts[i]);
 	free(d->facts);
 	for (size_t i = 0; i < d->nverdicts; i++) {
 		free(d->verdicts[i].id);

@@ -21,12 +21,14 @@ enum diff_area {
 const char *diff_area_name(enum diff_area a);
 
 /* One side: the report, and for a bundle its captured machine's host facts
- * (environment, user and groups, device nodes); host NULL for a report. */
+ * (environment, user and groups, device nodes) and captured files; host
+ * and files NULL for a report. */
 struct diff_side {
 	const json_t *report;
 	const struct host_info *host;
 	const struct dev_node *devs;
 	size_t ndevs;
+	const struct sysroot_mem *files;
 };
 
 struct diff_fact {
@@ -34,6 +36,7 @@ struct diff_fact {
 	char *what;                /* "kernel", "env HSA_OVERRIDE_GFX_VERSION", "/dev/kfd" */
 	char *a, *b;               /* NULL: absent on that side */
 	bool explains;             /* named under a verdict change */
+	bool file;                 /* a captured file's (or how many more differ) */
 };
 
 /* An evidence entry of a result that differs between A and B, matched by
@@ -63,7 +66,19 @@ struct diff {
 	size_t nverdicts;
 };
 
-/* Compare a with b into *d (caller releases). */
+/* Each captured file of m that a diff compares (diff_files.c), readings
+ * that change between runs left out: its area, its name ("file
+ * /proc/cmdline", fn's to keep) and its value (the content when it is one
+ * short line, else "N bytes, fnv1a HASH"; "link to TARGET"; borrowed). */
+typedef void (*diff_file_fn)(enum diff_area area, char *what, const char *value, void *ctx);
+void diff_files_each(const struct sysroot_mem *m, diff_file_fn fn, void *ctx);
+/* At most this many file differences are listed (the kernel's and the
+ * driver's first, by area, then by path), then one fact says how many more
+ * there are. */
+#define DIFF_MAX_FILE_FACTS 200
+
+/* Compare a with b into *d (caller releases). Captured files are compared
+ * when both sides have them. */
 void diff_build(struct diff *d, const struct diff_side *a, const struct diff_side *b);
 void diff_release(struct diff *d);
 /* 0 when nothing differs, else 1. */

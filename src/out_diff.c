@@ -5,15 +5,44 @@
 #include "out.h"
 #include "diff.h"
 
+/* A fact with no value on either side is a remark ("files: 12 more differ"). */
 static void fact_line(FILE *fp, const struct diff_fact *f, const char *indent, bool utf8)
 {
 	fputs(indent, fp);
 	out_text_clean(fp, f->what, utf8);
+	if (!f->a && !f->b) {
+		fputc('\n', fp);
+		return;
+	}
 	fputs(": ", fp);
 	out_text_clean(fp, f->a ? f->a : "(none)", utf8);
 	fputs(utf8 ? " \xe2\x86\x92 " : " -> ", fp);
 	out_text_clean(fp, f->b ? f->b : "(none)", utf8);
 	fputc('\n', fp);
+}
+
+/* Captured files listed under one verdict: two bundles of different
+ * machines differ in hundreds, and every verdict that reads sysfs would
+ * repeat them all. */
+#define VERDICT_MAX_FILES 10
+
+/* The fact differences in the areas verdict v reads, its captured files up
+ * to VERDICT_MAX_FILES; whether there were any. */
+static bool verdict_facts(FILE *fp, const struct diff *d, const struct diff_verdict *v, bool utf8)
+{
+	size_t any = 0, files = 0;
+	for (size_t j = 0; j < d->nfacts; j++) {
+		if (!(v->areas & (1u << d->facts[j].area)))
+			continue;
+		if (!any++)
+			fputs("    what differs where it reads:\n", fp);
+		if (d->facts[j].file && files++ >= VERDICT_MAX_FILES)
+			continue;
+		fact_line(fp, &d->facts[j], "      ", utf8);
+	}
+	if (files > VERDICT_MAX_FILES)
+		fprintf(fp, "      and %zu more captured files (--format json lists them)\n", files - VERDICT_MAX_FILES);
+	return any != 0;
 }
 
 static void verdict_text(FILE *fp, const struct diff *d, const struct diff_verdict *v, bool utf8)
@@ -35,16 +64,7 @@ static void verdict_text(FILE *fp, const struct diff *d, const struct diff_verdi
 		struct diff_fact f = { .what = e->path, .a = e->a, .b = e->b };
 		fact_line(fp, &f, "      ", utf8);
 	}
-	bool any = false;
-	for (size_t j = 0; j < d->nfacts; j++) {
-		if (!(v->areas & (1u << d->facts[j].area)))
-			continue;
-		if (!any)
-			fputs("    what differs where it reads:\n", fp);
-		any = true;
-		fact_line(fp, &d->facts[j], "      ", utf8);
-	}
-	if (!any && !v->nevidence)
+	if (!verdict_facts(fp, d, v, utf8) && !v->nevidence)
 		fputs("    no difference in the facts it reads was found (compare the bundles for more)\n", fp);
 }
 

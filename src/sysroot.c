@@ -340,6 +340,31 @@ size_t sysroot_mem_count(const struct sysroot_mem *m)
 	return m ? m->n - 1 : 0;
 }
 
+/* Node i's path from the root ("/etc/os-release") into sb: its parents
+ * first (a capture is a few directories deep). */
+static void mem_path(const struct sysroot_mem *m, size_t i, struct strbuf *sb)
+{
+	if (!i) {
+		strbuf_setlen(sb, 0);
+		return;
+	}
+	mem_path(m, m->v[i].parent, sb);
+	strbuf_addch(sb, '/');
+	strbuf_addstr(sb, m->v[i].name);
+}
+
+void sysroot_mem_foreach(const struct sysroot_mem *m, sysroot_mem_fn fn, void *ctx)
+{
+	struct strbuf path = STRBUF_INIT;
+	for (size_t i = 1; m && i < m->n; i++) {
+		if (m->v[i].type == MEM_DIR)
+			continue;
+		mem_path(m, i, &path);
+		fn(path.buf, m->v[i].type == MEM_LINK, m->v[i].data, m->v[i].len, ctx);
+	}
+	strbuf_release(&path);
+}
+
 /* The directory that holds the last component of `path` (made where
  * missing), and that component (*name, *nlen). 0 or a negative errno; on
  * an error nothing was made (the components are checked first, and only

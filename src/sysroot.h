@@ -140,6 +140,12 @@ int sysroot_mem_add_dir(struct sysroot_mem *m, const char *path);
 int sysroot_mem_add_link(struct sysroot_mem *m, const char *path, const char *target);
 /* Number of entries (files, directories, links; the root not counted). */
 size_t sysroot_mem_count(const struct sysroot_mem *m);
+/* Call fn for each file and link of m (directories are implied), in the
+ * order they were added: its path from the root ("/etc/os-release"), and a
+ * file's bytes or a link's target (NUL-terminated, len bytes). All borrowed
+ * for the call. m NULL: no call. */
+typedef void (*sysroot_mem_fn)(const char *path, bool link, const char *data, size_t len, void *ctx);
+void sysroot_mem_foreach(const struct sysroot_mem *m, sysroot_mem_fn fn, void *ctx);
 
 /* Open the in-memory capture `m` (the sysroot takes it: sysroot_release
  * frees it, on failure too). `name` is what sr->path says ("(memory)" when

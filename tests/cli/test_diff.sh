@@ -34,6 +34,54 @@ done
 run 1 diff "$T/nvidia-rtx4090-ubuntu2204-healthy.tar.gz" "$T/nvidia-rtx4090-ubuntu2204-libmismatch.tar.gz"
 assert_out_has "^  driver.nvidia: pass → fail: the loaded nvidia kernel module is 550.54.14 but the user-space driver on disk is 550.90.07"
 assert_out_has "^      nvidia user-space driver: 550.54.14 → 550.90.07$"
+assert_out_has "^      file /usr/lib/x86_64-linux-gnu/libcuda.so.1: link to libcuda.so.550.54.14 → link to libcuda.so.550.90.07$"
+
+# Captured files: two bundles of one machine, a kernel parameter and a
+# modprobe option added, which no report-level fact names: each file with
+# both values (one short line is shown as it is).
+cp -a "$FX/amd-rx7900xtx-ubuntu2204-healthy" "$T/tuned"
+sed -i 's/$/ amdgpu.ppfeaturemask=0xffffffff/' "$T/tuned/proc/cmdline"
+mkdir -p "$T/tuned/etc/modprobe.d"
+echo "options amdgpu noretry=0" >"$T/tuned/etc/modprobe.d/amdgpu.conf"
+for f in "$FX/amd-rx7900xtx-ubuntu2204-healthy" "$T/tuned"; do
+	"$ROCMCHECK" --sysroot "$f" bundle --level quick -o "$T/${f##*/}-quick.tar.gz" >/dev/null 2>&1
+	[ -s "$T/${f##*/}-quick.tar.gz" ] || fail "bundle of $f"
+done
+healthy_q=$T/amd-rx7900xtx-ubuntu2204-healthy-quick.tar.gz
+run 1 diff "$healthy_q" "$T/tuned-quick.tar.gz"
+assert_out_has "^  file /proc/cmdline: BOOT_IMAGE=.* vt.handoff=7 → BOOT_IMAGE=.* vt.handoff=7 amdgpu.ppfeaturemask=0xffffffff$"
+assert_out_has "^  file /etc/modprobe.d/amdgpu.conf: (none) → options amdgpu noretry=0$"
+assert_out_lacks "host.ini"
+run 1 --json diff "$healthy_q" "$T/tuned-quick.tar.gz"
+[ "$(json_get "$OUT" '[(f["area"], f["what"], f["a"] and f["a"].split()[-1], f["b"].split()[-1]) for f in d["facts"]]')" = \
+	"[('kernel', 'file /proc/cmdline', 'vt.handoff=7', 'amdgpu.ppfeaturemask=0xffffffff'), ('driver', 'file /etc/modprobe.d/amdgpu.conf', None, 'noretry=0')]" ] ||
+	{ fail "file facts in JSON"; last; }
+[ "$(json_get "$OUT" 'd["exit_status"]')" = 1 ] || fail "file facts: exit status 1"
+# readings that change between two runs on one machine are no difference:
+# a temperature, the load, the VRAM in use, gpu_metrics, the capture's time
+cp -a "$FX/amd-rx7900xtx-ubuntu2204-healthynoisy" "$T/later"
+dev=$T/later/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0/0000:02:00.0/0000:03:00.0
+echo 46000 >"$dev/hwmon/hwmon2/temp1_input"
+echo 3 >"$dev/gpu_busy_percent"
+echo 1073745920 >"$dev/mem_info_vram_used"
+printf 'y' | dd of="$dev/gpu_metrics" bs=1 seek=40 conv=notrunc 2>/dev/null
+for f in "$FX/amd-rx7900xtx-ubuntu2204-healthynoisy" "$T/later"; do
+	"$ROCMCHECK" --sysroot "$f" bundle --level quick -o "$T/${f##*/}-quick.tar.gz" >/dev/null 2>&1
+	[ -s "$T/${f##*/}-quick.tar.gz" ] || fail "bundle of $f"
+done
+run 0 diff "$T/amd-rx7900xtx-ubuntu2204-healthynoisy-quick.tar.gz" "$T/later-quick.tar.gz"
+assert_out_has "^No differences"
+run 0 diff "$healthy_q" "$T/amd-rx7900xtx-ubuntu2204-healthy.tar.gz"   # one machine, two bundles
+assert_out_has "^No differences"
+# Two machines that differ in hundreds of files: the first 200 (by area,
+# the kernel's first), then how many more; each verdict names at most 10.
+"$ROCMCHECK" --sysroot "$FX/amd-mi300x-rhel94-cpx" bundle --level quick -o "$T/cpx.tar.gz" >/dev/null 2>&1
+run 1 --json diff "$healthy_q" "$T/cpx.tar.gz"
+n=$(json_get "$OUT" '"%d %s %s" % (len([x for x in d["facts"] if x["what"].startswith("file ")]), d["facts"][-1]["what"],
+	[x["area"] for x in d["facts"] if x["what"].startswith("file ")][0])')
+grep -q "^200 files: [0-9]* more differ kernel$" <<<"$n" || { fail "200 file facts, then how many more, the kernel's first: $n"; last; }
+run 1 diff "$healthy_q" "$T/cpx.tar.gz"
+assert_out_has "^      and [0-9]* more captured files (--format json lists them)$"
 
 # Reports only: a newer kernel explains system.kernel; nothing from host.ini.
 run 1 diff "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/amd-rx7900xtx-ubuntu2404-kerneltoonew.json"

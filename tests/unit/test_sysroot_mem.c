@@ -486,6 +486,32 @@ static void test_host_ini_error(void **state)
 	sysroot_release(&sr);
 }
 
+/* sysroot_mem_foreach: each file and link once, in the order added, with
+ * its path from the root and its bytes or target; no directory. */
+static void each_entry(const char *path, bool link, const char *data, size_t len, void *ctx)
+{
+	struct strbuf *sb = ctx;
+	strbuf_addf(sb, "%s %s %zu %.*s\n", link ? "link" : "file", path, len, (int)len, data);
+}
+
+static void test_mem_foreach(void **state)
+{
+	(void)state;
+	struct sysroot_mem *m = sysroot_mem_new();
+	assert_int_equal(sysroot_mem_add_file(m, "etc/os-release", "ID=debian\n", 10), 0);
+	assert_int_equal(sysroot_mem_add_dir(m, "opt/empty"), 0);
+	assert_int_equal(sysroot_mem_add_link(m, "opt/rocm", "/etc/alternatives/rocm"), 0);
+	assert_int_equal(sysroot_mem_add_file(m, "proc/cmdline", "quiet", 5), 0);
+	struct strbuf sb = STRBUF_INIT;
+	sysroot_mem_foreach(m, each_entry, &sb);
+	assert_string_equal(sb.buf, "file /etc/os-release 10 ID=debian\n\n"
+				    "link /opt/rocm 22 /etc/alternatives/rocm\n"
+				    "file /proc/cmdline 5 quiet\n");
+	sysroot_mem_foreach(NULL, each_entry, &sb);    /* no call */
+	strbuf_release(&sb);
+	sysroot_mem_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_amd),
 		cmocka_unit_test(test_fixture_mi300x),
 		cmocka_unit_test(test_fixture_nvidia),
+		cmocka_unit_test(test_mem_foreach),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
