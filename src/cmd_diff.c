@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cli_opt.h"
 #include "diff.h"
+#include "facts.h"
 #include "out.h"
 #include "replay.h"
 #include "report_file.h"
@@ -26,6 +27,7 @@ struct side {
 	json_t *report;
 	struct sysroot sr;
 	bool have_sr;
+	struct strmap read;          /* what the facts read of the capture */
 };
 
 /* The report in file `path`, or in a bundle's report.json (b non-NULL). */
@@ -68,6 +70,12 @@ static int side_open(struct side *s, const char *path)
 		sysroot_open_memory(&s->sr, b.mem, path);   /* it takes b.mem */
 		b.mem = NULL;
 		s->have_sr = true;
+		/* the files a check reads: those the facts read, as doctor
+		 * would read them from this capture */
+		struct facts f;
+		facts_gather(&f, &s->sr);
+		facts_release(&f);
+		diff_read_set(&s->sr, &s->read);
 	}
 	replay_bundle_release(&b);
 	return s->report ? 0 : -1;
@@ -78,16 +86,18 @@ static void side_close(struct side *s)
 	json_decref(s->report);
 	if (s->have_sr)
 		sysroot_release(&s->sr);
+	strmap_release(&s->read);
 }
 
 static struct diff_side side_view(const struct side *s)
 {
-	struct diff_side v = { s->report, NULL, NULL, 0, NULL };
+	struct diff_side v = { s->report, NULL, NULL, 0, NULL, NULL };
 	if (s->have_sr) {
 		v.host = &s->sr.host;
 		v.devs = s->sr.devs;
 		v.ndevs = s->sr.ndevs;
 		v.files = s->sr.mem;
+		v.read = &s->read;
 	}
 	return v;
 }

@@ -292,8 +292,8 @@ static void file_diff(struct diff *d, const struct diff_side *a, const struct di
 		return;
 	struct flat fa = { 0 }, fb = { 0 };
 	struct diff t = { 0 };
-	diff_files_each(a->files, put_file, &fa);
-	diff_files_each(b->files, put_file, &fb);
+	diff_files_each(a->files, a->read, b->read, put_file, &fa);
+	diff_files_each(b->files, a->read, b->read, put_file, &fb);
 	fact_diff(&t, &fa, &fb);
 	flat_release(&fa);
 	flat_release(&fb);

@@ -29,6 +29,10 @@ struct diff_side {
 	const struct dev_node *devs;
 	size_t ndevs;
 	const struct sysroot_mem *files;
+	/* the paths the facts read from that capture, with each one's prefixes
+	 * and those of where it resolves to (diff_read_set): only these of
+	 * `files` are compared (a bundle may hold more) */
+	const struct strmap *read;
 };
 
 struct diff_fact {
@@ -71,7 +75,12 @@ struct diff {
  * /proc/cmdline", fn's to keep) and its value (the content when it is one
  * short line, else "N bytes, fnv1a HASH"; "link to TARGET"; borrowed). */
 typedef void (*diff_file_fn)(enum diff_area area, char *what, const char *value, void *ctx);
-void diff_files_each(const struct sysroot_mem *m, diff_file_fn fn, void *ctx);
+void diff_files_each(const struct sysroot_mem *m, const struct strmap *ra, const struct strmap *rb,
+		     diff_file_fn fn, void *ctx);
+/* Into *read: every path facts_gather read from the capture sr (sysroot_recorded),
+ * each of its prefixes and those of the path it resolves to, so that the links
+ * a read went through are in it too. */
+void diff_read_set(struct sysroot *sr, struct strmap *read);
 /* At most this many file differences are listed (the kernel's and the
  * driver's first, by area, then by path), then one fact says how many more
  * there are. */

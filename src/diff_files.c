@@ -5,6 +5,7 @@
 #include "diff.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum path_match { AT_START, AT_END, INSIDE, PROC_PID };
@@ -157,22 +158,55 @@ static char *file_value(bool link, const char *data, size_t len)
 }
 
 struct files_ctx {
+	const struct strmap *ra, *rb;
 	diff_file_fn fn;
 	void *ctx;
 };
 
+static bool was_read(const struct strmap *m, const char *path)
+{
+	size_t v;
+	return m && strmap_get(m, path, strlen(path), &v);
+}
+
 static void one_file(const char *path, bool link, const char *data, size_t len, void *ctx)
 {
 	const struct files_ctx *c = ctx;
-	if (is_volatile(path))
+	if (is_volatile(path) || (!was_read(c->ra, path) && !was_read(c->rb, path)))
 		return;
 	char *v = file_value(link, data, len);
 	c->fn(file_area(path), xasprintf("file %s", path), v, c->ctx);
 	free(v);
 }
 
-void diff_files_each(const struct sysroot_mem *m, diff_file_fn fn, void *ctx)
+void diff_files_each(const struct sysroot_mem *m, const struct strmap *ra, const struct strmap *rb,
+		     diff_file_fn fn, void *ctx)
 {
-	struct files_ctx c = { fn, ctx };
+	struct files_ctx c = { ra, rb, fn, ctx };
 	sysroot_mem_foreach(m, one_file, &c);
+}
+
+/* path and each of its prefixes ("/a/b/c", "/a/b", "/a") into read */
+static void put_prefixes(struct strmap *read, const char *path)
+{
+	for (size_t n = strlen(path); n > 1; n--)
+		if (n == strlen(path) || path[n] == '/')
+			strmap_put(read, path, n, 0);
+}
+
+void diff_read_set(struct sysroot *sr, struct strmap *read)
+{
+	/* sysroot_realpath records too: work on a copy of the list */
+	struct strvec rec = STRVEC_INIT;
+	const struct strvec *r = sysroot_recorded(sr);
+	for (size_t i = 0; i < r->n; i++)
+		strvec_push(&rec, r->v[i]);
+	for (size_t i = 0; i < rec.n; i++) {
+		char *real = NULL;
+		put_prefixes(read, rec.v[i]);
+		if (!sysroot_realpath(sr, rec.v[i], &real))
+			put_prefixes(read, real);
+		free(real);
+	}
+	strvec_release(&rec);
 }
