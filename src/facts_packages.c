@@ -7,11 +7,28 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
 #define DPKG_STATUS "/var/lib/dpkg/status"
 #define DKMS_TREE "/var/lib/dkms"
+
+/* A name and its length (the '*' not counted), measured at compile time:
+ * this list is matched against each of a desktop's thousands of packages. */
+struct stack_name {
+	const char *s;
+	unsigned char n;
+	bool any;                    /* ends in '*': any name that starts so */
+	uint32_t head, mask;         /* its first 4 bytes (3 for "hip*"), little-endian */
+};
+/* every name here has at least 3 characters before the '*' or the NUL */
+#define P(lit)                                                                                            \
+	{ lit, sizeof(lit) - 1 - (lit[sizeof(lit) - 2] == '*'), lit[sizeof(lit) - 2] == '*',               \
+	  (uint32_t)(unsigned char)lit[0] | (uint32_t)(unsigned char)lit[1] << 8 |                          \
+		  (uint32_t)(unsigned char)lit[2] << 16 |                                                   \
+		  (sizeof(lit) - 1 - (lit[sizeof(lit) - 2] == '*') >= 4 ? (uint32_t)(unsigned char)lit[3] << 24 : 0), \
+	  sizeof(lit) - 1 - (lit[sizeof(lit) - 2] == '*') >= 4 ? 0xffffffffu : 0x00ffffffu }
 
 /* The packages that make up a GPU compute stack, by name: ROCm and its
  * libraries as AMD's repository and Debian/Ubuntu name them, the NVIDIA
@@ -20,39 +37,47 @@
  * business), so they are neither kept nor bundled. "hip*" matches any name
  * that starts so; "cuda" only itself or itself followed by '-', '.', '+' or
  * a digit, so that "cudatext" is not CUDA. */
-static const char *const stack_names[] = {
+static const struct stack_name stack_names[] = {
 	/* AMD */
-	"rocm*", "rocblas*", "rocsolver*", "rocfft*", "rocrand*", "rocsparse*", "rocprim*", "rocthrust*",
-	"roctracer*", "rocprofiler*", "rocminfo*", "rocalution*", "rocwmma*", "rocdecode*", "rocjpeg*", "rccl*",
-	"hip*", "hsa*", "miopen*", "migraphx*", "mivisionx*", "amdgpu*", "amd-smi*", "comgr*", "openmp-extras*",
-	"composablekernel*", "libamdhip*", "libhsa*", "libhip*", "librocm*", "librocblas*", "librocsolver*",
-	"librocfft*", "librocrand*", "librocsparse*", "librocalution*", "libmiopen*", "librccl*",
-	"libdrm-amdgpu*", "firmware-amd-graphics",
+	P("rocm*"), P("rocblas*"), P("rocsolver*"), P("rocfft*"), P("rocrand*"), P("rocsparse*"),
+	P("rocprim*"), P("rocthrust*"),
+	P("roctracer*"), P("rocprofiler*"), P("rocminfo*"), P("rocalution*"), P("rocwmma*"), P("rocdecode*"),
+	P("rocjpeg*"), P("rccl*"),
+	P("hip*"), P("hsa*"), P("miopen*"), P("migraphx*"), P("mivisionx*"), P("amdgpu*"), P("amd-smi*"),
+	P("comgr*"), P("openmp-extras*"),
+	P("composablekernel*"), P("libamdhip*"), P("libhsa*"), P("libhip*"), P("librocm*"), P("librocblas*"),
+	P("librocsolver*"),
+	P("librocfft*"), P("librocrand*"), P("librocsparse*"), P("librocalution*"), P("libmiopen*"),
+	P("librccl*"),
+	P("libdrm-amdgpu*"), P("firmware-amd-graphics"),
 	/* NVIDIA */
-	"nvidia*", "libnvidia*", "cuda", "libcuda", "libcudart*", "libcudnn*", "libnccl*", "libcublas*",
-	"libcufft*", "libcurand*", "libcusolver*", "libcusparse*", "libnvrtc*", "libnvjitlink*", "libnvinfer*",
-	"tensorrt*", "firmware-nvidia*",
+	P("nvidia*"), P("libnvidia*"), P("cuda"), P("libcuda"), P("libcudart*"), P("libcudnn*"),
+	P("libnccl*"), P("libcublas*"),
+	P("libcufft*"), P("libcurand*"), P("libcusolver*"), P("libcusparse*"), P("libnvrtc*"),
+	P("libnvjitlink*"), P("libnvinfer*"),
+	P("tensorrt*"), P("firmware-nvidia*"),
 	/* what the drivers are built for and loaded into */
-	"linux-image*", "linux-headers*", "linux-modules*", "linux-firmware*", "dkms",
+	P("linux-image*"), P("linux-headers*"), P("linux-modules*"), P("linux-firmware*"), P("dkms"),
 	/* the same on RPM distributions (kernel, kernel-core, kernel-devel,
 	 * SUSE's kernel-default; kmod-nvidia) */
-	"kernel", "kmod-nvidia*",
+	P("kernel"), P("kmod-nvidia*"),
 };
+#undef P
 
 /* package_is_gpu_stack() of the first len bytes of name. */
 static bool stack_name(const char *name, size_t len)
 {
+	if (len < 3)
+		return false;
+	/* the first 4 bytes compared at once: most names differ there */
+	uint32_t head = (uint32_t)(unsigned char)name[0] | (uint32_t)(unsigned char)name[1] << 8 |
+			(uint32_t)(unsigned char)name[2] << 16 | (len > 3 ? (uint32_t)(unsigned char)name[3] << 24 : 0);
 	for (size_t i = 0; i < ARRAY_SIZE(stack_names); i++) {
-		const char *pat = stack_names[i];
-		if (!len || pat[0] != name[0])
+		const struct stack_name *pat = &stack_names[i];
+		size_t n = pat->n;
+		if (((head ^ pat->head) & pat->mask) || len < n || memcmp(name + 3, pat->s + 3, n - 3))
 			continue;
-		size_t n = strlen(pat);
-		bool any = pat[n - 1] == '*';
-		if (any)
-			n--;
-		if (len < n || memcmp(name, pat, n))
-			continue;
-		if (any || len == n || name[n] == '-' || name[n] == '.' || name[n] == '+' ||
+		if (pat->any || len == n || name[n] == '-' || name[n] == '.' || name[n] == '+' ||
 		    isdigit((unsigned char)name[n]))
 			return true;
 	}

@@ -859,12 +859,16 @@ static int take_piece(struct sysroot *sr, const char *path, bool rec, size_t max
 /* The pieces of the open file fd (its own function: the 16 KiB buffer is
  * on the stack only for a file on disk). */
 static __attribute__((noinline)) int read_fd_pieces(struct sysroot *sr, const char *path, bool rec, size_t max,
-						    int fd, size_t *used, read_sink sink, void *ctx)
+						    int fd, off_t size, size_t *used, read_sink sink, void *ctx)
 {
 	char buf[READ_FD_PIECE];
 	/* sysfs and procfs report 4096 or 0 whatever the content: read until
-	 * EOF, but never more than the cap plus one piece. */
+	 * EOF, but never more than the cap plus one piece. A file that holds
+	 * the size it reported is read whole without the read that finds EOF
+	 * (a third of the calls a fixture's small files cost). */
 	for (;;) {
+		if (size > 0 && *used == (size_t)size)
+			return 0;
 		ssize_t n = read(fd, buf, sizeof(buf));
 		if (n < 0) {
 			if (errno == EINTR)
@@ -929,7 +933,7 @@ static int read_stream(struct sysroot *sr, const char *path, bool rec, size_t ma
 		ret = -EINVAL;  /* replaced while we looked */
 		goto out;
 	}
-	ret = read_fd_pieces(sr, path, rec, max, fd, &used, sink, ctx);
+	ret = read_fd_pieces(sr, path, rec, max, fd, st2.st_size, &used, sink, ctx);
 out:
 	if (rec)
 		sr->bytes_read += used;

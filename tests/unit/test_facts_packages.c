@@ -22,11 +22,12 @@ static void test_gpu_stack_names(void **state)
 		"nvidia-driver-550", "libnvidia-compute-550", "cuda-toolkit-12-4", "libcudnn9-cuda-12", "dkms",
 		"linux-image-6.8.0-40-generic", "linux-headers-generic-hwe-22.04", "linux-firmware", "rccl",
 		"librocblas0", "hsa-rocr", "kernel", "kernel-core", "kernel-devel-matched", "kmod-nvidia-latest-dkms", "rocm6.2.0", "hipblaslt", "hsakmt-roct-dev", "libcudart12", "libcuda1",
-		"cuda-12-4",
+		"cuda-12-4", "hip", "hsa", "cuda", "libcuda", "cuda.1", "cuda+x",
 	};
 	static const char *const no[] = {
 		"bash", "libc6", "rocksdb-tools", "librocksdb8.9", "cudatext", "linux-base",
-		"dkmsx", "libdrm2", "kernelshark", "", "openssh-server",
+		"dkmsx", "libdrm2", "kernelshark", "", "openssh-server", "hi", "h", "cud", "hsx", "rocn",
+		"libcud", "kerne", "cudax",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
 		if (!package_is_gpu_stack(yes[i]))
