@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 const char *klog_kind_name(enum klog_kind k)
@@ -75,9 +76,36 @@ static const char *find(const char *l, size_t n, const char *needle)
 	return memmem(l, n, needle, strlen(needle));
 }
 
-static bool has(const char *l, size_t n, const char *needle)
+/* A line and the byte values it holds (a bit each), so that a needle with a
+ * byte the line lacks is ruled out without a search: most lines of a log
+ * are about neither GPUs nor PCIe, and classify asks each line a dozen
+ * questions. */
+struct kline {
+	const char *l;
+	size_t n;
+	uint64_t bytes[4];
+};
+
+static void kline_init(struct kline *kl, const char *l, size_t n)
 {
-	return find(l, n, needle) != NULL;
+	kl->l = l;
+	kl->n = n;
+	memset(kl->bytes, 0, sizeof(kl->bytes));
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)l[i];
+		kl->bytes[c >> 6] |= (uint64_t)1 << (c & 63);
+	}
+}
+
+static bool has(const struct kline *kl, const char *needle)
+{
+	size_t k = 0;
+	for (; needle[k]; k++) {
+		unsigned char c = (unsigned char)needle[k];
+		if (!(kl->bytes[c >> 6] >> (c & 63) & 1))
+			return false;
+	}
+	return memmem(kl->l, kl->n, needle, k) != NULL;
 }
 
 static bool hexc(char c)
@@ -255,11 +283,11 @@ static bool link_limited(const char *l, size_t n, char addr[16], char detail[64]
  * (kernel/module/signing.c, security/lockdown), or modprobe's EKEYREJECTED
  * as systemd-modules-load logs it. "module verification failed ... tainting
  * kernel" is not one: the module loaded, unenforced. */
-static bool module_rejected(const char *l, size_t n)
+static bool module_rejected(const struct kline *kl)
 {
-	return has(l, n, "unsigned module loading is restricted") || has(l, n, "Loading of unsigned module is rejected") ||
-	       has(l, n, "Loading of module with unavailable key is rejected") ||
-	       has(l, n, "Key was rejected by service");
+	return has(kl, "unsigned module loading is restricted") || has(kl, "Loading of unsigned module is rejected") ||
+	       has(kl, "Loading of module with unavailable key is rejected") ||
+	       has(kl, "Key was rejected by service");
 }
 
 /* What one line says, if anything: 0 or more events. `nv_gpu` carries the
@@ -271,26 +299,28 @@ static void classify(struct klog_facts *k, const char *l, size_t n, size_t linen
 	char addr[16] = "";
 	char detail[64] = "";
 	int code;
+	struct kline kl;
+	kline_init(&kl, l, n);
 
-	if (has(l, n, "NVRM")) {
+	if (has(&kl, "NVRM")) {
 		if (parse_xid(l, n, addr, &code)) {
 			add_event(k, KLOG_XID, code, addr, NULL, l, n, lineno, stamp);
-		} else if (has(l, n, "fallen off the bus")) {
+		} else if (has(&kl, "fallen off the bus")) {
 			if (!first_bdf(l, n, addr) && *nv_line && lineno - *nv_line <= 3)
 				memcpy(addr, nv_gpu, 16);
 			add_event(k, KLOG_FALLEN_OFF, 0, addr, NULL, l, n, lineno, stamp);
-		} else if (has(l, n, "NVRM: The NVIDIA GPU ") && first_bdf(l, n, nv_gpu)) {
+		} else if (has(&kl, "NVRM: The NVIDIA GPU ") && first_bdf(l, n, nv_gpu)) {
 			*nv_line = lineno;
 		}
 		return;
 	}
-	if (has(l, n, "AER:") || has(l, n, "PCIe Bus Error")) {
+	if (has(&kl, "AER:") || has(&kl, "PCIe Bus Error")) {
 		/* the summary line, printed by the port, names the source */
-		bool uncorrected = has(l, n, "Uncorrected (") || has(l, n, "Uncorrectable error");
-		bool corrected = !uncorrected && (has(l, n, "Corrected error received") ||
-						  has(l, n, "Corrected error message received") ||
-						  has(l, n, "Correctable error message received") ||
-						  has(l, n, "Correctable error received"));
+		bool uncorrected = has(&kl, "Uncorrected (") || has(&kl, "Uncorrectable error");
+		bool corrected = !uncorrected && (has(&kl, "Corrected error received") ||
+						  has(&kl, "Corrected error message received") ||
+						  has(&kl, "Correctable error message received") ||
+						  has(&kl, "Correctable error received"));
 		if ((uncorrected || corrected) &&
 		    (bdf_after(l, n, "received: ", addr) || bdf_after(l, n, "received from ", addr) ||
 		     bdf_after(l, n, " from ", addr)))
@@ -298,51 +328,51 @@ static void classify(struct klog_facts *k, const char *l, size_t n, size_t linen
 				  n, lineno, stamp);
 		return;
 	}
-	if (has(l, n, "available PCIe bandwidth, limited by ")) {
+	if (has(&kl, "available PCIe bandwidth, limited by ")) {
 		if (link_limited(l, n, addr, detail))
 			add_event(k, KLOG_LINK_LIMITED, 0, addr, detail, l, n, lineno, stamp);
 		return;
 	}
-	if (module_rejected(l, n)) {
+	if (module_rejected(&kl)) {
 		free(k->modsig_text);
 		k->modsig_text = facts_printable(xstrndup(l, n < KLOG_LINE_MAX ? n : KLOG_LINE_MAX));
 		k->modsig_line = lineno;
 		return;
 	}
-	if (!has(l, n, "amdgpu"))
+	if (!has(&kl, "amdgpu"))
 		return;
 	first_bdf(l, n, addr);
 	enum klog_kind kind = KLOG_NKINDS;
-	if ((has(l, n, "firmware load for ") && has(l, n, "failed")) || has(l, n, "firmware: failed to load ")) {
+	if ((has(&kl, "firmware load for ") && has(&kl, "failed")) || has(&kl, "firmware: failed to load ")) {
 		firmware_file(l, n, detail);
 		kind = KLOG_FIRMWARE_MISSING;
-	} else if (has(l, n, "GPU reset(") || has(l, n, "GPU reset succeeded") || has(l, n, "GPU reset end with ret")) {
-		if (has(l, n, "succeeded"))
+	} else if (has(&kl, "GPU reset(") || has(&kl, "GPU reset succeeded") || has(&kl, "GPU reset end with ret")) {
+		if (has(&kl, "succeeded"))
 			kind = KLOG_RESET_OK;
-		else if (has(l, n, "failed") || has(l, n, "ret = -"))
+		else if (has(&kl, "failed") || has(&kl, "ret = -"))
 			kind = KLOG_RESET_FAILED;
-	} else if (has(l, n, "GPU Recovery Failed")) {
+	} else if (has(&kl, "GPU Recovery Failed")) {
 		kind = KLOG_RESET_FAILED;
-	} else if (has(l, n, "Fatal error during GPU init") ||
-		   ((has(l, n, "hw_init of IP block") || has(l, n, "sw_init of IP block")) && has(l, n, "failed"))) {
+	} else if (has(&kl, "Fatal error during GPU init") ||
+		   ((has(&kl, "hw_init of IP block") || has(&kl, "sw_init of IP block")) && has(&kl, "failed"))) {
 		kind = KLOG_INIT_FAILED;
-	} else if (has(l, n, "device lost from bus")) {
+	} else if (has(&kl, "device lost from bus")) {
 		kind = KLOG_DEVICE_LOST;
-	} else if (has(l, n, "uncorrectable hardware errors detected") && !has(l, n, " no uncorrectable")) {
+	} else if (has(&kl, "uncorrectable hardware errors detected") && !has(&kl, " no uncorrectable")) {
 		kind = KLOG_RAS_UE;
-	} else if (has(l, n, "reaches threshold value") || has(l, n, "exceed threshold") ||
-		   has(l, n, "Replace this GPU")) {
+	} else if (has(&kl, "reaches threshold value") || has(&kl, "exceed threshold") ||
+		   has(&kl, "Replace this GPU")) {
 		kind = KLOG_BAD_PAGE_THRESHOLD;
-	} else if (has(l, n, "poison is consumed") || has(l, n, "Poison is consumed")) {
+	} else if (has(&kl, "poison is consumed") || has(&kl, "Poison is consumed")) {
 		kind = KLOG_POISON;
-	} else if (has(l, n, "Ring ") && (has(l, n, " reset failed") || has(l, n, " reset failure"))) {
+	} else if (has(&kl, "Ring ") && (has(&kl, " reset failed") || has(&kl, " reset failure"))) {
 		kind = KLOG_RING_RESET_FAILED;
-	} else if (has(l, n, "ring ") && has(l, n, " timeout")) {
-		kind = has(l, n, "soft recovered") ? KLOG_RING_SOFT_RECOVERED : KLOG_RING_TIMEOUT;
-	} else if (has(l, n, "page fault (src_id")) {
+	} else if (has(&kl, "ring ") && has(&kl, " timeout")) {
+		kind = has(&kl, "soft recovered") ? KLOG_RING_SOFT_RECOVERED : KLOG_RING_TIMEOUT;
+	} else if (has(&kl, "page fault (src_id")) {
 		kind = KLOG_VM_FAULT;
-	} else if (has(l, n, "MES failed to respond") || has(l, n, "MES might be in unrecoverable") ||
-		   has(l, n, "SMU: I'm not done with your previous command")) {
+	} else if (has(&kl, "MES failed to respond") || has(&kl, "MES might be in unrecoverable") ||
+		   has(&kl, "SMU: I'm not done with your previous command")) {
 		kind = KLOG_FIRMWARE_HANG;
 	}
 	if (kind != KLOG_NKINDS)
