@@ -56,6 +56,11 @@ static const struct path_pattern volatile_files[] = {
 	{ AT_START, "/proc/interrupts" }, { AT_START, "/proc/meminfo" },
 	/* temperatures, power, fans: health evidence already, matched by check */
 	{ INSIDE, "/hwmon/" }, { AT_END, "/gpu_metrics" },
+	/* power states that move with the load: the marked DPM level, an idle
+	 * link trained down (health.pcie_link quotes the link when its verdict
+	 * changes), runtime power management */
+	{ INSIDE, "/pp_dpm_" }, { AT_END, "/current_link_speed" }, { AT_END, "/current_link_width" },
+	{ INSIDE, "/power/runtime_" },
 	/* load and memory in use right now (the totals stay in) */
 	{ AT_END, "/gpu_busy_percent" }, { AT_END, "/mem_busy_percent" },
 	{ AT_END, "/mem_info_vram_used" }, { AT_END, "/mem_info_vis_vram_used" }, { AT_END, "/mem_info_gtt_used" },

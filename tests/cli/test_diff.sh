@@ -58,13 +58,15 @@ run 1 --json diff "$healthy_q" "$T/tuned-quick.tar.gz"
 	{ fail "file facts in JSON"; last; }
 [ "$(json_get "$OUT" 'd["exit_status"]')" = 1 ] || fail "file facts: exit status 1"
 # readings that change between two runs on one machine are no difference:
-# a temperature, the load, the VRAM in use, gpu_metrics, the capture's time
+# a temperature, the load, the VRAM in use, gpu_metrics, an idle link's
+# speed, the capture's time
 cp -a "$FX/amd-rx7900xtx-ubuntu2204-healthynoisy" "$T/later"
 dev=$T/later/sys/devices/pci0000:00/0000:00:01.1/0000:01:00.0/0000:02:00.0/0000:03:00.0
 echo 46000 >"$dev/hwmon/hwmon2/temp1_input"
 echo 3 >"$dev/gpu_busy_percent"
 echo 1073745920 >"$dev/mem_info_vram_used"
 printf 'y' | dd of="$dev/gpu_metrics" bs=1 seek=40 conv=notrunc 2>/dev/null
+echo "2.5 GT/s PCIe" >"$dev/current_link_speed"        # an idle link trained down
 for f in "$FX/amd-rx7900xtx-ubuntu2204-healthynoisy" "$T/later"; do
 	"$ROCMCHECK" --sysroot "$f" bundle --level quick -o "$T/${f##*/}-quick.tar.gz" >/dev/null 2>&1
 	[ -s "$T/${f##*/}-quick.tar.gz" ] || fail "bundle of $f"
