@@ -66,7 +66,7 @@ echo 46000 >"$dev/hwmon/hwmon2/temp1_input"
 echo 3 >"$dev/gpu_busy_percent"
 echo 1073745920 >"$dev/mem_info_vram_used"
 printf 'y' | dd of="$dev/gpu_metrics" bs=1 seek=40 conv=notrunc 2>/dev/null
-echo "2.5 GT/s PCIe" >"$dev/current_link_speed"        # an idle link trained down
+echo "8.0 GT/s PCIe" >"$dev/current_link_speed"        # the idle link at another speed
 for f in "$FX/amd-rx7900xtx-ubuntu2204-healthynoisy" "$T/later"; do
 	"$ROCMCHECK" --sysroot "$f" bundle --level quick -o "$T/${f##*/}-quick.tar.gz" >/dev/null 2>&1
 	[ -s "$T/${f##*/}-quick.tar.gz" ] || fail "bundle of $f"
