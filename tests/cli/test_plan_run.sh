@@ -195,11 +195,22 @@ for entry in "${plans[@]}"; do
 	if command -v shellcheck >/dev/null; then
 		shellcheck -s sh "$sb/plan.sh" >&2 || fail "$name: shellcheck -s sh"
 	fi
-	torch=$(json_get "$T/$name.json" '"yes" if any(s["requires"] for s in d["steps"]) else ""')
-	# a step that names its environment's interpreter ("[ -x /path/bin/python ]"):
-	# that environment is not on this machine, so every run prints its commands
-	interp=$(json_get "$T/$name.json" '" ".join(s["requires"][5:-2] for s in d["steps"] if (s["requires"] or "").startswith("[ -x "))')
-	real=$(json_get "$T/$name.json" 'sum(1 for s in d["steps"] if not s.get("requires") and any(not c.startswith("#") and not c.startswith("echo ") for c in s["commands"]))')
+	# From the plan's JSON, in one Python (four took a quarter of this test):
+	# whether a step needs PyTorch; the interpreter a step names ("[ -x
+	# /path/bin/python ]": that environment is not on this machine, so every
+	# run prints its commands); how many steps run real commands; and the
+	# guards that run 4 checks, into $T/guards.
+	"$PYTHON" - "$T/$name.json" "$T/guards" >"$T/plan.facts" <<'PY'
+import json, sys
+steps = json.load(open(sys.argv[1]))["steps"]
+print("yes" if any(s["requires"] for s in steps) else "")
+print(" ".join(s["requires"][5:-2] for s in steps if (s["requires"] or "").startswith("[ -x ")))
+print(sum(1 for s in steps if not s.get("requires") and
+          any(not c.startswith("#") and not c.startswith("echo ") for c in s["commands"])))
+with open(sys.argv[2], "w") as f:
+    print("\n".join(s["guard"] for s in steps if s["guard"] and not s["id"] == "kernel_check"), file=f)
+PY
+	{ read -r torch; read -r interp; read -r real; } <"$T/plan.facts"
 
 	# plan --check before anything ran (a described machine: the guards run in the sandbox)
 	described=
@@ -260,7 +271,6 @@ for entry in "${plans[@]}"; do
 	run_plan "$sb" 4 VIRTUAL_ENV="$sb/venv" || { fail "$name: run 4 failed"; cat "$sb/err.4" >&2; }
 	[ -s "$sb/changes.4" ] && { fail "$name: run 4 changed something:"; cat "$sb/changes.4" >&2; }
 	cmp -s "$sb/files.3" "$sb/files.4" || fail "$name: run 4 changed files"
-	json_get "$T/$name.json" '"\n".join(s["guard"] for s in d["steps"] if s["guard"] and not s["id"] == "kernel_check")' >"$T/guards"
 	while IFS= read -r g; do
 		[ -n "$g" ] || continue
 		# the absent interpreter's guard cannot hold here (see run 3)
