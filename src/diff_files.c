@@ -194,8 +194,9 @@ void diff_files_each(const struct sysroot_mem *m, const struct strmap *ra, const
 /* path and each of its prefixes ("/a/b/c", "/a/b", "/a") into read */
 static void put_prefixes(struct strmap *read, const char *path)
 {
-	for (size_t n = strlen(path); n > 1; n--)
-		if (n == strlen(path) || path[n] == '/')
+	size_t len = strlen(path);
+	for (size_t n = len; n > 1; n--)
+		if (n == len || path[n] == '/')
 			strmap_put(read, path, n, 0);
 }
 
