@@ -114,7 +114,7 @@ static char *nvidia_lib_in(struct facts *f, const char *dir, const char *lib, ch
 	if (sysroot_readlink(f->sr, link, &target) == 0) {
 		v = nvidia_lib_version_from_name(target);
 		if (v)
-			*path = xasprintf("%s/%s", dir, strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+			*path = path_join(dir, strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
 	}
 	free(target);
 	free(link);
@@ -256,7 +256,7 @@ static void read_modprobe_d(struct facts *f, const char *module, struct module_b
 			for (size_t i = 0; i < names.n && !b->conf_path; i++) {
 				if (!str_endswith(names.v[i], ".conf"))
 					continue;
-				char *path = xasprintf("%s/%s", dirs[d], names.v[i]), *text = NULL;
+				char *path = path_join(dirs[d], names.v[i]), *text = NULL;
 				if (sysroot_read(f->sr, path, &text, NULL) == 0)
 					b->conf_line = modprobe_conf_block(text, module, &b->conf_lineno);
 				if (b->conf_line)

@@ -17,7 +17,7 @@
 /* A sysfs file's first line, trimmed, into buf ("" when absent). */
 static void read_word(struct facts *f, const char *dir, const char *file, char *buf, size_t size)
 {
-	char *path = xasprintf("%s/%s", dir, file);
+	char *path = path_join(dir, file);
 	char *s = facts_read_line_opt(f, path);
 	snprintf(buf, size, "%s", s ? str_trim(s) : "");
 	free(s);
@@ -162,7 +162,7 @@ static void read_ras(struct facts *f, struct pci_dev *d, const char *dir)
 		for (size_t i = 0; i < names.n && h->nras < HEALTH_MAX_RAS; i++) {
 			if (!str_endswith(names.v[i], "_err_count"))
 				continue;
-			char *path = xasprintf("%s/%s", ras, names.v[i]), *text = NULL;
+			char *path = path_join(ras, names.v[i]), *text = NULL;
 			size_t len;
 			int r = sysroot_read(f->sr, path, &text, &len);
 			struct ras_count *rc = &h->ras[h->nras];

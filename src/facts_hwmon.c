@@ -24,7 +24,7 @@
 static int read_int(struct sysroot *sr, const char *dir, const char *file, long long *out,
 		    struct fact_errors *errs)
 {
-	char *path = xasprintf("%s/%s", dir, file);
+	char *path = path_join(dir, file);
 	char *text = NULL;
 	int r = sysroot_read_line(sr, path, &text);
 	if (r) {
@@ -60,7 +60,7 @@ static double read_scaled(struct sysroot *sr, const char *dir, const char *file,
 
 static void read_label(struct sysroot *sr, const char *dir, const char *file, char *buf, size_t size)
 {
-	char *path = xasprintf("%s/%s", dir, file);
+	char *path = path_join(dir, file);
 	char *text = NULL;
 	buf[0] = '\0';
 	if (!sysroot_read_line(sr, path, &text)) {
@@ -120,7 +120,7 @@ int hwmon_read(struct sysroot *sr, const char *addr, struct hwmon_reading *out, 
 	}
 	qsort(hw.v, hw.n, sizeof(*hw.v), hwmon_cmp);
 	/* amdgpu registers one hwmon device per GPU: the first is it */
-	dir = xasprintf("%s/%s", list, hw.v[0]);
+	dir = path_join(list, hw.v[0]);
 	out->present = true;
 	snprintf(out->dir, sizeof(out->dir), "%s", dir);
 	read_label(sr, dir, "name", out->name, sizeof(out->name));

@@ -132,7 +132,7 @@ int kfd_properties_parse(const char *text, struct kfd_node *n)
 		}
 		for (size_t i = 0; i < ARRAY_SIZE(kfd_keys); i++) {
 			const struct kfd_key *k = &kfd_keys[i];
-			if (strlen(k->name) == klen && !strncmp(k->name, s, klen)) {
+			if (k->name[0] == s[0] && !strncmp(k->name, s, klen) && !k->name[klen]) {
 				if (kfd_store(n, k, val))
 					ret = -EINVAL;
 				break;

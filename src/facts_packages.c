@@ -371,7 +371,7 @@ static void list_dirs(struct facts *f, const char *dir, const char *const *skip,
 			bool skipped = false;
 			for (size_t k = 0; skip && skip[k]; k++)
 				skipped |= !strcmp(names.v[i], skip[k]);
-			char *path = xasprintf("%s/%s", dir, names.v[i]);
+			char *path = path_join(dir, names.v[i]);
 			char *target = NULL;
 			bool is_link = sysroot_readlink(f->sr, path, &target) == 0;
 			free(target);
@@ -389,11 +389,11 @@ static void read_dkms_tree(struct facts *f)
 	struct strvec modules = STRVEC_INIT;
 	list_dirs(f, DKMS_TREE, NULL, &modules);
 	for (size_t m = 0; m < modules.n && f->pkg.ndkms < DKMS_MAX; m++) {
-		char *mdir = xasprintf("%s/%s", DKMS_TREE, modules.v[m]);
+		char *mdir = path_join(DKMS_TREE, modules.v[m]);
 		struct strvec versions = STRVEC_INIT;
 		list_dirs(f, mdir, NULL, &versions);
 		for (size_t v = 0; v < versions.n && f->pkg.ndkms < DKMS_MAX; v++) {
-			char *vdir = xasprintf("%s/%s", mdir, versions.v[v]);
+			char *vdir = path_join(mdir, versions.v[v]);
 			struct dkms_module *d;
 			f->pkg.dkms = xrealloc(f->pkg.dkms, (f->pkg.ndkms + 1) * sizeof(*f->pkg.dkms));
 			d = &f->pkg.dkms[f->pkg.ndkms++];

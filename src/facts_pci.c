@@ -20,7 +20,7 @@ bool pci_is_gpu_class(unsigned class_code)
 static int read_num(struct facts *f, const char *dir, const char *file, int base,
 		    uint64_t *out)
 {
-	char *path = xasprintf("%s/%s", dir, file);
+	char *path = path_join(dir, file);
 	char *text = NULL;
 	int r = sysroot_read_line(f->sr, path, &text);
 
@@ -37,7 +37,7 @@ static int read_num(struct facts *f, const char *dir, const char *file, int base
 
 static char *read_str(struct facts *f, const char *dir, const char *file)
 {
-	char *path = xasprintf("%s/%s", dir, file);
+	char *path = path_join(dir, file);
 	char *text = NULL;
 
 	if (sysroot_read_line(f->sr, path, &text) || !*text) {

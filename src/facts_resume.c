@@ -112,7 +112,7 @@ static void unit_link(struct facts *f, const char *unit, char *out, size_t n)
 	static const char *const dirs[] = { "/etc/systemd/system/systemd-suspend.service.wants",
 					    "/etc/systemd/system/systemd-suspend.service.requires" };
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		char *path = xasprintf("%s/%s", dirs[i], unit);
+		char *path = path_join(dirs[i], unit);
 		char *target = NULL;
 		bool ok = sysroot_readlink(f->sr, path, &target) == 0 || sysroot_type(f->sr, path) == NODE_FILE;
 		free(target);

@@ -114,7 +114,7 @@ static bool looks_like_rocm(struct sysroot *sr, const char *dir)
 		"bin/rocminfo", "bin/hipcc", "lib/rocblas/library",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(marks); i++) {
-		char *p = xasprintf("%s/%s", dir, marks[i]);
+		char *p = path_join(dir, marks[i]);
 		bool e = sysroot_exists(sr, p);
 		free(p);
 		if (e)
@@ -188,7 +188,7 @@ static void rocm_version(struct facts *f, struct rocm_install *in, const char *r
 		"include/rocm-core/rocm_version.h", "include/rocm_version.h"
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
-		path = xasprintf("%s/%s", in->path, headers[i]);
+		path = path_join(in->path, headers[i]);
 		r = sysroot_read(f->sr, path, &text, &len);
 		if (!r && !rocm_version_header_parse(text, &in->ver)) {
 			in->version = version_str(&in->ver, 3);

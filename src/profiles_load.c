@@ -1024,7 +1024,7 @@ static int load_dir(struct loader *l, const char *dir)
 		prof_err_at(l, dir, 0, "no *.ini files");
 
 	for (size_t i = 0; i < names.n; i++) {
-		char *path = xasprintf("%s/%s", dir, names.v[i]);
+		char *path = path_join(dir, names.v[i]);
 		FILE *fp = fopen(path, "rb");
 		struct stat st;
 		if (!fp || fstat(fileno(fp), &st) < 0 || !S_ISREG(st.st_mode)) {

@@ -300,7 +300,7 @@ static int read_set_files(const char *dir, struct profiles_archive *pa, struct s
 	uint64_t total = 0;
 	for (size_t i = 0; i < pa->nsums; i++) {
 		struct strbuf sb = STRBUF_INIT;
-		char *path = xasprintf("%s/%s", dir, pa->sums[i].name);
+		char *path = path_join(dir, pa->sums[i].name);
 		int rc = read_capped(path, PROFILES_ARCHIVE_MAX_ENTRY, &sb);
 		free(path);
 		if (rc || (total += sb.len) > PROFILES_ARCHIVE_MAX_TOTAL) {

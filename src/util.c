@@ -74,6 +74,19 @@ char *xasprintf(const char *fmt, ...)
 	return strbuf_detach(&sb);
 }
 
+char *path_join(const char *dir, const char *name)
+{
+	size_t a = dir ? strlen(dir) : 0, b = name ? strlen(name) : 0;
+	char *p = xmalloc(a + b + 2);
+	if (a)
+		memcpy(p, dir, a);
+	p[a] = '/';
+	if (b)
+		memcpy(p + a + 1, name, b);
+	p[a + 1 + b] = '\0';
+	return p;
+}
+
 /* ---- strbuf ---- */
 
 static char strbuf_empty[1];
@@ -128,19 +141,30 @@ void strbuf_addstr(struct strbuf *sb, const char *s)
 
 void strbuf_addch(struct strbuf *sb, char c)
 {
-	strbuf_add(sb, &c, 1);
+	if (sb->len + 1 >= sb->alloc)
+		strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
 }
 
+/* One pass of printf when the text fits the room left (at least 63 bytes
+ * are made); a second, into a buffer grown to size, when it does not. */
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
+	strbuf_grow(sb, 63);
+	size_t room = sb->alloc - sb->len;
 	va_list cp;
 	va_copy(cp, ap);
-	int n = vsnprintf(NULL, 0, fmt, cp);
+	int n = vsnprintf(sb->buf + sb->len, room, fmt, cp);
 	va_end(cp);
-	if (n < 0)
+	if (n < 0) {
+		sb->buf[sb->len] = '\0';
 		return;
-	strbuf_grow(sb, (size_t)n);
-	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	}
+	if ((size_t)n >= room) {
+		strbuf_grow(sb, (size_t)n);
+		vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	}
 	sb->len += (size_t)n;
 }
 

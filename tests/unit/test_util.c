@@ -37,6 +37,39 @@ static void test_strbuf(void **state)
 	strbuf_addch(&sb, '!');
 	assert_string_equal(sb.buf, "timed out!");
 	strbuf_release(&sb);
+
+	/* printf in one pass when it fits the room left, two when it does
+	 * not: the text is the same across the boundary */
+	for (int n = 0; n < 300; n += 7) {
+		strbuf_addf(&sb, "%*s|%d", n, "x", n);
+		char *want = xasprintf("%*s|%d", n, "x", n);
+		assert_int_equal(sb.len, strlen(want));
+		assert_string_equal(sb.buf, want);
+		free(want);
+		strbuf_addch(&sb, '.');
+		strbuf_setlen(&sb, 0);
+	}
+	strbuf_addstr(&sb, "head:");
+	for (int i = 0; i < 40; i++)
+		strbuf_addf(&sb, "%s", "0123456789");
+	assert_int_equal(sb.len, 5 + 400);
+	assert_memory_equal(sb.buf + 395, "0123456789", 10);
+	assert_int_equal(sb.buf[sb.len], '\0');
+	strbuf_release(&sb);
+
+	/* path_join: what xasprintf("%s/%s") makes */
+	char *p = path_join("/sys/bus", "pci");
+	assert_string_equal(p, "/sys/bus/pci");
+	free(p);
+	p = path_join("", "x");
+	assert_string_equal(p, "/x");
+	free(p);
+	p = path_join("a/", "");
+	assert_string_equal(p, "a//");
+	free(p);
+	p = path_join(NULL, NULL);
+	assert_string_equal(p, "/");
+	free(p);
 }
 
 /* "did you mean": the closest word, in any case, within the edits a typo
