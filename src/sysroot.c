@@ -87,9 +87,9 @@ static size_t hash_str(const char *s)
 	return hash_more(HASH_INIT, s);
 }
 
-static void rec_insert_slot(size_t *slots, size_t nslots, const char *s, size_t idx1)
+static void rec_insert_slot(size_t *slots, size_t nslots, size_t hash, size_t idx1)
 {
-	size_t i = hash_str(s) & (nslots - 1);
+	size_t i = hash & (nslots - 1);
 	while (slots[i])
 		i = (i + 1) & (nslots - 1);
 	slots[i] = idx1;
@@ -115,8 +115,9 @@ static int record(struct sysroot *sr, const char *path)
 {
 	if (!path)
 		return 0;
+	size_t hash = hash_str(path);
 	if (sr->rec_nslots) {
-		size_t i = hash_str(path) & (sr->rec_nslots - 1);
+		size_t i = hash & (sr->rec_nslots - 1);
 		for (; sr->rec_slots[i]; i = (i + 1) & (sr->rec_nslots - 1))
 			if (!strcmp(sr->recorded.v[sr->rec_slots[i] - 1], path))
 				return sr->bytes_read >= SYSROOT_MAX_BYTES ? -ENOBUFS : 0;
@@ -134,12 +135,12 @@ static int record(struct sysroot *sr, const char *path)
 		size_t n = sr->rec_nslots ? sr->rec_nslots * 2 : 64;
 		size_t *slots = xcalloc(n, sizeof(*slots));
 		for (size_t k = 0; k < sr->recorded.n; k++)
-			rec_insert_slot(slots, n, sr->recorded.v[k], k + 1);
+			rec_insert_slot(slots, n, hash_str(sr->recorded.v[k]), k + 1);
 		free(sr->rec_slots);
 		sr->rec_slots = slots;
 		sr->rec_nslots = n;
 	} else {
-		rec_insert_slot(sr->rec_slots, sr->rec_nslots, path, sr->recorded.n);
+		rec_insert_slot(sr->rec_slots, sr->rec_nslots, hash, sr->recorded.n);
 	}
 	return 0;
 }
@@ -170,9 +171,28 @@ struct dircache_entry {
 	char *target;            /* a link's target as written */
 };
 
+/* Where the last path's directory led: most reads come in runs from one
+ * directory (a PCI device's attributes, a KFD node's files), and a path
+ * whose directory part is, byte for byte, the one before resumes its walk
+ * there and resolves its last component only. Kept only when every
+ * directory on the way is the cache's (never closed before release). */
+#define MEMO_DEPTH 16            /* the entries a fresh walk has room for */
+
+struct resolve_memo {
+	char *dir;               /* the directory part as asked, with its '/'; NULL: none */
+	size_t dirlen;
+	size_t depth;
+	int fds[MEMO_DEPTH];
+	size_t lens[MEMO_DEPTH];
+	size_t hashes[MEMO_DEPTH];
+	struct strbuf cur;
+	int links;
+};
+
 struct sysroot_dircache {
 	struct dircache_entry slots[DIRCACHE_SLOTS];
 	size_t n;
+	struct resolve_memo memo;
 };
 
 /* `hash` is hash_str(path). */
@@ -225,6 +245,8 @@ static void dircache_release(struct sysroot *sr)
 		free(c->slots[i].path);
 		free(c->slots[i].target);
 	}
+	free(c->memo.dir);
+	strbuf_release(&c->memo.cur);
 	free(c);
 	sr->dircache = NULL;
 }
@@ -516,6 +538,11 @@ struct walk {
 	char *name;
 	bool have_st;            /* st holds the lstat of the final name */
 	struct stat st;
+	/* the arrays above while they fit: no allocation for most walks */
+	int fds_in[MEMO_DEPTH];
+	bool owned_in[MEMO_DEPTH];
+	size_t lens_in[MEMO_DEPTH];
+	size_t hashes_in[MEMO_DEPTH];
 };
 
 static void cur_setlen(struct walk *w, size_t len)
@@ -528,11 +555,11 @@ static void cur_setlen(struct walk *w, size_t len)
 static void walk_init(struct walk *w, const struct sysroot_mem *mem, int root_fd)
 {
 	w->mem = mem;
-	w->alloc = 16;
-	w->fds = xmalloc(w->alloc * sizeof(*w->fds));
-	w->owned = xmalloc(w->alloc * sizeof(*w->owned));
-	w->lens = xmalloc(w->alloc * sizeof(*w->lens));
-	w->hashes = xmalloc(w->alloc * sizeof(*w->hashes));
+	w->alloc = MEMO_DEPTH;   /* a memo fits a fresh walk */
+	w->fds = w->fds_in;
+	w->owned = w->owned_in;
+	w->lens = w->lens_in;
+	w->hashes = w->hashes_in;
 	w->fds[0] = root_fd;
 	w->owned[0] = false;
 	w->lens[0] = 0;
@@ -557,10 +584,12 @@ static void walk_release(struct walk *w)
 {
 	while (w->depth)
 		walk_pop(w);
-	free(w->fds);
-	free(w->owned);
-	free(w->lens);
-	free(w->hashes);
+	if (w->fds != w->fds_in) {
+		free(w->fds);
+		free(w->owned);
+		free(w->lens);
+		free(w->hashes);
+	}
 	strbuf_release(&w->cur);
 	free(w->name);
 	w->fds = NULL;
@@ -574,11 +603,19 @@ static void walk_release(struct walk *w)
 static void walk_push(struct walk *w, int fd, bool owned, size_t hash)
 {
 	if (w->depth + 1 >= w->alloc) {
+		size_t n = w->depth + 1;
 		w->alloc *= 2;
-		w->fds = xrealloc(w->fds, w->alloc * sizeof(*w->fds));
-		w->owned = xrealloc(w->owned, w->alloc * sizeof(*w->owned));
-		w->lens = xrealloc(w->lens, w->alloc * sizeof(*w->lens));
-		w->hashes = xrealloc(w->hashes, w->alloc * sizeof(*w->hashes));
+		if (w->fds == w->fds_in) {
+			w->fds = memcpy(xmalloc(w->alloc * sizeof(*w->fds)), w->fds_in, n * sizeof(*w->fds));
+			w->owned = memcpy(xmalloc(w->alloc * sizeof(*w->owned)), w->owned_in, n * sizeof(*w->owned));
+			w->lens = memcpy(xmalloc(w->alloc * sizeof(*w->lens)), w->lens_in, n * sizeof(*w->lens));
+			w->hashes = memcpy(xmalloc(w->alloc * sizeof(*w->hashes)), w->hashes_in, n * sizeof(*w->hashes));
+		} else {
+			w->fds = xrealloc(w->fds, w->alloc * sizeof(*w->fds));
+			w->owned = xrealloc(w->owned, w->alloc * sizeof(*w->owned));
+			w->lens = xrealloc(w->lens, w->alloc * sizeof(*w->lens));
+			w->hashes = xrealloc(w->hashes, w->alloc * sizeof(*w->hashes));
+		}
 	}
 	w->depth++;
 	w->fds[w->depth] = fd;
@@ -758,6 +795,57 @@ static int enter(struct sysroot *sr, struct walk *w, const char *c, struct strve
 	return ret;
 }
 
+/* The length of `path` up to its last component (0: it has one only). */
+static size_t dir_part_len(const char *path)
+{
+	const char *end = path + strlen(path);
+	while (end > path && end[-1] == '/')
+		end--;
+	while (end > path && end[-1] != '/')
+		end--;
+	return (size_t)(end - path);
+}
+
+/* Keep the walk that `path`'s directory part led to. */
+static void memo_save(struct sysroot *sr, const struct walk *w, const char *path, size_t dirlen, int links)
+{
+	if (w->depth + 1 > MEMO_DEPTH)
+		return;
+	for (size_t i = 1; i <= w->depth; i++)
+		if (w->owned[i])
+			return;
+	if (!sr->dircache)
+		sr->dircache = xcalloc(1, sizeof(*sr->dircache));
+	struct resolve_memo *m = &sr->dircache->memo;
+	free(m->dir);
+	m->dir = xstrndup(path, dirlen);
+	m->dirlen = dirlen;
+	m->depth = w->depth;
+	memcpy(m->fds, w->fds, (w->depth + 1) * sizeof(*m->fds));
+	memcpy(m->lens, w->lens, (w->depth + 1) * sizeof(*m->lens));
+	memcpy(m->hashes, w->hashes, (w->depth + 1) * sizeof(*m->hashes));
+	strbuf_setlen(&m->cur, 0);
+	strbuf_add(&m->cur, w->cur.buf, w->cur.len);
+	m->links = links;
+}
+
+/* Resume the walk of a path whose directory part is the memo's. */
+static bool memo_restore(struct sysroot *sr, struct walk *w, const char *path, size_t dirlen, int *links)
+{
+	const struct resolve_memo *m = sr->dircache ? &sr->dircache->memo : NULL;
+	if (!m || !m->dir || m->dirlen != dirlen || memcmp(m->dir, path, dirlen))
+		return false;
+	memcpy(w->fds, m->fds, (m->depth + 1) * sizeof(*w->fds));
+	memset(w->owned, 0, (m->depth + 1) * sizeof(*w->owned));
+	memcpy(w->lens, m->lens, (m->depth + 1) * sizeof(*w->lens));
+	memcpy(w->hashes, m->hashes, (m->depth + 1) * sizeof(*w->hashes));
+	w->depth = m->depth;
+	strbuf_setlen(&w->cur, 0);
+	strbuf_add(&w->cur, m->cur.buf, m->cur.len);
+	*links = m->links;
+	return true;
+}
+
 /* Resolve `path` inside the root. With follow_last the last component is
  * followed too (and is then not a link); without, it is left as is.
  * Directories are entered with O_PATH|O_DIRECTORY|O_NOFOLLOW, which fails
@@ -772,8 +860,22 @@ static int resolve(struct sysroot *sr, const char *path, bool follow_last, struc
 		ret = -ENOENT;
 		goto out;
 	}
-	push_components(&pending, path);
+	/* a directory part like the last path's resumes where that one ended;
+	 * else the walk is kept when only the last component is left (the
+	 * bottom of `pending` until then: links splice above it) */
+	size_t dirlen = dir_part_len(path);
+	bool memo = dirlen == 0 || dirlen >= PATH_MAX;
+	if (!memo && memo_restore(sr, w, path, dirlen, &links)) {
+		push_components(&pending, path + dirlen);
+		memo = true;
+	} else {
+		push_components(&pending, path);
+	}
 	while (pending.n) {
+		if (!memo && pending.n == 1) {
+			memo_save(sr, w, path, dirlen, links);
+			memo = true;
+		}
 		char *c = pending_pop(&pending);
 		bool last = pending.n == 0;
 
@@ -1265,7 +1367,7 @@ static char *join(const char *dir, const char *name)
 {
 	if (!strcmp(dir, "/"))
 		return xasprintf("/%s", name);
-	return xasprintf("%s/%s", dir, name);
+	return path_join(dir, name);
 }
 
 void sysroot_glob(struct sysroot *sr, const char *pattern, struct strvec *out)

@@ -692,6 +692,88 @@ static void test_dir_cache(void **state)
 	free(cmd);
 }
 
+/* A path whose directory part is the last path's resumes that walk: its
+ * links still count, its result is the one a fresh walk gives, and a walk
+ * holding a descriptor of its own (the cache full, or too deep) is not kept. */
+static void expect_line(struct sysroot *sr, const char *path, int rc, const char *want)
+{
+	char *s = NULL;
+	assert_int_equal(sysroot_read_line(sr, path, &s), rc);
+	if (want)
+		assert_string_equal(s, want);
+	free(s);
+}
+
+static void test_resume_last_directory(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	size_t base = open_fds();
+	/* 39 links in the directory part, one or two more at the end */
+	mkdirs("root/res/dd");
+	put("root/res/dd/f", "f\n");
+	put("root/res/dd/g", "g\n");
+	link_to("f", "root/res/dd/fl");
+	link_to("fl", "root/res/dd/fl2");
+	link_to("dd", "root/res/dl1");
+	for (int i = 2; i <= 39; i++) {
+		char *t = xasprintf("dl%d", i - 1);
+		char *l = xasprintf("root/res/dl%d", i);
+		link_to(t, l);
+		free(t);
+		free(l);
+	}
+	for (int order = 0; order < 2; order++) {
+		open_root(&sr);
+		if (order == 0) {
+			expect_line(&sr, "/res/dl39/fl", 0, "f");     /* 40 links */
+			expect_line(&sr, "/res/dl39/fl2", -ELOOP, NULL); /* 41 */
+		} else {
+			expect_line(&sr, "/res/dl39/fl2", -ELOOP, NULL);
+			expect_line(&sr, "/res/dl39/fl", 0, "f");
+		}
+		expect_line(&sr, "/res/dl39/g", 0, "g");
+		expect_line(&sr, "/res/dl39/../dd/g", 0, "g");
+		char *rp;
+		assert_int_equal(sysroot_realpath(&sr, "/res/dl39/..", &rp), 0);
+		assert_string_equal(rp, "/res");
+		free(rp);
+		assert_int_equal(sysroot_realpath(&sr, "/res/dl39/g", &rp), 0);
+		assert_string_equal(rp, "/res/dd/g");
+		free(rp);
+		expect_line(&sr, "/res/dl39/missing", -ENOENT, NULL);
+		expect_line(&sr, "/res/dl39/f", 0, "f");
+		sysroot_release(&sr);
+	}
+	/* deeper than a walk has room for */
+	mkdirs("root/res/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r");
+	put("root/res/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/x", "x\n");
+	put("root/res/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/y", "y\n");
+	open_root(&sr);
+	for (int round = 0; round < 2; round++) {
+		expect_line(&sr, "/res/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/x", 0, "x");
+		expect_line(&sr, "/res/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/y", 0, "y");
+	}
+	/* the cache full: the directories are the walk's own, closed after each */
+	char *cmd = xasprintf("cd '%s/root/res' && seq 1 300 | xargs mkdir -p && echo a >300/a && echo b >300/b", tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	for (int i = 1; i <= 300; i++) {
+		char p[32];
+		snprintf(p, sizeof(p), "/res/%d/none", i);
+		assert_int_equal(sysroot_type(&sr, p), NODE_MISSING);
+	}
+	for (int round = 0; round < 2; round++) {
+		expect_line(&sr, "/res/300/a", 0, "a");
+		expect_line(&sr, "/res/300/b", 0, "b");
+	}
+	sysroot_release(&sr);
+	assert_int_equal(open_fds(), base);
+	cmd = xasprintf("rm -rf '%s/root/res'", tmp);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
 /* A glob filters while it lists: a match past the first SYSROOT_MAX_LIST
  * names of a huge directory is still found. */
 static void test_glob_huge_dir(void **state)
@@ -783,6 +865,7 @@ int main(void)
 		cmocka_unit_test(test_path_cap),
 		cmocka_unit_test(test_byte_cap),
 		cmocka_unit_test(test_dir_cache),
+		cmocka_unit_test(test_resume_last_directory),
 		cmocka_unit_test(test_glob_huge_dir),
 		cmocka_unit_test(test_live),
 	};
