@@ -39,34 +39,189 @@ size_t out_utf8_next(const unsigned char *s, uint32_t *cp)
 	return len;
 }
 
-json_t *out_json_str(const char *s)
+/* `s` as valid UTF-8: s itself when it is (nearly always: checked once),
+ * else a copy in `fixed` with U+FFFD for each byte that is not; its
+ * length in *len. */
+static const char *utf8_valid(const char *s, struct strbuf *fixed, size_t *len)
 {
-	if (!s)
-		return json_null();
-	/* nearly always valid UTF-8 already: taken as it is, checked once */
 	const unsigned char *p = (const unsigned char *)s;
 	uint32_t cp;
 	size_t n;
+	while (*p && *p < 0x80)
+		p++;
 	while (*p && (n = out_utf8_next(p, &cp)))
 		p += n;
 	if (!*p) {
-		json_t *j = json_stringn_nocheck(s, (size_t)(p - (const unsigned char *)s));
-		return j ? j : json_null();
+		*len = (size_t)(p - (const unsigned char *)s);
+		return s;
 	}
-	struct strbuf sb = STRBUF_INIT;
 	p = (const unsigned char *)s;
 	while (*p) {
 		n = out_utf8_next(p, &cp);
 		if (n == 0) {
-			strbuf_addstr(&sb, "\xef\xbf\xbd"); /* U+FFFD */
+			strbuf_addstr(fixed, "\xef\xbf\xbd"); /* U+FFFD */
 			p++;
 			continue;
 		}
-		strbuf_add(&sb, p, n);
+		strbuf_add(fixed, p, n);
 		p += n;
 	}
-	json_t *j = json_stringn(strbuf_cstr(&sb), sb.len);
-	strbuf_release(&sb);
+	*len = fixed->len;
+	return strbuf_cstr(fixed);
+}
+
+json_t *out_json_str(const char *s)
+{
+	if (!s)
+		return json_null();
+	struct strbuf fixed = STRBUF_INIT;
+	size_t len;
+	const char *v = utf8_valid(s, &fixed, &len);
+	json_t *j = v == s ? json_stringn_nocheck(s, len) : json_stringn(v, len);
+	strbuf_release(&fixed);
+	return j ? j : json_null();
+}
+
+/* jansson's JSON_INDENT(2) | JSON_PRESERVE_ORDER layout, written here
+ * because jansson's own dump costs a sixth of a doctor run: two spaces per
+ * level, ": " after a key, "," ending a line, "[]" and "{}" when empty,
+ * strings with \" \\ \b \f \n \r \t and \u00XX (upper case) escaped and
+ * UTF-8 as it is. Reals are jansson's own (its shortest round trip). */
+static void add_indent(struct strbuf *sb, int depth)
+{
+	static const char spaces[] = "                                ";
+	strbuf_addch(sb, '\n');
+	for (size_t n = 2 * (size_t)depth; n; ) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		strbuf_add(sb, spaces, k);
+		n -= k;
+	}
+}
+
+/* The bytes a JSON string escapes: control characters, '"' and '\\'. */
+static const unsigned char json_escaped[256] = {
+	[0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1, [0x07] = 1,
+	[0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1, [0x0e] = 1, [0x0f] = 1,
+	[0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
+	[0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1,
+	['"'] = 1, ['\\'] = 1,
+};
+
+static void add_string(struct strbuf *sb, const char *s, size_t len)
+{
+	strbuf_addch(sb, '"');
+	size_t run = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (!json_escaped[c])
+			continue;
+		strbuf_add(sb, s + run, i - run);
+		run = i + 1;
+		const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
+			: c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+		if (esc)
+			strbuf_addstr(sb, esc);
+		else
+			strbuf_addf(sb, "\\u%04X", c);
+	}
+	strbuf_add(sb, s + run, len - run);
+	strbuf_addch(sb, '"');
+}
+
+/* What "%" JSON_INTEGER_FORMAT writes, without printf's machinery */
+static void add_integer(struct strbuf *sb, json_int_t v)
+{
+	char buf[24], *e = buf + sizeof(buf), *p = e;
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	strbuf_add(sb, p, (size_t)(e - p));
+}
+
+/* ---- objects written as they are built, in add_json's layout: the
+ * report's bulk (its checks) never becomes a tree of json_t ---- */
+
+struct jobj {
+	struct strbuf *sb;
+	int depth;
+	bool empty;
+};
+
+static void jo_open(struct jobj *o, struct strbuf *sb, int depth)
+{
+	o->sb = sb;
+	o->depth = depth;
+	o->empty = true;
+	strbuf_addch(sb, '{');
+}
+
+static void jo_key(struct jobj *o, const char *key)
+{
+	if (!o->empty)
+		strbuf_addch(o->sb, ',');
+	o->empty = false;
+	add_indent(o->sb, o->depth + 1);
+	add_string(o->sb, key, strlen(key));
+	strbuf_add(o->sb, ": ", 2);
+}
+
+static void jo_close(struct jobj *o)
+{
+	if (!o->empty)
+		add_indent(o->sb, o->depth);
+	strbuf_addch(o->sb, '}');
+}
+
+/* a string as out_json_str() makes it (NULL: null) */
+static void put_text(struct strbuf *sb, const char *s)
+{
+	if (!s) {
+		strbuf_add(sb, "null", 4);
+		return;
+	}
+	struct strbuf fixed = STRBUF_INIT;
+	size_t len;
+	const char *v = utf8_valid(s, &fixed, &len);
+	add_string(sb, v, len);
+	strbuf_release(&fixed);
+}
+
+static void jo_text(struct jobj *o, const char *key, const char *s)
+{
+	jo_key(o, key);
+	put_text(o->sb, s);
+}
+
+/* nonempty(): "" is null */
+static void jo_nonempty(struct jobj *o, const char *key, const char *s)
+{
+	jo_text(o, key, s && *s ? s : NULL);
+}
+
+static void jo_literal(struct jobj *o, const char *key, const char *lit)
+{
+	jo_key(o, key);
+	strbuf_addstr(o->sb, lit);
+}
+
+/* int_or_null() */
+static void jo_int(struct jobj *o, const char *key, long long v)
+{
+	jo_key(o, key);
+	if (v < 0)
+		strbuf_add(o->sb, "null", 4);
+	else
+		add_integer(o->sb, v);
+}
+
+/* The text of a value written by `write` at depth 0, as a json_t: the
+ * tree the bundle's report is made of has the same values as the stream. */
+static json_t *parsed(const struct strbuf *sb)
+{
+	json_t *j = json_loadb(sb->buf, sb->len, JSON_DECODE_ANY, NULL);
 	return j ? j : json_null();
 }
 
@@ -333,57 +488,119 @@ static json_t *json_stack(const struct report *r)
 	return st;
 }
 
+static void write_fix(struct strbuf *sb, const struct fix *fx, int depth)
+{
+	if (!fx->text && fx->commands.n == 0) {
+		strbuf_add(sb, "null", 4);
+		return;
+	}
+	struct jobj o;
+	jo_open(&o, sb, depth);
+	jo_nonempty(&o, "text", fx->text);
+	jo_key(&o, "commands");
+	if (!fx->commands.n) {
+		strbuf_add(sb, "[]", 2);
+	} else {
+		strbuf_addch(sb, '[');
+		for (size_t i = 0; i < fx->commands.n; i++) {
+			if (i)
+				strbuf_addch(sb, ',');
+			add_indent(sb, depth + 2);
+			put_text(sb, fx->commands.v[i]);
+		}
+		add_indent(sb, depth + 1);
+		strbuf_addch(sb, ']');
+	}
+	jo_nonempty(&o, "manual", fx->commands.n ? NULL : fx->manual);
+	jo_literal(&o, "reboot", fx->reboot ? "true" : "false");
+	jo_literal(&o, "relogin", fx->relogin ? "true" : "false");
+	jo_close(&o);
+}
+
 static json_t *json_fix(const struct fix *fx)
 {
-	if (!fx->text && fx->commands.n == 0)
-		return json_null();
-	json_t *o = json_object();
-	set(o, "text", nonempty(fx->text));
-	json_t *cmds = json_array();
-	for (size_t i = 0; i < fx->commands.n; i++)
-		json_array_append_new(cmds, out_json_str(fx->commands.v[i]));
-	set(o, "commands", cmds);
-	set(o, "manual", fx->commands.n ? json_null() : nonempty(fx->manual));
-	set(o, "reboot", json_boolean(fx->reboot));
-	set(o, "relogin", json_boolean(fx->relogin));
-	return o;
+	struct strbuf sb = STRBUF_INIT;
+	write_fix(&sb, fx, 0);
+	json_t *j = parsed(&sb);
+	strbuf_release(&sb);
+	return j;
 }
 
 /* What the repeat gate made of a failing result (state.h): absent when no
  * gate applied; else the failing runs in a row, including this one, and the
  * runs the check needs to fail (fewer: the result is held back as "warn"). */
-static void json_repeat(json_t *o, const struct repeat_mark *m)
+static void write_repeat(struct jobj *o, const struct repeat_mark *m)
 {
 	if (m->needed <= 0)
 		return;
-	json_t *rp = json_object();
-	set(rp, "failing_runs", json_integer(m->failing_runs));
-	set(rp, "needed", json_integer(m->needed));
-	set(o, "repeat", rp);
+	jo_key(o, "repeat");
+	struct jobj rp;
+	jo_open(&rp, o->sb, o->depth + 1);
+	jo_key(&rp, "failing_runs");
+	add_integer(o->sb, m->failing_runs);
+	jo_key(&rp, "needed");
+	add_integer(o->sb, m->needed);
+	jo_close(&rp);
+}
+
+static void json_repeat(json_t *o, const struct repeat_mark *m)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct jobj w;
+	jo_open(&w, &sb, 0);
+	write_repeat(&w, m);
+	jo_close(&w);
+	json_t *j = parsed(&sb);
+	json_t *rp = json_object_get(j, "repeat");
+	if (rp)
+		set(o, "repeat", json_incref(rp));
+	json_decref(j);
+	strbuf_release(&sb);
+}
+
+static void write_check(struct strbuf *sb, const struct check_result *c, int depth)
+{
+	struct jobj o;
+	jo_open(&o, sb, depth);
+	jo_text(&o, "id", c->def ? c->def->id : "unknown");
+	jo_text(&o, "category", c->def ? c->def->category : "unknown");
+	jo_text(&o, "title", c->def ? c->def->title : "unknown");
+	jo_text(&o, "status", status_name(c->status));
+	jo_text(&o, "summary", c->summary ? c->summary : "");
+	jo_key(&o, "evidence");
+	if (!c->nevidence) {
+		strbuf_add(sb, "[]", 2);
+	} else {
+		strbuf_addch(sb, '[');
+		for (size_t i = 0; i < c->nevidence; i++) {
+			if (i)
+				strbuf_addch(sb, ',');
+			add_indent(sb, depth + 2);
+			struct jobj e;
+			jo_open(&e, sb, depth + 2);
+			jo_text(&e, "path", c->evidence[i].path);
+			jo_text(&e, "value", c->evidence[i].value);
+			jo_close(&e);
+		}
+		add_indent(sb, depth + 1);
+		strbuf_addch(sb, ']');
+	}
+	jo_key(&o, "fix");
+	write_fix(sb, &c->fix, depth + 1);
+	jo_int(&o, "gpu", c->gpu);
+	write_repeat(&o, &c->repeat);
+	if (c->observe)
+		jo_literal(&o, "observe", "true");
+	jo_close(&o);
 }
 
 static json_t *json_check(const struct check_result *c)
 {
-	json_t *o = json_object();
-	set(o, "id", out_json_str(c->def ? c->def->id : "unknown"));
-	set(o, "category", out_json_str(c->def ? c->def->category : "unknown"));
-	set(o, "title", out_json_str(c->def ? c->def->title : "unknown"));
-	set(o, "status", json_string(status_name(c->status)));
-	set(o, "summary", out_json_str(c->summary ? c->summary : ""));
-	json_t *ev = json_array();
-	for (size_t i = 0; i < c->nevidence; i++) {
-		json_t *e = json_object();
-		set(e, "path", out_json_str(c->evidence[i].path));
-		set(e, "value", out_json_str(c->evidence[i].value));
-		json_array_append_new(ev, e);
-	}
-	set(o, "evidence", ev);
-	set(o, "fix", json_fix(&c->fix));
-	set(o, "gpu", int_or_null(c->gpu));
-	json_repeat(o, &c->repeat);
-	if (c->observe)
-		set(o, "observe", json_true());
-	return o;
+	struct strbuf sb = STRBUF_INIT;
+	write_check(&sb, c, 0);
+	json_t *j = parsed(&sb);
+	strbuf_release(&sb);
+	return j;
 }
 
 static json_t *json_probe(const struct probe_result *p)
@@ -679,56 +896,6 @@ json_t *out_json_strvec(const struct strvec *sv)
  * at a time, so the whole document never sits in memory beside the facts.
  * The bytes are those of out_json_write(out_json_report()). ---- */
 
-/* jansson's JSON_INDENT(2) | JSON_PRESERVE_ORDER layout, written here
- * because jansson's own dump costs a sixth of a doctor run: two spaces per
- * level, ": " after a key, "," ending a line, "[]" and "{}" when empty,
- * strings with \" \\ \b \f \n \r \t and \u00XX (upper case) escaped and
- * UTF-8 as it is. Reals are jansson's own (its shortest round trip). */
-static void add_indent(struct strbuf *sb, int depth)
-{
-	static const char spaces[] = "                                ";
-	strbuf_addch(sb, '\n');
-	for (size_t n = 2 * (size_t)depth; n; ) {
-		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
-		strbuf_add(sb, spaces, k);
-		n -= k;
-	}
-}
-
-static void add_string(struct strbuf *sb, const char *s, size_t len)
-{
-	strbuf_addch(sb, '"');
-	size_t run = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		strbuf_add(sb, s + run, i - run);
-		run = i + 1;
-		const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
-			: c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
-		if (esc)
-			strbuf_addstr(sb, esc);
-		else
-			strbuf_addf(sb, "\\u%04X", c);
-	}
-	strbuf_add(sb, s + run, len - run);
-	strbuf_addch(sb, '"');
-}
-
-/* What "%" JSON_INTEGER_FORMAT writes, without printf's machinery */
-static void add_integer(struct strbuf *sb, json_int_t v)
-{
-	char buf[24], *e = buf + sizeof(buf), *p = e;
-	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-	do
-		*--p = (char)('0' + u % 10);
-	while (u /= 10);
-	if (v < 0)
-		*--p = '-';
-	strbuf_add(sb, p, (size_t)(e - p));
-}
-
 static void add_json(struct strbuf *sb, const json_t *j, int depth)
 {
 	if (json_is_object(j)) {
@@ -819,35 +986,37 @@ static void put_member(struct jw *w, const char *key, json_t *v, bool *first)
 }
 
 /* an array member written one element at a time: elem(i) for i < n */
-static void put_array(struct jw *w, const char *key, size_t n, json_t *(*elem)(const struct report *, size_t),
+static void put_array(struct jw *w, const char *key, size_t n, void (*elem)(struct jw *, const struct report *, size_t),
 		      const struct report *r, bool *first)
 {
 	put_key(w, key, first);
 	strbuf_addstr(&w->sb, n ? "[" : "[]");
 	for (size_t i = 0; i < n; i++) {
 		strbuf_addstr(&w->sb, i ? ",\n    " : "\n    ");
-		put_value(w, elem(r, i), 2);
+		elem(w, r, i);
+		if (w->sb.len >= JW_FLUSH)
+			jw_flush(w);
 	}
 	if (n)
 		strbuf_addstr(&w->sb, "\n  ]");
 }
 
-static json_t *gpu_elem(const struct report *r, size_t i)
+static void gpu_elem(struct jw *w, const struct report *r, size_t i)
 {
 	const struct facts *f = r->facts;
 	json_t *g = json_gpu(&f->gpus[i]);
 	set(g, "telemetry", json_telemetry(f, &f->gpus[i]));
-	return g;
+	put_value(w, g, 2);
 }
 
-static json_t *check_elem(const struct report *r, size_t i)
+static void check_elem(struct jw *w, const struct report *r, size_t i)
 {
-	return json_check(&r->results[i]);
+	write_check(&w->sb, &r->results[i], 2);
 }
 
-static json_t *probe_elem(const struct report *r, size_t i)
+static void probe_elem(struct jw *w, const struct report *r, size_t i)
 {
-	return json_probe(&r->probes[i]);
+	put_value(w, json_probe(&r->probes[i]), 2);
 }
 
 int out_json_report_write(FILE *fp, const struct report *r)

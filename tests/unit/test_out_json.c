@@ -260,6 +260,37 @@ static void test_streamed_same_bytes(void **state)
 	report_release(&r);
 	free(f.gpus);
 
+	/* a check held back by the repeat gate, one observe-only with two
+	 * evidence lines and a manual fix, a fix with a command only, a
+	 * probe's fix and repeat: the checks are written as a stream, the
+	 * tree made from that text, and both are jansson's layout */
+	build(&r, &f);
+	struct check_result *c = report_add(&r, &def_kfd, ST_WARN, 0, "held \"back\"\\ \xc3\xa9\xc3");
+	c->repeat.failing_runs = 2;
+	c->repeat.needed = 3;
+	result_fix_command(c, "echo 'a\tb'");
+	c = report_add(&r, &def_arch, ST_FAIL, 1, "%s", "");
+	c->observe = true;
+	result_evidence(c, "/sys/x", "1");
+	result_evidence(c, "/sys/y", "\x01\x7f");
+	result_fix_text(c, "Reseat the card.");
+	c->fix.manual = strdup("Power the machine off first.");
+	c->fix.reboot = true;
+	r.probes[0].repeat.failing_runs = 1;
+	r.probes[0].repeat.needed = 2;
+	report_finish(&r);
+	a = dump_tree(&r);
+	b = dump_streamed(&r);
+	assert_string_equal(a, b);
+	assert_non_null(strstr(b, "\"repeat\": {\n        \"failing_runs\": 2,\n        \"needed\": 3\n      }"));
+	assert_non_null(strstr(b, "\"observe\": true"));
+	assert_non_null(strstr(b, "\"manual\": \"Power the machine off first.\""));
+	assert_non_null(strstr(b, "\"value\": \"\\u0001\x7f\""));
+	free(a);
+	free(b);
+	report_release(&r);
+	free(f.gpus);
+
 	/* no GPU, no check, no probe: empty arrays as jansson writes them */
 	struct facts g;
 	memset(&g, 0, sizeof(g));
