@@ -57,6 +57,20 @@ static void link_to(const char *target, const char *rel)
 	free(p);
 }
 
+/* PREFIX<from> .. PREFIX<to>, each a link to the one before by name
+ * ("l1" -> "l0"): a chain of links */
+static void link_chain(const char *prefix, int from, int to)
+{
+	const char *base = strrchr(prefix, '/') ? strrchr(prefix, '/') + 1 : prefix;
+	for (int i = from; i <= to; i++) {
+		char *t = xasprintf("%s%d", base, i - 1);
+		char *l = xasprintf("%s%d", prefix, i);
+		link_to(t, l);
+		free(t);
+		free(l);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -250,13 +264,7 @@ static void test_loops(void **state)
 	/* exactly 40 links resolve; 41 do not */
 	mkdirs("chain/r");
 	put("chain/r/l0", "end\n");
-	for (int i = 1; i <= 41; i++) {
-		char *t = xasprintf("l%d", i - 1);
-		char *l = xasprintf("chain/r/l%d", i);
-		link_to(t, l);
-		free(t);
-		free(l);
-	}
+	link_chain("chain/r/l", 1, 41);
 	char *dir = xasprintf("%s/chain/r", tmp);
 	assert_int_equal(sysroot_open(&sr, dir), 0);
 	free(dir);
@@ -716,13 +724,7 @@ static void test_resume_last_directory(void **state)
 	link_to("f", "root/res/dd/fl");
 	link_to("fl", "root/res/dd/fl2");
 	link_to("dd", "root/res/dl1");
-	for (int i = 2; i <= 39; i++) {
-		char *t = xasprintf("dl%d", i - 1);
-		char *l = xasprintf("root/res/dl%d", i);
-		link_to(t, l);
-		free(t);
-		free(l);
-	}
+	link_chain("root/res/dl", 2, 39);
 	for (int order = 0; order < 2; order++) {
 		open_root(&sr);
 		if (order == 0) {
