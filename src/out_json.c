@@ -217,6 +217,58 @@ static void jo_int(struct jobj *o, const char *key, long long v)
 		add_integer(o->sb, v);
 }
 
+static void jo_integer(struct jobj *o, const char *key, long long v)
+{
+	jo_key(o, key);
+	add_integer(o->sb, v);
+}
+
+static void jo_bool(struct jobj *o, const char *key, bool v)
+{
+	jo_literal(o, key, v ? "true" : "false");
+}
+
+/* u64_or_null() */
+static void jo_u64(struct jobj *o, const char *key, uint64_t v)
+{
+	if (v == 0 || v > (uint64_t)INT64_MAX)
+		jo_literal(o, key, "null");
+	else
+		jo_integer(o, key, (long long)v);
+}
+
+/* a real as jansson writes it (its own digits); null where it makes none */
+static void add_real(struct strbuf *sb, double v)
+{
+	json_t *j = json_real(v);
+	char *r = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+	strbuf_addstr(sb, r ? r : "null");
+	free(r);
+	json_decref(j);
+}
+
+static void jo_real(struct jobj *o, const char *key, double v)
+{
+	jo_key(o, key);
+	add_real(o->sb, v);
+}
+
+/* num_or_null() */
+static void jo_num(struct jobj *o, const char *key, double v)
+{
+	if (v < 0 || !isfinite(v))
+		jo_literal(o, key, "null");
+	else
+		jo_real(o, key, v);
+}
+
+/* a member that is an object, opened */
+static void jo_object(struct jobj *o, const char *key, struct jobj *child)
+{
+	jo_key(o, key);
+	jo_open(child, o->sb, o->depth + 1);
+}
+
 /* The text of a value written by `write` at depth 0, as a json_t: the
  * tree the bundle's report is made of has the same values as the stream. */
 static json_t *parsed(const struct strbuf *sb)
@@ -246,11 +298,6 @@ static json_t *num_or_null(double v)
 static json_t *int_or_null(long long v)
 {
 	return v < 0 ? json_null() : json_integer(v);
-}
-
-static json_t *u64_or_null(uint64_t v)
-{
-	return v == 0 || v > (uint64_t)INT64_MAX ? json_null() : json_integer((json_int_t)v);
 }
 
 static json_t *nonempty(const char *s)
@@ -330,55 +377,64 @@ static json_t *json_host(const struct facts *f)
 /* The vendor's own index and the variables that take it (an AMD iGPU
  * beside an NVIDIA card: GPU 1 is CUDA_VISIBLE_DEVICES=0); null for a vendor
  * without such variables. */
-static json_t *json_visible_as(const struct gpu *g)
-{
-	if (!vendor_visible_var(g->vendor, 0))
-		return json_null();
-	json_t *o = json_object(), *vars = json_array();
-	set(o, "index", json_integer(g->vendor_index));
-	for (size_t i = 0; vendor_visible_var(g->vendor, i); i++)
-		json_array_append_new(vars, json_string(vendor_visible_var(g->vendor, i)));
-	set(o, "variables", vars);
-	return o;
-}
+static void write_telemetry(struct strbuf *sb, const struct facts *f, const struct gpu *g, int depth);
 
-static json_t *json_gpu(const struct gpu *g)
+/* A GPU of the inventory with its telemetry (its readings now: what fleet
+ * compares across nodes) */
+static void write_gpu(struct strbuf *sb, const struct facts *f, const struct gpu *g, int depth)
 {
-	json_t *o = json_object();
-	set(o, "index", json_integer(g->index));
-	set(o, "vendor", nonempty(vendor_name(g->vendor)));
-	set(o, "name", nonempty(g->name));
-	set(o, "arch", nonempty(g->arch));
-	set(o, "pci", nonempty(g->pci_addr));
+	struct jobj o;
+	jo_open(&o, sb, depth);
+	jo_integer(&o, "index", g->index);
+	jo_nonempty(&o, "vendor", vendor_name(g->vendor));
+	jo_nonempty(&o, "name", g->name);
+	jo_nonempty(&o, "arch", g->arch);
+	jo_nonempty(&o, "pci", g->pci_addr);
 	if (g->pci_vendor || g->pci_device) {
 		char id[16];
 		snprintf(id, sizeof(id), "%04x:%04x", g->pci_vendor & 0xffff, g->pci_device & 0xffff);
-		set(o, "pci_id", json_string(id));
+		jo_text(&o, "pci_id", id);
 	} else {
-		set(o, "pci_id", json_null());
+		jo_literal(&o, "pci_id", "null");
 	}
-	set(o, "vram_bytes", u64_or_null(g->vram_bytes));
-	set(o, "integrated", json_boolean(g->integrated));
-	set(o, "driver", nonempty(g->driver));
-	set(o, "kfd_node", int_or_null(g->kfd_node));
-	set(o, "render_node", nonempty(g->render_node));
-	set(o, "family", nonempty(g->family));
-	set(o, "visible", json_boolean(g->visible));
-	set(o, "visible_as", json_visible_as(g));
-	return o;
+	jo_u64(&o, "vram_bytes", g->vram_bytes);
+	jo_bool(&o, "integrated", g->integrated);
+	jo_nonempty(&o, "driver", g->driver);
+	jo_int(&o, "kfd_node", g->kfd_node);
+	jo_nonempty(&o, "render_node", g->render_node);
+	jo_nonempty(&o, "family", g->family);
+	jo_bool(&o, "visible", g->visible);
+	if (!vendor_visible_var(g->vendor, 0)) {
+		jo_literal(&o, "visible_as", "null");
+	} else {
+		struct jobj va;
+		jo_object(&o, "visible_as", &va);
+		jo_integer(&va, "index", g->vendor_index);
+		jo_key(&va, "variables");
+		strbuf_addch(sb, '[');
+		for (size_t i = 0; vendor_visible_var(g->vendor, i); i++) {
+			if (i)
+				strbuf_addch(sb, ',');
+			add_indent(sb, depth + 3);
+			put_text(sb, vendor_visible_var(g->vendor, i));
+		}
+		add_indent(sb, depth + 2);
+		strbuf_addch(sb, ']');
+		jo_close(&va);
+	}
+	jo_key(&o, "telemetry");
+	write_telemetry(sb, f, g, depth + 1);
+	jo_close(&o);
 }
 
-static json_t *json_telemetry(const struct facts *f, const struct gpu *g);
-
-/* The inventory, each GPU with its telemetry (its readings now: what fleet
- * compares across nodes) */
 static json_t *json_gpus(const struct facts *f)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; f && i < f->ngpus; i++) {
-		json_t *g = json_gpu(&f->gpus[i]);
-		set(g, "telemetry", json_telemetry(f, &f->gpus[i]));
-		json_array_append_new(a, g);
+		struct strbuf sb = STRBUF_INIT;
+		write_gpu(&sb, f, &f->gpus[i], 0);
+		json_array_append_new(a, parsed(&sb));
+		strbuf_release(&sb);
 	}
 	return a;
 }
@@ -726,107 +782,134 @@ static double crit_of(const struct hwmon_reading *h, const char *label)
 }
 
 /* the hottest-running sensor (hwmon_hot_temp) and its critical limit */
-static json_t *json_temperature(const struct hwmon_reading *h)
+static void write_temperature(struct jobj *o, const struct hwmon_reading *h)
 {
-	json_t *o = json_object();
+	struct jobj t;
+	jo_object(o, "temperature", &t);
 	const char *label = "";
-	double t = h ? hwmon_hot_temp(h, &label) : NAN;
-	set(o, "sensor", nonempty(label));
-	set(o, "celsius", isnan(t) ? json_null() : json_real(t));
-	set(o, "critical_celsius", num_or_null(h && *label ? crit_of(h, label) : NAN));
-	return o;
+	double c = h ? hwmon_hot_temp(h, &label) : NAN;
+	jo_nonempty(&t, "sensor", label);
+	if (isnan(c))
+		jo_literal(&t, "celsius", "null");
+	else
+		jo_real(&t, "celsius", c);
+	jo_num(&t, "critical_celsius", h && *label ? crit_of(h, label) : NAN);
+	jo_close(&t);
 }
 
 /* NVML's one sensor and its slowdown threshold; -1 is unknown */
-static json_t *json_nv_temperature(const struct nvml_gpu *nv)
+static void write_nv_temperature(struct jobj *o, const struct nvml_gpu *nv)
 {
-	json_t *o = json_object();
-	set(o, "sensor", json_string("gpu"));
-	set(o, "celsius", nv->temp_c >= 0 ? json_integer(nv->temp_c) : json_null());
-	set(o, "critical_celsius", nv->temp_slowdown_c >= 0 ? json_integer(nv->temp_slowdown_c) : json_null());
-	return o;
+	struct jobj t;
+	jo_object(o, "temperature", &t);
+	jo_text(&t, "sensor", "gpu");
+	jo_int(&t, "celsius", nv->temp_c);
+	jo_int(&t, "critical_celsius", nv->temp_slowdown_c);
+	jo_close(&t);
 }
 
-static json_t *mw_or_null(long long mw)
+static void jo_mw(struct jobj *o, const char *key, long long mw)
 {
-	return mw >= 0 ? json_real((double)mw / 1000.0) : json_null();
+	if (mw >= 0)
+		jo_real(o, key, (double)mw / 1000.0);
+	else
+		jo_literal(o, key, "null");
 }
 
 /* NVML: no draw among its readings; the enforced limit, else the set one */
-static json_t *json_nv_power(const struct nvml_gpu *nv)
+static void write_nv_power(struct jobj *o, const struct nvml_gpu *nv)
 {
-	json_t *o = json_object();
-	set(o, "watts", json_null());
-	set(o, "cap_watts", mw_or_null(nv->power_enforced_mw >= 0 ? nv->power_enforced_mw : nv->power_limit_mw));
-	set(o, "default_cap_watts", mw_or_null(nv->power_default_mw));
-	return o;
+	struct jobj p;
+	jo_object(o, "power", &p);
+	jo_literal(&p, "watts", "null");
+	jo_mw(&p, "cap_watts", nv->power_enforced_mw >= 0 ? nv->power_enforced_mw : nv->power_limit_mw);
+	jo_mw(&p, "default_cap_watts", nv->power_default_mw);
+	jo_close(&p);
 }
 
 /* NVML: the volatile ECC totals (since the driver loaded, as amdgpu's
  * counts are), pages retired for either cause, and a pending retirement
  * as 1 (NVML says whether, not how many); no failed pages */
-static json_t *json_nv_ecc(const struct nvml_gpu *nv)
+static void write_nv_ecc(struct jobj *o, const struct nvml_gpu *nv)
 {
-	json_t *o = json_object();
+	struct jobj e;
+	jo_object(o, "ecc", &e);
 	bool pages = nv->retired_sbe >= 0 || nv->retired_dbe >= 0;
-	set(o, "ras", json_null());
-	set(o, "uncorrectable", int_or_null(nv->ecc_vol_unc));
-	set(o, "correctable", int_or_null(nv->ecc_vol_corr));
-	set(o, "retired_pages", pages ? json_integer((nv->retired_sbe > 0 ? nv->retired_sbe : 0) +
-						     (nv->retired_dbe > 0 ? nv->retired_dbe : 0)) : json_null());
-	set(o, "pending_pages", nv->retired_pending >= 0 ? json_integer(nv->retired_pending) : json_null());
-	set(o, "failed_pages", json_null());
-	return o;
+	jo_literal(&e, "ras", "null");
+	jo_int(&e, "uncorrectable", nv->ecc_vol_unc);
+	jo_int(&e, "correctable", nv->ecc_vol_corr);
+	if (pages)
+		jo_integer(&e, "retired_pages", (nv->retired_sbe > 0 ? nv->retired_sbe : 0) +
+						(nv->retired_dbe > 0 ? nv->retired_dbe : 0));
+	else
+		jo_literal(&e, "retired_pages", "null");
+	jo_int(&e, "pending_pages", nv->retired_pending);
+	jo_literal(&e, "failed_pages", "null");
+	jo_close(&e);
 }
 
-static json_t *json_power(const struct hwmon_reading *h)
+static void write_power(struct jobj *o, const struct hwmon_reading *h)
 {
-	json_t *o = json_object();
-	set(o, "watts", num_or_null(h ? h->power_w : NAN));
-	set(o, "cap_watts", num_or_null(h ? h->power_cap_w : NAN));
-	set(o, "default_cap_watts", num_or_null(h ? h->power_cap_default_w : NAN));
-	return o;
+	struct jobj p;
+	jo_object(o, "power", &p);
+	jo_num(&p, "watts", h ? h->power_w : NAN);
+	jo_num(&p, "cap_watts", h ? h->power_cap_w : NAN);
+	jo_num(&p, "default_cap_watts", h ? h->power_cap_default_w : NAN);
+	jo_close(&p);
 }
 
-static void json_link(json_t *o, const struct pci_hop *l)
+static void write_link(struct jobj *o, const struct pci_hop *l)
 {
-	set(o, "width", l && l->width ? json_integer(l->width) : json_null());
-	set(o, "max_width", l && l->max_width ? json_integer(l->max_width) : json_null());
-	set(o, "speed_gts", num_or_null(l && l->speed ? l->speed : NAN));
-	set(o, "max_speed_gts", num_or_null(l && l->max_speed ? l->max_speed : NAN));
+	jo_int(o, "width", l && l->width ? (long long)l->width : -1);
+	jo_int(o, "max_width", l && l->max_width ? (long long)l->max_width : -1);
+	jo_num(o, "speed_gts", l && l->speed ? l->speed : NAN);
+	jo_num(o, "max_speed_gts", l && l->max_speed ? l->max_speed : NAN);
 }
 
 /* The GPU's own link, and every link from it up to the root port (path[0]
  * is the GPU's own). */
-static json_t *json_pcie(const struct pci_health *h)
+static void write_pcie(struct jobj *o, const struct pci_health *h)
 {
-	json_t *o = json_object();
-	json_link(o, h && h->nhops ? &h->hops[0] : NULL);
-	json_t *path = json_array();
-	for (size_t i = 0; h && i < h->nhops; i++) {
-		json_t *hop = json_object();
-		set(hop, "pci", nonempty(h->hops[i].addr));
-		set(hop, "up", nonempty(h->hops[i].up));
-		json_link(hop, &h->hops[i]);
-		json_array_append_new(path, hop);
+	struct jobj p;
+	jo_object(o, "pcie", &p);
+	write_link(&p, h && h->nhops ? &h->hops[0] : NULL);
+	jo_key(&p, "path");
+	if (!h || !h->nhops) {
+		strbuf_add(p.sb, "[]", 2);
+	} else {
+		strbuf_addch(p.sb, '[');
+		for (size_t i = 0; i < h->nhops; i++) {
+			if (i)
+				strbuf_addch(p.sb, ',');
+			add_indent(p.sb, p.depth + 2);
+			struct jobj hop;
+			jo_open(&hop, p.sb, p.depth + 2);
+			jo_nonempty(&hop, "pci", h->hops[i].addr);
+			jo_nonempty(&hop, "up", h->hops[i].up);
+			write_link(&hop, &h->hops[i]);
+			jo_close(&hop);
+		}
+		add_indent(p.sb, p.depth + 1);
+		strbuf_addch(p.sb, ']');
 	}
-	set(o, "path", path);
-	return o;
+	jo_close(&p);
 }
 
-static json_t *json_vram(const struct gpu *g, const struct pci_dev *p, bool nvml)
+static void write_vram(struct jobj *o, const struct gpu *g, const struct pci_dev *p, bool nvml)
 {
-	json_t *o = json_object();
-	set(o, "used_bytes", u64_or_null(p && !nvml ? p->vram_used : 0));
-	set(o, "total_bytes", u64_or_null(p && p->vram_total ? p->vram_total : g->vram_bytes));
-	set(o, "visible_bytes", u64_or_null(p ? p->health.vis_vram_total : 0));
-	return o;
+	struct jobj v;
+	jo_object(o, "vram", &v);
+	jo_u64(&v, "used_bytes", p && !nvml ? p->vram_used : 0);
+	jo_u64(&v, "total_bytes", p && p->vram_total ? p->vram_total : g->vram_bytes);
+	jo_u64(&v, "visible_bytes", p ? p->health.vis_vram_total : 0);
+	jo_close(&v);
 }
 
 /* RAS: null for what the files cannot say (no PCI device, an NVIDIA GPU) */
-static json_t *json_ecc(const struct pci_health *h, bool nvml)
+static void write_ecc(struct jobj *o, const struct pci_health *h, bool nvml)
 {
-	json_t *o = json_object();
+	struct jobj e;
+	jo_object(o, "ecc", &e);
 	bool ras = h && !nvml && h->ras_present;
 	long long ue = 0, ce = 0;
 	for (size_t i = 0; ras && i < h->nras; i++) {   /* counts are >= 0: saturate, never overflow */
@@ -834,17 +917,25 @@ static json_t *json_ecc(const struct pci_health *h, bool nvml)
 		ce = h->ras[i].ce > LLONG_MAX - ce ? LLONG_MAX : ce + h->ras[i].ce;
 	}
 	bool counts = ras && h->nras, pages = ras && h->bad_pages >= 0;
-	set(o, "ras", h && !nvml ? json_boolean(ras) : json_null());
-	set(o, "uncorrectable", counts ? json_integer(ue) : json_null());
-	set(o, "correctable", counts ? json_integer(ce) : json_null());
-	set(o, "retired_pages", pages ? json_integer(h->bad_pages - (long long)h->bad_pending - h->bad_failed)
-				      : json_null());
-	set(o, "pending_pages", pages ? json_integer(h->bad_pending) : json_null());
-	set(o, "failed_pages", pages ? json_integer(h->bad_failed) : json_null());
-	return o;
+	if (h && !nvml)
+		jo_bool(&e, "ras", ras);
+	else
+		jo_literal(&e, "ras", "null");
+	jo_int(&e, "uncorrectable", counts ? ue : -1);
+	jo_int(&e, "correctable", counts ? ce : -1);
+	if (pages) {
+		jo_integer(&e, "retired_pages", h->bad_pages - (long long)h->bad_pending - h->bad_failed);
+		jo_integer(&e, "pending_pages", h->bad_pending);
+		jo_integer(&e, "failed_pages", h->bad_failed);
+	} else {
+		jo_literal(&e, "retired_pages", "null");
+		jo_literal(&e, "pending_pages", "null");
+		jo_literal(&e, "failed_pages", "null");
+	}
+	jo_close(&e);
 }
 
-static json_t *json_telemetry(const struct facts *f, const struct gpu *g)
+static void write_telemetry(struct strbuf *sb, const struct facts *f, const struct gpu *g, int depth)
 {
 	const struct pci_dev *p = facts_pci_of(f, g->pci_addr);
 	const struct hwmon_reading *hw = p && p->hwmon.present ? &p->hwmon : NULL;
@@ -852,29 +943,39 @@ static json_t *json_telemetry(const struct facts *f, const struct gpu *g)
 	/* the nvidia driver keeps sensors, memory use and ECC to NVML */
 	bool nvml = g->vendor == VENDOR_NVIDIA;
 	const struct nvml_gpu *nv = nvml ? nvml_gpu_of(f, g->pci_addr) : NULL;
-	json_t *o = json_object();
-	set(o, "temperature", nv ? json_nv_temperature(nv) : json_temperature(hw));
-	set(o, "power", nv ? json_nv_power(nv) : json_power(hw));
-	set(o, "pcie", json_pcie(h));
-	set(o, "vram", json_vram(g, p, nvml));
+	struct jobj o;
+	jo_open(&o, sb, depth);
+	if (nv) {
+		write_nv_temperature(&o, nv);
+		write_nv_power(&o, nv);
+	} else {
+		write_temperature(&o, hw);
+		write_power(&o, hw);
+	}
+	write_pcie(&o, h);
+	write_vram(&o, g, p, nvml);
 	int busy = nv ? nv->util_gpu : h ? h->busy_percent : -1;
-	set(o, "busy_percent", int_or_null(busy <= 100 ? busy : -1));
-	set(o, "performance_level", nonempty(h ? h->perf_level : NULL));
-	set(o, "ecc", nv ? json_nv_ecc(nv) : json_ecc(h, nvml));
-	json_t *part = json_object();
-	set(part, "compute", nonempty(h ? h->compute_partition : NULL));
-	set(part, "memory", nonempty(h ? h->memory_partition : NULL));
-	set(o, "partition", part);
+	jo_int(&o, "busy_percent", busy <= 100 ? busy : -1);
+	jo_nonempty(&o, "performance_level", h ? h->perf_level : NULL);
 	if (nv)
-		set(o, "note", json_string("temperature, power limits, utilization and ECC from NVML; memory use "
-					   "and power draw are not among its readings"));
-	else if (nvml)
-		set(o, "note", json_string("the nvidia driver gives temperature, power, memory use and ECC only "
-					   "through NVML (nvidia-smi), read by doctor at level standard or full on the "
-					   "machine itself; not read here"));
+		write_nv_ecc(&o, nv);
 	else
-		set(o, "note", nonempty(p && !hw ? p->hwmon.note : NULL));
-	return o;
+		write_ecc(&o, h, nvml);
+	struct jobj part;
+	jo_object(&o, "partition", &part);
+	jo_nonempty(&part, "compute", h ? h->compute_partition : NULL);
+	jo_nonempty(&part, "memory", h ? h->memory_partition : NULL);
+	jo_close(&part);
+	if (nv)
+		jo_text(&o, "note", "temperature, power limits, utilization and ECC from NVML; memory use "
+				   "and power draw are not among its readings");
+	else if (nvml)
+		jo_text(&o, "note", "the nvidia driver gives temperature, power, memory use and ECC only "
+				   "through NVML (nvidia-smi), read by doctor at level standard or full on the "
+				   "machine itself; not read here");
+	else
+		jo_nonempty(&o, "note", p && !hw ? p->hwmon.note : NULL);
+	jo_close(&o);
 }
 
 json_t *out_json_devices(const struct report *r)
@@ -939,10 +1040,10 @@ static void add_json(struct strbuf *sb, const json_t *j, int depth)
 		add_integer(sb, json_integer_value(j));
 	} else if (json_is_true(j) || json_is_false(j) || json_is_null(j)) {
 		strbuf_addstr(sb, json_is_true(j) ? "true" : json_is_false(j) ? "false" : "null");
+	} else if (json_is_real(j)) {
+		add_real(sb, json_real_value(j));
 	} else {
-		char *r = json_dumps(j, JSON_ENCODE_ANY);
-		strbuf_addstr(sb, r ? r : "null");
-		free(r);
+		strbuf_addstr(sb, "null");
 	}
 }
 
@@ -1003,10 +1104,7 @@ static void put_array(struct jw *w, const char *key, size_t n, void (*elem)(stru
 
 static void gpu_elem(struct jw *w, const struct report *r, size_t i)
 {
-	const struct facts *f = r->facts;
-	json_t *g = json_gpu(&f->gpus[i]);
-	set(g, "telemetry", json_telemetry(f, &f->gpus[i]));
-	put_value(w, g, 2);
+	write_gpu(&w->sb, r->facts, &r->facts->gpus[i], 2);
 }
 
 static void check_elem(struct jw *w, const struct report *r, size_t i)
