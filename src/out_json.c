@@ -1,5 +1,8 @@
-/* The JSON report, schema rocmcheck.report/1 (spec/report-json.md), built
- * with jansson. Absent values are null, never "" or 0. */
+/* The JSON report, schema rocmcheck.report/1 (spec/report-json.md).
+ * Absent values are null, never "" or 0. Its bulk, the checks and the
+ * GPUs, is written as text as it is built (write_check, write_gpu); the
+ * rest is built with jansson, and the json_t a bundle or `devices` needs
+ * of a check or a GPU is parsed from that text: one definition of each. */
 #include "out.h"
 
 #include <errno.h>
@@ -142,7 +145,7 @@ static void add_integer(struct strbuf *sb, json_int_t v)
 }
 
 /* ---- objects written as they are built, in add_json's layout: the
- * report's bulk (its checks) never becomes a tree of json_t ---- */
+ * report's bulk (its checks and GPUs) never becomes a tree of json_t ---- */
 
 struct jobj {
 	struct strbuf *sb;
