@@ -370,9 +370,13 @@ bool prof_seen_key(struct loader *l, const char *key)
 	return false;
 }
 
-/* A scalar key may be given once per section. */
+/* A scalar key may be given once per section. A trusted set (validated at
+ * build time) has no key twice: nothing is recorded, and the rules at a
+ * section's end that read what was (prof_end_*) are report-only there. */
 bool prof_once(struct loader *l, const char *key)
 {
+	if (l->trusted)
+		return true;
 	for (size_t i = 0; i < l->seen.n; i++) {
 		if (!strcmp(l->seen.v[i], key)) {
 			prof_err(l, "'%s' given twice in [%s] (first on line %d)", key, l->title, l->seen_line[i]);
@@ -442,11 +446,15 @@ bool prof_args_route(const char *a, const char *b)
 
 void prof_end_database(struct loader *l)
 {
+	if (l->trusted)
+		return;   /* report-only rules */
 	prof_require(l, "version");
 }
 
 void prof_end_health(struct loader *l)
 {
+	if (l->trusted)
+		return;   /* report-only rules */
 	const struct prof_health *h = &l->db->health;
 	if (!h->nxid_fail)
 		prof_require(l, "xid_fail");
@@ -464,6 +472,8 @@ void prof_end_health(struct loader *l)
 
 void prof_end_os(struct loader *l)
 {
+	if (l->trusted)
+		return;   /* report-only rules */
 	prof_require(l, "id");
 	prof_require(l, "version");
 	prof_require(l, "name");
@@ -475,6 +485,8 @@ void prof_end_os(struct loader *l)
 
 void prof_end_rocm(struct loader *l)
 {
+	if (l->trusted)
+		return;   /* report-only rules */
 	struct prof_rocm *r = &l->db->rocm[l->idx];
 	prof_require(l, "date");
 	prof_require(l, "driver_window");
@@ -496,12 +508,20 @@ void prof_end_rocm(struct loader *l)
 
 void prof_end_gfx(struct loader *l)
 {
+	if (l->trusted)
+		return;   /* report-only rules */
 	prof_require(l, "family");
 }
 
 void prof_end_gpu(struct loader *l)
 {
 	struct prof_gpu_model *m = &l->db->models[l->idx];
+	if (l->trusted) {
+		/* validated: an NVIDIA model has its 'cc' */
+		if (m->vendor == VENDOR_NVIDIA && !m->arch)
+			m->arch = xasprintf("sm_%u%u", m->cc_major, m->cc_minor);
+		return;
+	}
 	prof_require(l, "name");
 	prof_require(l, "vendor");
 	if (m->vendor == VENDOR_AMD) {
@@ -519,6 +539,8 @@ void prof_end_gpu(struct loader *l)
 
 void prof_end_cuda(struct loader *l)
 {
+	if (l->trusted)
+		return;   /* report-only rules */
 	prof_require(l, "min_driver");
 	if (!l->db->cuda[l->idx].torch_index != !prof_seen_key(l, "torch_python"))
 		prof_err_at(l, l->file, l->sect_line, "[%s] needs 'torch_python' exactly when it has a 'torch_index'",
@@ -527,6 +549,8 @@ void prof_end_cuda(struct loader *l)
 
 void prof_end_fix(struct loader *l)
 {
+	if (l->trusted)
+		return;   /* report-only rules */
 	if (!l->have_text)
 		prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'text'", l->title);
 	const struct prof_fix *f = &l->db->fixes[l->idx];
@@ -539,6 +563,8 @@ void prof_end_fix(struct loader *l)
 
 void prof_end_route(struct loader *l)
 {
+	if (l->trusted)
+		return;   /* report-only rules */
 	const struct prof_route *rt = &l->db->routes[l->idx];
 	if (!rt->commands.n)
 		prof_err_at(l, l->file, l->sect_line, "[%s] lacks 'command'", l->title);
