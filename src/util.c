@@ -354,12 +354,19 @@ char *strvec_join(const struct strvec *sv, const char *sep)
 
 /* ---- text ---- */
 
+/* ASCII white space, whatever the locale: in a single-byte locale
+ * isspace() takes 0xA0, the last byte of a UTF-8 "à", for a space. */
+static bool ascii_space(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
 char *str_trim(char *s)
 {
-	while (*s && isspace((unsigned char)*s))
+	while (ascii_space((unsigned char)*s))
 		s++;
 	size_t n = strlen(s);
-	while (n && isspace((unsigned char)s[n - 1]))
+	while (n && ascii_space((unsigned char)s[n - 1]))
 		s[--n] = '\0';
 	return s;
 }

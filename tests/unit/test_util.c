@@ -57,6 +57,13 @@ static void test_strbuf(void **state)
 	assert_int_equal(sb.buf[sb.len], '\0');
 	strbuf_release(&sb);
 
+	/* str_trim: ASCII white space only (a Latin-1 locale's isspace()
+	 * would take 0xA0, the end of a UTF-8 "\xc3\xa0") */
+	char t[] = " \t\v\f\r\n\xc3\xa0 x \xc2\xa0\n";
+	assert_string_equal(str_trim(t), "\xc3\xa0 x \xc2\xa0");
+	char e[] = " \n ";
+	assert_string_equal(str_trim(e), "");
+
 	/* path_join: what xasprintf("%s/%s") makes */
 	char *p = path_join("/sys/bus", "pci");
 	assert_string_equal(p, "/sys/bus/pci");
