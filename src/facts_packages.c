@@ -64,16 +64,38 @@ static const struct stack_name stack_names[] = {
 };
 #undef P
 
+/* The patterns by first byte: by_first[from[c] .. from[c + 1]) index
+ * stack_names[] for the names that start with c (counted on first use). */
+_Static_assert(ARRAY_SIZE(stack_names) < 256, "by_first[] holds indexes of stack_names[] in a byte");
+static unsigned char by_first[ARRAY_SIZE(stack_names)];
+static unsigned char from[257];
+
+static void index_first_bytes(void)
+{
+	unsigned n[256] = { 0 };
+	for (size_t i = 0; i < ARRAY_SIZE(stack_names); i++)
+		n[(unsigned char)stack_names[i].s[0]]++;
+	for (unsigned c = 0; c < 256; c++)
+		from[c + 1] = (unsigned char)(from[c] + n[c]);
+	unsigned char at[256];
+	memcpy(at, from, sizeof(at));
+	for (size_t i = 0; i < ARRAY_SIZE(stack_names); i++)
+		by_first[at[(unsigned char)stack_names[i].s[0]]++] = (unsigned char)i;
+}
+
 /* package_is_gpu_stack() of the first len bytes of name. */
 static bool stack_name(const char *name, size_t len)
 {
 	if (len < 3)
 		return false;
+	if (!from[256])
+		index_first_bytes();
 	/* the first 4 bytes compared at once: most names differ there */
 	uint32_t head = (uint32_t)(unsigned char)name[0] | (uint32_t)(unsigned char)name[1] << 8 |
 			(uint32_t)(unsigned char)name[2] << 16 | (len > 3 ? (uint32_t)(unsigned char)name[3] << 24 : 0);
-	for (size_t i = 0; i < ARRAY_SIZE(stack_names); i++) {
-		const struct stack_name *pat = &stack_names[i];
+	unsigned char c = (unsigned char)name[0];
+	for (size_t k = from[c]; k < from[c + 1]; k++) {
+		const struct stack_name *pat = &stack_names[by_first[k]];
 		size_t n = pat->n;
 		if (((head ^ pat->head) & pat->mask) || len < n || memcmp(name + 3, pat->s + 3, n - 3))
 			continue;
@@ -192,14 +214,56 @@ static void package_push(struct package_facts *p, struct package pk)
 }
 
 /* The installed GPU-stack packages of whole stanzas in text, appended. */
+/* A stanza whose first line names a package off the GPU stack (nearly
+ * all of them: dpkg writes Package first) is passed over to its blank line
+ * without a look at its fields; stanza_next() would have found the same
+ * name first. False, and *pos unmoved, for any other stanza. */
+static bool stanza_skip(const char **pos, const char *end)
+{
+	const char *p = *pos;
+	while (p < end && (*p == '\n' || *p == '\r'))
+		p++;
+	if (end - p < 9 || strncasecmp(p, "package:", 8))
+		return false;
+	const char *v = p + 8, *eol = memchr(v, '\n', (size_t)(end - v));
+	if (!eol)
+		eol = end;
+	const char *e = eol;
+	while (v < e && (*v == ' ' || *v == '\t'))
+		v++;
+	while (e > v && isspace((unsigned char)e[-1]))
+		e--;
+	const char *nul = memchr(v, '\0', (size_t)(e - v));
+	if (stack_name(v, (size_t)((nul ? nul : e) - v)))
+		return false;
+	/* the next line that is empty, or "\r" alone, ends the stanza */
+	const char *q = eol;
+	while (q < end) {
+		if (q + 1 >= end || q[1] == '\n' || (q[1] == '\r' && (q + 2 >= end || q[2] == '\n'))) {
+			q = q + 1 < end ? q + 1 : end;
+			break;
+		}
+		q = memchr(q + 1, '\n', (size_t)(end - q - 1));
+		if (!q)
+			q = end;
+	}
+	*pos = q;
+	return true;
+}
+
 static void dpkg_stanzas(const char *text, size_t len, struct package_facts *p)
 {
 	const char *pos = text, *end = text + len;
 	struct stanza s;
-	while (stanza_next(&pos, end, &s))
+	for (;;) {
+		if (stanza_skip(&pos, end))
+			continue;
+		if (!stanza_next(&pos, end, &s))
+			break;
 		if (stanza_gpu_stack(&s) && stanza_installed(&s))
 			package_push(p, (struct package){ stanza_value(&s, F_PACKAGE), stanza_value(&s, F_VERSION),
 							  stanza_value(&s, F_ARCH) });
+	}
 }
 
 int dpkg_status_parse(const char *text, size_t len, struct package_facts *p)

@@ -85,6 +85,37 @@ static void test_dpkg_parse(void **state)
 	assert_int_equal(dpkg_status_parse(junk, sizeof(junk) - 1, &p), 0);
 	assert_true(p.n <= 1);
 	package_facts_release(&p);
+
+	/* A stanza whose first line names another package is passed over to
+	 * its blank line: an LF one, a CRLF one, a "\r" alone at the end; one
+	 * whose name a NUL cuts short; a later Package line in it changes
+	 * nothing; a stanza that does not start with Package is read whole. */
+	static const char skips[] =
+		"PACKAGE: bash\nDescription: x\n rocm-core\nPackage: rocm-core\nStatus: install ok installed\n\n"
+		"package:libc6\r\nStatus: install ok installed\r\n\r\n"
+		"Package: rocm-smi-lib\nStatus: install ok installed\nVersion: 7.3\n\n"
+		"Package: zlib1g\nVersion: 1\n\r\n"
+		"Package: ro\0cm-x\nStatus: install ok installed\n\n"
+		"Version: 2.0\nStatus: install ok installed\nPackage: hipcc\n\n"
+		"Package: gcc\nStatus: install ok installed\n\r";
+	assert_int_equal(dpkg_status_parse(skips, sizeof(skips) - 1, &p), 0);
+	assert_int_equal(p.n, 2);
+	assert_string_equal(p.v[0].name, "hipcc");
+	assert_string_equal(p.v[0].version, "2.0");
+	assert_string_equal(p.v[1].name, "rocm-smi-lib");
+	assert_string_equal(p.v[1].version, "7.3");
+	package_facts_release(&p);
+	/* the same cut at every byte: only those two (a cut name as far as it
+	 * goes), once each */
+	for (size_t cut = 0; cut <= sizeof(skips) - 1; cut++) {
+		assert_int_equal(dpkg_status_parse(skips, cut, &p), 0);
+		assert_true(p.n <= 2);
+		for (size_t i = 0; i < p.n; i++)
+			if (strncmp("hipcc", p.v[i].name, strlen(p.v[i].name)) &&
+			    strncmp("rocm-smi-lib", p.v[i].name, strlen(p.v[i].name)))
+				fail_msg("cut at %zu: %s", cut, p.v[i].name);
+		package_facts_release(&p);
+	}
 }
 
 static void test_dpkg_filter(void **state)
