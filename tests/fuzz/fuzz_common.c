@@ -445,16 +445,24 @@ static void doctor(struct sysroot *sr)
 	report_finish(&r);
 	check_recorded(sr);
 
-	json_t *doc = out_json_report(&r);
-	check_report_json(doc);
-	char *text = json_dumps(doc, JSON_COMPACT);
-	FUZZ_ASSERT(text && !strstr(text, OUTSIDE_SENTINEL), "a file outside the root reached the report");
-	free(text);
-	json_decref(doc);
-
+	/* the report as doctor --json writes it (checks and GPUs streamed):
+	 * JSON, once parsed, that keeps the schema's structure */
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
+	FUZZ_ASSERT(out_json_report_write(mem, &r) == 0, "the JSON report was not written");
+	fclose(mem);
+	FUZZ_ASSERT(!strstr(buf, OUTSIDE_SENTINEL), "a file outside the root reached the report");
+	json_error_t err;
+	json_t *doc = json_loadb(buf, len, 0, &err);
+	FUZZ_ASSERT(doc, "the JSON report does not parse: %s at line %d", err.text, err.line);
+	check_report_json(doc);
+	json_decref(doc);
+	free(buf);
+
+	buf = NULL;
+	len = 0;
+	mem = open_memstream(&buf, &len);
 	struct out_opts o = { .color = true, .utf8 = true, .verbosity = 1 };
 	out_text_report(mem, &r, &o);
 	out_text_devices(mem, &r, &o);
