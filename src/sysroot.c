@@ -1865,10 +1865,18 @@ static char *ini_reader_cb(char *str, int num, void *stream)
 	if (s->line == 1 && !strncmp(t, "\xEF\xBB\xBF", 3))
 		t += 3;
 	t = str_trim(t);
-	if (ini_line(s, t, (size_t)num))
-		snprintf(str, (size_t)num, "%s\n", t);
-	else
-		snprintf(str, (size_t)num, "\n");
+	if (!ini_line(s, t, (size_t)num))
+		t = "";
+	/* what snprintf(str, num, "%s\n", t) writes, without printf */
+	size_t tl = strlen(t);
+	if (tl + 1 < (size_t)num) {
+		memcpy(str, t, tl);
+		str[tl] = '\n';
+		str[tl + 1] = '\0';
+	} else {
+		memcpy(str, t, (size_t)num - 1);
+		str[num - 1] = '\0';
+	}
 	free(line);
 	return str;
 }
