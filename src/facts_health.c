@@ -72,11 +72,20 @@ static void read_hops(struct facts *f, struct pci_dev *d)
 		h->max_width = read_width(f, dir.buf, "max_link_width");
 		h->speed = read_speed(f, dir.buf, "current_link_speed");
 		h->max_speed = read_speed(f, dir.buf, "max_link_speed");
+		/* this port's maxima are the last hop's "up" ones: read once */
+		if (d->health.nhops > 1) {
+			struct pci_hop *down = h - 1;
+			down->up_max_width = h->max_width;
+			down->up_max_speed = h->max_speed;
+		}
 		if (k - 1 > first) {
-			strbuf_setlen(&dir, dir.len - strlen(comps.v[k - 1]) - 1);
 			snprintf(h->up, sizeof(h->up), "%s", comps.v[k - 2]);
-			h->up_max_width = read_width(f, dir.buf, "max_link_width");
-			h->up_max_speed = read_speed(f, dir.buf, "max_link_speed");
+			/* the next hop reads them, unless this is the last one kept */
+			if (d->health.nhops == HEALTH_MAX_HOPS) {
+				strbuf_setlen(&dir, dir.len - strlen(comps.v[k - 1]) - 1);
+				h->up_max_width = read_width(f, dir.buf, "max_link_width");
+				h->up_max_speed = read_speed(f, dir.buf, "max_link_speed");
+			}
 		}
 		strbuf_release(&dir);
 	}

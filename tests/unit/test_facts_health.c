@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "facts.h"
+#include "sysroot.h"
+#include "util.h"
 
 static const struct klog_event *find(const struct klog_facts *k, enum klog_kind kind, const char *addr)
 {
@@ -279,6 +281,65 @@ static void test_shm(void **state)
 	assert_int_equal(shm_size_from_mounts(""), 0);
 }
 
+/* The links up from a GPU: each port's maxima are read once and are the
+ * hop below's "up" maxima; past HEALTH_MAX_HOPS the last hop kept still
+ * gets its port's. Port i (0 = the root's) has max width 32 - i. */
+static void hops_case(int ports)
+{
+	struct sysroot_mem *m = sysroot_mem_new();
+	struct strbuf dir = STRBUF_INIT;
+	strbuf_addstr(&dir, "sys/devices/pci0000:00");
+	char gpu[16] = "";
+	for (int i = 0; i <= ports; i++) {
+		snprintf(gpu, sizeof(gpu), "0000:%02x:00.0", i + 1);
+		strbuf_addf(&dir, "/%s", gpu);
+		char *p = xasprintf("%s/max_link_width", dir.buf), *v = xasprintf("%d\n", 32 - i);
+		assert_int_equal(sysroot_mem_add_file(m, p, v, strlen(v)), 0);
+		free(p);
+		free(v);
+		p = xasprintf("%s/current_link_width", dir.buf);
+		assert_int_equal(sysroot_mem_add_file(m, p, "4\n", 2), 0);
+		free(p);
+	}
+	static const char *const files[][2] = { { "class", "0x030000\n" }, { "vendor", "0x1002\n" },
+						  { "device", "0x744c\n" } };
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *p = xasprintf("%s/%s", dir.buf, files[i][0]);
+		assert_int_equal(sysroot_mem_add_file(m, p, files[i][1], strlen(files[i][1])), 0);
+		free(p);
+	}
+	char *link = xasprintf("sys/bus/pci/devices/%s", gpu), *target = xasprintf("../../../%s", dir.buf + 4);
+	assert_int_equal(sysroot_mem_add_link(m, link, target), 0);
+	struct sysroot sr;
+	assert_int_equal(sysroot_open_memory(&sr, m, "hops"), 0);
+	struct facts f;
+	facts_init(&f, &sr);
+	facts_read_pci(&f);
+	facts_read_health(&f);
+	assert_int_equal(f.npci, 1);
+	const struct pci_health *h = &f.pci[0].health;
+	size_t want = (size_t)ports + 1 < HEALTH_MAX_HOPS ? (size_t)ports + 1 : HEALTH_MAX_HOPS;
+	assert_int_equal(h->nhops, want);
+	for (size_t k = 0; k < h->nhops; k++) {
+		int level = ports - (int)k;       /* the hop's own device */
+		assert_int_equal(h->hops[k].width, 4);
+		assert_int_equal(h->hops[k].max_width, 32 - level);
+		assert_int_equal(h->hops[k].up_max_width, level > 0 ? 32 - (level - 1) : 0);
+	}
+	facts_release(&f);
+	sysroot_release(&sr);
+	free(link);
+	free(target);
+	strbuf_release(&dir);
+}
+
+static void test_link_hops(void **state)
+{
+	(void)state;
+	hops_case(2);
+	hops_case(HEALTH_MAX_HOPS + 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_ras_and_pages),
 		cmocka_unit_test(test_gpu_metrics),
 		cmocka_unit_test(test_shm),
+		cmocka_unit_test(test_link_hops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
