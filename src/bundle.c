@@ -178,12 +178,6 @@ static void bundle_release(struct bundle *b)
 
 /* ---- capturing the sysroot ---- */
 
-static char *join(const char *dir, const char *name)
-{
-	if (!strcmp(dir, "/"))
-		return xasprintf("/%s", name);
-	return path_join(dir, name);
-}
 
 static char *archive_path(const char *abs)
 {
@@ -256,13 +250,13 @@ static void capture_one(struct bundle *b, struct sysroot *sr, const char *lex, b
 	const char *base = strrchr(lex, '/') + 1;
 	if (sysroot_realpath(sr, dir, &canon_dir))
 		goto out;
-	where = join(canon_dir, base);
+	where = path_join(canon_dir, base);
 	if (sysroot_readlink(sr, where, &target) == 0) {
 		char *ap = archive_path(where);
 		entry_put(b, ap, B_LINK, xstrdup(target), strlen(target));
 		free(ap);
 		/* what the link points at, resolved the way the sysroot layer does */
-		char *next = target[0] == '/' ? xstrdup(target) : join(canon_dir, target);
+		char *next = target[0] == '/' ? xstrdup(target) : path_join(canon_dir, target);
 		capture_path(b, sr, next, depth + 1);
 		free(next);
 		goto out;
@@ -310,7 +304,7 @@ static void capture_one(struct bundle *b, struct sysroot *sr, const char *lex, b
 		}
 		/* a listing: each name with its kind, files empty (only names are read) */
 		for (size_t i = 0; i < names.n; i++) {
-			char *child = join(where, names.v[i]);
+			char *child = path_join(where, names.v[i]);
 			char *cap = archive_path(child);
 			char *t = NULL;
 			if (sysroot_readlink(sr, child, &t) == 0) {
@@ -532,7 +526,7 @@ static char *find_program(const char *name)
 	strvec_push(&dirs, "/sbin");
 	char *found = NULL;
 	for (size_t i = 0; i < dirs.n && !found; i++) {
-		char *p = join(dirs.v[i], name);
+		char *p = path_join(dirs.v[i], name);
 		struct stat st;
 		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0)
 			found = p;

@@ -1363,12 +1363,6 @@ static bool has_magic(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
-static char *join(const char *dir, const char *name)
-{
-	if (!strcmp(dir, "/"))
-		return xasprintf("/%s", name);
-	return path_join(dir, name);
-}
 
 void sysroot_glob(struct sysroot *sr, const char *pattern, struct strvec *out)
 {
@@ -1384,13 +1378,13 @@ void sysroot_glob(struct sysroot *sr, const char *pattern, struct strvec *out)
 		last_magic = has_magic(parts.v[i]);
 		for (size_t j = 0; j < cur.n; j++) {
 			if (!last_magic) {
-				strvec_push_owned(&next, join(cur.v[j], parts.v[i]));
+				strvec_push_owned(&next, path_join(cur.v[j], parts.v[i]));
 				continue;
 			}
 			struct strvec names = STRVEC_INIT;
 			if (list_matching(sr, cur.v[j], parts.v[i], &names) == 0)
 				for (size_t k = 0; k < names.n; k++)
-					strvec_push_owned(&next, join(cur.v[j], names.v[k]));
+					strvec_push_owned(&next, path_join(cur.v[j], names.v[k]));
 			strvec_release(&names);
 		}
 		strvec_release(&cur);

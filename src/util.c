@@ -77,6 +77,8 @@ char *xasprintf(const char *fmt, ...)
 char *path_join(const char *dir, const char *name)
 {
 	size_t a = dir ? strlen(dir) : 0, b = name ? strlen(name) : 0;
+	if (a == 1 && dir[0] == '/')
+		a = 0;      /* the root: "/name", not "//name" */
 	char *p = xmalloc(a + b + 2);
 	if (a)
 		memcpy(p, dir, a);

@@ -20,7 +20,8 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);             /* NULL in, NULL out */
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "dir/name" as xasprintf("%s/%s") makes it, without printf (NULL: "") */
+/* "dir/name" as xasprintf("%s/%s") makes it, without printf (NULL: ""),
+ * except that under the root "/" it is "/name" */
 char *path_join(const char *dir, const char *name);
 
 /* Growable NUL-terminated buffer. `buf` is never NULL after init. */

@@ -74,6 +74,9 @@ static void test_strbuf(void **state)
 	p = path_join("a/", "");
 	assert_string_equal(p, "a//");
 	free(p);
+	p = path_join("/", "sys");
+	assert_string_equal(p, "/sys");
+	free(p);
 	p = path_join(NULL, NULL);
 	assert_string_equal(p, "/");
 	free(p);
