@@ -1024,6 +1024,9 @@ static int write_archive(struct bundle *b, const struct bundle_opts *o, bool liv
 		return ret;
 	struct archive *a = archive_write_new();
 	archive_write_add_filter_gzip(a);
+	/* level 3, not zlib's 6: 1.6 times as fast on a 4 MiB kernel log
+	 * (the cap), 13 % larger on a healthy machine's bundle (18 KiB) */
+	archive_write_set_filter_option(a, "gzip", "compression-level", "3");
 	archive_write_set_format_pax_restricted(a);
 	/* no padding after the gzip stream: it goes to pipes and devices too */
 	archive_write_set_bytes_in_last_block(a, 1);

@@ -82,6 +82,7 @@
 	X(archive_write_new)                    \
 	X(archive_write_open)                   \
 	X(archive_write_set_bytes_in_last_block) \
+	X(archive_write_set_filter_option)      \
 	X(archive_write_set_format_pax_restricted)
 
 #define DL_CURL_FUNCS(X)                        \

@@ -55,6 +55,7 @@
 #define archive_write_new (dl_archive.archive_write_new)
 #define archive_write_open (dl_archive.archive_write_open)
 #define archive_write_set_bytes_in_last_block (dl_archive.archive_write_set_bytes_in_last_block)
+#define archive_write_set_filter_option (dl_archive.archive_write_set_filter_option)
 #define archive_write_set_format_pax_restricted (dl_archive.archive_write_set_format_pax_restricted)
 
 #define curl_easy_cleanup (dl_curl.curl_easy_cleanup)
