@@ -262,8 +262,8 @@ static unsigned rk_two(const char *s)
 	return (unsigned)(unsigned char)s[0] << 8 | (unsigned char)s[1];
 }
 
-/* Whether some string of the set can start at s[i]. */
-static bool rk_may_start(const struct rk_lens *t, const char *s, size_t i, size_t len)
+/* Whether some string of the set can start at s[i] (asked at every byte). */
+static inline __attribute__((always_inline)) bool rk_may_start(const struct rk_lens *t, const char *s, size_t i, size_t len)
 {
 	if (i + 1 >= len)
 		return false;
@@ -331,13 +331,13 @@ void redactor_init(struct redactor *rd, bool anonymize)
 void redactor_release(struct redactor *rd)
 {
 	strvec_release(&rd->secrets);
-	for (size_t i = 0; i < rd->npairs; i++) {
-		/* the table must not outlive the run: wipe it */
-		explicit_bzero(rd->pairs[i].from, strlen(rd->pairs[i].from));
-		free(rd->pairs[i].from);
-		free(rd->pairs[i].to);
-	}
+	/* the table must not outlive the run: wipe what it came from */
+	for (size_t i = 0; i < rd->npairs; i++)
+		explicit_bzero((char *)rd->pairs[i].from, rd->pairs[i].from_len);
 	free(rd->pairs);
+	for (size_t i = 0; i < rd->narena; i++)
+		free(rd->arena[i]);
+	free(rd->arena);
 	strmap_release(&rd->pair_index);
 	rk_lens_release(&rd->pair_lens);
 	strmap_release(&rd->secret_index);
@@ -381,9 +381,32 @@ void redactor_learn_env(struct redactor *rd, const char *name, const char *value
  * after it along, so a JSON string stays a JSON string. The pass never backs
  * up: after a pair it goes on past the value, else past the '='. */
 
-static bool key_char(char c)
+/* ASCII classes from one table: the passes ask them at every byte of a
+ * 4 MiB log (bytes over 0x7f are in none: the text is UTF-8 or bytes, and
+ * a locale must not change what is redacted). */
+enum {
+	C_DIGIT = 1, C_ALPHA = 2, C_HEX = 4, C_UNDER = 8, C_DOTDASH = 16,
+};
+
+static const unsigned char byte_class[256] = {
+	['0' ... '9'] = C_DIGIT | C_HEX,
+	['a' ... 'f'] = C_ALPHA | C_HEX,
+	['g' ... 'z'] = C_ALPHA,
+	['A' ... 'F'] = C_ALPHA | C_HEX,
+	['G' ... 'Z'] = C_ALPHA,
+	['_'] = C_UNDER,
+	['.'] = C_DOTDASH,
+	['-'] = C_DOTDASH,
+};
+
+static inline bool in_class(char c, unsigned cls)
 {
-	return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-';
+	return byte_class[(unsigned char)c] & cls;
+}
+
+static inline bool key_char(char c)
+{
+	return in_class(c, C_DIGIT | C_ALPHA | C_UNDER | C_DOTDASH);
 }
 
 static bool blank(char c)
@@ -555,51 +578,73 @@ static bool all_in(const char *s, const char *set)
 	return *s && strspn(s, set) == strlen(s);
 }
 
-/* A pseudonym keeps the shape of values that parsers read as numbers
- * (KFD unique_id is decimal, amdgpu's unique_id file is hex), so that a
- * replay of an anonymised bundle parses the same way. */
-static char *make_pseudonym(struct redactor *rd, enum anon_kind kind, const char *value)
+/* n bytes that stay until redactor_release: a table of 100 000 addresses
+ * costs 100 000 pseudonyms, not as many allocations and frees. */
+static char *arena_alloc(struct redactor *rd, size_t n)
+{
+	if (!rd->narena || rd->arena_cap - rd->arena_used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+		rd->arena = xrealloc(rd->arena, (rd->narena + 1) * sizeof(*rd->arena));
+		rd->arena[rd->narena++] = xmalloc(cap);
+		rd->arena_used = 0;
+		rd->arena_cap = cap;
+	}
+	char *p = rd->arena[rd->narena - 1] + rd->arena_used;
+	rd->arena_used += n;
+	return p;
+}
+
+static const char *arena_str(struct redactor *rd, const char *s, size_t n)
+{
+	char *p = arena_alloc(rd, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/* A serial number's pseudonym keeps the shape of values that parsers read as
+ * numbers (KFD unique_id is decimal, amdgpu's unique_id file is hex): `lead`,
+ * zeros, then n (in hex when `hex`), as long as the value. */
+static const char *serial_pseudonym(struct redactor *rd, bool hex, char lead, unsigned n, size_t len)
+{
+	char num[32];
+	if (hex)
+		snprintf(num, sizeof(num), "%x", n);
+	else
+		snprintf(num, sizeof(num), "%u", n);
+	size_t nl = strlen(num);
+	size_t zeros = len > nl + 1 ? len - nl - 1 : 0;
+	char *out = arena_alloc(rd, 1 + zeros + nl + 1);
+	out[0] = lead;
+	memset(out + 1, '0', zeros);
+	memcpy(out + 1 + zeros, num, nl + 1);
+	return out;
+}
+
+/* A pseudonym keeps the shape of values that parsers read as numbers, so
+ * that a replay of an anonymised bundle parses the same way. */
+static const char *make_pseudonym(struct redactor *rd, enum anon_kind kind, const char *value, size_t len)
 {
 	unsigned n = ++rd->counter[kind];
-	size_t len = strlen(value);
-	if (kind == ANON_SERIAL && len >= 4 && all_in(value, "0123456789")) {
-		char num[32];
-		snprintf(num, sizeof(num), "%u", n);
-		size_t nl = strlen(num);
-		struct strbuf sb = STRBUF_INIT;
-		strbuf_addch(&sb, '1');
-		for (size_t i = nl + 1; i < len; i++)
-			strbuf_addch(&sb, '0');
-		strbuf_addstr(&sb, num);
-		return strbuf_detach(&sb);
-	}
-	if (kind == ANON_SERIAL && len >= 4 && all_in(value, "0123456789abcdefABCDEF")) {
-		char num[32];
-		snprintf(num, sizeof(num), "%x", n);
-		size_t nl = strlen(num);
-		struct strbuf sb = STRBUF_INIT;
-		strbuf_addch(&sb, 'a');
-		for (size_t i = nl + 1; i < len; i++)
-			strbuf_addch(&sb, '0');
-		strbuf_addstr(&sb, num);
-		return strbuf_detach(&sb);
-	}
+	if (kind == ANON_SERIAL && len >= 4 && all_in(value, "0123456789"))
+		return serial_pseudonym(rd, false, '1', n, len);
+	if (kind == ANON_SERIAL && len >= 4 && all_in(value, "0123456789abcdefABCDEF"))
+		return serial_pseudonym(rd, true, 'a', n, len);
 	/* "PREFIX-N" by hand: a log of 100 000 addresses makes as many */
 	const char *pre = kind == ANON_HOME ? "/home/home" : anon_prefix[kind];
-	char digits[16];
+	char buf[32], digits[16];
 	size_t nd = 0, pl = strlen(pre);
 	do {
 		digits[nd++] = (char)('0' + n % 10);
 		n /= 10;
 	} while (n);
-	char *out = xmalloc(pl + 1 + nd + 1), *o = out;
+	char *o = buf;
 	memcpy(o, pre, pl);
 	o += pl;
 	*o++ = '-';
 	while (nd)
 		*o++ = digits[--nd];
-	*o = '\0';
-	return out;
+	return arena_str(rd, buf, (size_t)(o - buf));
 }
 
 static const char *const anon_ignore[] = {
@@ -624,11 +669,11 @@ const char *redactor_add(struct redactor *rd, enum anon_kind kind, const char *v
 		return value;
 	if (!(rd->npairs & (rd->npairs - 1)))   /* grow at powers of two */
 		rd->pairs = xrealloc(rd->pairs, (rd->npairs ? 2 * rd->npairs : 1) * sizeof(*rd->pairs));
-	strmap_put(&rd->pair_index, value, len, rd->npairs);
-	struct anon_pair *p = &rd->pairs[rd->npairs++];
-	p->from = xstrdup(value);
-	p->from_len = strlen(value);
-	p->to = make_pseudonym(rd, kind, value);
+	bool added;
+	struct anon_pair *p = &rd->pairs[rd->npairs];
+	p->from = strmap_put_key(&rd->pair_index, value, len, rd->npairs++, &added);
+	p->from_len = len;
+	p->to = make_pseudonym(rd, kind, value, len);
 	rd->sorted = false;
 	return p->to;
 }
@@ -660,20 +705,25 @@ static bool line_has_serial_key(const char *line, size_t n, size_t *value_at)
 		*value_at = w;
 		return true;
 	}
-	/* lower case once, then strstr: strcasestr sets up a two-way search
-	 * per call, seven a line of a 4 MiB log (the keys are lower case ASCII) */
-	char key[96];
-	if (keylen >= sizeof(key))
-		return false;
-	for (size_t i = 0; i < keylen; i++)
-		key[i] = line[i] >= 'A' && line[i] <= 'Z' ? (char)(line[i] | 0x20) : line[i];
-	key[keylen] = '\0';
-	if (keylen < 4)
+	/* the keys start with 's', 'u' or 'b': only there is a key compared,
+	 * in ASCII lower case (seven strstr calls a line of a 4 MiB log cost
+	 * more than the rest of the scan) */
+	if (keylen >= 96 || keylen < 4)
 		return false;           /* the shortest key is "uuid" */
-	for (size_t i = 0; i < ARRAY_SIZE(serial_keys); i++) {
-		if (strstr(key, serial_keys[i])) {
-			*value_at = k + 1;
-			return true;
+	for (size_t i = 0; i + 4 <= keylen; i++) {
+		char c = (char)(line[i] | 0x20);
+		if (c != 's' && c != 'u' && c != 'b')
+			continue;
+		for (size_t j = 0; j < ARRAY_SIZE(serial_keys); j++) {
+			const char *sk = serial_keys[j];
+			size_t m = 0;
+			while (sk[m] && i + m < keylen &&
+			       (line[i + m] >= 'A' && line[i + m] <= 'Z' ? (char)(line[i + m] | 0x20) : line[i + m]) == sk[m])
+				m++;
+			if (!sk[m]) {
+				*value_at = k + 1;
+				return true;
+			}
 		}
 	}
 	return false;
@@ -708,34 +758,30 @@ void redactor_learn_serials(struct redactor *rd, const char *text, size_t len)
 
 /* ---- applying ---- */
 
-/* ASCII classes by comparison: the address scan asks them at every byte
- * of a 4 MiB log, and ctype's are a call each (bytes over 0x7f are no
- * letters in any case: the text is UTF-8 or bytes). */
+/* The address and word scans' classes (byte_class above). */
 static inline bool is_digit(char c)
 {
-	return c >= '0' && c <= '9';
+	return in_class(c, C_DIGIT);
 }
 
 static inline bool is_alpha(char c)
 {
-	unsigned char l = (unsigned char)c | 0x20;
-	return l >= 'a' && l <= 'z';
+	return in_class(c, C_ALPHA);
 }
 
 static inline bool is_alnum(char c)
 {
-	return is_digit(c) || is_alpha(c);
+	return in_class(c, C_DIGIT | C_ALPHA);
 }
 
 static inline bool word_char(char c)
 {
-	return is_alnum(c) || c == '_';
+	return in_class(c, C_DIGIT | C_ALPHA | C_UNDER);
 }
 
 static inline bool is_hex(char c)
 {
-	unsigned char l = (unsigned char)c | 0x20;
-	return is_digit(c) || (l >= 'a' && l <= 'f');
+	return in_class(c, C_HEX);
 }
 
 /* MAC address at s (six two-digit hex groups separated by ':' or '-'). */
@@ -1177,7 +1223,16 @@ static size_t span_from(struct span_walk *w, size_t i)
 
 static bool span_next(struct span_walk *w, size_t *start, size_t *end)
 {
+	const struct rk_lens *t = &w->rd->secret_lens;
 	for (; w->i < w->len; w->i++) {
+		/* most places start neither the next pair value nor a secret */
+		if (!(w->have && w->ps == w->i) && !(w->secrets && rk_may_start(t, w->s, w->i, w->len))) {
+			/* without secrets, straight on to the next pair value */
+			size_t next = w->have ? w->ps : w->len;
+			if (!w->secrets && next > w->i)
+				w->i = next - 1;
+			continue;
+		}
 		size_t e = span_from(w, w->i);
 		if (!e)
 			continue;

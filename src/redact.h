@@ -54,9 +54,9 @@ char *redact_env_value(const char *name, const char *value);
 enum anon_kind { ANON_HOST = 0, ANON_USER, ANON_HOME, ANON_SERIAL, ANON_IPV4, ANON_IPV6, ANON_MAC, ANON_NKINDS };
 
 struct anon_pair {
-	char *from;
+	const char *from;          /* pair_index's copy of the key */
 	size_t from_len;
-	char *to;
+	const char *to;            /* in the redactor's arena */
 };
 
 /* The distinct lengths of a set of byte strings, longest first, each with
@@ -89,6 +89,8 @@ struct redactor {
 	struct strmap secret_rk;   /* (length, rolling hash) of each secret -> index */
 	size_t secrets_indexed;    /* secrets.n when secret_lens was built */
 	unsigned counter[ANON_NKINDS];
+	char **arena;              /* the pseudonyms, in chunks freed with the redactor */
+	size_t narena, arena_used, arena_cap;
 };
 
 void redactor_init(struct redactor *rd, bool anonymize);

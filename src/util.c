@@ -597,7 +597,7 @@ bool strmap_get(const struct strmap *m, const char *key, size_t len, size_t *val
 	return true;
 }
 
-bool strmap_put(struct strmap *m, const char *key, size_t len, size_t val)
+const char *strmap_put_key(struct strmap *m, const char *key, size_t len, size_t val, bool *added)
 {
 	if ((m->n + 1) * 2 > m->cap) {   /* at most half full */
 		struct strmap old = *m;
@@ -610,8 +610,8 @@ bool strmap_put(struct strmap *m, const char *key, size_t len, size_t val)
 	}
 	uint64_t h = strmap_hash(key, len);
 	struct strmap_slot *s = strmap_slot(m, key, len, h);
-	bool added = !s->key;
-	if (added) {
+	*added = !s->key;
+	if (*added) {
 		s->key = xmalloc(len + 1);
 		memcpy(s->key, key, len);
 		s->key[len] = '\0';
@@ -620,6 +620,13 @@ bool strmap_put(struct strmap *m, const char *key, size_t len, size_t val)
 		m->n++;
 	}
 	s->val = val;
+	return s->key;
+}
+
+bool strmap_put(struct strmap *m, const char *key, size_t len, size_t val)
+{
+	bool added;
+	strmap_put_key(m, key, len, val, &added);
 	return added;
 }
 

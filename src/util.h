@@ -90,6 +90,9 @@ void strmap_release(struct strmap *m);
 bool strmap_get(const struct strmap *m, const char *key, size_t len, size_t *val);
 /* Set key -> val; returns true when the key was new. */
 bool strmap_put(struct strmap *m, const char *key, size_t len, size_t val);
+/* strmap_put, giving the map's own copy of the key (NUL-terminated, where it
+ * stays until strmap_release) and in *added whether it was new. */
+const char *strmap_put_key(struct strmap *m, const char *key, size_t len, size_t val, bool *added);
 
 /* Text helpers. */
 char *str_trim(char *s);                  /* in place; returns s moved past leading space */
