@@ -20,7 +20,7 @@
 #define PROFILES_MANIFEST_MAX (64u << 10)
 #define PROFILES_FORMAT "rocmcheck-profiles/1"
 #define PROFILES_ARCHIVE_MAX_FILES 64        /* entries; the database has 12 files */
-#define PROFILES_ARCHIVE_MAX_ENTRY (4u << 20) /* per file, the loader's own cap */
+#define PROFILES_ARCHIVE_MAX_ENTRY (1u << 20) /* per file: the loader's own cap (PROF_MAX_FILE) */
 #define PROFILES_ARCHIVE_MAX_TOTAL (16u << 20) /* all files, unpacked */
 
 struct profiles_sum {

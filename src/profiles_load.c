@@ -23,7 +23,7 @@
 
 /* libinih (Debian) reads through a 200-byte buffer: 199 bytes and the NUL. */
 #define PROF_MAX_LINE 199
-/* The shipped files are 20 KiB at most: 1 MiB leaves fifty times that and
+/* The shipped files are 40 KiB at most: 1 MiB leaves twenty-five times that and
  * keeps a hostile file at the cap to a tenth of a second. */
 #define PROF_MAX_FILE (1u << 20)
 

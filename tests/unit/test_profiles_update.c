@@ -195,6 +195,23 @@ static void test_archive_hostile(void **state)
 	refused(&(struct ent){ "MANIFEST", MANIFEST_OK, 0, NULL }, 1, true, "given twice");
 	refused(&(struct ent){ "MANIFEST.sig", "x", 0, NULL }, 1, true, "given twice");
 	refused(NULL, 0, false, "not a gzip-compressed tar");
+	/* a file over the loader's 1 MiB cap is refused in the archive, at
+	 * the cap it is read (and then judged by the loader) */
+	size_t cap = PROFILES_ARCHIVE_MAX_ENTRY;
+	assert_int_equal(cap, 1u << 20);
+	char *big = xmalloc(cap + 2);
+	memset(big, ';', cap + 1);
+	big[cap + 1] = '\0';
+	refused(&(struct ent){ "big.ini", big, 0, NULL }, 1, true, "entry 'big.ini': over the size limits");
+	big[cap] = '\0';
+	struct strbuf tgz = STRBUF_INIT, err = STRBUF_INIT;
+	build(&tgz, &(struct ent){ "big.ini", big, 0, NULL }, 1, true);
+	struct profiles_archive pa;
+	assert_int_equal(profiles_archive_read(tgz.buf, tgz.len, &pa, &err), 0);
+	profiles_archive_release(&pa);
+	strbuf_release(&tgz);
+	strbuf_release(&err);
+	free(big);
 }
 
 /* ---- signatures */
