@@ -77,7 +77,7 @@ struct rk_lens {
 };
 
 struct redactor {
-	bool anonymize;
+	bool anonymize;            /* names and addresses are learned, and applied */
 	struct strvec secrets;     /* literal values scrubbed from every file */
 	struct anon_pair *pairs;   /* anonymisation table (only in memory) */
 	size_t npairs;
