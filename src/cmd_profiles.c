@@ -510,8 +510,8 @@ static int do_validate(struct cli *cli, const char *dir)
 		       src_label(dir), db->db_version, db->files.n, db->nos, db->nrocm, db->ngfx, db->nmodels,
 		       db->ncuda, db->nfixes, db->nroutes);
 	else if (rc != EXIT_OK)
-		fprintf(stderr, "rocmcheck profiles: %s: %zu problem%s\n", src_label(dir), errors.n,
-			errors.n == 1 ? "" : "s");
+		fprintf(stderr, "rocmcheck profiles: %s: %zu problem%s\n", src_label(dir), profiles_problems(&errors),
+			profiles_problems(&errors) == 1 ? "" : "s");
 	strvec_release(&errors);
 	profiles_free(db);
 	return rc;

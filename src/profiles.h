@@ -185,8 +185,11 @@ struct profiles {
 
 /* Load every *.ini in `dir` (sorted by name), or the embedded database when
  * dir is NULL. On any problem nothing is loaded: returns a negative value and
- * appends one "FILE:LINE: message" per problem to `errors`. */
+ * appends one "FILE:LINE: message" per problem to `errors`, the first 1 000
+ * of them, and then one line that counts the rest. */
 int profiles_load(struct profiles **out, const char *dir, struct strvec *errors);
+/* How many problems `errors` of one load tells of, those counted included. */
+size_t profiles_problems(const struct strvec *errors);
 /* The embedded database for a run. The build validated these very files
  * (`rocmcheck profiles validate` after linking: CMakeLists.txt), so the rules
  * that only report (placeholders against the fix contract, duplicate

@@ -140,8 +140,9 @@ static const struct fix_contract {
 
 const struct fix_contract *prof_fix_contract(const char *id)
 {
+	/* asked for every key of every [fix]: the first byte before strcmp */
 	for (size_t i = 0; i < ARRAY_SIZE(fix_contract); i++)
-		if (!strcmp(fix_contract[i].id, id))
+		if (fix_contract[i].id[0] == id[0] && !strcmp(fix_contract[i].id, id))
 			return &fix_contract[i];
 	return NULL;
 }
@@ -149,13 +150,14 @@ const struct fix_contract *prof_fix_contract(const char *id)
 __attribute__((format(printf, 4, 0)))
 static void verr_at(struct loader *l, const char *file, int line, const char *fmt, va_list ap)
 {
+	if (file == l->file)
+		l->last_error_line = line;
+	if (l->nerrors++ >= PROF_MAX_ERRORS)
+		return;     /* counted: load_set says how many more */
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "%s:%d: ", file, line);
 	strbuf_vaddf(&sb, fmt, ap);
 	strvec_push_owned(l->errors, strbuf_detach(&sb));
-	l->nerrors++;
-	if (file == l->file)
-		l->last_error_line = line;
 }
 
 __attribute__((format(printf, 4, 5)))

@@ -26,6 +26,8 @@
 /* The shipped files are 40 KiB at most: 1 MiB leaves twenty-five times that and
  * keeps a hostile file at the cap to a tenth of a second. */
 #define PROF_MAX_FILE (1u << 20)
+/* the line after the first PROF_MAX_ERRORS problems (profiles_problems reads it) */
+#define MORE_PROBLEMS "... and %d more problems, not listed"
 
 /* ---- sections: a new entry per header, found again for duplicates */
 
@@ -1101,6 +1103,8 @@ static int load_set(struct profiles **out, const char *dir, const struct embedde
 	free(l.wheres);
 	strvec_release(&scratch);
 
+	if (l.nerrors > PROF_MAX_ERRORS)
+		strvec_push_owned(l.errors, xasprintf(MORE_PROBLEMS, l.nerrors - PROF_MAX_ERRORS));
 	if (l.nerrors) {
 		profiles_free(l.db);
 		return -EINVAL;
@@ -1111,6 +1115,14 @@ static int load_set(struct profiles **out, const char *dir, const struct embedde
 		qsort(l.db->cuda, l.db->ncuda, sizeof(*l.db->cuda), cmp_cuda);
 	*out = l.db;
 	return 0;
+}
+
+size_t profiles_problems(const struct strvec *errors)
+{
+	int more;
+	if (errors->n && sscanf(errors->v[errors->n - 1], MORE_PROBLEMS, &more) == 1 && more > 0)
+		return errors->n - 1 + (size_t)more;
+	return errors->n;
 }
 
 int profiles_load(struct profiles **out, const char *dir, struct strvec *errors)

@@ -9,6 +9,11 @@
 
 #include "profiles.h"
 
+/* A file of 40 000 broken sections makes as many problems: the first
+ * thousand are told, the rest counted (formatting them cost most of a
+ * hostile file's time, and nobody reads past the first screens). */
+#define PROF_MAX_ERRORS 1000
+
 enum sect { S_NONE, S_SKIP, S_DATABASE, S_OS, S_ROCM, S_GFX, S_GPU, S_CUDA, S_FIX, S_ROUTE, S_HEALTH, S_NKINDS };
 
 enum ref_kind { REF_OS, REF_GFX, REF_ROCM };
@@ -25,7 +30,7 @@ struct ref {                    /* a name that must resolve once all files are r
 struct loader {
 	struct profiles *db;
 	struct strvec *errors;
-	int nerrors;
+	int nerrors;                /* all of them; the first PROF_MAX_ERRORS are in errors */
 
 	/* the file being read */
 	const char *file;           /* display path, owned by db->files */

@@ -751,6 +751,25 @@ static void test_hostile_input(void **state)
 	assert_true(profiles_load(&db, tmp, &errors) < 0);
 	assert_null(db);
 	assert_true(errors.n > 0);
+	assert_int_equal(profiles_problems(&errors), errors.n);
+	strvec_release(&errors);
+
+	/* 2 500 broken sections: the first 1 000 problems told, the rest counted */
+	fp = fopen(path, "wb");
+	assert_non_null(fp);
+	fputs("source = test\n", fp);
+	for (int i = 0; i < 2500; i++)
+		fprintf(fp, "[fix zz%05d]\ntext = t\n", i);
+	fclose(fp);
+	assert_true(profiles_load(&db, tmp, &errors) < 0);
+	assert_int_equal(errors.n, 1001);
+	assert_non_null(strstr(errors.v[999], "[fix zz00999]"));
+	/* one per section, and the set's own (this file alone is no database) */
+	size_t total = profiles_problems(&errors);
+	assert_true(total >= 2500 && total < 2600);
+	char *more = xasprintf("... and %zu more problems, not listed", total - 1000);
+	assert_string_equal(errors.v[1000], more);
+	free(more);
 	strvec_release(&errors);
 	free(path);
 	remove_tree(tmp);
