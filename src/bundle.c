@@ -404,8 +404,9 @@ static void ini_value(struct strbuf *sb, const char *key, const char *v)
 
 static bool env_kept(const char *name)
 {
+	/* asked for every variable of the capture: the first byte before strcmp */
 	for (size_t i = 0; sysroot_env_names[i]; i++)
-		if (!strcmp(sysroot_env_names[i], name))
+		if (sysroot_env_names[i][0] == name[0] && !strcmp(sysroot_env_names[i], name))
 			return true;
 	static const char per_node[] = "HSA_OVERRIDE_GFX_VERSION_";
 	return str_startswith(name, per_node) && name[sizeof(per_node) - 1] &&

@@ -555,7 +555,15 @@ static uint64_t strmap_hash(const char *key, size_t len)
 		seed = s | 1;
 	}
 	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-	for (size_t i = 0; i < len; i++) {
+	size_t i = 0;
+	/* eight bytes at a time (a multiply and a shift each), then the tail */
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, key + i, sizeof(w));
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	for (; i < len; i++) {
 		h ^= (unsigned char)key[i];
 		h *= 0x100000001b3ULL;
 	}
