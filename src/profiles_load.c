@@ -766,38 +766,54 @@ static void section_end(struct loader *l)
 
 static void section_begin(struct loader *l, const char *title)
 {
-	struct strvec w = STRVEC_INIT;
-
 	section_end(l);
 	free(l->title);
 	l->title = xstrdup(title);
 	l->sect_line = l->line;
 	l->kind = S_SKIP;
 
-	strvec_split(&w, title, " \t");
+	/* its words, split in a copy on the stack (a title is one line): the
+	 * first three kept, all counted */
+	char buf[PROF_MAX_LINE + 2];
+	struct { const char *v[3]; size_t n; } w = { { NULL, NULL, NULL }, 0 };
+	size_t tl = strlen(title);
+	if (tl >= sizeof(buf))
+		tl = sizeof(buf) - 1;   /* never: a title is part of a line */
+	memcpy(buf, title, tl);
+	buf[tl] = '\0';
+	for (char *p = buf; *p;) {
+		p += strspn(p, " \t");
+		if (!*p)
+			break;
+		size_t len = strcspn(p, " \t");
+		if (w.n < 3)
+			w.v[w.n] = p;
+		w.n++;
+		p += len;
+		if (*p)
+			*p++ = '\0';
+	}
 	enum sect kind = w.n ? sect_named(w.v[0]) : S_NONE;
 	if (kind == S_NONE) {
 		struct strbuf names = STRBUF_INIT;
 		sect_names(&names);
 		prof_err(l, "unknown section [%s] (expected %s)", title, names.buf);
 		strbuf_release(&names);
-		goto out;
+		return;
 	}
 	const struct sect_kind *k = &sect_kinds[kind];
 	const char *a = w.n > 1 ? w.v[1] : NULL, *b = w.n > 2 ? w.v[2] : NULL;
 	if (w.n != k->args + 1 || (k->args_ok && !k->args_ok(a, b))) {
 		prof_err(l, "malformed section [%s] (expected %s)", title, k->usage);
-		goto out;
+		return;
 	}
 	const struct prof_where *prev = l->trusted ? NULL : where_seen(l, kind, a, b);
 	if (prev) {
 		prof_err(l, "duplicate [%s] (first defined at %s:%d)", title, prev->file, prev->line);
-		goto out;
+		return;
 	}
 	k->begin(l, a, b, (struct prof_where){ l->file, l->line });
 	l->kind = kind;
-out:
-	strvec_release(&w);
 }
 
 static void on_key(struct loader *l, const char *key, const char *value)
