@@ -376,6 +376,41 @@ static void test_list(void **state)
 	assert_string_equal(names.v[names.n - 1], want);
 	strvec_release(&names);
 	sysroot_release(&sr);
+
+	/* names of 255 bytes (about 30 a getdents64 buffer, so many reads),
+	 * of one byte, and with a newline, a space or a byte over 0x7f */
+	mkdirs("long/d");
+	char name[256];
+	for (int i = 0; i < 100; i++) {
+		memset(name, 'a' + i % 26, 255);
+		snprintf(name + 250, 6, "%05d", i);
+		char *p = xasprintf("%s/long/d/%s", tmp, name);
+		int fd = open(p, O_CREAT | O_WRONLY, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+		free(p);
+	}
+	static const char *const odd[] = { "x", "new\nline", "a space", "\xc3\xa0", "..." };
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		char *p = xasprintf("%s/long/d/%s", tmp, odd[i]);
+		int fd = open(p, O_CREAT | O_WRONLY, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+		free(p);
+	}
+	dir = xasprintf("%s/long", tmp);
+	assert_int_equal(sysroot_open(&sr, dir), 0);
+	free(dir);
+	assert_int_equal(sysroot_list(&sr, "/d", &names), 0);
+	assert_int_equal(names.n, 105);
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		assert_true(strvec_contains(&names, odd[i]));
+	size_t longest = 0;
+	for (size_t i = 0; i < names.n; i++)
+		longest += strlen(names.v[i]) == 255;
+	assert_int_equal(longest, 100);
+	strvec_release(&names);
+	sysroot_release(&sr);
 }
 
 static void test_glob(void **state)
