@@ -985,11 +985,77 @@ static __attribute__((noinline)) int read_fd_pieces(struct sysroot *sr, const ch
 	}
 }
 
+/* Some PCI attributes are read more than once in a run, often by two
+ * paths: a GPU's link files through /sys/bus/pci/devices by the PCI reader
+ * and through /sys/devices by the health hop reader, a port's by each GPU
+ * below it (H100x8: 1,491 to 1,331 system calls). The first read is kept
+ * under the canonical path, so the checks also see one value of a link
+ * whose speed moves. */
+#define MEMO_MAX_BYTES 256
+#define MEMO_MAX_FILES 4096
+
+struct sysroot_memo {
+	char *data;
+	size_t len;
+};
+
+/* The PCI attributes read more than once: a device's identity and its
+ * link. Sensors (hwmon, gpu_metrics, clocks) are read fresh every time: a
+ * probe samples them while it runs. */
+static bool memo_path(const char *path)
+{
+	static const char *const names[] = {
+		"current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
+		"class", "vendor", "device",
+	};
+	if (strncmp(path, "/sys/", 5))
+		return false;
+	const char *base = strrchr(path, '/') + 1;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(base, names[i]))
+			return true;
+	return false;
+}
+
+static const struct sysroot_memo *memo_get(const struct sysroot *sr, const char *path)
+{
+	size_t i;
+	return strmap_get(&sr->memo_index, path, strlen(path), &i) ? &sr->memo[i] : NULL;
+}
+
+static void memo_put(struct sysroot *sr, const char *path, const char *data, size_t len)
+{
+	if (sr->nmemo >= MEMO_MAX_FILES || len > MEMO_MAX_BYTES)
+		return;
+	if (!(sr->nmemo & (sr->nmemo - 1)))   /* grow at powers of two */
+		sr->memo = xrealloc(sr->memo, (sr->nmemo ? 2 * sr->nmemo : 16) * sizeof(*sr->memo));
+	struct sysroot_memo *m = &sr->memo[sr->nmemo];
+	m->len = len;
+	m->data = xmalloc(len + 1);
+	memcpy(m->data, data, len);
+	m->data[len] = '\0';
+	strmap_put(&sr->memo_index, path, strlen(path), sr->nmemo++);
+}
+
+static void memo_release(struct sysroot *sr)
+{
+	for (size_t i = 0; i < sr->nmemo; i++)
+		free(sr->memo[i].data);
+	free(sr->memo);
+	sr->memo = NULL;
+	sr->nmemo = 0;
+	strmap_release(&sr->memo_index);
+}
+
 /* Read a regular file at `path` through the root, at most `max` bytes
  * (-EFBIG past it), handing it to `sink` in pieces of at most 64 KiB
  * (16 KiB from a file on disk).
- * `rec`: record the path and count the bytes against the run's cap. */
-static int read_stream(struct sysroot *sr, const char *path, bool rec, size_t max, read_sink sink, void *ctx)
+ * `rec`: record the path and count the bytes against the run's cap.
+ * `memo_key`: NULL, or where a small file under /sys/ not read before gets
+ * its canonical path (the caller keeps what it read under it); one read
+ * before is handed to the sink from the memo. */
+static int read_stream(struct sysroot *sr, const char *path, bool rec, size_t max, read_sink sink, void *ctx,
+		       char **memo_key)
 {
 	struct walk w;
 	struct stat st, st2;
@@ -1012,6 +1078,20 @@ static int read_stream(struct sysroot *sr, const char *path, bool rec, size_t ma
 	if (!S_ISREG(st.st_mode)) {
 		ret = -EINVAL;
 		goto out;
+	}
+	if (memo_key) {
+		char *key = path_join(w.cur.len ? w.cur.buf : "/", walk_name(&w));
+		const struct sysroot_memo *m = memo_path(key) ? memo_get(sr, key) : NULL;
+		if (m) {
+			free(key);
+			if (m->len)
+				ret = take_piece(sr, path, rec, max, &used, m->data, m->len, sink, ctx);
+			goto out;
+		}
+		if (memo_path(key))
+			*memo_key = key;
+		else
+			free(key);
 	}
 	if (w.mem) {
 		const struct mem_node *node = &w.mem->v[mem_at(w.mem, walk_dirfd(&w), walk_name(&w))];
@@ -1054,10 +1134,14 @@ static int collect(const char *buf, size_t n, void *ctx)
 static int read_file(struct sysroot *sr, const char *path, bool rec, size_t max, char **out, size_t *len)
 {
 	struct strbuf sb = STRBUF_INIT;
+	char *key = NULL;
 	*out = NULL;
 	if (len)
 		*len = 0;
-	int ret = read_stream(sr, path, rec, max, collect, &sb);
+	int ret = read_stream(sr, path, rec, max, collect, &sb, rec ? &key : NULL);
+	if (key && !ret)
+		memo_put(sr, key, sb.buf ? sb.buf : "", sb.len);
+	free(key);
 	if (ret) {
 		strbuf_release(&sb);
 		return ret;
@@ -1071,7 +1155,7 @@ static int read_file(struct sysroot *sr, const char *path, bool rec, size_t max,
 int sysroot_read_pieces(struct sysroot *sr, const char *path, size_t max,
 			int (*sink)(const char *buf, size_t n, void *ctx), void *ctx)
 {
-	return read_stream(sr, path, true, max, sink, ctx);
+	return read_stream(sr, path, true, max, sink, ctx, NULL);
 }
 
 int sysroot_read(struct sysroot *sr, const char *path, char **out, size_t *len)
@@ -2121,6 +2205,7 @@ void sysroot_release(struct sysroot *sr)
 	free(sr->cap_path);
 	sr->cap_path = NULL;
 	dircache_release(sr);
+	memo_release(sr);
 	sysroot_mem_free(sr->mem);
 	sr->mem = NULL;
 	sr->bytes_read = 0;

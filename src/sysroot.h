@@ -108,6 +108,11 @@ struct sysroot {
 	char *cap_error;         /* set when a cap above was reached: "PATH: message" */
 	char *cap_path;          /* the first path refused */
 	struct sysroot_dircache *dircache; /* directory fds and link targets (sysroot.c) */
+	/* small files under /sys/ read whole, and ones found missing: asked
+	 * again (a PCI port shared by GPUs), answered from here (sysroot.c) */
+	struct strmap memo_index; /* path -> index in memo */
+	struct sysroot_memo *memo;
+	size_t nmemo;
 	struct sysroot_mem *mem;  /* an in-memory capture (sysroot_open_memory), owned; else NULL */
 };
 

@@ -813,6 +813,52 @@ static void test_resume_last_directory(void **state)
 
 /* A glob filters while it lists: a match past the first SYSROOT_MAX_LIST
  * names of a huge directory is still found. */
+/* A PCI link or identity file read twice, by two paths, gives its first
+ * value; a sensor read twice gives its value now (a probe samples it). */
+static void test_pci_memo(void **state)
+{
+	(void)state;
+	struct sysroot sr;
+	put("root/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/current_link_width", "16\n");
+	put("root/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/hwmon/hwmon0/temp1_input", "40000\n");
+	mkdirs("root/sys/bus/pci/devices");
+	link_to("../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0", "root/sys/bus/pci/devices/0000:01:00.0");
+	open_root(&sr);
+	char *s;
+	assert_int_equal(sysroot_read_line(&sr, "/sys/bus/pci/devices/0000:01:00.0/current_link_width", &s), 0);
+	assert_string_equal(s, "16");
+	free(s);
+	assert_int_equal(sysroot_read_line(&sr, "/sys/bus/pci/devices/0000:01:00.0/hwmon/hwmon0/temp1_input", &s), 0);
+	assert_string_equal(s, "40000");
+	free(s);
+	put("root/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/current_link_width", "4\n");
+	put("root/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/hwmon/hwmon0/temp1_input", "91000\n");
+	/* the canonical path: the same file, its first value */
+	assert_int_equal(sysroot_read_line(&sr, "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/current_link_width",
+					   &s), 0);
+	assert_string_equal(s, "16");
+	free(s);
+	/* a smaller cap than the first read still says too big */
+	char *big;
+	size_t n;
+	assert_int_equal(sysroot_read_max(&sr, "/sys/bus/pci/devices/0000:01:00.0/current_link_width", 1, &big, &n),
+			 -EFBIG);
+	assert_int_equal(sysroot_read_line(&sr, "/sys/bus/pci/devices/0000:01:00.0/hwmon/hwmon0/temp1_input", &s), 0);
+	assert_string_equal(s, "91000");
+	free(s);
+	/* both paths are recorded, for a bundle */
+	assert_true(strvec_contains(sysroot_recorded(&sr),
+				    "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/current_link_width"));
+	assert_true(strvec_contains(sysroot_recorded(&sr), "/sys/bus/pci/devices/0000:01:00.0/current_link_width"));
+	sysroot_release(&sr);
+	/* a new run reads it again */
+	open_root(&sr);
+	assert_int_equal(sysroot_read_line(&sr, "/sys/bus/pci/devices/0000:01:00.0/current_link_width", &s), 0);
+	assert_string_equal(s, "4");
+	free(s);
+	sysroot_release(&sr);
+}
+
 static void test_glob_huge_dir(void **state)
 {
 	(void)state;
@@ -903,6 +949,7 @@ int main(void)
 		cmocka_unit_test(test_byte_cap),
 		cmocka_unit_test(test_dir_cache),
 		cmocka_unit_test(test_resume_last_directory),
+		cmocka_unit_test(test_pci_memo),
 		cmocka_unit_test(test_glob_huge_dir),
 		cmocka_unit_test(test_live),
 	};
