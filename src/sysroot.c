@@ -1051,9 +1051,10 @@ static void memo_release(struct sysroot *sr)
  * (-EFBIG past it), handing it to `sink` in pieces of at most 64 KiB
  * (16 KiB from a file on disk).
  * `rec`: record the path and count the bytes against the run's cap.
- * `memo_key`: NULL, or where a small file under /sys/ not read before gets
- * its canonical path (the caller keeps what it read under it); one read
- * before is handed to the sink from the memo. */
+ * `memo_key`: NULL, or where a PCI link or identity file (memo_path) not
+ * read before gets its canonical path (the caller keeps what it read under
+ * it, up to MEMO_MAX_BYTES); one read before is handed to the sink from the
+ * memo. */
 static int read_stream(struct sysroot *sr, const char *path, bool rec, size_t max, read_sink sink, void *ctx,
 		       char **memo_key)
 {
