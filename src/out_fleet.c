@@ -322,6 +322,7 @@ json_t *out_fleet_json(const struct fleet *fl)
 		json_t *node = json_pack("{s:o, s:o, s:s, s:o, s:o, s:b}", "name", out_json_str(n->name), "source",
 					 out_json_str(n->source), "status", status_name(n->status), "categories", cats,
 					 "failing", out_json_strvec(&n->failing), "outlier", n->outlier);
+		json_object_set_new(node, "verdict", json_string(status_name(n->verdict)));
 		json_object_set_new(node, "health", health_json(n));
 		json_t *kinds = json_array();
 		for (int k = 0; k < FLEET_NKINDS; k++)
@@ -332,6 +333,10 @@ json_t *out_fleet_json(const struct fleet *fl)
 		json_array_append_new(nodes, node);
 	}
 	json_object_set_new(doc, "nodes", nodes);
+	json_t *verdicts = json_object();
+	for (enum status s = ST_SKIP; s <= ST_ERROR; s++)
+		json_object_set_new(verdicts, status_name(s), json_integer((json_int_t)fl->verdicts[s]));
+	json_object_set_new(doc, "verdicts", verdicts);
 	json_t *failing = json_array();
 	for (size_t i = 0; i < fl->nfailing; i++)
 		json_array_append_new(failing, json_pack("{s:s, s:o}", "id", fl->failing[i].id, "nodes",
@@ -403,6 +408,10 @@ int out_fleet_prom(FILE *fp, const struct fleet *fl)
 	      "# TYPE rocmcheck_fleet_reports gauge\n", fp);
 	for (enum status s = ST_SKIP; s <= ST_ERROR; s++)
 		fprintf(fp, "rocmcheck_fleet_reports{status=\"%s\"} %zu\n", status_name(s), fl->count[s]);
+	fputs("# HELP rocmcheck_fleet_nodes Nodes by verdict: a node with a slow, hot or narrowly linked GPU counts as failed.\n"
+	      "# TYPE rocmcheck_fleet_nodes gauge\n", fp);
+	for (enum status s = ST_SKIP; s <= ST_ERROR; s++)
+		fprintf(fp, "rocmcheck_fleet_nodes{verdict=\"%s\"} %zu\n", status_name(s), fl->verdicts[s]);
 	fprintf(fp, "# HELP rocmcheck_fleet_unreadable Inputs that were not reports.\n"
 		"# TYPE rocmcheck_fleet_unreadable gauge\nrocmcheck_fleet_unreadable %zu\n", fl->unreadable.n);
 	if (fl->nfailing)

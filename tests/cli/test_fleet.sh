@@ -25,6 +25,12 @@ run 1 --json fleet "$T/fleet"
 	{ fail "reports, worst first"; json_get "$OUT" '[n["name"] for n in d["nodes"][:5]]' >&2; }
 [ "$(json_get "$OUT" 'sorted(n["name"] for n in d["nodes"] if n["outlier"])')" = "['node-0017', 'node-0040', 'node-0052']" ] ||
 	{ fail "outlier nodes"; last; }
+# a slow GPU fails the node's verdict, not its report's status; the
+# verdicts are the text summary's counts
+[ "$(json_get "$OUT" '[(n["status"], n["verdict"]) for n in d["nodes"] if n["name"] in ("node-0017", "node-0024", "node-0000")]')" = \
+	"[('pass', 'fail'), ('fail', 'fail'), ('pass', 'pass')]" ] || { fail "status and verdict per node"; last; }
+[ "$(json_get "$OUT" 'sorted(d["verdicts"].items())')" = \
+	"[('error', 0), ('fail', 5), ('pass', 59), ('skip', 0), ('warn', 0)]" ] || { fail "verdicts"; last; }
 
 # The text: a slow GPU fails its node in the summary too; only the failing
 # nodes get a row (every node with -v); -q prints the summary alone.
@@ -52,6 +58,9 @@ if command -v promtool >/dev/null; then
 	run 1 --format prometheus fleet "$T/fleet"
 	promtool check metrics <"$OUT" >"$T/promtool" 2>&1 || { fail "promtool rejects fleet metrics"; cat "$T/promtool" >&2; }
 	assert_out_has '^rocmcheck_fleet_check_failures{check="perm.kfd"} 2$'
+	assert_out_has '^rocmcheck_fleet_nodes{verdict="fail"} 5$'
+	assert_out_has '^rocmcheck_fleet_nodes{verdict="pass"} 59$'
+	assert_out_has '^rocmcheck_fleet_reports{status="fail"} 2$'
 	assert_out_has '^rocmcheck_fleet_probe_outlier_ratio{node="node-0017",gpu="3",probe="probe.gemm.fp16"} 0.5'
 fi
 if command -v xmllint >/dev/null; then
