@@ -440,14 +440,14 @@ int out_fleet_prom(FILE *fp, const struct fleet *fl)
 
 int out_fleet_junit(FILE *fp, const struct fleet *fl)
 {
-	size_t failures = 0;
-	for (size_t i = 0; i < fl->nnodes; i++)
-		failures += fl->nodes[i].status == ST_FAIL || fl->nodes[i].outlier || fl->nodes[i].health_outliers;
+	/* a node is one <failure> or one <error>, by its verdict: a report
+	 * that erred stays an error when it also has an outlier */
+	size_t failures = fl->verdicts[ST_FAIL], errors = fl->verdicts[ST_ERROR] + fl->unreadable.n;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", fp);
 	fprintf(fp, "<testsuites name=\"rocmcheck fleet\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
-		fl->nnodes + fl->unreadable.n, failures, fl->count[ST_ERROR] + fl->unreadable.n);
+		fl->nnodes + fl->unreadable.n, failures, errors);
 	fprintf(fp, "  <testsuite name=\"rocmcheck fleet\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
-		fl->nnodes + fl->unreadable.n, failures, fl->count[ST_ERROR] + fl->unreadable.n);
+		fl->nnodes + fl->unreadable.n, failures, errors);
 	size_t h = 0;   /* the health outliers are in node order */
 	for (size_t i = 0; i < fl->nnodes; i++) {
 		const struct fleet_node *n = &fl->nodes[i];
@@ -455,12 +455,11 @@ int out_fleet_junit(FILE *fp, const struct fleet *fl)
 		out_xml_text(fp, n->name);
 		fputs("\" time=\"0\"", fp);
 		bool outlier = n->outlier || n->health_outliers;
-		bool bad = n->status == ST_FAIL || n->status == ST_ERROR || outlier;
-		if (!bad) {
+		if (n->verdict < ST_FAIL) {
 			fputs("/>\n", fp);
 			continue;
 		}
-		const char *tag = n->status == ST_ERROR ? "error" : "failure";
+		const char *tag = n->verdict == ST_ERROR ? "error" : "failure";
 		fprintf(fp, ">\n      <%s message=\"", tag);
 		for (size_t j = 0; j < n->failing.n; j++) {
 			fputs(j ? ", " : "failed: ", fp);

@@ -69,6 +69,26 @@ if command -v xmllint >/dev/null; then
 		{ fail "fleet JUnit is not valid"; cat "$T/xmllint" >&2; }
 	assert_out_has 'failures="5"'
 fi
+# A node is one <failure> or one <error>, by its verdict: node-0017's slow
+# GPU with a report that erred is an error, counted once.
+cp -r "$T/fleet" "$T/fleet-err"
+"$PYTHON" - "$T/fleet-err/node-0017.json" <<'PY' || fail "editing node-0017"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["summary"]["status"] = "error"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+run 1 --format junit fleet "$T/fleet-err"
+assert_out_has '<testsuite name="rocmcheck fleet" tests="64" failures="4" errors="1">'
+[ "$(grep -A1 'name="node-0017"' "$OUT" | grep -c '<error message="a slow GPU" type="outlier">')" = 1 ] ||
+	{ fail "node-0017: one <error> for the erred report with a slow GPU"; last; }
+if command -v xmllint >/dev/null; then
+	xmllint --noout --schema "$TESTS_DIR/schemas/junit.xsd" "$OUT" 2>"$T/xmllint" ||
+		{ fail "fleet JUnit with an erred node is not valid"; cat "$T/xmllint" >&2; }
+fi
+run 1 --json fleet "$T/fleet-err"
+[ "$(json_get "$OUT" '[(n["status"], n["verdict"]) for n in d["nodes"] if n["name"] == "node-0017"], d["verdicts"]["error"], d["verdicts"]["fail"]')" = \
+	"[('error', 'error')] 1 4" ] || { fail "an erred node with a slow GPU: verdict error"; last; }
 
 # Every fixture's report, a bundle, and a file that is not a report.
 mkdir -p "$T/mix"
