@@ -414,8 +414,10 @@ static void verdict_diff(struct diff *d, const json_t *a, const json_t *b, const
 			const json_t *o = find_result(y, pass ? &ma : &mb, id, gpu);
 			if (pass && o)
 				continue;
+			/* a result without a status (a report edited by hand, or
+			 * from another tool) is the same as one without it */
 			const char *sx = js(it, "status"), *so = o ? js(o, "status") : NULL;
-			if (o && sx && so && !strcmp(sx, so))
+			if (o && (sx && so ? !strcmp(sx, so) : sx == so))
 				continue;
 			d->verdicts = grow(d->verdicts, d->nverdicts, sizeof(*d->verdicts));
 			struct diff_verdict *v = &d->verdicts[d->nverdicts++];

@@ -134,6 +134,19 @@ assert_out_has "^      dkms amdgpu: 6.10.5-2109964.el8 (built for 4.18.0-553.el8
 # differ only in what the bundle adds (nothing to compare against: no verdict).
 run 0 diff "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/amd-rx7900xtx-ubuntu2204-healthy.json"
 assert_out_has "No differences"
+# a result without a status (or with one that is not a string), as a
+# hand-edited report may have, is the same as itself (fuzz_reports found it)
+"$PYTHON" - "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/nostatus.json" <<'PY' || fail "editing the report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["checks"][0]["status"]
+d["checks"][1]["status"] = 7
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run 0 diff "$T/nostatus.json" "$T/nostatus.json"
+assert_out_has "No differences"
+run 1 diff "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/nostatus.json"
+assert_out_has "^Verdicts that differ (2):$"
 run any --json diff "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/amd-rx7900xtx-ubuntu2204-healthy.tar.gz"
 [ "$(json_get "$OUT" 'len(d["verdicts"])')" = 0 ] || { fail "a report and its bundle: no verdict differs"; last; }
 
