@@ -207,6 +207,26 @@ static void flat_release(struct flat *f)
 	free(f->v);
 }
 
+/* A key that f holds more than once (two GPUs given one index, a package
+ * installed in two versions) is numbered from its second time on ("GPU 8
+ * #2"), so that each is compared with the same one of the other side, not
+ * with its first: a report compared with itself differs in nothing. */
+static void flat_number(struct flat *f)
+{
+	struct strmap seen = STRMAP_INIT;
+	for (size_t i = 0; i < f->n; i++) {
+		size_t times = 0;
+		strmap_get(&seen, f->v[i].key, strlen(f->v[i].key), &times);
+		strmap_put(&seen, f->v[i].key, strlen(f->v[i].key), times + 1);
+		if (times) {
+			char *k = xasprintf("%s #%zu", f->v[i].key, times + 1);
+			free(f->v[i].key);
+			f->v[i].key = k;
+		}
+	}
+	strmap_release(&seen);
+}
+
 /* Each key of f to its first fact: one lookup per fact of the other side,
  * not a walk through this one (reports of 10 000 GPUs took seconds). */
 static void index_flat(struct strmap *m, const struct flat *f)
@@ -318,38 +338,42 @@ static json_int_t result_gpu(const json_t *it)
 	return json_is_integer(g) ? json_integer_value(g) : -1;
 }
 
-/* The lookup key of (id, gpu): the ID, a NUL, the GPU's bytes. */
-static void result_key(struct strbuf *key, const char *id, json_int_t gpu)
+/* The lookup key of the nth result (from 0) of (id, gpu) in its list: the
+ * ID, a NUL, the GPU's bytes, then n's. A check may give several results
+ * for one GPU (or none): each is compared with the same one of the other
+ * side. `seen` counts the results of each (id, gpu) so far. */
+static void result_key(struct strbuf *key, struct strmap *seen, const char *id, json_int_t gpu)
 {
 	strbuf_setlen(key, 0);
 	strbuf_add(key, id, strlen(id) + 1);
 	strbuf_add(key, &gpu, sizeof(gpu));
+	size_t nth = 0;
+	strmap_get(seen, key->buf, key->len, &nth);
+	strmap_put(seen, key->buf, key->len, nth + 1);
+	strbuf_add(key, &nth, sizeof(nth));
 }
 
-/* Each (id, gpu) of a result list to its first result, built once per list. */
+/* Each (id, gpu, n) of a result list to its result, built once per list. */
 static void index_results(struct strmap *m, const json_t *list)
 {
 	struct strbuf key = STRBUF_INIT;
-	size_t i, at;
+	struct strmap seen = STRMAP_INIT;
+	size_t i;
 	const json_t *it;
 	json_array_foreach(list, i, it) {
 		if (!js(it, "id"))
 			continue;
-		result_key(&key, js(it, "id"), result_gpu(it));
-		if (!strmap_get(m, key.buf, key.len, &at))
-			strmap_put(m, key.buf, key.len, i);
+		result_key(&key, &seen, js(it, "id"), result_gpu(it));
+		strmap_put(m, key.buf, key.len, i);
 	}
+	strmap_release(&seen);
 	strbuf_release(&key);
 }
 
-static const json_t *find_result(const json_t *list, const struct strmap *m, const char *id, json_int_t gpu)
+static const json_t *find_result(const json_t *list, const struct strmap *m, const struct strbuf *key)
 {
-	struct strbuf key = STRBUF_INIT;
 	size_t at;
-	result_key(&key, id, gpu);
-	const json_t *it = strmap_get(m, key.buf, key.len, &at) ? json_array_get(list, at) : NULL;
-	strbuf_release(&key);
-	return it;
+	return strmap_get(m, key->buf, key->len, &at) ? json_array_get(list, at) : NULL;
 }
 
 /* Each path of an evidence list to its first entry with a value. */
@@ -402,8 +426,10 @@ static void verdict_diff(struct diff *d, const json_t *a, const json_t *b, const
 	struct strmap ma = STRMAP_INIT, mb = STRMAP_INIT;
 	index_results(&ma, la);
 	index_results(&mb, lb);
+	struct strbuf key = STRBUF_INIT;
 	for (int pass = 0; pass < 2; pass++) {
 		const json_t *x = pass ? lb : la, *y = pass ? la : lb;
+		struct strmap seen = STRMAP_INIT;
 		size_t i;
 		const json_t *it;
 		json_array_foreach(x, i, it) {
@@ -411,7 +437,8 @@ static void verdict_diff(struct diff *d, const json_t *a, const json_t *b, const
 			json_int_t gpu = result_gpu(it);
 			if (!id)
 				continue;
-			const json_t *o = find_result(y, pass ? &ma : &mb, id, gpu);
+			result_key(&key, &seen, id, gpu);
+			const json_t *o = find_result(y, pass ? &ma : &mb, &key);
 			if (pass && o)
 				continue;
 			/* a result without a status (a report edited by hand, or
@@ -436,7 +463,9 @@ static void verdict_diff(struct diff *d, const json_t *a, const json_t *b, const
 			if (v->health)
 				evidence_diff(v, pass ? NULL : it, pass ? it : o);
 		}
+		strmap_release(&seen);
 	}
+	strbuf_release(&key);
 	strmap_release(&ma);
 	strmap_release(&mb);
 }
@@ -449,6 +478,8 @@ void diff_build(struct diff *d, const struct diff_side *a, const struct diff_sid
 	flat_report(&fb, b->report);
 	flat_host(&fa, a);
 	flat_host(&fb, b);
+	flat_number(&fa);
+	flat_number(&fb);
 	fact_diff(d, &fa, &fb);
 	flat_release(&fa);
 	flat_release(&fb);

@@ -147,6 +147,31 @@ run 0 diff "$T/nostatus.json" "$T/nostatus.json"
 assert_out_has "No differences"
 run 1 diff "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/nostatus.json"
 assert_out_has "^Verdicts that differ (2):$"
+# A key given twice (two GPUs with one index, a package in two versions,
+# two results of one check without a GPU) is compared with the same one of
+# the other side, the second numbered: a report equals itself, and a change
+# to the second is the one difference.
+"$PYTHON" - "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/twice-a.json" "$T/twice-b.json" <<'PY' || fail "making twice"
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+g = copy.deepcopy(d["gpus"][0]); g["pci"] = "0000:09:00.0"; d["gpus"].append(g)
+d["stack"].setdefault("packages", {}).setdefault("installed", [])
+d["stack"]["packages"]["installed"] += [{"name": "kernel-devel", "version": "1"}, {"name": "kernel-devel", "version": "2"}]
+r = copy.deepcopy(d["checks"][0]); r["gpu"] = None
+r1, r2 = copy.deepcopy(r), copy.deepcopy(r); r1["status"] = "pass"; r2["status"] = "fail"; r1["id"] = r2["id"] = "system.twice"
+d["checks"] += [r1, r2]
+json.dump(d, open(sys.argv[2], "w"))
+d["gpus"][-1]["pci"] = "0000:0a:00.0"
+d["stack"]["packages"]["installed"][-1]["version"] = "3"
+d["checks"][-1]["status"] = "warn"
+json.dump(d, open(sys.argv[3], "w"))
+PY
+run 0 diff "$T/twice-a.json" "$T/twice-a.json"
+assert_out_has "No differences"
+run 1 --json diff "$T/twice-a.json" "$T/twice-b.json"
+[ "$(json_get "$OUT" 'sorted((f["what"], f["a"], f["b"]) for f in d["facts"]), [(v["id"], v["a"], v["b"]) for v in d["verdicts"]]')" = \
+	"[('GPU 0 #2', 'AMD Radeon RX 7900 XTX, gfx1100, 0000:09:00.0', 'AMD Radeon RX 7900 XTX, gfx1100, 0000:0a:00.0'), ('package kernel-devel #2', '2', '3')] [('system.twice', 'fail', 'warn')]" ] ||
+	{ fail "the second of a key, compared with the second"; last; }
 run any --json diff "$T/amd-rx7900xtx-ubuntu2204-healthy.json" "$T/amd-rx7900xtx-ubuntu2204-healthy.tar.gz"
 [ "$(json_get "$OUT" 'len(d["verdicts"])')" = 0 ] || { fail "a report and its bundle: no verdict differs"; last; }
 
