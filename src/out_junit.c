@@ -11,8 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-/* Text for an attribute or element: XML's five escapes; characters XML 1.0
- * cannot hold (controls but tab, newline, CR) and invalid UTF-8 become '?'. */
+/* Text for an attribute or element: XML's five escapes, tab, newline and
+ * CR as character references; characters XML 1.0 cannot hold (the other
+ * controls) and invalid UTF-8 become '?'. */
 void out_xml_text(FILE *fp, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -30,7 +31,11 @@ void out_xml_text(FILE *fp, const char *s)
 		case '>': fputs("&gt;", fp); break;
 		case '"': fputs("&quot;", fp); break;
 		case '\'': fputs("&apos;", fp); break;
+		/* as references: a parser turns a raw CR into a newline, and a
+		 * raw one of these in an attribute into a space */
 		case '\n': fputs("&#10;", fp); break;
+		case '\r': fputs("&#13;", fp); break;
+		case '\t': fputs("&#9;", fp); break;
 		default: fwrite(p, 1, n, fp);
 		}
 		p += n;

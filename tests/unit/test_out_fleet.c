@@ -17,7 +17,7 @@ static struct tl *hostile(void)
 	free(t->f.gpus[0].name);
 	t->f.gpus[0].name = xstrdup("Radeon \"RX\" 7900\\XTX\n\x01<b>&\xff\xfe \xc3\xa9");
 	const struct check_def *kfd = checks_find("perm.kfd");
-	struct check_result *c = report_add(&t->r, kfd, ST_FAIL, -1, "cannot open \"/dev/kfd\" <&> \x1b[31mred\n2nd");
+	struct check_result *c = report_add(&t->r, kfd, ST_FAIL, -1, "cannot open \"/dev/kfd\" <&> \x1b[31mred\n2nd\r3rd\t4th");
 	result_fix_text(c, "add the user & log in again");
 	result_fix_command(c, "sudo usermod -aG render,video 'a<b>'");
 	report_add(&t->r, checks_find("device.vram"), ST_WARN, 0, "7.9 GiB < 8 GiB");
@@ -76,7 +76,8 @@ static void test_junit(void **state)
 	no_controls(out);
 	assert_contains(out, "tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\"");
 	assert_contains(out, "timestamp=\"2025-12-01T12:00:00\"");
-	assert_contains(out, "<failure message=\"cannot open &quot;/dev/kfd&quot; &lt;&amp;&gt; ?[31mred&#10;2nd\" "
+	/* CR and tab as references: raw, a parser would make them a newline and a space */
+	assert_contains(out, "<failure message=\"cannot open &quot;/dev/kfd&quot; &lt;&amp;&gt; ?[31mred&#10;2nd&#13;3rd&#9;4th\" "
 			     "type=\"fail\">");
 	assert_contains(out, "&#10;Fix: add the user &amp; log in again&#10;    sudo usermod -aG render,video "
 			     "&apos;a&lt;b&gt;&apos;</failure>");
