@@ -19,13 +19,6 @@
 #include "sysroot.h"
 #include "util.h"
 
-/* Content of a file planted beside each sysroot root: a symbolic link in
- * the tree that reaches it must not bring it into a report. */
-/* The text of the file planted beside a root on disk, new for every input:
- * a fixed text was learned by the fuzzer from the strstr that looks for it
- * and written into an input, which then "leaked" it by itself. */
-static char outside_sentinel[64];
-
 void fuzz_fail(const char *file, int line, const char *cond, const char *fmt, ...)
 {
 	va_list ap;
@@ -409,8 +402,12 @@ static void doctor(struct sysroot *sr, const char *sentinel);
 
 void fuzz_doctor(const char *root)
 {
-	/* the sentinel beside the root, where a link such as ../outside reaches */
+	/* A sentinel beside the root, where a link such as ../outside reaches:
+	 * no report may hold it. Its text is new for every input; a fixed one
+	 * was learned by the fuzzer from the strstr that looks for it and
+	 * written into an input, which then "leaked" it by itself. */
 	static unsigned long n;
+	char outside_sentinel[64];
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snprintf(outside_sentinel, sizeof outside_sentinel, "rocmcheck-fuzz-outside-%lx-%lx-%lx", (unsigned long)getpid(),
